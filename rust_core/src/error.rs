@@ -1,0 +1,110 @@
+//! Typed errors of the rules core. Each kind has a stable machine code that the Python layer and the
+//! HTTP service expose unchanged (`invalid-state`, `illegal-move`, ...).
+
+use serde_json::Value;
+
+/// Why a request about a game cannot be answered with a next state.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The game options (variant, option flags) are unknown or do not combine.
+    #[error("invalid options: {detail}")]
+    InvalidOptions { field: String, detail: String },
+    /// A state that cannot occur in this game (bad shape, impossible counts, unknown rules version).
+    #[error("invalid state: {detail}")]
+    InvalidState { field: String, detail: String },
+    /// A move that does not parse in the game's notation.
+    #[error("malformed move: {detail}")]
+    MalformedMove { detail: String },
+    /// A well-formed move that the rules forbid here; `rule` names the rule, `data` gives its facts.
+    #[error("illegal move: {detail}")]
+    IllegalMove {
+        rule: &'static str,
+        detail: String,
+        data: Value,
+    },
+    /// The game has ended: no move can be played.
+    #[error("the game is over")]
+    GameOver,
+    /// The move was announced for a player who is not to move.
+    #[error("not your turn: {detail}")]
+    NotYourTurn { detail: String },
+}
+
+impl Error {
+    /// The stable machine code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidOptions { .. } => "invalid-options",
+            Error::InvalidState { .. } => "invalid-state",
+            Error::MalformedMove { .. } => "malformed-move",
+            Error::IllegalMove { .. } => "illegal-move",
+            Error::GameOver => "game-over",
+            Error::NotYourTurn { .. } => "not-your-turn",
+        }
+    }
+
+    /// True when the error is about the move rather than the state or options: such an error is an
+    /// answer of `validate` (legal = false), not a failure of the request.
+    pub fn is_about_move(&self) -> bool {
+        matches!(
+            self,
+            Error::MalformedMove { .. }
+                | Error::IllegalMove { .. }
+                | Error::GameOver
+                | Error::NotYourTurn { .. }
+        )
+    }
+
+    pub fn invalid_state(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Error::InvalidState {
+            field: field.into(),
+            detail: detail.into(),
+        }
+    }
+
+    pub fn invalid_options(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Error::InvalidOptions {
+            field: field.into(),
+            detail: detail.into(),
+        }
+    }
+
+    pub fn malformed_move(detail: impl Into<String>) -> Self {
+        Error::MalformedMove {
+            detail: detail.into(),
+        }
+    }
+
+    /// The human-readable detail, without the kind prefix.
+    pub fn detail(&self) -> String {
+        match self {
+            Error::InvalidOptions { detail, .. }
+            | Error::InvalidState { detail, .. }
+            | Error::MalformedMove { detail }
+            | Error::IllegalMove { detail, .. }
+            | Error::NotYourTurn { detail } => detail.clone(),
+            Error::GameOver => "the game is over: no move can be played".to_owned(),
+        }
+    }
+
+    /// The structured facts of the error as a JSON object (`field`, `rule`, rule data).
+    pub fn data(&self) -> Value {
+        match self {
+            Error::InvalidOptions { field, .. } | Error::InvalidState { field, .. } => {
+                serde_json::json!({ "field": field })
+            }
+            Error::IllegalMove { rule, data, .. } => {
+                let mut object = serde_json::json!({ "rule": rule });
+                if let (Some(target), Value::Object(extra)) = (object.as_object_mut(), data) {
+                    target.extend(extra.clone());
+                }
+                object
+            }
+            Error::MalformedMove { .. } | Error::GameOver | Error::NotYourTurn { .. } => {
+                serde_json::json!({})
+            }
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

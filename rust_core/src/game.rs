@@ -1,0 +1,158 @@
+//! The contract every game module fulfils, and the game-independent operations built on it
+//! (validate, replay, perft). The Python bindings and the service only ever talk to this trait.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
+/// `start`, `from_state`, `parse_position` (which check untrusted input) and `play`.
+pub trait Rules {
+    /// The game's name in URLs and the registry (`iago`).
+    const NAME: &'static str;
+    /// The rules version that states record (`iago@1`); a change of behaviour bumps it.
+    const RULES_VERSION: &'static str;
+
+    /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
+    type Setup: DeserializeOwned + Clone + Send + Sync;
+    type Position: Clone + Send + Sync;
+    type Move: Copy + Eq + fmt::Display;
+    /// The JSON form of a state, exactly as clients send and receive it.
+    type State: Serialize + DeserializeOwned;
+    /// What a move did (captures, releases, ...), as reported to clients.
+    type Effects: Serialize;
+
+    /// Static description: variants, options, board geometry.
+    fn info() -> Value;
+    /// Checks a deserialized setup (combinations of variant and options).
+    fn check_setup(setup: Self::Setup) -> Result<Self::Setup>;
+    /// The initial position. Games without chance ignore the seed.
+    fn start(setup: &Self::Setup, seed: Option<u64>) -> Self::Position;
+
+    fn from_state(state: Self::State) -> Result<Self::Position>;
+    fn to_state(position: &Self::Position) -> Self::State;
+    /// The one-line position notation, for the given setup.
+    fn parse_position(text: &str, setup: &Self::Setup) -> Result<Self::Position>;
+    fn position_text(position: &Self::Position) -> String;
+
+    /// The player to move, or `None` when the game is over.
+    fn to_move(position: &Self::Position) -> Option<&'static str>;
+    fn parse_move(text: &str) -> Result<Self::Move>;
+    fn legal_moves(position: &Self::Position) -> Vec<Self::Move>;
+    /// Plays a move, or says exactly which rule forbids it.
+    fn play(position: &Self::Position, mv: Self::Move) -> Result<(Self::Position, Self::Effects)>;
+    fn outcome(position: &Self::Position) -> Outcome;
+
+    /// Number of move sequences of exactly `depth` plies. Games override it with a faster count.
+    fn perft(position: &Self::Position, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let moves = Self::legal_moves(position);
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        moves
+            .into_iter()
+            .map(|mv| {
+                let (next, _) = Self::play(position, mv).expect("a generated move is legal");
+                Self::perft(&next, depth - 1)
+            })
+            .sum()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ongoing,
+    Finished,
+}
+
+/// Where a game stands: whose turn it is, the scores as they are now, and the result once it is over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    pub status: Status,
+    pub to_move: Option<&'static str>,
+    pub scores: BTreeMap<&'static str, i64>,
+    pub winner: Option<&'static str>,
+    /// How the winner was decided (`score`, or the game's tie-break), once the game is over.
+    pub decided_by: Option<&'static str>,
+}
+
+/// The answer to "may this move be played here?" (an illegal move is an answer, not an error).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict<P, E> {
+    Legal { position: P, effects: E },
+    Illegal(Error),
+}
+
+/// Parses and plays a move announced (optionally) by `player`.
+pub fn play_text<G: Rules>(
+    position: &G::Position,
+    mv: &str,
+    player: Option<&str>,
+) -> Result<(G::Position, G::Effects)> {
+    let to_move = G::to_move(position).ok_or(Error::GameOver)?;
+    if let Some(player) = player {
+        if player != to_move {
+            return Err(Error::NotYourTurn {
+                detail: format!("{to_move} is to move, not {player}"),
+            });
+        }
+    }
+    let mv = G::parse_move(mv)?;
+    G::play(position, mv)
+}
+
+/// Like `play_text`, but a move the rules refuse is a verdict rather than an error.
+pub fn validate<G: Rules>(
+    position: &G::Position,
+    mv: &str,
+    player: Option<&str>,
+) -> Verdict<G::Position, G::Effects> {
+    match play_text::<G>(position, mv, player) {
+        Ok((position, effects)) => Verdict::Legal { position, effects },
+        Err(error) => Verdict::Illegal(error),
+    }
+}
+
+/// Result of replaying a game record from its initial position.
+pub struct Replay<G: Rules> {
+    /// The position after the last legal ply.
+    pub position: G::Position,
+    /// Number of plies played.
+    pub plies: usize,
+    /// The first illegal ply (its index) and why, if any.
+    pub failure: Option<(usize, Error)>,
+}
+
+pub fn replay<G: Rules, S: AsRef<str>>(
+    setup: &G::Setup,
+    seed: Option<u64>,
+    moves: &[S],
+) -> Replay<G> {
+    let mut position = G::start(setup, seed);
+    for (index, mv) in moves.iter().enumerate() {
+        match play_text::<G>(&position, mv.as_ref(), None) {
+            Ok((next, _)) => position = next,
+            Err(error) => {
+                return Replay {
+                    position,
+                    plies: index,
+                    failure: Some((index, error)),
+                }
+            }
+        }
+    }
+    Replay {
+        position,
+        plies: moves.len(),
+        failure: None,
+    }
+}

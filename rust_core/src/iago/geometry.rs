@@ -1,0 +1,214 @@
+//! The 61-hex board: cell indices, names, rings and the precomputed rays, all built at compile time.
+//!
+//! Cells are numbered 0..61 in notation order: row `a`..`i`, and within a row by increasing diagonal
+//! (a1..a5, b1..b6, ..., e1..e9, ..., i5..i9). A set of cells is a `u64` bitboard.
+
+pub const CELL_COUNT: usize = 61;
+pub const ALL: u64 = (1u64 << CELL_COUNT) - 1;
+/// Hexes in each row a..i.
+pub const ROW_LENGTHS: [usize; 9] = [5, 6, 7, 8, 9, 8, 7, 6, 5];
+/// The six directions in (row, diagonal) steps.
+pub const DIRECTIONS: [(i8, i8); 6] = [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1)];
+/// The longest ray from any cell has 8 cells.
+const MAX_RAY: usize = 8;
+
+/// (row, diagonal) of each cell, rows and diagonals 0..9.
+pub const COORDS: [(u8, u8); CELL_COUNT] = {
+    let mut coords = [(0u8, 0u8); CELL_COUNT];
+    let mut index = 0;
+    let mut row = 0;
+    while row < 9 {
+        let mut diag = 0;
+        while diag < 9 {
+            if (row as i32 - diag as i32).abs() <= 4 {
+                coords[index] = (row as u8, diag as u8);
+                index += 1;
+            }
+            diag += 1;
+        }
+        row += 1;
+    }
+    coords
+};
+
+/// Cell index at (row, diagonal), or `u8::MAX` where no hex exists.
+const INDEX: [[u8; 9]; 9] = {
+    let mut table = [[u8::MAX; 9]; 9];
+    let mut index = 0;
+    while index < CELL_COUNT {
+        let (row, diag) = COORDS[index];
+        table[row as usize][diag as usize] = index as u8;
+        index += 1;
+    }
+    table
+};
+
+pub const fn cell_at(row: i32, diag: i32) -> Option<usize> {
+    if row < 0 || row > 8 || diag < 0 || diag > 8 {
+        return None;
+    }
+    let index = INDEX[row as usize][diag as usize];
+    if index == u8::MAX {
+        None
+    } else {
+        Some(index as usize)
+    }
+}
+
+/// Distance from the centre in hex steps (cube coordinates: x = d − 4, z = 4 − r, y = −x − z).
+pub const fn ring(cell: usize) -> u8 {
+    let (row, diag) = COORDS[cell];
+    let x = diag as i32 - 4;
+    let z = 4 - row as i32;
+    let y = -x - z;
+    let mut max = x.abs();
+    if y.abs() > max {
+        max = y.abs();
+    }
+    if z.abs() > max {
+        max = z.abs();
+    }
+    max as u8
+}
+
+const fn mask_of_rings(low: u8, high: u8) -> u64 {
+    let mut mask = 0u64;
+    let mut cell = 0;
+    while cell < CELL_COUNT {
+        let r = ring(cell);
+        if r >= low && r <= high {
+            mask |= 1 << cell;
+        }
+        cell += 1;
+    }
+    mask
+}
+
+/// The 24 hexes of the outermost ring.
+pub const OUTER: u64 = mask_of_rings(4, 4);
+/// The 37 hexes inside the outer ring, centre included.
+pub const INNER: u64 = mask_of_rings(0, 3);
+pub const CENTRE_CELL: usize = 30;
+pub const CENTRE: u64 = 1 << CENTRE_CELL;
+/// Where a disc must stand for a release to happen next to it: the outer ring or the centre.
+pub const ANCHORS: u64 = OUTER | CENTRE;
+
+/// `RAYS[cell][direction]`: the cells walked from `cell` outwards, nearest first.
+pub const RAYS: [[Ray; 6]; CELL_COUNT] = {
+    let mut rays = [[Ray {
+        cells: [0; MAX_RAY],
+        len: 0,
+    }; 6]; CELL_COUNT];
+    let mut cell = 0;
+    while cell < CELL_COUNT {
+        let mut dir = 0;
+        while dir < 6 {
+            let (dr, dd) = DIRECTIONS[dir];
+            let (row, diag) = COORDS[cell];
+            let (mut r, mut d) = (row as i32 + dr as i32, diag as i32 + dd as i32);
+            while let Some(next) = cell_at(r, d) {
+                let ray = &mut rays[cell][dir];
+                ray.cells[ray.len as usize] = next as u8;
+                ray.len += 1;
+                r += dr as i32;
+                d += dd as i32;
+            }
+            dir += 1;
+        }
+        cell += 1;
+    }
+    rays
+};
+
+/// The hexes adjacent to each cell.
+pub const NEIGHBOURS: [u64; CELL_COUNT] = {
+    let mut table = [0u64; CELL_COUNT];
+    let mut cell = 0;
+    while cell < CELL_COUNT {
+        let mut dir = 0;
+        while dir < 6 {
+            let ray = RAYS[cell][dir];
+            if ray.len > 0 {
+                table[cell] |= 1 << ray.cells[0];
+            }
+            dir += 1;
+        }
+        cell += 1;
+    }
+    table
+};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Ray {
+    cells: [u8; MAX_RAY],
+    len: u8,
+}
+
+impl Ray {
+    pub fn cells(&self) -> &[u8] {
+        &self.cells[..self.len as usize]
+    }
+}
+
+/// The cell's name in notation (`e5`).
+pub fn cell_name(cell: usize) -> String {
+    let (row, diag) = COORDS[cell];
+    format!("{}{}", (b'a' + row) as char, diag + 1)
+}
+
+/// Parses a cell name; `None` for anything that is not one of the 61 hexes.
+pub fn parse_cell(text: &str) -> Option<usize> {
+    match text.as_bytes() {
+        [row @ b'a'..=b'i', diag @ b'1'..=b'9'] => {
+            cell_at(i32::from(row - b'a'), i32::from(diag - b'1'))
+        }
+        _ => None,
+    }
+}
+
+/// Iterates over the cells of a bitboard in index order.
+pub fn cells_of(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if set == 0 {
+            return None;
+        }
+        let cell = set.trailing_zeros() as usize;
+        set &= set - 1;
+        Some(cell)
+    })
+}
+
+pub fn cell_names(set: u64) -> Vec<String> {
+    cells_of(set).map(cell_name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_matches_the_rules() {
+        assert_eq!(OUTER.count_ones(), 24);
+        assert_eq!(INNER.count_ones(), 37);
+        assert_eq!(cell_name(CENTRE_CELL), "e5");
+        assert_eq!(ring(CENTRE_CELL), 0);
+        assert_eq!(parse_cell("a1"), Some(0));
+        assert_eq!(parse_cell("i9"), Some(60));
+        assert_eq!(parse_cell("a6"), None);
+        assert_eq!(parse_cell("f1"), None);
+        assert_eq!(parse_cell("e0"), None);
+        for cell in 0..CELL_COUNT {
+            assert_eq!(parse_cell(&cell_name(cell)), Some(cell));
+            let expected = if ring(cell) == 4 { 3..=4 } else { 6..=6 };
+            assert!(
+                expected.contains(&NEIGHBOURS[cell].count_ones()),
+                "{}",
+                cell_name(cell)
+            );
+        }
+        // From the centre every ray reaches the outer ring: 4 cells each way.
+        for dir in 0..6 {
+            assert_eq!(RAYS[CENTRE_CELL][dir].cells().len(), 4);
+        }
+    }
+}

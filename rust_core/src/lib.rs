@@ -1,0 +1,11 @@
+//! Referee's rules core: one module per game behind the `Rules` contract, plus the Python bindings.
+
+pub mod error;
+pub mod game;
+pub mod iago;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{Error, Result};
+pub use game::{Outcome, Rules, Status, Verdict};

@@ -1,0 +1,129 @@
+"""Referee: move validation for Iago, Isaac, Hypnosia and Caesar!.
+
+>>> import referee
+>>> game = referee.game("iago")
+>>> state = game.new()
+>>> result = game.play(state, "e4")      # next state, effects, outcome; raises IllegalMove
+>>> game.validate(result["state"], "e5") # {"legal": False, "reason": {...}}
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from referee import _core
+from referee.errors import (
+    GameOver,
+    IllegalMove,
+    InvalidOptions,
+    InvalidState,
+    MalformedMove,
+    NotYourTurn,
+    RefereeError,
+    UnknownGame,
+)
+
+__all__ = [
+    "Game",
+    "GameOver",
+    "IllegalMove",
+    "InvalidOptions",
+    "InvalidState",
+    "MalformedMove",
+    "NotYourTurn",
+    "RefereeError",
+    "UnknownGame",
+    "game",
+    "games",
+]
+__version__ = _core.__version__
+
+State = Mapping[str, Any]
+
+
+def games() -> list[str]:
+    """The names of the games this build plays."""
+    return _core.games()
+
+
+def game(name: str, variant: str | None = None, options: Mapping[str, Any] | None = None) -> Game:
+    """A game with a setup: its variant and options apply to ``new``, ``replay`` and position strings."""
+    return Game(name, variant=variant, options=options)
+
+
+class Game:
+    """One game and setup. States carry their own variant and options, so one ``Game`` per game name
+    can judge states of any setup; a state may also be given as a position string of this setup."""
+
+    def __init__(self, name: str, variant: str | None = None, options: Mapping[str, Any] | None = None) -> None:
+        self._engine = _core.Engine(name)
+        setup: dict[str, Any] = {}
+        if variant is not None:
+            setup["variant"] = variant
+        if options is not None:
+            setup["options"] = dict(options)
+        self.setup: dict[str, Any] = self._engine.check_setup(setup)
+
+    @property
+    def name(self) -> str:
+        return self._engine.name
+
+    @property
+    def rules_version(self) -> str:
+        return self._engine.rules_version
+
+    def __repr__(self) -> str:
+        return f"referee.game({self.name!r}, setup={self.setup!r})"
+
+    def info(self) -> dict[str, Any]:
+        """Variants, options, board geometry and notation of the game."""
+        return self._engine.info()
+
+    def _state(self, state: State | str) -> State:
+        if isinstance(state, str):
+            return self._engine.parse_position(state, self.setup)
+        return state
+
+    def new(self, seed: int | None = None) -> dict[str, Any]:
+        """The initial state of this setup."""
+        return self._engine.new_state(self.setup, seed)
+
+    def check(self, state: State | str) -> dict[str, Any]:
+        """The state, checked and normalised; raises ``InvalidState``."""
+        return self._engine.check_state(self._state(state))
+
+    def position(self, state: State | str) -> str:
+        """The one-line position notation of a state."""
+        return self._engine.position(self._state(state))
+
+    def parse_position(self, text: str) -> dict[str, Any]:
+        """The JSON state of a position written in notation, with this game's setup."""
+        return self._engine.parse_position(text, self.setup)
+
+    def legal_moves(self, state: State | str) -> list[str]:
+        return self._engine.legal_moves(self._state(state))
+
+    def outcome(self, state: State | str) -> dict[str, Any]:
+        """Status, side to move, scores, and the winner once the game is over."""
+        return self._engine.outcome(self._state(state))
+
+    def play(self, state: State | str, move: str, player: str | None = None) -> dict[str, Any]:
+        """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error."""
+        return self._engine.play(self._state(state), move, player)
+
+    def validate(self, state: State | str, move: str, player: str | None = None) -> dict[str, Any]:
+        """``{"legal": True}`` or ``{"legal": False, "reason": {...}}``; raises only for a bad state."""
+        return self._engine.validate(self._state(state), move, player)
+
+    def replay(self, moves: Iterable[str], seed: int | None = None) -> dict[str, Any]:
+        """Replays a record from the initial state; reports the first illegal ply, if any."""
+        return self._engine.replay(list(moves), self.setup, seed)
+
+    def validate_batch(self, items: Iterable[Mapping[str, Any]], with_state: bool = False) -> list[dict[str, Any]]:
+        """Validates many ``{"state", "move", "player"?}`` items in one native call, in parallel.
+        Results keep input order; a bad item gets ``{"error": {...}}`` without failing the others."""
+        return self._engine.validate_batch(list(items), with_state)
+
+    def perft(self, state: State | str, depth: int) -> int:
+        """The number of move sequences of exactly ``depth`` plies."""
+        return self._engine.perft(self._state(state), depth)

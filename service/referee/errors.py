@@ -1,0 +1,58 @@
+"""Exceptions of the engine, each with the stable machine ``code`` the HTTP API uses as well."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RefereeError(Exception):
+    """Base of every error the engine raises; ``code`` is stable, ``detail`` is for people."""
+
+    code = "referee-error"
+
+    def __init__(self, detail: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.data: dict[str, Any] = dict(data or {})
+
+    def as_reason(self) -> dict[str, Any]:
+        """The error as a plain object: ``{"code", "detail", ...facts}``."""
+        return {"code": self.code, "detail": self.detail, **self.data}
+
+
+class UnknownGame(RefereeError):
+    code = "unknown-game"
+
+
+class InvalidOptions(RefereeError):
+    """The variant or options are unknown or do not combine."""
+
+    code = "invalid-options"
+
+
+class InvalidState(RefereeError):
+    """A state that cannot occur in the game; ``data["field"]`` says where."""
+
+    code = "invalid-state"
+
+
+class MalformedMove(RefereeError):
+    code = "malformed-move"
+
+
+class IllegalMove(RefereeError):
+    """A well-formed move that the rules forbid; ``rule`` names the rule."""
+
+    code = "illegal-move"
+
+    @property
+    def rule(self) -> str:
+        return str(self.data.get("rule", ""))
+
+
+class GameOver(RefereeError):
+    code = "game-over"
+
+
+class NotYourTurn(RefereeError):
+    code = "not-your-turn"
