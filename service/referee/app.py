@@ -1,0 +1,141 @@
+"""The Flask application factory: the `/v1` API, operations endpoints, problems, request ids, logs
+and metrics."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import orjson
+import yaml
+from flask import Blueprint, Flask, Response, g, render_template, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
+
+from referee import logs, metrics
+from referee.api import ENGINES, json_response, v1
+from referee.problems import Problem
+from referee.settings import Settings
+
+log = logging.getLogger("referee.http")
+ops = Blueprint("ops", __name__)
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+#: Werkzeug's HTTP errors that can reach a client, as our codes.
+HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large", 415: "unsupported-media-type"}
+
+
+@cache
+def openapi_text() -> bytes:
+    return resources.files("referee").joinpath("openapi.yaml").read_bytes()
+
+
+@cache
+def openapi_document() -> dict[str, Any]:
+    return yaml.safe_load(openapi_text())
+
+
+def self_test() -> list[str]:
+    """Plays every legal first move of every game: a broken engine build fails here, not on traffic."""
+    failures = []
+    for name, engine in ENGINES.items():
+        try:
+            state = engine.new_state()
+            moves = engine.legal_moves(state)
+            if not moves or any(engine.validate(state, move)["legal"] is not True for move in moves):
+                failures.append(name)
+        except Exception:  # noqa: BLE001 - any failure means not ready
+            log.exception("self-test of %s failed", name)
+            failures.append(name)
+    return failures
+
+
+@ops.get("/healthz")
+def healthz() -> Response:
+    return json_response({"status": "ok"})
+
+
+@ops.get("/readyz")
+def readyz() -> Response:
+    failures = self_test()
+    if failures:
+        raise Problem("not-ready", f"engine self-test failed for {', '.join(failures)}", games=failures)
+    return json_response({"status": "ready", "games": list(ENGINES)})
+
+
+@ops.get("/metrics")
+def prometheus() -> Response:
+    body, content_type = metrics.exposition()
+    return Response(body, content_type=content_type)
+
+
+@ops.get("/openapi.yaml")
+def openapi() -> Response:
+    return Response(openapi_text(), mimetype="application/yaml")
+
+
+@ops.get("/docs")
+def docs() -> str:
+    return render_template("docs.html", spec=openapi_document())
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.config["REFEREE"] = settings
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    logs.configure(settings.log_level)
+    app.register_blueprint(v1)
+    app.register_blueprint(ops)
+
+    @app.before_request
+    def start() -> None:
+        incoming = request.headers.get("X-Request-ID", "")
+        g.request_id = incoming if REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def finish(response: Response) -> Response:
+        response.headers["X-Request-ID"] = g.get("request_id", "")
+        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
+        endpoint = request.url_rule.rule if request.url_rule else "unmatched"
+        metrics.REQUESTS.labels(endpoint, request.method, response.status_code).inc()
+        metrics.LATENCY.labels(endpoint).observe(elapsed)
+        if settings.access_log:
+            log.info("request", extra={"fields": {
+                "method": request.method, "path": request.path, "status": response.status_code,
+                "duration_ms": round(elapsed * 1000, 3), "bytes": response.calculate_content_length(),
+            }})
+        return response
+
+    @app.errorhandler(Problem)
+    def problem(error: Problem) -> Response:
+        return error.response()
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Response:
+        code = HTTP_CODES.get(error.code or 0)
+        if code is None:  # other 4xx from werkzeug (e.g. a bad request line)
+            response = Problem("malformed-request", error.description or "bad request").response()
+            response.status_code = error.code or 400
+            return response
+        detail = {
+            "not-found": f"no resource at {request.path}",
+            "method-not-allowed": f"{request.method} is not allowed on {request.path}",
+            "payload-too-large": f"the body is larger than {settings.max_body_bytes} bytes",
+            "unsupported-media-type": error.description or "unsupported media type",
+        }[code]
+        response = Problem(code, detail).response()
+        if isinstance(error, MethodNotAllowed) and error.valid_methods:
+            response.headers["Allow"] = ", ".join(error.valid_methods)
+        return response
+
+    @app.errorhandler(Exception)
+    def internal_error(error: Exception) -> Response:
+        log.exception("unhandled error")
+        return Problem("internal-error", "an internal error occurred; the request id identifies it in the logs").response()
+
+    return app

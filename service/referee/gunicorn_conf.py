@@ -1,0 +1,49 @@
+"""gunicorn configuration of the Referee service: `gunicorn -c python:referee.gunicorn_conf ...`.
+Every value can be set from the environment (see the README)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import tempfile
+
+bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
+# The engine is CPU-bound and answers in microseconds: sync workers, a couple per core.
+workers = int(os.environ.get("REFEREE_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+worker_class = "sync"
+# A worker that takes longer than this on one request is killed and replaced.
+timeout = int(os.environ.get("REFEREE_TIMEOUT", "30"))
+# On SIGTERM, workers finish the requests in hand for up to this long before being killed.
+graceful_timeout = int(os.environ.get("REFEREE_GRACEFUL_TIMEOUT", "30"))
+keepalive = int(os.environ.get("REFEREE_KEEPALIVE", "5"))
+# Recycle workers now and then (with jitter, so they do not all restart at once); 0 turns it off.
+max_requests = int(os.environ.get("REFEREE_MAX_REQUESTS", "0"))
+max_requests_jitter = max_requests // 10
+# Request line and header limits (the body limit is REFEREE_MAX_BODY_BYTES, enforced by the app).
+limit_request_line = 8190
+limit_request_fields = 100
+limit_request_field_size = 8190
+accesslog = None  # the app writes one JSON line per request itself
+errorlog = "-"
+loglevel = os.environ.get("REFEREE_LOG_LEVEL", "info").lower()
+# Load the app (and the native engine) once in the master; workers fork with it ready.
+preload_app = True
+
+# Prometheus metrics shared across workers: each worker writes its samples to this directory.
+_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+_own_metrics_dir = _metrics_dir is None
+if _own_metrics_dir:
+    _metrics_dir = tempfile.mkdtemp(prefix="referee-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+
+
+def child_exit(server, worker) -> None:  # noqa: ANN001 - gunicorn hook signature
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server) -> None:  # noqa: ANN001
+    if _own_metrics_dir:
+        shutil.rmtree(_metrics_dir, ignore_errors=True)

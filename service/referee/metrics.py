@@ -1,0 +1,25 @@
+"""Prometheus metrics. Under gunicorn, PROMETHEUS_MULTIPROC_DIR (set by the gunicorn config) makes
+every worker write its samples to a shared directory, so `/metrics` reports the whole server."""
+
+from __future__ import annotations
+
+import os
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import multiprocess
+
+REQUESTS = Counter("referee_requests_total", "HTTP requests answered", ["endpoint", "method", "status"])
+LATENCY = Histogram(
+    "referee_request_seconds",
+    "Time to answer an HTTP request",
+    ["endpoint"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+
+
+def exposition() -> tuple[bytes, str]:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(), CONTENT_TYPE_LATEST

@@ -1,0 +1,60 @@
+"""RFC 9457 problem details: every error the service answers is one of these, never a stack trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import Response, g
+
+from referee.errors import RefereeError
+
+PROBLEM_TYPE = "urn:referee:problem:"
+
+#: HTTP status and title of each stable code.
+CODES: dict[str, tuple[int, str]] = {
+    "malformed-json": (400, "The body is not valid JSON"),
+    "malformed-request": (400, "The request does not have the expected shape"),
+    "not-found": (404, "No such resource"),
+    "unknown-game": (404, "No such game"),
+    "method-not-allowed": (405, "Method not allowed"),
+    "payload-too-large": (413, "The request body is too large"),
+    "unsupported-media-type": (415, "Unsupported media type"),
+    "invalid-options": (422, "Invalid game options"),
+    "invalid-state": (422, "The state cannot occur in this game"),
+    "malformed-move": (422, "The move is not in the game's notation"),
+    "illegal-move": (422, "The rules forbid this move"),
+    "game-over": (422, "The game is over"),
+    "not-your-turn": (422, "It is not this player's turn"),
+    "internal-error": (500, "Internal error"),
+    "not-ready": (503, "The engine is not ready"),
+}
+
+
+class Problem(Exception):
+    """An error answer of the service; raised anywhere in a request, rendered by the app."""
+
+    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+        self.extra = extra
+
+    @classmethod
+    def from_engine(cls, error: RefereeError) -> Problem:
+        return cls(error.code, error.detail, **error.data)
+
+    def response(self) -> Response:
+        status, title = CODES[self.code]
+        body: dict[str, Any] = {
+            "type": PROBLEM_TYPE + self.code,
+            "title": title,
+            "status": status,
+            "code": self.code,
+            "detail": self.detail,
+            **self.extra,
+        }
+        request_id = g.get("request_id")
+        if request_id:
+            body["request_id"] = request_id
+        return Response(orjson.dumps(body), status=status, mimetype="application/problem+json")

@@ -1,0 +1,46 @@
+"""Request envelopes. The game-specific shapes inside them (states, options) belong to the engine,
+which checks them; these schemas check everything around them."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+SEED_RANGE = validate.Range(min=0, max=2**64 - 1)
+MOVE = validate.Length(min=1, max=256)
+PLAYER = validate.Length(min=1, max=64)
+
+
+class NewRequest(Schema):
+    variant = fields.String(validate=validate.Length(min=1, max=64))
+    options = fields.Dict(keys=fields.String())
+    seed = fields.Integer(strict=True, validate=SEED_RANGE, allow_none=True)
+
+
+class StateRequest(Schema):
+    state = fields.Dict(keys=fields.String(), required=True)
+
+
+class MoveRequest(StateRequest):
+    move = fields.String(required=True, validate=MOVE)
+    player = fields.String(validate=PLAYER, allow_none=True)
+
+
+class ReplayRequest(NewRequest):
+    moves = fields.List(fields.String(validate=MOVE), required=True)
+
+
+class BatchItem(Schema):
+    state = fields.Dict(keys=fields.String(), required=True)
+    move = fields.String(required=True, validate=MOVE)
+    player = fields.String(validate=PLAYER, allow_none=True)
+
+
+def field_errors(messages: dict | list, prefix: str = "") -> list[dict[str, str]]:
+    """marshmallow's nested messages as a flat list of ``{"field", "message"}``."""
+    if isinstance(messages, list):
+        return [{"field": prefix or "body", "message": str(message)} for message in messages]
+    errors = []
+    for key, value in messages.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        errors.extend(field_errors(value, path))
+    return errors

@@ -1,0 +1,43 @@
+"""Service configuration, read from environment variables only (documented in the README)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+def _int(name: str, default: int, low: int = 1) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SystemExit(f"{name} must be a whole number, not {raw!r}") from None
+    if value < low:
+        raise SystemExit(f"{name} must be at least {low}, not {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: Largest request body accepted; larger bodies get 413.
+    max_body_bytes: int = 8 * 1024 * 1024
+    #: Most items in one batch request.
+    max_batch_items: int = 10_000
+    #: Most moves in one replay request.
+    max_replay_moves: int = 10_000
+    #: Log level of the JSON logs.
+    log_level: str = "INFO"
+    #: One JSON log line per request.
+    access_log: bool = True
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        return cls(
+            max_body_bytes=_int("REFEREE_MAX_BODY_BYTES", cls.max_body_bytes),
+            max_batch_items=_int("REFEREE_MAX_BATCH_ITEMS", cls.max_batch_items),
+            max_replay_moves=_int("REFEREE_MAX_REPLAY_MOVES", cls.max_replay_moves),
+            log_level=os.environ.get("REFEREE_LOG_LEVEL", cls.log_level).upper(),
+            access_log=os.environ.get("REFEREE_ACCESS_LOG", "1") not in ("0", "false", "no"),
+        )
