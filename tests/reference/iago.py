@@ -306,6 +306,9 @@ def play(pos: Position, cell: str) -> tuple[Position, dict]:
     for c in released:
         board[c] = board[c].upper()
     nxt = Position(board, opponent(pos.to_move), skip, pos.variant, pos.penalty)
+    if skip and is_finished(nxt):
+        # Decision: a skip that ends the game leaves nothing to claim.
+        nxt = Position(board, opponent(pos.to_move), False, pos.variant, pos.penalty)
     return nxt, {"captured": captured, "released": released, "penalty_skip": skip}
 
 

@@ -332,7 +332,8 @@ impl Position {
         next.owners[self.to_move as usize] |= bit;
         next.captive = (self.captive | flips.captured) & !flips.released;
         next.to_move = self.to_move.other();
-        next.penalty_claim = penalty_skip;
+        // A skip that ends the game leaves nothing to claim.
+        next.penalty_claim = penalty_skip && !next.is_finished();
         let effects = Effects {
             player: self.to_move.name(),
             cell: cell_name(cell),
