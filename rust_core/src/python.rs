@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pythonize::{depythonize, pythonize};
 use rayon::prelude::*;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -64,18 +65,24 @@ fn to_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
     Ok(pythonize(py, value)?.unbind())
 }
 
+/// A Python value read with JSON's strict types: through a JSON value, so that (unlike a direct
+/// depythonize) `{}` is not a boolean and a string is not a list of characters.
+fn from_python<T: DeserializeOwned>(value: &Bound<'_, PyAny>) -> Result<T, String> {
+    let json = depythonize::<Value>(value).map_err(|e| e.to_string())?;
+    serde_json::from_value(json).map_err(|e| e.to_string())
+}
+
 fn setup_of<G: Rules>(py: Python<'_>, setup: Option<&Bound<'_, PyAny>>) -> PyResult<G::Setup> {
     let parsed = match setup {
-        None => depythonize::<G::Setup>(&PyDict::new(py).into_any()),
-        Some(setup) => depythonize::<G::Setup>(setup),
+        None => from_python::<G::Setup>(&PyDict::new(py).into_any()),
+        Some(setup) => from_python::<G::Setup>(setup),
     };
-    let setup = parsed.map_err(|e| raise(py, &Error::invalid_options("setup", e.to_string())))?;
+    let setup = parsed.map_err(|detail| raise(py, &Error::invalid_options("setup", detail)))?;
     G::check_setup(setup).map_err(|e| raise(py, &e))
 }
 
 fn parse_state<G: Rules>(state: &Bound<'_, PyAny>) -> Result<G::Position, Error> {
-    let state =
-        depythonize::<G::State>(state).map_err(|e| Error::invalid_state("state", e.to_string()))?;
+    let state = from_python::<G::State>(state).map_err(|detail| Error::invalid_state("state", detail))?;
     G::from_state(state)
 }
 

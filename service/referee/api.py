@@ -152,11 +152,22 @@ def batch_items() -> list[Any]:
     return items
 
 
+def flag(name: str) -> bool:
+    """A boolean query parameter: absent, `true` or `false`, once."""
+    values = request.args.getlist(name)
+    if not values:
+        return False
+    if len(values) > 1 or values[0] not in ("true", "false"):
+        raise Problem("malformed-request", f"{name} is true or false, given once",
+                      errors=[{"field": name, "message": "not a boolean"}])
+    return values[0] == "true"
+
+
 @v1.post("/games/<game>/batch")
 def batch(game: str) -> Response:
     """Validates every item; a bad item gets its own error and never fails the others."""
     engine = engine_of(game)
-    with_state = request.args.get("with_state", "false") in ("true", "1")
+    with_state = flag("with_state")
     items = batch_items()
     results: list[dict[str, Any] | None] = [None] * len(items)
     good: list[dict[str, Any]] = []

@@ -1,0 +1,600 @@
+#!/usr/bin/env python3
+"""Referee benchmarks: measures everything in one run on this machine and prints a Markdown report.
+
+    python bench/run.py                               # every section, a couple of minutes
+    python bench/run.py --only core,embedding         # some sections
+    python bench/run.py --out bench/results.md        # also write the report to a file
+
+Sections:
+    core       Iago perft and random playouts: the Rust engine against the Python reference model
+    embedding  per-call cost of the Python API on mid-game states, and validate_batch
+    http       gunicorn + wrk: play and validate against a trivial Flask app under the same config
+    batch      one NDJSON batch of validate items over HTTP, end to end
+
+Run it with a release build of `referee` installed (see bench/README.md), not the editable debug build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import http.client
+import importlib.util
+import json
+import os
+import platform
+import random
+import shlex
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import referee
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+BODIES = BENCH / "bodies"
+MODEL_PATH = ROOT / "tests" / "reference" / "iago.py"
+SECTIONS = ("core", "embedding", "http", "batch")
+#: An Iago game has at most 61 plies (one disc a hex); a longer playout is a bug, not a slow game.
+MAX_PLIES = 100
+MIDGAME = range(15, 45)  # the plies whose states count as mid-game
+
+
+# --------------------------------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------------------------------
+
+def progress(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def number(value: float, digits: int = 0) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def times(value: float) -> str:
+    return f"{value:,.1f}×" if value < 100 else f"{value:,.0f}×"
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def best_of(repeat: int, function: Callable[[], Any]) -> tuple[Any, float]:
+    """The result of `function` and its best wall time in seconds over `repeat` runs."""
+    best = float("inf")
+    result = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - start)
+    return result, best
+
+
+def command_output(*command: str) -> str:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return (done.stdout or done.stderr).strip() or "unknown"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def load_model() -> Any:
+    """The Python reference model of Iago (tests/reference/iago.py), loaded from its file."""
+    spec = importlib.util.spec_from_file_location("reference_iago", MODEL_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+# --------------------------------------------------------------------------------------------------
+# Seeded random playouts
+# --------------------------------------------------------------------------------------------------
+
+def engine_game(game: referee.Game, rng: random.Random) -> list[dict[str, Any]]:
+    """A random game to the end through the Python API: the state after every ply."""
+    state = game.new()
+    states = [state]
+    for _ in range(MAX_PLIES):
+        moves = game.legal_moves(state)
+        if not moves:
+            return states
+        state = game.play(state, rng.choice(moves))["state"]
+        states.append(state)
+    raise RuntimeError(f"an engine playout did not end within {MAX_PLIES} plies")
+
+
+def model_game(model: Any, rng: random.Random) -> list[Any]:
+    """The same random game with the reference model: the position after every ply."""
+    position = model.initial()
+    positions = [position]
+    for _ in range(MAX_PLIES):
+        moves = model.legal_moves(position)
+        if not moves:
+            return positions
+        position = model.play(position, rng.choice(moves))[0]
+        positions.append(position)
+    raise RuntimeError(f"a model playout did not end within {MAX_PLIES} plies")
+
+
+def board_cells(game: referee.Game) -> list[str]:
+    """The hexes in notation order: the order of the characters of a state's board rows."""
+    return [cell["cell"] for cell in game.info()["board"]["cells"]]
+
+
+def empty_cells(cells: list[str], state: dict[str, Any]) -> list[str]:
+    return [cell for cell, mark in zip(cells, "".join(state["board"])) if mark == "."]
+
+
+def midgame_samples(game: referee.Game, count: int, seed: int) -> list[tuple[dict[str, Any], str, str]]:
+    """`count` (state, legal move, illegal move) triples from mid-game states of seeded playouts.
+    The illegal move is an empty hex the rules forbid (forced capture, outer area, centre) when the
+    state has one, else an occupied hex."""
+    rng = random.Random(seed)
+    cells = board_cells(game)
+    samples: list[tuple[dict[str, Any], str, str]] = []
+    for game_number in range(count):  # every game gives at least one sample
+        for ply, state in enumerate(engine_game(game, random.Random(seed + 1 + game_number))):
+            legal = game.legal_moves(state)
+            if ply not in MIDGAME or not legal:
+                continue
+            empty = empty_cells(cells, state)
+            forbidden = [cell for cell in empty if cell not in legal]
+            occupied = [cell for cell in cells if cell not in empty]
+            samples.append((state, rng.choice(legal), rng.choice(forbidden or occupied)))
+            if len(samples) == count:
+                return samples
+    return samples
+
+
+def batch_items(samples: list[tuple[dict[str, Any], str, str]], size: int) -> list[dict[str, Any]]:
+    """`size` validate items over the samples, alternating a legal and an illegal move."""
+    items = []
+    for index in range(size):
+        state, legal, illegal = samples[(index // 2) % len(samples)]
+        items.append({"state": state, "move": legal if index % 2 == 0 else illegal})
+    return items
+
+
+# --------------------------------------------------------------------------------------------------
+# core: engine vs reference model
+# --------------------------------------------------------------------------------------------------
+
+def bench_core(args: argparse.Namespace, game: referee.Game, model: Any) -> str:
+    start = game.new()
+    progress(f"core: engine perft({args.engine_depth})")
+    engine_nodes, engine_time = best_of(args.perft_repeat, lambda: game.perft(start, args.engine_depth))
+    progress(f"core: model perft({args.model_depth})")
+    model_nodes, model_time = best_of(1, lambda: model.perft(model.initial(), args.model_depth))
+    same_count = game.perft(start, args.model_depth) == model_nodes
+    engine_rate, model_rate = engine_nodes / engine_time, model_nodes / model_time
+
+    progress(f"core: {args.games} engine playouts, {args.model_games} model playouts")
+    seeds = [args.seed + index for index in range(max(args.games, args.model_games))]
+    start_time = time.perf_counter()
+    engine_games = [engine_game(game, random.Random(seed)) for seed in seeds[:args.games]]
+    engine_games_rate = args.games / (time.perf_counter() - start_time)
+    start_time = time.perf_counter()
+    model_games = [model_game(model, random.Random(seed)) for seed in seeds[:args.model_games]]
+    model_games_rate = args.model_games / (time.perf_counter() - start_time)
+    # The same seed picks the same move when both list the legal moves in notation order.
+    same_games = sum(
+        game.position(states[-1]) == model.format_position(positions[-1])
+        for states, positions in zip(engine_games, model_games)
+    )
+    plies = statistics.mean(len(states) - 1 for states in engine_games)
+
+    rows = [
+        ["perft nodes/s", f"{number(engine_rate)} (perft({args.engine_depth}) = {number(engine_nodes)}, "
+         f"{engine_time * 1000:,.1f} ms)", f"{number(model_rate)} (perft({args.model_depth}) = {number(model_nodes)}, "
+         f"{model_time * 1000:,.0f} ms)", times(engine_rate / model_rate)],
+        ["random games/s", f"{number(engine_games_rate, 1)} ({args.games} games)",
+         f"{number(model_games_rate, 1)} ({args.model_games} games)", times(engine_games_rate / model_games_rate)],
+    ]
+    return "\n".join([
+        "## core: Iago engine vs Python reference model",
+        "",
+        table(["measure", "Rust engine", "Python model", "engine / model"], rows),
+        "",
+        f"- perft from the initial position, single thread, both count the last ply in bulk (size of the legal "
+        f"move list); engine best of {args.perft_repeat}, model one run. Engine perft({args.model_depth}) "
+        f"{'equals' if same_count else '**differs from**'} the model's ({number(model_nodes)}).",
+        f"- random games: seeded uniform playouts from the initial position to the end (mean {plies:.1f} plies); "
+        "the engine is driven through the Python API (`legal_moves` + `play` on JSON-like states each ply), "
+        "so this includes the embedding cost.",
+        f"- the engine and the model played the same {same_games} of {min(args.games, args.model_games)} "
+        "seeded games (same final position).",
+    ])
+
+
+# --------------------------------------------------------------------------------------------------
+# embedding: the Python API
+# --------------------------------------------------------------------------------------------------
+
+def noop(state: Any, move: Any = None) -> None:
+    """The baseline: a plain Python function call with the same arguments."""
+    return None
+
+
+def per_call_ns(function: Callable[..., Any], calls: list[tuple[Any, ...]], repeat: int) -> float:
+    """Best mean time of one call over `repeat` passes over `calls`, in nanoseconds."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter_ns()
+        for call in calls:
+            function(*call)
+        best = min(best, time.perf_counter_ns() - start)
+    return best / len(calls)
+
+
+def bench_embedding(args: argparse.Namespace, game: referee.Game, samples: list) -> tuple[str, float]:
+    progress(f"embedding: per-call times on {len(samples)} mid-game states")
+    legal_calls = [(state, legal) for state, legal, _ in samples]
+    illegal_calls = [(state, illegal) for state, _, illegal in samples]
+    state_calls = [(state,) for state, _, _ in samples]
+    baseline = per_call_ns(noop, legal_calls, args.repeat)
+    measured = [
+        ("no-op Python function `f(state, move)` (baseline)", baseline),
+        ("`game.play(state, legal move)`", per_call_ns(game.play, legal_calls, args.repeat)),
+        ("`game.validate(state, legal move)`", per_call_ns(game.validate, legal_calls, args.repeat)),
+        ("`game.validate(state, illegal move)`", per_call_ns(game.validate, illegal_calls, args.repeat)),
+        ("`game.legal_moves(state)`", per_call_ns(game.legal_moves, state_calls, args.repeat)),
+        ("`game._engine.validate(state, legal move)` (no Python wrapper)",
+         per_call_ns(game._engine.validate, legal_calls, args.repeat)),
+    ]
+    rows = [[name, number(ns), times(ns / baseline)] for name, ns in measured]
+
+    progress(f"embedding: validate_batch of {args.batch_size} items")
+    items = batch_items(samples, args.batch_size)
+    looped, loop_time = best_of(args.repeat, lambda: [game.validate(item["state"], item["move"]) for item in items])
+    batched, batch_time = best_of(args.repeat, lambda: game.validate_batch(items))
+    _, with_state_time = best_of(args.repeat, lambda: game.validate_batch(items, with_state=True))
+    loop_rate = len(items) / loop_time
+    batch_rate = len(items) / batch_time
+    batch_rows = [
+        ["loop of `game.validate(state, move)`", number(loop_rate), "1.0×"],
+        [f"`game.validate_batch(items)`", number(batch_rate), times(batch_rate / loop_rate)],
+        [f"`game.validate_batch(items, with_state=True)`", number(len(items) / with_state_time),
+         times(len(items) / with_state_time / loop_rate)],
+    ]
+    text = "\n".join([
+        "## embedding: the Python API",
+        "",
+        f"Per call, best mean over {args.repeat} passes over {len(samples)} mid-game states (plies "
+        f"{MIDGAME.start}-{MIDGAME.stop - 1} of seeded random games); states are the dicts the API returns.",
+        "",
+        table(["call", "ns/call", "× no-op call"], rows),
+        "",
+        f"Batch of {number(len(items))} validate items (half legal, half illegal moves), best of {args.repeat}; "
+        f"`validate_batch` runs on {os.cpu_count()} cores (rayon). "
+        f"Batch results {'equal' if batched == looped else '**differ from**'} the single calls' results.",
+        "",
+        table(["way", "items/s", "× loop"], batch_rows),
+    ])
+    return text, batch_rate
+
+
+# --------------------------------------------------------------------------------------------------
+# http: gunicorn + wrk
+# --------------------------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def log_tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    """SIGTERM to the gunicorn master (graceful), then SIGKILL to its own process group if needed."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)  # the group is the server's own: it was started in a new session
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def gunicorn(app: str, workdir: Path, workers: int | None, extra: tuple[str, ...] = ()) -> Iterator[tuple[str, int]]:
+    """Serves `app` with the project's gunicorn config on a free loopback port; yields (host, port)."""
+    host, port = "127.0.0.1", free_port()
+    env = dict(os.environ, REFEREE_BIND=f"{host}:{port}", REFEREE_ACCESS_LOG="0", REFEREE_GRACEFUL_TIMEOUT="5")
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # the config makes (and removes) a directory of its own
+    if workers:
+        env["REFEREE_WORKERS"] = str(workers)
+    log_path = workdir / f"gunicorn-{port}.log"
+    command = [sys.executable, "-m", "gunicorn", "-c", "python:referee.gunicorn_conf", *extra, app]
+    progress(f"http: starting {app} on {host}:{port}")
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, env=env, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log_tail(log_path)}")
+            try:
+                socket.create_connection((host, port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"gunicorn did not listen within 30 s:\n{log_tail(log_path)}") from None
+                time.sleep(0.1)
+        yield host, port
+    finally:
+        stop_server(process)
+        progress(f"http: stopped {app}")
+
+
+def post(host: str, port: int, path: str, body: bytes, content_type: str = "application/json") -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection(host, port, timeout=60)
+    try:
+        connection.request("POST", path, body=body, headers={"Content-Type": content_type})
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def wrk(args: argparse.Namespace, url: str, body: Path, duration: int) -> dict[str, Any]:
+    command = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{duration}s", "--timeout", "5s",
+               "--latency", "-s", str(BENCH / "post.lua"), url, "--", str(body)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=duration + 60, check=False)
+    for line in done.stdout.splitlines():
+        if line.startswith("WRK_JSON "):
+            result = json.loads(line.removeprefix("WRK_JSON "))
+            result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
+            result["errors"] = sum(result[key] for key in
+                                   ("connect_errors", "read_errors", "write_errors", "status_errors", "timeouts"))
+            return result
+    raise RuntimeError(f"wrk failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+
+
+def write_bodies(game: referee.Game, seed: int) -> tuple[dict[str, Path], int]:
+    """bench/bodies/{play,validate}.json: a mid-game state with its biggest capture (play) and an empty hex
+    that the forced-capture rule forbids there (validate); and the state's ply. Deterministic for a given
+    engine and seed."""
+    cells = board_cells(game)
+    for offset in range(100):
+        states = engine_game(game, random.Random(seed + offset))
+        for ply in range(28, min(36, len(states))):
+            state = states[ply]
+            legal = game.legal_moves(state)
+            forbidden = [cell for cell in empty_cells(cells, state) if cell not in legal
+                         and game.validate(state, cell).get("reason", {}).get("rule") == "forced-capture"]
+            if not legal or not forbidden:
+                continue
+            best = max(legal, key=lambda move: len(game.play(state, move)["effects"]["captured"]))
+            BODIES.mkdir(exist_ok=True)
+            paths = {"play": BODIES / "play.json", "validate": BODIES / "validate.json"}
+            paths["play"].write_text(json.dumps({"state": state, "move": best}) + "\n")
+            paths["validate"].write_text(json.dumps({"state": state, "move": forbidden[0]}) + "\n")
+            return paths, ply
+    raise RuntimeError("no mid-game state with a forced capture in 100 seeded games")
+
+
+def check_answer(host: str, port: int, path: str, body: Path, expect: Callable[[dict], bool]) -> dict:
+    status, answer = post(host, port, path, body.read_bytes())
+    data = json.loads(answer)
+    if status != 200 or not expect(data):
+        raise RuntimeError(f"POST {path} with {body.name} answered {status}: {answer[:500]!r}")
+    return data
+
+
+def http_row(name: str, result: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
+    return [
+        name,
+        number(result["rps"]),
+        times(result["rps"] / baseline["rps"]) if baseline else "1.0×",
+        f"{result['p50_us'] / 1000:,.2f}",
+        f"{result['p99_us'] / 1000:,.2f}",
+        number(result["bytes"] / max(result["requests"], 1)),
+        number(result["errors"]),
+    ]
+
+
+def bench_http(args: argparse.Namespace, game: referee.Game, workdir: Path, samples: list | None,
+               in_process_batch_rate: float | None) -> str:
+    bodies, ply = write_bodies(game, args.seed)
+    parts = []
+    workers = args.workers or f"config default ({2 * (os.cpu_count() or 1) + 1})"
+    if "http" in args.only:
+        progress("http: trivial app")
+        with gunicorn("trivial_app:app", workdir, args.workers, ("--pythonpath", str(BENCH))) as (host, port):
+            check_answer(host, port, "/trivial", bodies["play"], lambda data: data == {"legal": True})
+            url = f"http://{host}:{port}/trivial"
+            if args.warmup:
+                wrk(args, url, bodies["play"], args.warmup)
+            trivial = wrk(args, url, bodies["play"], args.duration)
+    with gunicorn("referee.app:create_app()", workdir, args.workers) as (host, port):
+        if "http" in args.only:
+            progress("http: referee app")
+            play_path, validate_path = "/v1/games/iago/play", "/v1/games/iago/validate"
+            check_answer(host, port, play_path, bodies["play"], lambda data: "state" in data)
+            reason = check_answer(host, port, validate_path, bodies["validate"],
+                                  lambda data: data.get("legal") is False)["reason"]
+            results = {}
+            for name, path in (("play", play_path), ("validate", validate_path)):
+                url = f"http://{host}:{port}{path}"
+                if args.warmup:
+                    wrk(args, url, bodies[name], args.warmup)
+                results[name] = wrk(args, url, bodies[name], args.duration)
+            rows = [
+                http_row("trivial Flask app (`POST /trivial`, play body)", trivial, None),
+                http_row("`POST /v1/games/iago/play`", results["play"], trivial),
+                http_row("`POST /v1/games/iago/validate` (illegal move)", results["validate"], trivial),
+            ]
+            parts += [
+                "## http: gunicorn + Flask, driven by wrk",
+                "",
+                f"gunicorn `-c python:referee.gunicorn_conf` on 127.0.0.1, workers: {workers}, "
+                f"`REFEREE_ACCESS_LOG=0`; `wrk -t{args.threads} -c{args.connections} -d{args.duration}s --latency` "
+                f"after a {args.warmup} s warm-up, on the same machine as the server (wrk takes CPU from it). "
+                f"Bodies: `bench/bodies/play.json` ({bodies['play'].stat().st_size} bytes: the state after ply {ply} "
+                f"of a seeded game and its biggest capture) and `bench/bodies/validate.json` (same state, a move "
+                f"refused by `{reason.get('rule', reason['code'])}`). Errors counts non-2xx answers, socket errors "
+                "and timeouts.",
+                "",
+                table(["endpoint", "requests/s", "× trivial", "p50 ms", "p99 ms", "bytes/answer", "errors"], rows),
+            ]
+        if "batch" in args.only:
+            parts += ["", bench_http_batch(args, host, port, samples, in_process_batch_rate)]
+    return "\n".join(parts).strip()
+
+
+def bench_http_batch(args: argparse.Namespace, host: str, port: int, samples: list,
+                     in_process_batch_rate: float | None) -> str:
+    progress(f"batch: NDJSON batch of {args.batch_size} items over HTTP")
+    items = batch_items(samples, args.batch_size)
+    body = b"".join(json.dumps(item).encode() + b"\n" for item in items)
+    seconds = []
+    for _ in range(args.batch_repeat):
+        start = time.perf_counter()
+        status, answer = post(host, port, "/v1/games/iago/batch", body, "application/x-ndjson")
+        seconds.append(time.perf_counter() - start)
+        lines = answer.count(b"\n")
+        if status != 200 or lines != len(items):
+            raise RuntimeError(f"the batch answered {status} with {lines} lines: {answer[:500]!r}")
+    median, best = statistics.median(seconds), min(seconds)
+    rate = len(items) / median
+    rows = [
+        ["median", f"{median * 1000:,.0f}", number(rate)],
+        ["best", f"{best * 1000:,.0f}", number(len(items) / best)],
+    ]
+    note = ""
+    if in_process_batch_rate:
+        note = (f" End to end is {times(in_process_batch_rate / rate)} slower than in-process "
+                f"`validate_batch` ({number(in_process_batch_rate)} items/s above).")
+    return "\n".join([
+        "## batch: NDJSON over HTTP",
+        "",
+        f"`POST /v1/games/iago/batch` with {number(len(items))} NDJSON validate items "
+        f"({len(body) / 1e6:.1f} MB in, {len(answer) / 1e6:.1f} MB out), one request at a time on a fresh "
+        f"connection, {args.batch_repeat} requests; timed from sending the request to the last byte of the "
+        f"answer.{note}",
+        "",
+        table(["request", "ms", "items/s"], rows),
+    ])
+
+
+# --------------------------------------------------------------------------------------------------
+# The report
+# --------------------------------------------------------------------------------------------------
+
+def header(args: argparse.Namespace) -> str:
+    commit = command_output("git", "-C", str(ROOT), "rev-parse", "--short", "HEAD")
+    dirty = command_output("git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no")
+    if dirty not in ("", "unknown"):
+        commit += " (with uncommitted changes)"
+    module = Path(referee.__file__).resolve()
+    lines = [
+        "# Referee benchmarks",
+        "",
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- command: `{shlex.join([Path(sys.executable).name, *sys.argv])}`",
+        f"- git commit: {commit}",
+        f"- CPU: {cpu_model()}, {os.cpu_count()} cores; load average at start: "
+        + ", ".join(f"{load:.2f}" for load in os.getloadavg()),
+        f"- Python {platform.python_version()}, referee {referee.__version__} from `{module.parent}`",
+    ]
+    if "http" in args.only:
+        lines.append(f"- {command_output('wrk', '-v').splitlines()[0]}")
+    if ROOT / "service" in module.parents:
+        lines.append("- **WARNING: referee is imported from the source tree (an editable, probably debug, build); "
+                     "the numbers are not representative. Install a release wheel (bench/README.md).**")
+    return "\n".join(lines)
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default=",".join(SECTIONS),
+                        help=f"comma-separated sections to run (default: all of {','.join(SECTIONS)})")
+    parser.add_argument("--out", type=Path, help="also write the Markdown report to this file")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random playouts (default: 1)")
+    core = parser.add_argument_group("core")
+    core.add_argument("--engine-depth", type=int, default=5, help="engine perft depth (default: 5)")
+    core.add_argument("--model-depth", type=int, default=3, help="model perft depth (default: 3)")
+    core.add_argument("--perft-repeat", type=int, default=3, help="engine perft runs, best kept (default: 3)")
+    core.add_argument("--games", type=int, default=500, help="engine random games (default: 500)")
+    core.add_argument("--model-games", type=int, default=50, help="model random games (default: 50)")
+    embedding = parser.add_argument_group("embedding and batch")
+    embedding.add_argument("--states", type=int, default=2000, help="mid-game states sampled (default: 2000)")
+    embedding.add_argument("--repeat", type=int, default=5, help="passes per measure, best kept (default: 5)")
+    embedding.add_argument("--batch-size", type=int, default=10_000, help="items in a batch (default: 10000)")
+    embedding.add_argument("--batch-repeat", type=int, default=5, help="HTTP batch requests (default: 5)")
+    web = parser.add_argument_group("http")
+    web.add_argument("--duration", type=int, default=10, help="seconds of each wrk run (default: 10)")
+    web.add_argument("--warmup", type=int, default=2, help="seconds of wrk warm-up before each run (default: 2)")
+    web.add_argument("--threads", type=int, default=2, help="wrk threads (default: 2)")
+    web.add_argument("--connections", type=int, default=32, help="wrk connections (default: 32)")
+    web.add_argument("--workers", type=int, help="gunicorn workers (default: the config's, 2 × cores + 1)")
+    args = parser.parse_args()
+    args.only = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = set(args.only) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections {', '.join(sorted(unknown))}; known: {', '.join(SECTIONS)}")
+    if args.batch_size > 10_000 and "batch" in args.only:
+        parser.error("the service accepts at most 10,000 batch items (REFEREE_MAX_BATCH_ITEMS)")
+    return args
+
+
+def main() -> None:
+    args = parse_args()
+    # SIGTERM unwinds like Ctrl-C does, so the `finally` blocks stop the servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    parts = [header(args)]
+    game = referee.game("iago")
+    samples = None
+    batch_rate = None
+    if "core" in args.only:
+        parts.append(bench_core(args, game, load_model()))
+    if {"embedding", "batch"} & set(args.only):
+        progress(f"sampling {args.states} mid-game states")
+        samples = midgame_samples(game, args.states, args.seed)
+    if "embedding" in args.only:
+        text, batch_rate = bench_embedding(args, game, samples)
+        parts.append(text)
+    if {"http", "batch"} & set(args.only):
+        with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
+            parts.append(bench_http(args, game, Path(workdir), samples, batch_rate))
+    report = "\n\n".join(parts) + "\n"
+    print(report)
+    if args.out:
+        args.out.write_text(report)
+        progress(f"report written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
