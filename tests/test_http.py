@@ -1,0 +1,341 @@
+"""The HTTP service: every endpoint, every problem code, and hostile input (never a 5xx)."""
+
+from __future__ import annotations
+
+import io
+import logging
+import random
+
+import orjson
+import pytest
+import yaml
+
+import referee
+from referee import app as app_module
+from referee.app import create_app
+from referee.problems import CODES
+from referee.settings import Settings
+
+START = "...../....../......./......../........./......../......./....../....."
+# Black e4, White e5; Black to move must capture e5 from e6.
+CAPTURE = "...../....../......./......../...BW..../......../......./....../..... b"
+game = referee.game("iago")
+
+
+def state_of(position: str, **setup) -> dict:
+    return referee.game("iago", **setup).parse_position(position)
+
+
+def problem(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.data
+    assert response.mimetype == "application/problem+json"
+    body = response.json
+    assert body["code"] == code and body["status"] == status
+    assert body["type"] == f"urn:referee:problem:{code}"
+    assert body["title"] == CODES[code][1] and body["detail"]
+    assert body["request_id"] == response.headers["X-Request-ID"]
+    assert "Traceback" not in response.get_data(as_text=True)
+    return body
+
+
+def post(client, path: str, body) -> object:
+    return client.post(path, data=orjson.dumps(body), content_type="application/json")
+
+
+def random_game(seed: int) -> list[str]:
+    rng, state, moves = random.Random(seed), game.new(), []
+    while legal := game.legal_moves(state):
+        moves.append(rng.choice(legal))
+        state = game.play(state, moves[-1])["state"]
+    return moves
+
+
+# ------------------------------------------------------------------ games
+
+
+def test_games_lists_iago(client) -> None:
+    games = client.get("/v1/games").json["games"]
+    assert [g["name"] for g in games] == ["iago"]
+    assert games[0]["rules"] == "iago@1" and games[0]["variants"] == ["standard", "loose", "simple"]
+
+
+def test_game_info_has_variants_options_and_the_board(client) -> None:
+    info = client.get("/v1/games/iago").json
+    assert {v["name"] for v in info["variants"]} == {"standard", "loose", "simple"}
+    assert [o["name"] for o in info["options"]] == ["penalty"]
+    cells = info["board"]["cells"]
+    assert len(cells) == 61 and info["board"]["centre"] == "e5"
+    assert sum(c["area"] == "outer" for c in cells) == 24
+    assert [c["cell"] for c in cells if c["area"] == "centre"] == ["e5"]
+
+
+def test_unknown_game(client) -> None:
+    body = problem(client.get("/v1/games/chess"), 404, "unknown-game")
+    assert body["known"] == ["iago"]
+    problem(post(client, "/v1/games/chess/play", {"state": {}, "move": "e4"}), 404, "unknown-game")
+
+
+# ------------------------------------------------------------------ new, legal moves, play, validate
+
+
+def test_new_for_each_setup(client) -> None:
+    body = post(client, "/v1/games/iago/new", {}).json
+    assert body["position"] == f"{START} b"
+    assert body["outcome"] == {"status": "ongoing", "to_move": "black", "scores": {"black": 1, "white": 1},
+                               "winner": None, "decided_by": None}
+    loose = post(client, "/v1/games/iago/new", {"variant": "loose", "seed": 7}).json["state"]
+    assert loose["variant"] == "loose" and loose["options"] == {"penalty": False}
+    assert post(client, "/v1/games/iago/new", {"options": {"penalty": True}}).json["state"]["options"] == {"penalty": True}
+
+
+@pytest.mark.parametrize(("setup", "field"), [
+    ({"variant": "loose", "options": {"penalty": True}}, "options.penalty"),
+    ({"variant": "huge"}, "setup"),
+    ({"options": {"handicap": 2}}, "setup"),
+    ({"options": {"penalty": "yes"}}, "setup"),
+])
+def test_new_refuses_bad_setups(client, setup: dict, field: str) -> None:
+    assert problem(post(client, "/v1/games/iago/new", setup), 422, "invalid-options")["field"] == field
+
+
+def test_legal_moves(client) -> None:
+    body = post(client, "/v1/games/iago/legal-moves", {"state": game.new()}).json
+    assert body["count"] == 36 == len(body["moves"]) and "e5" not in body["moves"]
+    assert post(client, "/v1/games/iago/legal-moves", {"state": state_of(CAPTURE)}).json["moves"] == ["e6"]
+
+
+def test_play_answers_the_next_state_and_effects(client) -> None:
+    body = post(client, "/v1/games/iago/play", {"state": state_of(CAPTURE), "move": "e6", "player": "black"}).json
+    assert body["position"] == "...../....../......./......../...BwB.../......../......./....../..... w"
+    assert body["effects"] == {"player": "black", "cell": "e6", "captured": ["e5"], "released": [],
+                               "penalty_skip": False, "penalty_claimed": False}
+    assert body["outcome"]["scores"] == {"black": 2, "white": 1}
+    # The answered state is accepted back as it is.
+    again = post(client, "/v1/games/iago/legal-moves", {"state": body["state"]})
+    assert again.status_code == 200
+
+
+def test_an_illegal_move_names_the_rule_and_its_facts(client) -> None:
+    body = problem(post(client, "/v1/games/iago/play", {"state": state_of(CAPTURE), "move": "d4"}), 422, "illegal-move")
+    assert body["rule"] == "forced-capture"
+    assert body["capture"] == 1 and body["cells"] == ["e6"]
+    assert body["detail"] == "a capture of 1 is available at e6: d4 captures fewer"
+    for move, rule in [("e4", "occupied"), ("a1", "outer-needs-flip")]:
+        assert problem(post(client, "/v1/games/iago/play", {"state": state_of(CAPTURE), "move": move}), 422, "illegal-move")["rule"] == rule
+    assert problem(post(client, "/v1/games/iago/play", {"state": game.new(), "move": "e5"}), 422, "illegal-move")["rule"] == "centre-needs-flip"
+
+
+@pytest.mark.parametrize("move", ["z1", "e0", "e10", "E4", " e4", "4e", "\u00e94", "e4;drop table"])
+def test_malformed_moves(client, move: str) -> None:
+    problem(post(client, "/v1/games/iago/play", {"state": game.new(), "move": move}), 422, "malformed-move")
+
+
+def test_not_your_turn_and_game_over(client) -> None:
+    problem(post(client, "/v1/games/iago/play", {"state": game.new(), "move": "e4", "player": "white"}), 422, "not-your-turn")
+    final = game.replay(random_game(1))["state"]
+    problem(post(client, "/v1/games/iago/play", {"state": final, "move": "a1"}), 422, "game-over")
+    assert post(client, "/v1/games/iago/legal-moves", {"state": final}).json["moves"] == []
+
+
+def test_validate_answers_illegal_moves_with_200(client) -> None:
+    assert post(client, "/v1/games/iago/validate", {"state": state_of(CAPTURE), "move": "e6"}).json == {"legal": True}
+    body = post(client, "/v1/games/iago/validate", {"state": state_of(CAPTURE), "move": "d4"}).json
+    assert body["legal"] is False and body["reason"]["rule"] == "forced-capture"
+    for move, code in [("zz", "malformed-move"), ("e6", "not-your-turn")]:
+        verdict = post(client, "/v1/games/iago/validate", {"state": state_of(CAPTURE), "move": move, "player": "white" if code == "not-your-turn" else None}).json
+        assert verdict["legal"] is False and verdict["reason"]["code"] == code
+    # A bad state is not a verdict: it is a problem.
+    problem(post(client, "/v1/games/iago/validate", {"state": {"rules": "iago@1"}, "move": "e4"}), 422, "invalid-state")
+
+
+@pytest.mark.parametrize(("change", "field", "needle"), [
+    ({"rules": "iago@2"}, "rules", "unknown rules version"),
+    ({"board": ["....."] * 9}, "board[1]", "row b has 6 hexes"),
+    ({"board": [".....", "......", ".......", "........", "...Q.....", "........", ".......", "......", "....."]}, "board[4]", "'Q' at e4"),
+    ({"board": [".....", "......", ".......", "........", "...WW....", "........", ".......", "......", "....."]}, "board", "black must have as many as white or one more"),
+    ({"to_move": "white"}, "to_move", "black is to move"),
+    ({"to_move": "red"}, "to_move", "black or white"),
+    ({"penalty_claim": True}, "penalty_claim", "option is off"),
+    ({"variant": "simple", "options": {"penalty": True}}, "options.penalty", "standard rules only"),
+    ({"turn": 3}, "state", "unknown field `turn`"),
+    ({"board": "........."}, "state", "expected a sequence"),
+    ({"penalty_claim": {}}, "state", "expected a boolean"),
+])
+def test_untrusted_states_are_refused_precisely(client, change: dict, field: str, needle: str) -> None:
+    state = game.new() | change
+    body = problem(post(client, "/v1/games/iago/legal-moves", {"state": state}), 422, "invalid-state")
+    assert body["field"] == field and needle in body["detail"], body
+
+
+def test_a_pending_claim_needs_a_skippable_capture(client) -> None:
+    state = state_of("B..../....../......./......../........./......../......./....../....W b", options={"penalty": True})
+    body = problem(post(client, "/v1/games/iago/play", {"state": state | {"penalty_claim": True}, "move": "e4"}), 422, "invalid-state")
+    assert "fewer than 3 discs" in body["detail"]
+
+
+# ------------------------------------------------------------------ replay and batch
+
+
+def test_replay_of_a_whole_game(client) -> None:
+    moves = random_game(3)
+    body = post(client, "/v1/games/iago/replay", {"moves": moves}).json
+    assert body["legal"] is True and body["plies"] == len(moves)
+    assert body["outcome"]["status"] == "finished" and body["outcome"]["winner"] in ("black", "white")
+
+
+def test_replay_reports_the_first_illegal_ply(client) -> None:
+    body = post(client, "/v1/games/iago/replay", {"moves": ["e4", "e6", "e3", "a1", "b2"]}).json
+    assert body["legal"] is False
+    assert (body["ply"], body["move"], body["plies"]) == (3, "a1", 3)
+    assert body["reason"]["code"] == "illegal-move" and body["reason"]["rule"] == "outer-needs-flip"
+    assert body["position"] == "...../....../......./......../..BB.W.../......../......./....../..... w"
+
+
+def test_replay_limits_and_setups(client) -> None:
+    problem(post(client, "/v1/games/iago/replay", {"moves": ["e4"] * 101}), 400, "malformed-request")
+    problem(post(client, "/v1/games/iago/replay", {"moves": [], "variant": "chess"}), 422, "invalid-options")
+    assert post(client, "/v1/games/iago/replay", {"moves": [], "variant": "simple"}).json["state"]["variant"] == "simple"
+
+
+def test_batch_json_keeps_order_and_isolates_bad_items(client) -> None:
+    items = [
+        {"state": state_of(CAPTURE), "move": "e6"},
+        {"state": state_of(CAPTURE), "move": "d4"},
+        {"state": {"rules": "iago@1"}, "move": "e4"},
+        {"state": state_of(CAPTURE)},
+        "not an item",
+        {"state": game.new(), "move": "e4", "player": "white"},
+    ]
+    body = post(client, "/v1/games/iago/batch", items).json
+    results = body["results"]
+    assert body["count"] == 6 and [r["index"] for r in results] == list(range(6))
+    assert results[0] == {"index": 0, "legal": True}
+    assert results[1]["legal"] is False and results[1]["reason"]["rule"] == "forced-capture"
+    assert results[2]["error"]["code"] == "invalid-state"
+    assert results[3]["error"]["code"] == "malformed-request" and results[3]["error"]["errors"][0]["field"] == "move"
+    assert results[4]["error"]["code"] == "malformed-request"
+    assert results[5]["reason"]["code"] == "not-your-turn"
+
+
+def test_batch_ndjson_in_and_out_with_states(client) -> None:
+    lines = b"\n".join(orjson.dumps({"state": state_of(CAPTURE), "move": move}) for move in ["e6", "d4"]) + b"\n\n"
+    response = client.post("/v1/games/iago/batch?with_state=true", data=lines, content_type="application/x-ndjson")
+    assert response.status_code == 200 and response.mimetype == "application/x-ndjson"
+    results = [orjson.loads(line) for line in response.data.splitlines()]
+    assert results[0]["legal"] is True and results[0]["effects"]["captured"] == ["e5"]
+    assert results[0]["position"].endswith(" w") and results[0]["index"] == 0
+    assert results[1]["legal"] is False and "state" not in results[1]
+
+
+def test_batch_problems(client) -> None:
+    body = problem(client.post("/v1/games/iago/batch", data=b'{"move": "e4"}\n{"move": \n', content_type="application/x-ndjson"), 400, "malformed-json")
+    assert body["detail"].startswith("line 2 ")
+    problem(post(client, "/v1/games/iago/batch", {"items": []}), 400, "malformed-request")
+    problem(post(client, "/v1/games/iago/batch", [{"state": {}, "move": "e4"}] * 51), 400, "malformed-request")
+    problem(client.post("/v1/games/iago/batch?with_state=yes", json=[]), 400, "malformed-request")
+    problem(client.post("/v1/games/iago/batch", data=b"[]", content_type="text/csv"), 415, "unsupported-media-type")
+
+
+# ------------------------------------------------------------------ hostile input
+
+
+@pytest.mark.parametrize("body", [
+    b"", b"   ", b"\xff\xfe\x00", b"{", b"nul", b"[" * 2000 + b"]" * 2000, b'{"state": NaN}',
+    b'{"a": 1}{"b": 2}', b"\xef\xbb\xbf{}", b'"\\ud800"',
+])
+def test_bodies_that_are_not_json(client, body: bytes) -> None:
+    problem(client.post("/v1/games/iago/play", data=body, content_type="application/json"), 400, "malformed-json")
+
+
+@pytest.mark.parametrize("body", [
+    [], "e4", 42, None, {"state": [], "move": "e4"}, {"state": {}, "move": 4},
+    {"state": {}, "move": "e" * 300}, {"state": {}, "move": "e4", "extra": 1}, {"state": {}},
+    {"state": {}, "move": "e4", "player": 7},
+])
+def test_envelopes_of_the_wrong_shape(client, body) -> None:
+    response = post(client, "/v1/games/iago/play", body)
+    assert problem(response, 400, "malformed-request")["errors"]
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 10**400, 1.5, "7", True])
+def test_seeds_out_of_range_or_type(client, seed) -> None:
+    raw = b'{"seed": ' + (str(seed).encode() if isinstance(seed, int) and not isinstance(seed, bool) else orjson.dumps(seed)) + b"}"
+    response = client.post("/v1/games/iago/new", data=raw, content_type="application/json")
+    assert response.status_code == 400 and response.json["code"] in ("malformed-request", "malformed-json")
+
+
+def test_deeply_nested_state_and_huge_numbers_in_it(client) -> None:
+    nested = b'{"x": ' * 1000 + b"1" + b"}" * 1000
+    raw = b'{"state": ' + nested + b', "move": "e4"}'
+    response = client.post("/v1/games/iago/play", data=raw, content_type="application/json")
+    problem(response, 422, "invalid-state")
+    raw = b'{"state": {"rules": "iago@1", "board": [], "to_move": "black", "penalty_claim": 1' + b"0" * 5000 + b"}, \"move\": \"e4\"}"
+    response = client.post("/v1/games/iago/play", data=raw, content_type="application/json")
+    assert response.status_code in (400, 422)
+
+
+def test_media_types_and_sizes(client) -> None:
+    problem(client.post("/v1/games/iago/play", data=b"{}", content_type="text/plain"), 415, "unsupported-media-type")
+    problem(client.post("/v1/games/iago/play", data=b"{}"), 415, "unsupported-media-type")
+    huge = b'{"state": {}, "move": "' + b"e" * (300 * 1024) + b'"}'
+    problem(client.post("/v1/games/iago/play", data=huge, content_type="application/json"), 413, "payload-too-large")
+
+
+def test_wrong_methods_and_paths(client) -> None:
+    response = client.get("/v1/games/iago/play")
+    problem(response, 405, "method-not-allowed")
+    assert "POST" in response.headers["Allow"]
+    problem(client.get("/v2/anything"), 404, "not-found")
+
+
+def test_internal_errors_hide_their_details(monkeypatch) -> None:
+    app = create_app(Settings(access_log=False))
+    monkeypatch.setattr(app_module, "self_test", lambda: 1 / 0)
+    body = problem(app.test_client().get("/readyz"), 500, "internal-error")
+    assert "ZeroDivision" not in body["detail"]
+
+
+# ------------------------------------------------------------------ operations
+
+
+def test_request_ids(client) -> None:
+    assert client.get("/healthz", headers={"X-Request-ID": "abc-123"}).headers["X-Request-ID"] == "abc-123"
+    replaced = client.get("/healthz", headers={"X-Request-ID": "bad id\u00e9" * 30}).headers["X-Request-ID"]
+    assert len(replaced) == 32 and replaced.isalnum()
+
+
+def test_health_readiness_and_not_ready(client, monkeypatch) -> None:
+    assert client.get("/healthz").json == {"status": "ok"}
+    assert client.get("/readyz").json == {"status": "ready", "games": ["iago"]}
+    monkeypatch.setattr(app_module, "self_test", lambda: ["iago"])
+    assert problem(client.get("/readyz"), 503, "not-ready")["games"] == ["iago"]
+
+
+def test_metrics_count_requests(client) -> None:
+    client.get("/healthz")
+    text = client.get("/metrics").get_data(as_text=True)
+    assert 'referee_requests_total{endpoint="/healthz",method="GET",status="200"}' in text
+    assert "referee_request_seconds_bucket" in text
+
+
+def test_openapi_and_docs_pages(client) -> None:
+    spec = yaml.safe_load(client.get("/openapi.yaml").data)
+    page = client.get("/docs")
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    html = page.get_data(as_text=True)
+    for path in spec["paths"]:
+        assert f"<code>{path}</code>" in html
+    assert "http://" not in html.replace("http://localhost", "") and "https://" not in html  # local assets only
+    for code in CODES:
+        assert f"<code>{code}</code>" in html
+
+
+def test_json_access_logs_carry_the_request_id() -> None:
+    app = create_app(Settings(access_log=True))
+    stream = io.StringIO()
+    logging.getLogger("referee").handlers[0].setStream(stream)
+    response = app.test_client().get("/healthz", headers={"X-Request-ID": "log-me"})
+    entry = orjson.loads(stream.getvalue().splitlines()[-1])
+    assert response.status_code == 200
+    assert entry["request_id"] == "log-me" and entry["status"] == 200 and entry["path"] == "/healthz"
+    assert entry["level"] == "info" and entry["duration_ms"] >= 0
