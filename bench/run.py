@@ -579,7 +579,9 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
-    # SIGTERM unwinds like Ctrl-C does, so the `finally` blocks stop the servers.
+    # Ctrl-C (even when started in the background) and SIGTERM unwind the stack, so the `finally`
+    # blocks stop the servers.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     parts = [header(args)]
     game = referee.game("iago")
@@ -604,4 +606,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        progress("interrupted; servers stopped")
+        sys.exit(130)

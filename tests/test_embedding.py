@@ -51,6 +51,7 @@ def test_states_may_be_position_strings_of_the_games_setup() -> None:
     assert referee.game("iago").legal_moves(CAPTURE) == ["e6"]
     state = loose.parse_position(CAPTURE)
     assert state["variant"] == "loose" and loose.position(state) == CAPTURE and loose.check(CAPTURE) == state
+    assert loose.setup == {"variant": "loose", "options": {"penalty": False}}
 
 
 def test_validate_never_raises_for_a_move() -> None:

@@ -17,6 +17,9 @@ fn main() {
         let started = Instant::now();
         let nodes = Iago::perft(&position, d);
         let seconds = started.elapsed().as_secs_f64();
-        println!("perft({d}) = {nodes}  [{seconds:.3} s, {:.1} Mnodes/s]", nodes as f64 / seconds / 1e6);
+        println!(
+            "perft({d}) = {nodes}  [{seconds:.3} s, {:.1} Mnodes/s]",
+            nodes as f64 / seconds / 1e6
+        );
     }
 }

@@ -19,7 +19,7 @@ pub trait Rules {
     const RULES_VERSION: &'static str;
 
     /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
-    type Setup: DeserializeOwned + Clone + Send + Sync;
+    type Setup: Serialize + DeserializeOwned + Clone + Send + Sync;
     type Position: Clone + Send + Sync;
     type Move: Copy + Eq + fmt::Display;
     /// The JSON form of a state, exactly as clients send and receive it.

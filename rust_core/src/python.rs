@@ -82,7 +82,8 @@ fn setup_of<G: Rules>(py: Python<'_>, setup: Option<&Bound<'_, PyAny>>) -> PyRes
 }
 
 fn parse_state<G: Rules>(state: &Bound<'_, PyAny>) -> Result<G::Position, Error> {
-    let state = from_python::<G::State>(state).map_err(|detail| Error::invalid_state("state", detail))?;
+    let state =
+        from_python::<G::State>(state).map_err(|detail| Error::invalid_state("state", detail))?;
     G::from_state(state)
 }
 
@@ -193,13 +194,7 @@ impl Engine {
     /// The setup with every default filled in; raises InvalidOptions.
     #[pyo3(signature = (setup=None))]
     fn check_setup(&self, py: Python<'_>, setup: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let _ = setup_of::<G>(py, setup)?;
-            match setup {
-                Some(setup) => Ok(setup.clone().unbind()),
-                None => Ok(PyDict::new(py).into_any().unbind()),
-            }
-        })
+        with_game!(self.kind, G => to_py(py, &setup_of::<G>(py, setup)?))
     }
 
     /// The initial state for a setup (`{"variant": ..., "options": {...}}`).

@@ -11,7 +11,10 @@ fn standard() -> Setup {
 }
 
 fn penalty() -> Setup {
-    Setup { variant: Variant::Standard, options: Options { penalty: true } }
+    Setup {
+        variant: Variant::Standard,
+        options: Options { penalty: true },
+    }
 }
 
 fn position(text: &str, setup: Setup) -> <Iago as Rules>::Position {
@@ -65,34 +68,99 @@ fn notation_round_trips() {
 #[test]
 fn untrusted_states_are_checked() {
     let cases: &[(&str, Setup, &str, &str)] = &[
-        ("...../....../......./......../......... b", standard(), "board", "9 rows"),
-        ("...../....../......./......../........../......../......./....../..... b", standard(), "board[4]", "row e has 9 hexes, not 10"),
-        ("...../....../......./......../....X..../......../......./....../..... b", standard(), "board[4]", "'X' at e5"),
-        (&format!("{EMPTY} x"), standard(), "position", "side to move"),
-        (&format!("{EMPTY} w"), standard(), "to_move", "black is to move"),
-        ("BBBBB/BBBBBB/BBBBBBB/BBBBBBBB/BBBBBB..W/......../......./....../..... w", standard(), "board", "black has 32 discs on the board but only 31 in supply"),
-        ("WW.../....../......./......../........./......../......./....../..... b", standard(), "board", "as many as white or one more"),
-        ("B..../....../......./......../........./......../......./....../....W b p", standard(), "penalty_claim", "option is off"),
-        ("B..../....../......./......../........./......../......./....../....W b p", penalty(), "penalty_claim", "fewer than 3 discs"),
+        (
+            "...../....../......./......../......... b",
+            standard(),
+            "board",
+            "9 rows",
+        ),
+        (
+            "...../....../......./......../........../......../......./....../..... b",
+            standard(),
+            "board[4]",
+            "row e has 9 hexes, not 10",
+        ),
+        (
+            "...../....../......./......../....X..../......../......./....../..... b",
+            standard(),
+            "board[4]",
+            "'X' at e5",
+        ),
+        (
+            &format!("{EMPTY} x"),
+            standard(),
+            "position",
+            "side to move",
+        ),
+        (
+            &format!("{EMPTY} w"),
+            standard(),
+            "to_move",
+            "black is to move",
+        ),
+        (
+            "BBBBB/BBBBBB/BBBBBBB/BBBBBBBB/BBBBBB..W/......../......./....../..... w",
+            standard(),
+            "board",
+            "black has 32 discs on the board but only 31 in supply",
+        ),
+        (
+            "WW.../....../......./......../........./......../......./....../..... b",
+            standard(),
+            "board",
+            "as many as white or one more",
+        ),
+        (
+            "B..../....../......./......../........./......../......./....../....W b p",
+            standard(),
+            "penalty_claim",
+            "option is off",
+        ),
+        (
+            "B..../....../......./......../........./......../......./....../....W b p",
+            penalty(),
+            "penalty_claim",
+            "fewer than 3 discs",
+        ),
     ];
     for (text, setup, field, needle) in cases {
         let (got_field, detail) = state_error(text, *setup);
         assert_eq!(&got_field, field, "{text}: {detail}");
-        assert!(detail.contains(needle), "{text}: {detail:?} lacks {needle:?}");
+        assert!(
+            detail.contains(needle),
+            "{text}: {detail:?} lacks {needle:?}"
+        );
     }
-    let unknown_rules = State { rules: "iago@0".into(), ..Iago::to_state(&Iago::start(&standard(), None)) };
-    assert!(matches!(Iago::from_state(unknown_rules), Err(Error::InvalidState { field, .. }) if field == "rules"));
-    let bad_combo = State { options: Options { penalty: true }, variant: Variant::Loose, ..Iago::to_state(&Iago::start(&standard(), None)) };
-    assert!(matches!(Iago::from_state(bad_combo), Err(Error::InvalidState { field, .. }) if field == "options.penalty"));
+    let unknown_rules = State {
+        rules: "iago@0".into(),
+        ..Iago::to_state(&Iago::start(&standard(), None))
+    };
+    assert!(
+        matches!(Iago::from_state(unknown_rules), Err(Error::InvalidState { field, .. }) if field == "rules")
+    );
+    let bad_combo = State {
+        options: Options { penalty: true },
+        variant: Variant::Loose,
+        ..Iago::to_state(&Iago::start(&standard(), None))
+    };
+    assert!(
+        matches!(Iago::from_state(bad_combo), Err(Error::InvalidState { field, .. }) if field == "options.penalty")
+    );
 }
 
 #[test]
 fn a_finished_game_accepts_no_move_and_cannot_hold_a_claim() {
     // Every inner hex holds a disc (25 of each colour, Black to move); outer hexes are left empty.
-    let pos = position("BWBWB/BWBWBW/WBWBWBW/BWBWBWBW/WBWBWBWBW/.WBWBWB./.BWBWB./.WBWB./..... b", standard());
+    let pos = position(
+        "BWBWB/BWBWBW/WBWBWBW/BWBWBWBW/WBWBWBWBW/.WBWBWB./.BWBWB./.WBWB./..... b",
+        standard(),
+    );
     assert_eq!(Iago::outcome(&pos).status, Status::Finished);
     assert!(Iago::legal_moves(&pos).is_empty());
-    assert_eq!(game::play_text::<Iago>(&pos, "f2", None).unwrap_err(), Error::GameOver);
+    assert_eq!(
+        game::play_text::<Iago>(&pos, "f2", None).unwrap_err(),
+        Error::GameOver
+    );
     let claim = format!("{} p", Iago::position_text(&pos));
     let (field, detail) = state_error(&claim, penalty());
     assert_eq!(field, "penalty_claim");
@@ -106,31 +174,70 @@ fn moves_are_refused_with_the_rule_that_forbids_them() {
         Verdict::Illegal(error) => error,
         Verdict::Legal { .. } => panic!("{mv} should be illegal"),
     };
-    assert!(matches!(refuse(&start, "e5"), Error::IllegalMove { rule: "centre-needs-flip", .. }));
-    assert!(matches!(refuse(&start, "a1"), Error::IllegalMove { rule: "outer-needs-flip", .. }));
+    assert!(matches!(
+        refuse(&start, "e5"),
+        Error::IllegalMove {
+            rule: "centre-needs-flip",
+            ..
+        }
+    ));
+    assert!(matches!(
+        refuse(&start, "a1"),
+        Error::IllegalMove {
+            rule: "outer-needs-flip",
+            ..
+        }
+    ));
     assert!(matches!(refuse(&start, "j1"), Error::MalformedMove { .. }));
     assert!(matches!(refuse(&start, "e10"), Error::MalformedMove { .. }));
-    assert!(matches!(game::validate::<Iago>(&start, "e4", Some("white")), Verdict::Illegal(Error::NotYourTurn { .. })));
+    assert!(matches!(
+        game::validate::<Iago>(&start, "e4", Some("white")),
+        Verdict::Illegal(Error::NotYourTurn { .. })
+    ));
     // Black e4, White e5 (the centre is not needed: set it up by notation), Black to move: e6 captures.
-    let pos = position("...../....../......./......../...BW..../......../......./....../..... b", standard());
+    let pos = position(
+        "...../....../......./......../...BW..../......../......./....../..... b",
+        standard(),
+    );
     match refuse(&pos, "d4") {
-        Error::IllegalMove { rule: "forced-capture", detail, data } => {
-            assert_eq!(detail, "a capture of 1 is available at e6: d4 captures fewer");
+        Error::IllegalMove {
+            rule: "forced-capture",
+            detail,
+            data,
+        } => {
+            assert_eq!(
+                detail,
+                "a capture of 1 is available at e6: d4 captures fewer"
+            );
             assert_eq!(data, serde_json::json!({ "capture": 1, "cells": ["e6"] }));
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(refuse(&pos, "e4"), Error::IllegalMove { rule: "occupied", .. }));
+    assert!(matches!(
+        refuse(&pos, "e4"),
+        Error::IllegalMove {
+            rule: "occupied",
+            ..
+        }
+    ));
     let (next, effects) = game::play_text::<Iago>(&pos, "e6", Some("black")).unwrap();
     assert_eq!(effects.captured, vec!["e5"]);
-    assert_eq!(Iago::position_text(&next), "...../....../......./......../...BwB.../......../......./....../..... w");
+    assert_eq!(
+        Iago::position_text(&next),
+        "...../....../......./......../...BwB.../......../......./....../..... w"
+    );
 }
 
 #[test]
 fn setups_are_checked() {
     assert!(Iago::check_setup(penalty()).is_ok());
-    let simple_penalty = Setup { variant: Variant::Simple, options: Options { penalty: true } };
-    assert!(matches!(Iago::check_setup(simple_penalty), Err(Error::InvalidOptions { field, .. }) if field == "options.penalty"));
+    let simple_penalty = Setup {
+        variant: Variant::Simple,
+        options: Options { penalty: true },
+    };
+    assert!(
+        matches!(Iago::check_setup(simple_penalty), Err(Error::InvalidOptions { field, .. }) if field == "options.penalty")
+    );
 }
 
 #[test]
@@ -138,5 +245,11 @@ fn replay_reports_the_first_illegal_ply() {
     let replay = game::replay::<Iago, _>(&standard(), None, &["e4", "e5", "d4"]);
     let (ply, error) = replay.failure.expect("e5 flips nothing on the centre");
     assert_eq!((ply, replay.plies), (1, 1));
-    assert!(matches!(error, Error::IllegalMove { rule: "centre-needs-flip", .. }));
+    assert!(matches!(
+        error,
+        Error::IllegalMove {
+            rule: "centre-needs-flip",
+            ..
+        }
+    ));
 }
