@@ -47,7 +47,7 @@ def test_every_engine_game_is_in_the_spec() -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_service_keeps_its_contract(case) -> None:
     # Every check but one: a state can match the JSON schema and still be impossible in the game
     # (disc counts, side to move), and the contract answers such a state with 422 `invalid-state`.
@@ -57,3 +57,31 @@ def test_the_service_keeps_its_contract(case) -> None:
         # NDJSON lines, which the batch answers item by item (200), so it cannot count as negated.
         excluded.append(negative_data_rejection)
     case.call_and_validate(excluded_checks=excluded)
+
+
+def spec_schemas() -> dict:
+    return yaml.safe_load(SPEC.read_text())["components"]["schemas"]
+
+
+def test_the_envelope_schemas_match_the_spec() -> None:
+    from referee import schemas
+
+    components = spec_schemas()
+    for name in ("NewRequest", "StateRequest", "MoveRequest", "ReplayRequest", "BatchItem"):
+        fields = getattr(schemas, name)().fields
+        spec = components[name]
+        assert set(fields) == set(spec["properties"]), name
+        assert {key for key, field in fields.items() if field.required} == set(spec.get("required", [])), name
+
+
+def test_the_engine_shapes_match_the_spec() -> None:
+    import referee
+
+    components = spec_schemas()
+    game = referee.game("iago", options={"penalty": True})
+    played = game.play(game.new(), "e4")
+    assert set(played["state"]) == set(components["IagoState"]["properties"])
+    assert set(played["effects"]) == set(components["IagoEffects"]["properties"])
+    assert set(played["outcome"]) == set(components["Outcome"]["properties"])
+    assert set(game.setup) == set(components["IagoSetup"]["properties"])
+    assert set(game.setup["options"]) == set(components["IagoOptions"]["properties"])
