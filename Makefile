@@ -23,10 +23,11 @@ install-test: $(BIN)/python
 serve: install-service
 	exec $(BIN)/gunicorn -c python:referee.gunicorn_conf 'referee.app:create_app()'
 
-# The whole test suite: Rust (nextest when installed, else cargo test), then Python.
+# The whole test suite: Rust (lints, then nextest when installed, else cargo test), then Python.
 test: rust-test python-test
 
 rust-test:
+	cargo clippy --workspace --all-targets --features python -- -D warnings
 	@if cargo nextest --version >/dev/null 2>&1; then \
 		cargo nextest run --workspace --no-fail-fast; \
 	else \

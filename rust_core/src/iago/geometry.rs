@@ -16,11 +16,11 @@ const MAX_RAY: usize = 8;
 pub const COORDS: [(u8, u8); CELL_COUNT] = {
     let mut coords = [(0u8, 0u8); CELL_COUNT];
     let mut index = 0;
-    let mut row = 0;
+    let mut row: i32 = 0;
     while row < 9 {
-        let mut diag = 0;
+        let mut diag: i32 = 0;
         while diag < 9 {
-            if (row as i32 - diag as i32).abs() <= 4 {
+            if (row - diag).abs() <= 4 {
                 coords[index] = (row as u8, diag as u8);
                 index += 1;
             }
@@ -197,18 +197,14 @@ mod tests {
         assert_eq!(parse_cell("a6"), None);
         assert_eq!(parse_cell("f1"), None);
         assert_eq!(parse_cell("e0"), None);
-        for cell in 0..CELL_COUNT {
+        for (cell, neighbours) in NEIGHBOURS.iter().enumerate() {
             assert_eq!(parse_cell(&cell_name(cell)), Some(cell));
             let expected = if ring(cell) == 4 { 3..=4 } else { 6..=6 };
-            assert!(
-                expected.contains(&NEIGHBOURS[cell].count_ones()),
-                "{}",
-                cell_name(cell)
-            );
+            assert!(expected.contains(&neighbours.count_ones()), "{}", cell_name(cell));
         }
         // From the centre every ray reaches the outer ring: 4 cells each way.
-        for dir in 0..6 {
-            assert_eq!(RAYS[CENTRE_CELL][dir].cells().len(), 4);
+        for ray in &RAYS[CENTRE_CELL] {
+            assert_eq!(ray.cells().len(), 4);
         }
     }
 }
