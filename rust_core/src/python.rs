@@ -116,7 +116,12 @@ struct BatchItem<P> {
 }
 
 fn batch_item<G: Rules>(item: &Bound<'_, PyAny>) -> BatchItem<G::Position> {
-    let field = |name: &str| item.get_item(name).ok().filter(|value| !value.is_none());
+    // A dict lookup, not `get_item`: a missing key must not cost a raised KeyError per item.
+    let item = item.cast::<PyDict>().ok();
+    let field = |name: &str| {
+        item.and_then(|item| item.get_item(name).ok().flatten())
+            .filter(|value| !value.is_none())
+    };
     let text = |name: &str| field(name).and_then(|value| value.extract::<String>().ok());
     let position = match field("state") {
         Some(state) => parse_state::<G>(&state),

@@ -200,7 +200,11 @@ mod tests {
         for (cell, neighbours) in NEIGHBOURS.iter().enumerate() {
             assert_eq!(parse_cell(&cell_name(cell)), Some(cell));
             let expected = if ring(cell) == 4 { 3..=4 } else { 6..=6 };
-            assert!(expected.contains(&neighbours.count_ones()), "{}", cell_name(cell));
+            assert!(
+                expected.contains(&neighbours.count_ones()),
+                "{}",
+                cell_name(cell)
+            );
         }
         // From the centre every ray reaches the outer ring: 4 cells each way.
         for ray in &RAYS[CENTRE_CELL] {

@@ -327,13 +327,7 @@ impl Position {
             return Err(self.refusal(cell, &turn));
         }
         let flips = self.flips(cell);
-        let penalty_skip = !self.penalty_claim && turn.forced != 0 && turn.forced & bit == 0;
-        let mut next = *self;
-        next.owners[self.to_move as usize] |= bit;
-        next.captive = (self.captive | flips.captured) & !flips.released;
-        next.to_move = self.to_move.other();
-        // A skip that ends the game leaves nothing to claim.
-        next.penalty_claim = penalty_skip && !next.is_finished();
+        let (next, penalty_skip) = self.apply(cell, flips, &turn);
         let effects = Effects {
             player: self.to_move.name(),
             cell: cell_name(cell),
@@ -345,6 +339,20 @@ impl Position {
         Ok((next, effects))
     }
 
+    /// The position after a legal placement on `cell` with its `flips`; also whether it skipped a
+    /// forced capture.
+    fn apply(&self, cell: usize, flips: Flips, turn: &Turn) -> (Position, bool) {
+        let bit = 1u64 << cell;
+        let penalty_skip = !self.penalty_claim && turn.forced != 0 && turn.forced & bit == 0;
+        let mut next = *self;
+        next.owners[self.to_move as usize] |= bit;
+        next.captive = (self.captive | flips.captured) & !flips.released;
+        next.to_move = self.to_move.other();
+        // A skip that ends the game leaves nothing to claim.
+        next.penalty_claim = penalty_skip && !next.is_finished();
+        (next, penalty_skip)
+    }
+
     /// Placements counted by bulk: the last ply is the size of the legal set.
     pub fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
@@ -353,17 +361,12 @@ impl Position {
         if self.is_finished() {
             return 0;
         }
-        let legal = self.turn().legal;
+        let turn = self.turn();
         if depth == 1 {
-            return u64::from(legal.count_ones());
+            return u64::from(turn.legal.count_ones());
         }
-        cells_of(legal)
-            .map(|cell| {
-                self.play(Move(cell as u8))
-                    .expect("generated move is legal")
-                    .0
-                    .perft(depth - 1)
-            })
+        cells_of(turn.legal)
+            .map(|cell| self.apply(cell, self.flips(cell), &turn).0.perft(depth - 1))
             .sum()
     }
 
@@ -464,10 +467,10 @@ impl Position {
         let mut cell = 0;
         for (index, (row, &len)) in rows.iter().zip(&ROW_LENGTHS).enumerate() {
             let name = (b'a' + index as u8) as char;
-            let field = format!("board[{index}]");
+            let field = || format!("board[{index}]");
             if row.chars().count() != len {
                 return Err(Error::invalid_state(
-                    field,
+                    field(),
                     format!("row {name} has {len} hexes, not {}", row.chars().count()),
                 ));
             }
@@ -479,7 +482,7 @@ impl Position {
                     'W' | 'w' => position.owners[1] |= bit,
                     _ => {
                         return Err(Error::invalid_state(
-                            field,
+                            field(),
                             format!(
                                 "row {name}: {:?} at {} is not one of . B W b w",
                                 ch,
