@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Referee benchmarks: measures everything in one run on this machine and prints a Markdown report.
 
-    python bench/run.py                               # every section, a couple of minutes
+    python bench/run.py                               # every section, about a minute
     python bench/run.py --only core,embedding         # some sections
-    python bench/run.py --out bench/results.md        # also write the report to a file
+    python bench/run.py --out bench/results/latest.md # also write the report to a file (git-ignored)
 
 Sections:
     core       Iago perft and random playouts: the Rust engine against the Python reference model
@@ -11,7 +11,7 @@ Sections:
     http       gunicorn + wrk: play and validate against a trivial Flask app under the same config
     batch      one NDJSON batch of validate items over HTTP, end to end
 
-Run it with a release build of `referee` installed (see bench/README.md), not the editable debug build.
+Run it with a release build of `referee` installed (see bench/README.md), not an editable debug build.
 """
 
 from __future__ import annotations
@@ -70,15 +70,18 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def best_of(repeat: int, function: Callable[[], Any]) -> tuple[Any, float]:
-    """The result of `function` and its best wall time in seconds over `repeat` runs."""
-    best = float("inf")
-    result = None
+def interleaved(repeat: int, functions: dict[str, Callable[[], Any]]) -> dict[str, tuple[Any, float]]:
+    """Each function's result and best wall time over `repeat` rounds; a round runs every function once,
+    so a burst of load from elsewhere on the machine hits all of them alike."""
+    best = {name: (None, float("inf")) for name in functions}
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return result, best
+        for name, function in functions.items():
+            start = time.perf_counter()
+            result = function()
+            elapsed = time.perf_counter() - start
+            if elapsed < best[name][1]:
+                best[name] = (result, elapsed)
+    return best
 
 
 def command_output(*command: str) -> str:
@@ -183,21 +186,22 @@ def batch_items(samples: list[tuple[dict[str, Any], str, str]], size: int) -> li
 
 def bench_core(args: argparse.Namespace, game: referee.Game, model: Any) -> str:
     start = game.new()
-    progress(f"core: engine perft({args.engine_depth})")
-    engine_nodes, engine_time = best_of(args.perft_repeat, lambda: game.perft(start, args.engine_depth))
-    progress(f"core: model perft({args.model_depth})")
-    model_nodes, model_time = best_of(1, lambda: model.perft(model.initial(), args.model_depth))
+    progress(f"core: perft, engine depth {args.engine_depth}, model depth {args.model_depth}")
+    perfts = interleaved(args.perft_repeat, {
+        "engine": lambda: game.perft(start, args.engine_depth),
+        "model": lambda: model.perft(model.initial(), args.model_depth),
+    })
+    (engine_nodes, engine_time), (model_nodes, model_time) = perfts["engine"], perfts["model"]
     same_count = game.perft(start, args.model_depth) == model_nodes
     engine_rate, model_rate = engine_nodes / engine_time, model_nodes / model_time
 
-    progress(f"core: {args.games} engine playouts, {args.model_games} model playouts")
-    seeds = [args.seed + index for index in range(max(args.games, args.model_games))]
-    start_time = time.perf_counter()
-    engine_games = [engine_game(game, random.Random(seed)) for seed in seeds[:args.games]]
-    engine_games_rate = args.games / (time.perf_counter() - start_time)
-    start_time = time.perf_counter()
-    model_games = [model_game(model, random.Random(seed)) for seed in seeds[:args.model_games]]
-    model_games_rate = args.model_games / (time.perf_counter() - start_time)
+    progress(f"core: random games, {args.games} engine and {args.model_games} model games a round")
+    playouts = interleaved(args.repeat, {
+        "engine": lambda: [engine_game(game, random.Random(args.seed + index)) for index in range(args.games)],
+        "model": lambda: [model_game(model, random.Random(args.seed + index)) for index in range(args.model_games)],
+    })
+    (engine_games, engine_games_time), (model_games, model_games_time) = playouts["engine"], playouts["model"]
+    engine_games_rate, model_games_rate = args.games / engine_games_time, args.model_games / model_games_time
     # The same seed picks the same move when both list the legal moves in notation order.
     same_games = sum(
         game.position(states[-1]) == model.format_position(positions[-1])
@@ -209,8 +213,8 @@ def bench_core(args: argparse.Namespace, game: referee.Game, model: Any) -> str:
         ["perft nodes/s", f"{number(engine_rate)} (perft({args.engine_depth}) = {number(engine_nodes)}, "
          f"{engine_time * 1000:,.1f} ms)", f"{number(model_rate)} (perft({args.model_depth}) = {number(model_nodes)}, "
          f"{model_time * 1000:,.0f} ms)", times(engine_rate / model_rate)],
-        ["random games/s", f"{number(engine_games_rate, 1)} ({args.games} games)",
-         f"{number(model_games_rate, 1)} ({args.model_games} games)", times(engine_games_rate / model_games_rate)],
+        ["random games/s", f"{number(engine_games_rate, 1)} ({args.games} games a round)",
+         f"{number(model_games_rate, 1)} ({args.model_games} games a round)", times(engine_games_rate / model_games_rate)],
     ]
     return "\n".join([
         "## core: Iago engine vs Python reference model",
@@ -218,9 +222,10 @@ def bench_core(args: argparse.Namespace, game: referee.Game, model: Any) -> str:
         table(["measure", "Rust engine", "Python model", "engine / model"], rows),
         "",
         f"- perft from the initial position, single thread, both count the last ply in bulk (size of the legal "
-        f"move list); engine best of {args.perft_repeat}, model one run. Engine perft({args.model_depth}) "
+        f"move list); best of {args.perft_repeat}, engine and model taking turns. Engine perft({args.model_depth}) "
         f"{'equals' if same_count else '**differs from**'} the model's ({number(model_nodes)}).",
-        f"- random games: seeded uniform playouts from the initial position to the end (mean {plies:.1f} plies); "
+        f"- random games: seeded uniform playouts from the initial position to the end (mean {plies:.1f} plies), "
+        f"best of {args.repeat} rounds taking turns; "
         "the engine is driven through the Python API (`legal_moves` + `play` on JSON-like states each ply), "
         "so this includes the embedding cost.",
         f"- the engine and the model played the same {same_games} of {min(args.games, args.model_games)} "
@@ -235,20 +240,6 @@ def bench_core(args: argparse.Namespace, game: referee.Game, model: Any) -> str:
 def noop(state: Any, move: Any = None) -> None:
     """The baseline: a plain Python function call with the same arguments."""
     return None
-
-
-def interleaved(repeat: int, functions: dict[str, Callable[[], Any]]) -> dict[str, tuple[Any, float]]:
-    """Each function's result and best wall time over `repeat` rounds; a round runs every function once,
-    so a burst of load from elsewhere on the machine hits all of them alike."""
-    best = {name: (None, float("inf")) for name in functions}
-    for _ in range(repeat):
-        for name, function in functions.items():
-            start = time.perf_counter()
-            result = function()
-            elapsed = time.perf_counter() - start
-            if elapsed < best[name][1]:
-                best[name] = (result, elapsed)
-    return best
 
 
 def calling(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> Callable[[], None]:
@@ -420,65 +411,88 @@ def check_answer(host: str, port: int, path: str, body: Path, expect: Callable[[
     return data
 
 
-def http_row(name: str, result: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
+def wrk_rounds(args: argparse.Namespace, targets: dict[str, tuple[str, Path]]) -> dict[str, dict[str, Any]]:
+    """wrk on every (url, body) target: a warm-up, then `--rounds` runs of `--duration` seconds each, the
+    targets taking turns so that load from elsewhere on the machine hits them alike. Requests/s over
+    all rounds, median of the rounds' p50, worst of their p99."""
+    for url, body in targets.values():
+        if args.warmup:
+            wrk(args, url, body, args.warmup)
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in targets}
+    for round_ in range(args.rounds):
+        progress(f"http: wrk round {round_ + 1} of {args.rounds}")
+        for name, (url, body) in targets.items():
+            runs[name].append(wrk(args, url, body, args.duration))
+    merged = {}
+    for name, results in runs.items():
+        requests = sum(result["requests"] for result in results)
+        merged[name] = {
+            "rps": requests / (sum(result["duration_us"] for result in results) / 1e6),
+            "p50_us": statistics.median(result["p50_us"] for result in results),
+            "p99_us": max(result["p99_us"] for result in results),
+            "bytes_per_answer": sum(result["bytes"] for result in results) / max(requests, 1),
+            "errors": sum(result["errors"] for result in results),
+        }
+    return merged
+
+
+def http_row(name: str, result: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
     return [
         name,
         number(result["rps"]),
-        times(result["rps"] / baseline["rps"]) if baseline else "1.0×",
+        times(result["rps"] / baseline["rps"]),
         f"{result['p50_us'] / 1000:,.2f}",
         f"{result['p99_us'] / 1000:,.2f}",
-        number(result["bytes"] / max(result["requests"], 1)),
+        number(result["bytes_per_answer"]),
         number(result["errors"]),
     ]
 
 
 def bench_http(args: argparse.Namespace, game: referee.Game, workdir: Path, samples: list | None,
                in_process_batch_rate: float | None) -> str:
-    bodies, ply = write_bodies(game, args.seed)
     parts = []
-    workers = args.workers or f"config default ({2 * (os.cpu_count() or 1) + 1})"
-    if "http" in args.only:
-        progress("http: trivial app")
-        with gunicorn("trivial_app:app", workdir, args.workers, ("--pythonpath", str(BENCH))) as (host, port):
-            check_answer(host, port, "/trivial", bodies["play"], lambda data: data == {"legal": True})
-            url = f"http://{host}:{port}/trivial"
-            if args.warmup:
-                wrk(args, url, bodies["play"], args.warmup)
-            trivial = wrk(args, url, bodies["play"], args.duration)
-    with gunicorn("referee.app:create_app()", workdir, args.workers) as (host, port):
+    with contextlib.ExitStack() as servers:  # stops every server started here, whatever happens
+        host, port = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers))
         if "http" in args.only:
-            progress("http: referee app")
-            play_path, validate_path = "/v1/games/iago/play", "/v1/games/iago/validate"
-            check_answer(host, port, play_path, bodies["play"], lambda data: "state" in data)
-            reason = check_answer(host, port, validate_path, bodies["validate"],
-                                  lambda data: data.get("legal") is False)["reason"]
-            results = {}
-            for name, path in (("play", play_path), ("validate", validate_path)):
-                url = f"http://{host}:{port}{path}"
-                if args.warmup:
-                    wrk(args, url, bodies[name], args.warmup)
-                results[name] = wrk(args, url, bodies[name], args.duration)
-            rows = [
-                http_row("trivial Flask app (`POST /trivial`, play body)", trivial, None),
-                http_row("`POST /v1/games/iago/play`", results["play"], trivial),
-                http_row("`POST /v1/games/iago/validate` (illegal move)", results["validate"], trivial),
-            ]
-            parts += [
-                "## http: gunicorn + Flask, driven by wrk",
-                "",
-                f"gunicorn `-c python:referee.gunicorn_conf` on 127.0.0.1, workers: {workers}, "
-                f"`REFEREE_ACCESS_LOG=0`; `wrk -t{args.threads} -c{args.connections} -d{args.duration}s --latency` "
-                f"after a {args.warmup} s warm-up, on the same machine as the server (wrk takes CPU from it). "
-                f"Bodies: `bench/bodies/play.json` ({bodies['play'].stat().st_size} bytes: the state after ply {ply} "
-                f"of a seeded game and its biggest capture) and `bench/bodies/validate.json` (same state, a move "
-                f"refused by `{reason.get('rule', reason['code'])}`). Errors counts non-2xx answers, socket errors "
-                "and timeouts.",
-                "",
-                table(["endpoint", "requests/s", "× trivial", "p50 ms", "p99 ms", "bytes/answer", "errors"], rows),
-            ]
+            trivial_host, trivial_port = servers.enter_context(
+                gunicorn("trivial_app:app", workdir, args.workers, ("--pythonpath", str(BENCH))))
+            parts.append(bench_wrk(args, game, (host, port), (trivial_host, trivial_port)))
         if "batch" in args.only:
-            parts += ["", bench_http_batch(args, host, port, samples, in_process_batch_rate)]
-    return "\n".join(parts).strip()
+            parts.append(bench_http_batch(args, host, port, samples, in_process_batch_rate))
+    return "\n\n".join(parts)
+
+
+def bench_wrk(args: argparse.Namespace, game: referee.Game, real: tuple[str, int], trivial: tuple[str, int]) -> str:
+    bodies, ply = write_bodies(game, args.seed)
+    check_answer(*trivial, "/trivial", bodies["play"], lambda data: data == {"legal": True})
+    check_answer(*real, "/v1/games/iago/play", bodies["play"], lambda data: "state" in data)
+    reason = check_answer(*real, "/v1/games/iago/validate", bodies["validate"],
+                          lambda data: data.get("legal") is False)["reason"]
+    results = wrk_rounds(args, {
+        "trivial": (f"http://{trivial[0]}:{trivial[1]}/trivial", bodies["play"]),
+        "play": (f"http://{real[0]}:{real[1]}/v1/games/iago/play", bodies["play"]),
+        "validate": (f"http://{real[0]}:{real[1]}/v1/games/iago/validate", bodies["validate"]),
+    })
+    rows = [
+        http_row("trivial Flask app (`POST /trivial`, play body)", results["trivial"], results["trivial"]),
+        http_row("`POST /v1/games/iago/play`", results["play"], results["trivial"]),
+        http_row("`POST /v1/games/iago/validate` (illegal move)", results["validate"], results["trivial"]),
+    ]
+    workers = args.workers or f"the config's default, {2 * (os.cpu_count() or 1) + 1}"
+    return "\n".join([
+        "## http: gunicorn + Flask, driven by wrk",
+        "",
+        f"gunicorn `-c python:referee.gunicorn_conf` on 127.0.0.1 ({workers} workers, `REFEREE_ACCESS_LOG=0`), "
+        f"once with the app, once with `bench/trivial_app.py`. `wrk -t{args.threads} -c{args.connections} "
+        f"-d{args.duration}s --latency`, {args.rounds} rounds taking turns after a {args.warmup} s warm-up each, "
+        "on the same machine as the servers (wrk takes CPU from them). "
+        f"Bodies: `bench/bodies/play.json` ({bodies['play'].stat().st_size} bytes: the state after ply {ply} of a "
+        "seeded game and its biggest capture) and `bench/bodies/validate.json` (the same state and a move refused "
+        f"by `{reason.get('rule', reason['code'])}`). p50: median over the rounds, p99: worst round. Errors: non-2xx "
+        "answers, socket errors and timeouts.",
+        "",
+        table(["endpoint", "requests/s", "× trivial", "p50 ms", "p99 ms", "bytes/answer", "errors"], rows),
+    ])
 
 
 def bench_http_batch(args: argparse.Namespace, host: str, port: int, samples: list,
@@ -520,7 +534,7 @@ def bench_http_batch(args: argparse.Namespace, host: str, port: int, samples: li
 # The report
 # --------------------------------------------------------------------------------------------------
 
-def header(args: argparse.Namespace) -> str:
+def header(args: argparse.Namespace, started: datetime.datetime, load_at_start: tuple[float, ...]) -> str:
     commit = command_output("git", "-C", str(ROOT), "rev-parse", "--short", "HEAD")
     dirty = command_output("git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no")
     if dirty not in ("", "unknown"):
@@ -529,11 +543,13 @@ def header(args: argparse.Namespace) -> str:
     lines = [
         "# Referee benchmarks",
         "",
-        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC (the run took "
+        f"{(datetime.datetime.now(datetime.timezone.utc) - started).total_seconds():.0f} s)",
         f"- command: `{shlex.join([Path(sys.executable).name, *sys.argv])}`",
         f"- git commit: {commit}",
-        f"- CPU: {cpu_model()}, {os.cpu_count()} cores; load average at start: "
-        + ", ".join(f"{load:.2f}" for load in os.getloadavg()),
+        f"- CPU: {cpu_model()}, {os.cpu_count()} cores; load average (1, 5, 15 min) at start: "
+        f"{', '.join(f'{load:.2f}' for load in load_at_start)}, at end: "
+        f"{', '.join(f'{load:.2f}' for load in os.getloadavg())}",
         f"- Python {platform.python_version()}, referee {referee.__version__} from `{module.parent}`",
     ]
     if "http" in args.only:
@@ -553,16 +569,18 @@ def parse_args() -> argparse.Namespace:
     core = parser.add_argument_group("core")
     core.add_argument("--engine-depth", type=int, default=5, help="engine perft depth (default: 5)")
     core.add_argument("--model-depth", type=int, default=3, help="model perft depth (default: 3)")
-    core.add_argument("--perft-repeat", type=int, default=3, help="engine perft runs, best kept (default: 3)")
-    core.add_argument("--games", type=int, default=500, help="engine random games (default: 500)")
-    core.add_argument("--model-games", type=int, default=50, help="model random games (default: 50)")
+    core.add_argument("--perft-repeat", type=int, default=3, help="perft runs of each, best kept (default: 3)")
+    core.add_argument("--games", type=int, default=100, help="engine random games a round (default: 100)")
+    core.add_argument("--model-games", type=int, default=10, help="model random games a round (default: 10)")
+    core.add_argument("--repeat", type=int, default=5,
+                      help="rounds of random games, and passes of each embedding measure; best kept (default: 5)")
     embedding = parser.add_argument_group("embedding and batch")
     embedding.add_argument("--states", type=int, default=2000, help="mid-game states sampled (default: 2000)")
-    embedding.add_argument("--repeat", type=int, default=5, help="passes per measure, best kept (default: 5)")
     embedding.add_argument("--batch-size", type=int, default=10_000, help="items in a batch (default: 10000)")
     embedding.add_argument("--batch-repeat", type=int, default=5, help="HTTP batch requests (default: 5)")
     web = parser.add_argument_group("http")
-    web.add_argument("--duration", type=int, default=10, help="seconds of each wrk run (default: 10)")
+    web.add_argument("--duration", type=int, default=4, help="seconds of each wrk run (default: 4)")
+    web.add_argument("--rounds", type=int, default=3, help="wrk runs per endpoint, taking turns (default: 3)")
     web.add_argument("--warmup", type=int, default=2, help="seconds of wrk warm-up before each run (default: 2)")
     web.add_argument("--threads", type=int, default=2, help="wrk threads (default: 2)")
     web.add_argument("--connections", type=int, default=32, help="wrk connections (default: 32)")
@@ -583,7 +601,8 @@ def main() -> None:
     # blocks stop the servers.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    parts = [header(args)]
+    started, load_at_start = datetime.datetime.now(datetime.timezone.utc), os.getloadavg()
+    parts = []
     game = referee.game("iago")
     samples = None
     batch_rate = None
@@ -598,7 +617,7 @@ def main() -> None:
     if {"http", "batch"} & set(args.only):
         with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
             parts.append(bench_http(args, game, Path(workdir), samples, batch_rate))
-    report = "\n\n".join(parts) + "\n"
+    report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
     print(report)
     if args.out:
         args.out.write_text(report)
