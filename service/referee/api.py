@@ -11,7 +11,7 @@ from marshmallow import Schema, ValidationError
 from referee import _core
 from referee.errors import RefereeError
 from referee.problems import Problem
-from referee.schemas import BatchItem, MoveRequest, NewRequest, ReplayRequest, StateRequest, field_errors
+from referee.schemas import BatchItem, MoveRequest, NewRequest, ReplayRequest, StateRequest, malformed
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -61,12 +61,11 @@ def load(schema: Schema) -> dict[str, Any]:
     """The JSON object body, checked against the envelope schema."""
     body = parse_json(body_bytes(JSON))
     if not isinstance(body, dict):
-        raise Problem("malformed-request", "the body must be a JSON object", errors=[{"field": "body", "message": "not an object"}])
+        raise Problem.malformed("body", "not an object", "the body must be a JSON object")
     try:
         return schema.load(body)
     except ValidationError as error:
-        errors = field_errors(error.messages)
-        raise Problem("malformed-request", "; ".join(f"{e['field']}: {e['message']}" for e in errors), errors=errors) from None
+        raise Problem("malformed-request", **malformed(error)) from None
 
 
 def engine_call(call: Callable[..., Any], *args: Any) -> Any:
@@ -132,7 +131,7 @@ def replay(game: str) -> Response:
     body = load(_replay_request)
     limit = current_app.config["REFEREE"].max_replay_moves
     if len(body["moves"]) > limit:
-        raise Problem("malformed-request", f"a replay has at most {limit} moves", errors=[{"field": "moves", "message": f"longer than {limit}"}])
+        raise Problem.malformed("moves", f"longer than {limit}", f"a replay has at most {limit} moves")
     return json_response(engine_call(engine.replay, body["moves"], setup_of(body), body.get("seed")))
 
 
@@ -142,13 +141,12 @@ def batch_items() -> list[Any]:
     if request.mimetype == JSON:
         items = parse_json(data)
         if not isinstance(items, list):
-            raise Problem("malformed-request", "a JSON batch is an array of items", errors=[{"field": "body", "message": "not an array"}])
+            raise Problem.malformed("body", "not an array", "a JSON batch is an array of items")
     else:
         items = [parse_json(line, f"line {number}") for number, line in enumerate(data.splitlines(), 1) if line.strip()]
     limit = current_app.config["REFEREE"].max_batch_items
     if len(items) > limit:
-        raise Problem("malformed-request", f"a batch has at most {limit} items, this one has {len(items)}",
-                      errors=[{"field": "body", "message": f"more than {limit} items"}])
+        raise Problem.malformed("body", f"more than {limit} items", f"a batch has at most {limit} items, this one has {len(items)}")
     return items
 
 
@@ -158,8 +156,7 @@ def flag(name: str) -> bool:
     if not values:
         return False
     if len(values) > 1 or values[0] not in ("true", "false"):
-        raise Problem("malformed-request", f"{name} is true or false, given once",
-                      errors=[{"field": name, "message": "not a boolean"}])
+        raise Problem.malformed(name, "not a boolean", f"{name} is true or false, given once")
     return values[0] == "true"
 
 
@@ -174,14 +171,15 @@ def batch(game: str) -> Response:
     good_index: list[int] = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            results[index] = {"error": {"code": "malformed-request", "detail": "an item is a JSON object"}}
-            continue
-        try:
-            good.append(_batch_item.load(item))
-            good_index.append(index)
-        except ValidationError as error:
-            errors = field_errors(error.messages)
-            results[index] = {"error": {"code": "malformed-request", "detail": "; ".join(f"{e['field']}: {e['message']}" for e in errors), "errors": errors}}
+            error = ValidationError({"item": ["not a JSON object"]})
+        else:
+            try:
+                good.append(_batch_item.load(item))
+                good_index.append(index)
+                continue
+            except ValidationError as invalid:
+                error = invalid
+        results[index] = {"error": {"code": "malformed-request", **malformed(error)}}
     for index, result in zip(good_index, engine.validate_batch(good, with_state)):
         results[index] = result
     for index, result in enumerate(results):

@@ -41,6 +41,11 @@ class Problem(Exception):
         self.extra = extra
 
     @classmethod
+    def malformed(cls, field: str, message: str, detail: str) -> Problem:
+        """A `malformed-request` about one field of the request."""
+        return cls("malformed-request", detail, errors=[{"field": field, "message": message}])
+
+    @classmethod
     def from_engine(cls, error: RefereeError) -> Problem:
         return cls(error.code, error.detail, **error.data)
 

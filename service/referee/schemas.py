@@ -3,7 +3,9 @@ which checks them; these schemas check everything around them."""
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
 
 SEED_RANGE = validate.Range(min=0, max=2**64 - 1)
 MOVE = validate.Length(min=1, max=256)
@@ -33,6 +35,12 @@ class BatchItem(Schema):
     state = fields.Dict(keys=fields.String(), required=True)
     move = fields.String(required=True, validate=MOVE)
     player = fields.String(validate=PLAYER, allow_none=True)
+
+
+def malformed(error: ValidationError) -> dict[str, Any]:
+    """A schema's verdict as the facts of a `malformed-request`: a `detail` and per-field `errors`."""
+    errors = field_errors(error.messages)
+    return {"detail": "; ".join(f"{e['field']}: {e['message']}" for e in errors), "errors": errors}
 
 
 def field_errors(messages: dict | list, prefix: str = "") -> list[dict[str, str]]:
