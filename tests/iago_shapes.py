@@ -18,6 +18,10 @@ Corners (a1, a5, e1, e9, i5, i9) are the end of every line through them, so a di
 captured or released; captives in corners are used below only to balance the disc counts
 (black discs = white discs with Black to move, one more black disc with White to move).
 
+The side that moved last always shows a face-up disc (a placed disc never flips on its own turn), so
+boards where that side's discs are all captive carry an inert face-up disc at corner a1 (balanced by a
+captive at corner i9).
+
 All expectations were worked out by hand; the reasoning is in the comments.
 """
 
@@ -82,7 +86,7 @@ SHAPES = [
      "move": "e1", "legal": False, "captured": [], "released": []},
     # Same with e3 a captive: e2 e3 e4 (both colours) are released, anchored by e1 (and e5 centre).
     {"name": "release of a run of captives of both colours", "variant": "standard", "penalty": False,
-     "position": "...../....../......./......../.wwbB..../......../......./....../..... b",
+     "position": "W..../....../......./......../.wwbB..../......../......./....../....b b",
      "move": "e1", "captured": [], "released": ["e2", "e3", "e4"]},
     # d2 (ring 3) -> d3 w, d4 b -> d5 B (ring 1): both ends inner, neither the centre: no release.
     # (i9 W is an inert corner disc.)  d2 is an inner hex, so the move itself is legal.
@@ -133,23 +137,23 @@ SHAPES = [
     # Ring 3 all white captives, rings 1-2 all black captives, centre empty, outer empty.
     # No face-up disc at all: nothing captures, nothing releases -> only the centre, by rule 3.
     {"name": "centre exception", "variant": "standard", "penalty": False,
-     "position": "...../.wwww./.wbbbw./.wbbbbw./.wbb.bbw./.wbbbbw./.wbbbw./.wwww./..... b",
+     "position": "W..../.wwww./.wbbbw./.wbbbbw./.wbb.bbw./.wbbbbw./.wbbbw./.wwww./....b b",
      "legal_moves": ["e5"]},
     {"name": "centre exception: last placement ends the game", "variant": "standard", "penalty": False,
-     "position": "...../.wwww./.wbbbw./.wbbbbw./.wbb.bbw./.wbbbbw./.wbbbw./.wwww./..... b",
+     "position": "W..../.wwww./.wbbbw./.wbbbbw./.wbb.bbw./.wbbbbw./.wbbbw./.wwww./....b b",
      "move": "e5", "captured": [], "released": []},
     # Same with e4 face up (black): the outer ends of the three lines through e4 release toward it:
     #   e1: e2 e3 | a4: b4 c4 d4 | h4: g4 f4 | b1: c2 d3 | i8: h7 g6 f5.  (e9's line stops at the empty centre.)
     # So the player *can* place in the outer area: no exception; the centre flips nothing -> illegal.
     {"name": "centre exception does not apply when an outer hex releases", "variant": "standard", "penalty": False,
-     "position": "...../.wwww./.wbbbw./.wbbbbw./.wbB.bbw./.wbbbbw./.wbbbw./.wwww./..... b",
+     "position": "W..../.wwww./.wbbbw./.wbbbbw./.wbB.bbw./.wbbbbw./.wbbbw./.wwww./....b b",
      "legal_moves": ["a4", "b1", "e1", "h4", "i8"]},
     {"name": "centre exception board: outer release", "variant": "standard", "penalty": False,
-     "position": "...../.wwww./.wbbbw./.wbbbbw./.wbB.bbw./.wbbbbw./.wbbbw./.wwww./..... b",
+     "position": "W..../.wwww./.wbbbw./.wbbbbw./.wbB.bbw./.wbbbbw./.wbbbw./.wwww./....b b",
      "move": "i8", "captured": [], "released": ["f5", "g6", "h7"]},
     # The same board in Simple Iago: no releases, so no outer hex is playable and the exception applies.
     {"name": "centre exception in simple (no releases)", "variant": "simple", "penalty": False,
-     "position": "...../.wwww./.wbbbw./.wbbbbw./.wbB.bbw./.wbbbbw./.wbbbw./.wwww./..... b",
+     "position": "W..../.wwww./.wbbbw./.wbbbbw./.wbB.bbw./.wbbbbw./.wbbbw./.wwww./....b b",
      "legal_moves": ["e5"]},
 
     # ---------------------------------------------------------------- simple variant moves

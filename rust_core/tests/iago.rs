@@ -116,6 +116,20 @@ fn untrusted_states_are_checked() {
             "penalty_claim",
             "option is off",
         ),
+        // White moved last but shows no face-up disc.
+        (
+            "B..../....../......./......../........./......../......./....../....w b",
+            standard(),
+            "board",
+            "white moved last, so its last disc is face up",
+        ),
+        // Finished, White moved last, White's only face-up disc is in the outer area (e9).
+        (
+            "BWBWB/BwBwBw/wBwBwBw/BwBwBwBw/wBwBwBwBW/.wBwBwB./.BwBwB./.wBwB./..... b",
+            standard(),
+            "board",
+            "the game is over, so white filled the last empty inner hex",
+        ),
         (
             "B..../....../......./......../........./......../......./....../....W b p",
             penalty(),

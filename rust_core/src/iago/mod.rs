@@ -544,6 +544,27 @@ impl Position {
                 ),
             ));
         }
+        // A placed disc never flips on its own turn, so the last mover's last disc is face up; and a
+        // finished game ended with that disc on the last empty inner hex.
+        let last = expected.other();
+        if black + white > 0 && position.up(last) == 0 {
+            return Err(Error::invalid_state(
+                "board",
+                format!(
+                    "{} moved last, so its last disc is face up, but all its discs are captive",
+                    last.name()
+                ),
+            ));
+        }
+        if position.is_finished() && position.up(last) & INNER == 0 {
+            return Err(Error::invalid_state(
+                "board",
+                format!(
+                    "the game is over, so {} filled the last empty inner hex and has a face-up disc there",
+                    last.name()
+                ),
+            ));
+        }
         if penalty_claim {
             let why = if !setup.options.penalty {
                 Some("the penalty option is off")
