@@ -154,6 +154,7 @@ def test_validate_answers_illegal_moves_with_200(client) -> None:
     ({"board": [".....", "......", ".......", "........", "...Q.....", "........", ".......", "......", "....."]}, "board[4]", "'Q' at e4"),
     ({"board": [".....", "......", ".......", "........", "...WW....", "........", ".......", "......", "....."]}, "board", "black must have as many as white or one more"),
     ({"to_move": "white"}, "to_move", "black is to move"),
+    ({"board": ["B....", "......", ".......", "........", ".........", "........", ".......", "......", "....w"]}, "board", "white moved last"),
     ({"to_move": "red"}, "to_move", "black or white"),
     ({"penalty_claim": True}, "penalty_claim", "option is off"),
     ({"variant": "simple", "options": {"penalty": True}}, "options.penalty", "standard rules only"),
