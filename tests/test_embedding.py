@@ -74,11 +74,13 @@ def test_validate_batch_keeps_order_and_isolates_bad_items() -> None:
     items = [{"state": state, "move": move} for move in ["e6", "d4", "zz"] * 2000]
     items[5] = {"state": {"rules": "?"}, "move": "e6"}
     items[6] = {"move": "e6"}
+    items[7] = "e6"
     results = game.validate_batch(items)
     assert len(results) == 6000
     assert results[0] == {"legal": True} and results[3] == {"legal": True}
     assert results[1]["reason"]["rule"] == "forced-capture" and results[2]["reason"]["code"] == "malformed-move"
-    assert results[5]["error"]["code"] == "invalid-state" and results[6]["error"]["code"] == "invalid-state"
+    assert results[5]["error"]["code"] == "invalid-state" and results[6]["error"]["field"] == "state"
+    assert results[7]["error"]["field"] == "item"
     assert results[5999]["reason"]["code"] == "malformed-move"
     with_state = game.validate_batch(items[:1], with_state=True)[0]
     assert with_state["effects"]["captured"] == ["e5"] and with_state["state"]["to_move"] == "white"

@@ -123,9 +123,13 @@ fn batch_item<G: Rules>(item: &Bound<'_, PyAny>) -> BatchItem<G::Position> {
             .filter(|value| !value.is_none())
     };
     let text = |name: &str| field(name).and_then(|value| value.extract::<String>().ok());
-    let position = match field("state") {
-        Some(state) => parse_state::<G>(&state),
-        None => Err(Error::invalid_state("state", "the item has no state")),
+    let position = match (item, field("state")) {
+        (_, Some(state)) => parse_state::<G>(&state),
+        (Some(_), None) => Err(Error::invalid_state("state", "the item has no state")),
+        (None, _) => Err(Error::invalid_state(
+            "item",
+            "an item is a dict with a state, a move and optionally a player",
+        )),
     };
     BatchItem {
         position,
@@ -144,13 +148,9 @@ fn judge<G: Rules>(item: &BatchItem<G::Position>, with_state: bool) -> Value {
     };
     match game::validate::<G>(position, mv, item.player.as_deref()) {
         Verdict::Legal { position, effects } if with_state => {
-            json!({
-                "legal": true,
-                "state": G::to_state(&position),
-                "position": G::position_text(&position),
-                "effects": effects,
-                "outcome": G::outcome(&position),
-            })
+            let mut result = json!(played::<G>(&position, effects));
+            result["legal"] = Value::Bool(true);
+            result
         }
         Verdict::Legal { .. } => json!({ "legal": true }),
         Verdict::Illegal(error) => json!({ "legal": false, "reason": reason(&error) }),
