@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import yaml
 from flask import Blueprint, Flask, Response, g, render_template, request
+from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from referee import logs, metrics
@@ -75,6 +76,12 @@ def prometheus() -> Response:
 @ops.get("/openapi.yaml")
 def openapi() -> Response:
     return Response(openapi_text(), mimetype="application/yaml")
+
+
+@ops.app_template_filter("prose")
+def prose(text: str | None) -> Markup:
+    """Spec prose as HTML: escaped, with `backticks` as code."""
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text or ""))))
 
 
 @ops.get("/docs")
