@@ -16,6 +16,8 @@ from referee.schemas import BatchItem, MoveRequest, NewRequest, ReplayRequest, S
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
 ENGINES: dict[str, _core.Engine] = {name: _core.Engine(name) for name in _core.games()}
+#: Static game descriptions, built once: they never change while the process runs.
+INFO: dict[str, dict[str, Any]] = {name: engine.info() for name, engine in ENGINES.items()}
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
 
@@ -82,17 +84,18 @@ def setup_of(body: dict[str, Any]) -> dict[str, Any]:
 
 @v1.get("/games")
 def list_games() -> Response:
-    games = []
-    for engine in ENGINES.values():
-        info = engine.info()
-        games.append({key: info[key] for key in ("name", "title", "rules", "players", "chance", "hidden_information")}
-                     | {"variants": [v["name"] for v in info["variants"]], "href": f"/v1/games/{engine.name}"})
+    games = [
+        {key: info[key] for key in ("name", "title", "rules", "players", "chance", "hidden_information")}
+        | {"variants": [variant["name"] for variant in info["variants"]], "href": f"/v1/games/{name}"}
+        for name, info in INFO.items()
+    ]
     return json_response({"games": games})
 
 
 @v1.get("/games/<game>")
 def game_info(game: str) -> Response:
-    return json_response(engine_of(game).info())
+    engine_of(game)  # unknown games are a 404 problem
+    return json_response(INFO[game])
 
 
 @v1.post("/games/<game>/new")
