@@ -21,7 +21,7 @@ pub trait Rules {
     /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
     type Setup: Serialize + DeserializeOwned + Clone + Send + Sync;
     type Position: Clone + Send + Sync;
-    type Move: Copy + Eq + fmt::Display;
+    type Move: Clone + Eq + fmt::Display;
     /// The JSON form of a state, exactly as clients send and receive it.
     type State: Serialize + DeserializeOwned;
     /// What a move did (captures, releases, ...), as reported to clients.
@@ -31,7 +31,8 @@ pub trait Rules {
     fn info() -> Value;
     /// Checks a deserialized setup (combinations of variant and options).
     fn check_setup(setup: Self::Setup) -> Result<Self::Setup>;
-    /// The initial position. Games without chance ignore the seed.
+    /// The initial position. Games without chance ignore the seed; chance games seed their random
+    /// source with it (see `chance`), and the bindings draw a fresh seed when the caller gives none.
     fn start(setup: &Self::Setup, seed: Option<u64>) -> Self::Position;
 
     fn from_state(state: Self::State) -> Result<Self::Position>;

@@ -1,0 +1,140 @@
+//! The portable random source that chance games carry in their states.
+//!
+//! Algorithm (documented so that any platform or language can reproduce a game):
+//! - the generator is ChaCha with 8 rounds (`rand_chacha::ChaCha8Rng`), stream 0, keyed by a
+//!   256-bit seed; a `u64` seed `s` becomes the key whose first 8 bytes are `s` little-endian and whose
+//!   other 24 bytes are zero;
+//! - `word_pos` is the number of 32-bit words consumed so far, so a state resumes the stream exactly;
+//! - a uniform integer below `n` takes 32-bit words `x` until `x < 2^32 - (2^32 mod n)` and answers
+//!   `x mod n` (rejection sampling: no bias); a die is `1 + below(6)`.
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+pub const ALGORITHM: &str = "chacha8";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chance {
+    rng: ChaCha8Rng,
+}
+
+/// The JSON form: `{"algorithm": "chacha8", "seed": "<64 hex digits>", "word_pos": 12}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChanceState {
+    pub algorithm: String,
+    pub seed: String,
+    pub word_pos: u64,
+}
+
+impl Chance {
+    pub fn from_seed(seed: u64) -> Self {
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&seed.to_le_bytes());
+        Chance {
+            rng: ChaCha8Rng::from_seed(key),
+        }
+    }
+
+    /// A uniform integer in `0..n` (`n >= 1`).
+    pub fn below(&mut self, n: u32) -> u32 {
+        assert!(n >= 1, "below(0)");
+        let zone = u32::MAX - (u32::MAX - n + 1) % n; // largest multiple of n, minus one
+        loop {
+            let x = self.rng.next_u32();
+            if x <= zone {
+                return x % n;
+            }
+        }
+    }
+
+    /// One six-sided die.
+    pub fn die(&mut self) -> u8 {
+        1 + self.below(6) as u8
+    }
+
+    pub fn to_state(&self) -> ChanceState {
+        let seed = self.rng.get_seed();
+        ChanceState {
+            algorithm: ALGORITHM.to_owned(),
+            seed: seed.iter().map(|byte| format!("{byte:02x}")).collect(),
+            word_pos: self.rng.get_word_pos() as u64,
+        }
+    }
+
+    /// Checks an untrusted generator state; `field` names it in the error.
+    pub fn from_state(state: &ChanceState, field: &str) -> Result<Self> {
+        if state.algorithm != ALGORITHM {
+            return Err(Error::invalid_state(
+                field,
+                format!("unknown generator {:?}; expected {ALGORITHM:?}", state.algorithm),
+            ));
+        }
+        let text = state.seed.as_bytes();
+        if text.len() != 64 || !text.iter().all(u8::is_ascii_hexdigit) {
+            return Err(Error::invalid_state(
+                field,
+                "the seed is 64 hexadecimal digits (256 bits)",
+            ));
+        }
+        let mut key = [0u8; 32];
+        for (byte, pair) in key.iter_mut().zip(text.chunks(2)) {
+            let digits = std::str::from_utf8(pair).expect("ASCII hex digits");
+            *byte = u8::from_str_radix(digits, 16).expect("checked hex digits");
+        }
+        let mut rng = ChaCha8Rng::from_seed(key);
+        rng.set_word_pos(u128::from(state.word_pos));
+        Ok(Chance { rng })
+    }
+}
+
+/// A seed for a game whose caller gave none: the standard library's per-process random keys
+/// (drawn from the operating system), so that no extra dependency is needed for it.
+pub fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_resumes_the_stream_exactly() {
+        let mut chance = Chance::from_seed(7);
+        let first: Vec<u8> = (0..5).map(|_| chance.die()).collect();
+        let mut resumed = Chance::from_state(&chance.to_state(), "rng").unwrap();
+        let mut reference = chance.clone();
+        assert_eq!(first.len(), 5);
+        for _ in 0..100 {
+            assert_eq!(resumed.die(), reference.die());
+        }
+        assert!(first.iter().all(|die| (1..=6).contains(die)));
+    }
+
+    #[test]
+    fn below_is_uniform_enough_and_in_range() {
+        let mut chance = Chance::from_seed(1);
+        let mut counts = [0u32; 6];
+        for _ in 0..60_000 {
+            counts[chance.below(6) as usize] += 1;
+        }
+        assert!(counts.iter().all(|&c| (9_000..11_000).contains(&c)), "{counts:?}");
+        assert_eq!(chance.below(1), 0);
+    }
+
+    #[test]
+    fn bad_states_are_refused() {
+        let mut state = Chance::from_seed(3).to_state();
+        state.seed.pop();
+        assert!(Chance::from_state(&state, "rng").is_err());
+        let mut state = Chance::from_seed(3).to_state();
+        state.algorithm = "pcg".into();
+        assert!(Chance::from_state(&state, "rng").is_err());
+    }
+}
