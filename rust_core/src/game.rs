@@ -84,6 +84,9 @@ pub struct Outcome {
     pub winner: Option<&'static str>,
     /// How the winner was decided (`score`, or the game's tie-break), once the game is over.
     pub decided_by: Option<&'static str>,
+    /// Games of more than two players: the final ranking, best first; tied players share a rank.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
 /// The answer to "may this move be played here?" (an illegal move is an answer, not an error).

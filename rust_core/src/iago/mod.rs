@@ -389,6 +389,7 @@ impl Position {
                 scores,
                 winner: None,
                 decided_by: None,
+                ranking: None,
             };
         }
         let (winner, decided_by) = if black != white {
@@ -419,6 +420,7 @@ impl Position {
             scores,
             winner: Some(winner.name()),
             decided_by: Some(decided_by),
+            ranking: None,
         }
     }
 
