@@ -87,6 +87,15 @@ impl Error {
         }
     }
 
+    /// The error as a plain object for a result: `code`, `detail` and the facts.
+    pub fn reason(&self) -> Value {
+        let mut reason = serde_json::json!({ "code": self.code(), "detail": self.detail() });
+        if let (Some(target), Value::Object(data)) = (reason.as_object_mut(), self.data()) {
+            target.extend(data);
+        }
+        reason
+    }
+
     /// The structured facts of the error as a JSON object (`field`, `rule`, rule data).
     pub fn data(&self) -> Value {
         match self {

@@ -89,6 +89,27 @@ pub struct Outcome {
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
+/// A move's result as clients receive it: the next state, its notation, what the move did, and
+/// where the game stands.
+#[derive(Serialize)]
+pub struct Played<G: Rules> {
+    pub state: G::State,
+    pub position: String,
+    pub effects: G::Effects,
+    pub outcome: Outcome,
+}
+
+impl<G: Rules> Played<G> {
+    pub fn new(position: &G::Position, effects: G::Effects) -> Self {
+        Played {
+            state: G::to_state(position),
+            position: G::position_text(position),
+            effects,
+            outcome: G::outcome(position),
+        }
+    }
+}
+
 /// The answer to "may this move be played here?" (an illegal move is an answer, not an error).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict<P, E> {
@@ -134,6 +155,25 @@ pub struct Replay<G: Rules> {
     pub plies: usize,
     /// The first illegal ply (its index) and why, if any.
     pub failure: Option<(usize, Error)>,
+}
+
+impl<G: Rules> Replay<G> {
+    /// The result as clients receive it: legal, plies, the final state, and the failing ply if any.
+    pub fn summary<S: AsRef<str>>(&self, moves: &[S]) -> Value {
+        let mut result = serde_json::json!({
+            "legal": self.failure.is_none(),
+            "plies": self.plies,
+            "state": G::to_state(&self.position),
+            "position": G::position_text(&self.position),
+            "outcome": G::outcome(&self.position),
+        });
+        if let (Some((ply, error)), Some(object)) = (&self.failure, result.as_object_mut()) {
+            object.insert("ply".into(), serde_json::json!(ply));
+            object.insert("move".into(), serde_json::json!(moves[*ply].as_ref()));
+            object.insert("reason".into(), error.reason());
+        }
+        result
+    }
 }
 
 pub fn replay<G: Rules, S: AsRef<str>>(

@@ -1,9 +1,11 @@
 //! Referee's rules core: one module per game behind the `Rules` contract, plus the Python bindings.
 
+pub mod batch;
 pub mod chance;
 pub mod error;
 pub mod game;
 pub mod iago;
+pub mod registry;
 
 #[cfg(feature = "python")]
 mod python;

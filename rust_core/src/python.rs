@@ -4,36 +4,18 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use pythonize::{depythonize, pythonize};
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::batch;
 use crate::error::Error;
-use crate::game::{self, Outcome, Rules, Verdict};
-use crate::iago::Iago;
-
-/// The games this build knows. Adding a game: a module implementing `Rules` and one arm here.
-#[derive(Clone, Copy)]
-enum GameKind {
-    Iago,
-}
-
-const GAMES: [(&str, GameKind); 1] = [(Iago::NAME, GameKind::Iago)];
-
-/// Runs `$body` with `$G` standing for the game type of `$kind`.
-macro_rules! with_game {
-    ($kind:expr, $G:ident => $body:expr) => {
-        match $kind {
-            GameKind::Iago => {
-                type $G = Iago;
-                $body
-            }
-        }
-    };
-}
+use crate::game::{self, Played, Rules};
+use crate::registry::GameKind;
+use crate::with_game;
 
 fn raise(py: Python<'_>, error: &Error) -> PyErr {
     let class_name = match error {
@@ -50,15 +32,6 @@ fn raise(py: Python<'_>, error: &Error) -> PyErr {
         Ok(PyErr::from_value(class.call1((error.detail(), data))?))
     };
     build().unwrap_or_else(|failure| failure)
-}
-
-/// The reason of a refused move (or bad batch item) as a plain object: code, detail and the facts.
-fn reason(error: &Error) -> Value {
-    let mut reason = json!({ "code": error.code(), "detail": error.detail() });
-    if let (Some(target), Value::Object(data)) = (reason.as_object_mut(), error.data()) {
-        target.extend(data);
-    }
-    reason
 }
 
 fn to_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
@@ -91,23 +64,6 @@ fn position_of<G: Rules>(state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
     parse_state::<G>(state).map_err(|e| raise(state.py(), &e))
 }
 
-#[derive(Serialize)]
-struct Played<S, E> {
-    state: S,
-    position: String,
-    effects: E,
-    outcome: Outcome,
-}
-
-fn played<G: Rules>(position: &G::Position, effects: G::Effects) -> Played<G::State, G::Effects> {
-    Played {
-        state: G::to_state(position),
-        position: G::position_text(position),
-        effects,
-        outcome: G::outcome(position),
-    }
-}
-
 /// One item of a batch, already taken out of Python.
 struct BatchItem<P> {
     position: Result<P, Error>,
@@ -138,23 +94,15 @@ fn batch_item<G: Rules>(item: &Bound<'_, PyAny>) -> BatchItem<G::Position> {
     }
 }
 
-fn judge<G: Rules>(item: &BatchItem<G::Position>, with_state: bool) -> Value {
+fn judge_item<G: Rules>(item: &BatchItem<G::Position>, with_state: bool) -> Value {
     let position = match &item.position {
         Ok(position) => position,
-        Err(error) => return json!({ "error": reason(error) }),
+        Err(error) => return json!({ "error": error.reason() }),
     };
     let Some(mv) = &item.mv else {
-        return json!({ "error": reason(&Error::malformed_move("the item has no move string")) });
+        return json!({ "error": Error::malformed_move("the item has no move string").reason() });
     };
-    match game::validate::<G>(position, mv, item.player.as_deref()) {
-        Verdict::Legal { position, effects } if with_state => {
-            let mut result = json!(played::<G>(&position, effects));
-            result["legal"] = Value::Bool(true);
-            result
-        }
-        Verdict::Legal { .. } => json!({ "legal": true }),
-        Verdict::Illegal(error) => json!({ "legal": false, "reason": reason(&error) }),
-    }
+    batch::judge::<G>(position, mv, item.player.as_deref(), with_state)
 }
 
 /// A game engine: every operation of one game on plain Python values.
@@ -167,11 +115,11 @@ struct Engine {
 impl Engine {
     #[new]
     fn new(py: Python<'_>, game: &str) -> PyResult<Self> {
-        match GAMES.iter().find(|(name, _)| *name == game) {
-            Some(&(_, kind)) => Ok(Engine { kind }),
+        match GameKind::named(game) {
+            Some(kind) => Ok(Engine { kind }),
             None => {
                 let class = py.import("referee.errors")?.getattr("UnknownGame")?;
-                let known: Vec<&str> = GAMES.iter().map(|(name, _)| *name).collect();
+                let known = GameKind::names();
                 let detail = format!("unknown game {game:?}; known games: {}", known.join(", "));
                 Err(PyErr::from_value(class.call1((
                     detail,
@@ -264,7 +212,7 @@ impl Engine {
         with_game!(self.kind, G => {
             let position = position_of::<G>(state)?;
             let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
-            to_py(py, &played::<G>(&next, effects))
+            to_py(py, &Played::<G>::new(&next, effects))
         })
     }
 
@@ -279,7 +227,7 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let item = BatchItem { position: Ok(position_of::<G>(state)?), mv: Some(r#move.to_owned()), player: player.map(str::to_owned) };
-            to_py(py, &judge::<G>(&item, false))
+            to_py(py, &judge_item::<G>(&item, false))
         })
     }
 
@@ -295,20 +243,7 @@ impl Engine {
         with_game!(self.kind, G => {
             let setup = setup_of::<G>(py, setup)?;
             let replay = py.detach(|| game::replay::<G, _>(&setup, seed, &moves));
-            let mut result = json!({
-                "legal": replay.failure.is_none(),
-                "plies": replay.plies,
-                "state": G::to_state(&replay.position),
-                "position": G::position_text(&replay.position),
-                "outcome": G::outcome(&replay.position),
-            });
-            if let Some((ply, error)) = &replay.failure {
-                let object = result.as_object_mut().expect("object");
-                object.insert("ply".into(), json!(ply));
-                object.insert("move".into(), json!(moves[*ply]));
-                object.insert("reason".into(), reason(error));
-            }
-            to_py(py, &result)
+            to_py(py, &replay.summary(&moves))
         })
     }
 
@@ -323,9 +258,41 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let items: Vec<BatchItem<<G as Rules>::Position>> = items.iter().map(|item| batch_item::<G>(&item)).collect();
-            let results: Vec<Value> = py.detach(|| items.par_iter().map(|item| judge::<G>(item, with_state)).collect());
+            let results: Vec<Value> = py.detach(|| items.par_iter().map(|item| judge_item::<G>(item, with_state)).collect());
             to_py(py, &results)
         })
+    }
+
+    /// Validates NDJSON items given as bytes (one `{"state", "move", "player"?}` a line), parsing and
+    /// judging in parallel without the GIL. Returns the NDJSON results of the lines before the first
+    /// line that is not JSON, their count, and that line's `(number, detail)` if there is one.
+    #[pyo3(signature = (data, with_state=false, first_index=0))]
+    fn validate_lines<'py>(
+        &self,
+        py: Python<'py>,
+        data: &[u8],
+        with_state: bool,
+        first_index: usize,
+    ) -> (Bound<'py, PyBytes>, usize, Option<(usize, String)>) {
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, with_state, first_index)));
+        let malformed = output.malformed.map(|m| (m.line, m.detail));
+        (PyBytes::new(py, &output.ndjson), output.items, malformed)
+    }
+
+    /// Validates a JSON array of at most `max_items` items given as bytes; the results as a JSON
+    /// array (bytes) and their count. Raises ValueError when the input is not such an array.
+    #[pyo3(signature = (data, with_state=false, max_items=usize::MAX))]
+    fn validate_array<'py>(
+        &self,
+        py: Python<'py>,
+        data: &[u8],
+        with_state: bool,
+        max_items: usize,
+    ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, with_state, max_items)));
+        output
+            .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
+            .map_err(PyValueError::new_err)
     }
 
     /// Number of move sequences of exactly `depth` plies from a state.
@@ -343,13 +310,23 @@ impl Engine {
 /// The names of the games this build knows.
 #[pyfunction]
 fn games() -> Vec<&'static str> {
-    GAMES.iter().map(|(name, _)| *name).collect()
+    GameKind::names()
+}
+
+/// Replays game records given as NDJSON bytes (any mix of games), in parallel without the GIL;
+/// NDJSON results in input order, numbered from `first_record`.
+#[pyfunction]
+#[pyo3(signature = (data, first_record=1))]
+fn replay_records<'py>(py: Python<'py>, data: &[u8], first_record: usize) -> Bound<'py, PyBytes> {
+    let output = py.detach(|| batch::replay_records(data, first_record));
+    PyBytes::new(py, &output)
 }
 
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Engine>()?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
+    module.add_function(wrap_pyfunction!(replay_records, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -35,6 +35,7 @@ __all__ = [
     "UnknownGame",
     "game",
     "games",
+    "replay_records",
 ]
 __version__ = _core.__version__
 
@@ -44,6 +45,14 @@ State = Mapping[str, Any]
 def games() -> list[str]:
     """The names of the games this build plays."""
     return _core.games()
+
+
+def replay_records(data: bytes, first_record: int = 1) -> bytes:
+    """Replays game records, NDJSON bytes with one ``{"game", "variant"?, "options"?, "seed"?, "moves",
+    "id"?}`` a line (games may be mixed), on every core. Returns one NDJSON result a line, in input order,
+    numbered ``record`` from ``first_record``: the outcome, or the first illegal ply and why, or the error
+    that makes the line no record."""
+    return _core.replay_records(data, first_record)
 
 
 def game(name: str, variant: str | None = None, options: Mapping[str, Any] | None = None) -> Game:
@@ -123,6 +132,22 @@ class Game:
         """Validates many ``{"state", "move", "player"?}`` items in one native call, in parallel.
         Results keep input order; a bad item gets ``{"error": {...}}`` without failing the others."""
         return self._engine.validate_batch(list(items), with_state)
+
+    def play_batch(self, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Like ``validate_batch``, with the next state, effects and outcome of every legal move."""
+        return self._engine.validate_batch(list(items), True)
+
+    def validate_batch_json(self, data: bytes, with_state: bool = False) -> bytes:
+        """The batch path for data that is already JSON: a JSON array of items gives a JSON array of
+        results, NDJSON gives NDJSON. Parsing runs in parallel with the rules and nothing becomes a Python
+        object, so this is the fastest way to validate many items. Raises ValueError for input that is
+        not such an array, or at the first NDJSON line that is not JSON."""
+        if data.lstrip()[:1] == b"[":
+            return self._engine.validate_array(data, with_state)[0]
+        results, _, malformed = self._engine.validate_lines(data, with_state)
+        if malformed is not None:
+            raise ValueError(f"line {malformed[0]} is not valid JSON: {malformed[1]}")
+        return results
 
     def perft(self, state: State | str, depth: int) -> int:
         """The number of move sequences of exactly ``depth`` plies."""

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import orjson
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, current_app, request, stream_with_context
 from marshmallow import Schema, ValidationError
 
 from referee import _core
 from referee.errors import RefereeError
 from referee.problems import Problem
-from referee.schemas import BatchItem, MoveRequest, NewRequest, ReplayRequest, StateRequest, malformed
+from referee.schemas import MoveRequest, NewRequest, ReplayRequest, StateRequest, malformed
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -25,7 +25,6 @@ _new_request = NewRequest()
 _state_request = StateRequest()
 _move_request = MoveRequest()
 _replay_request = ReplayRequest()
-_batch_item = BatchItem()
 
 
 def json_response(body: Any, status: int = 200) -> Response:
@@ -138,21 +137,6 @@ def replay(game: str) -> Response:
     return json_response(engine_call(engine.replay, body["moves"], setup_of(body), body.get("seed")))
 
 
-def batch_items() -> list[Any]:
-    """The items of a batch body: a JSON array, or NDJSON with one item a line."""
-    data = body_bytes(JSON, NDJSON)
-    if request.mimetype == JSON:
-        items = parse_json(data)
-        if not isinstance(items, list):
-            raise Problem.malformed("body", "not an array", "a JSON batch is an array of items")
-    else:
-        items = [parse_json(line, f"line {number}") for number, line in enumerate(data.splitlines(), 1) if line.strip()]
-    limit = current_app.config["REFEREE"].max_batch_items
-    if len(items) > limit:
-        raise Problem.malformed("body", f"more than {limit} items", f"a batch has at most {limit} items, this one has {len(items)}")
-    return items
-
-
 def flag(name: str) -> bool:
     """A boolean query parameter: absent, `true` or `false`, once."""
     values = request.args.getlist(name)
@@ -165,28 +149,89 @@ def flag(name: str) -> bool:
 
 @v1.post("/games/<game>/batch")
 def batch(game: str) -> Response:
-    """Validates every item; a bad item gets its own error and never fails the others."""
+    """Validates every item; a bad item gets its own error and never fails the others. A JSON array is
+    answered at once; NDJSON is read and answered as a stream, chunk by chunk, in constant memory."""
     engine = engine_of(game)
     with_state = flag("with_state")
-    items = batch_items()
-    results: list[dict[str, Any] | None] = [None] * len(items)
-    good: list[dict[str, Any]] = []
-    good_index: list[int] = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            error = ValidationError({"item": ["not a JSON object"]})
-        else:
+    if request.mimetype == NDJSON:
+        return stream_batch(engine, with_state)
+    settings = current_app.config["REFEREE"]
+    data = body_bytes(JSON, NDJSON)
+    try:
+        results, count = engine.validate_array(data, with_state, settings.max_batch_items)
+    except ValueError as error:
+        raise Problem.malformed("body", "not a batch", str(error)) from None
+    return Response(b'{"results":%b,"count":%d}' % (results, count), mimetype=JSON)
+
+
+#: Bytes read from a streamed batch before they are judged: large enough for the native batch to run
+#: in parallel, small enough that memory stays flat however long the stream.
+STREAM_CHUNK_BYTES = 1 << 20
+
+
+def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]:
+    """Whole lines of a byte stream, in chunks of about STREAM_CHUNK_BYTES, each with the number of lines
+    before it. A line longer than `max_line_bytes` is a problem."""
+    pending, lines_before = b"", 0
+    while True:
+        block = stream.read(STREAM_CHUNK_BYTES)
+        data = pending + block
+        cut = data.rfind(b"\n") + 1 if block else len(data)
+        chunk, pending = data[:cut], data[cut:]
+        if len(pending) > max_line_bytes:
+            line = lines_before + chunk.count(b"\n") + 1
+            raise Problem("payload-too-large", f"line {line} is longer than {max_line_bytes} bytes", line=line)
+        if chunk:
+            yield chunk, lines_before
+            lines_before += chunk.count(b"\n")
+        if not block:
+            return
+
+
+def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
+    """NDJSON in, NDJSON out. The first chunk (about a megabyte) is judged before answering, so that a
+    malformed line in it, or an empty body, is a plain 400 problem; later, such a fault ends the stream
+    with a problem line after the results of the lines before it."""
+    settings = current_app.config["REFEREE"]
+    request.max_content_length = None  # streamed: bounded per line and by item count, not in total
+    chunks = line_chunks(request.stream, settings.max_line_bytes)
+
+    def judge(chunk: bytes, lines_before: int, first_index: int) -> tuple[bytes, int, Problem | None]:
+        results, count, malformed_line = engine.validate_lines(chunk, with_state, first_index)
+        problem = None
+        if malformed_line is not None:
+            line = lines_before + malformed_line[0]
+            problem = Problem("malformed-json", f"line {line} is not valid JSON: {malformed_line[1]}", line=line)
+        limit = settings.max_stream_items
+        if first_index + count > limit:
+            count = max(limit - first_index, 0)
+            results = b"".join(results.splitlines(keepends=True)[:count])
+            problem = Problem.malformed("body", f"more than {limit} items", f"a streamed batch has at most {limit} items")
+        return results, count, problem
+
+    first = next(chunks, None)
+    if first is None:
+        raise Problem("malformed-json", "the body is empty")
+    results, count, problem = judge(*first, 0)
+    if problem is not None:
+        raise problem
+
+    def answer() -> Iterator[bytes]:
+        nonlocal results, count, problem
+        index = 0
+        while True:
+            yield results
+            index += count
+            if problem is not None:
+                yield orjson.dumps(problem.body()) + b"\n"
+                return
             try:
-                good.append(_batch_item.load(item))
-                good_index.append(index)
+                chunk, lines_before = next(chunks)
+            except StopIteration:
+                return
+            except Problem as too_long:
+                problem, results, count = too_long, b"", 0
                 continue
-            except ValidationError as invalid:
-                error = invalid
-        results[index] = {"error": {"code": "malformed-request", **malformed(error)}}
-    for index, result in zip(good_index, engine.validate_batch(good, with_state)):
-        results[index] = result
-    for index, result in enumerate(results):
-        result["index"] = index  # type: ignore[index]
-    if request.mimetype == NDJSON:  # NDJSON in, NDJSON out: one result a line, in input order
-        return Response(b"".join(orjson.dumps(result) + b"\n" for result in results), mimetype=NDJSON)
-    return json_response({"results": results, "count": len(results)})
+            results, count, problem = judge(chunk, lines_before, index)
+
+    return Response(stream_with_context(answer()), mimetype=NDJSON)

@@ -49,7 +49,11 @@ class Problem(Exception):
     def from_engine(cls, error: RefereeError) -> Problem:
         return cls(error.code, error.detail, **error.data)
 
-    def response(self) -> Response:
+    @property
+    def status(self) -> int:
+        return CODES[self.code][0]
+
+    def body(self) -> dict[str, Any]:
         status, title = CODES[self.code]
         body: dict[str, Any] = {
             "type": PROBLEM_TYPE + self.code,
@@ -62,4 +66,7 @@ class Problem(Exception):
         request_id = g.get("request_id")
         if request_id:
             body["request_id"] = request_id
-        return Response(orjson.dumps(body), status=status, mimetype="application/problem+json")
+        return body
+
+    def response(self) -> Response:
+        return Response(orjson.dumps(self.body()), status=self.status, mimetype="application/problem+json")

@@ -25,6 +25,10 @@ class Settings:
     max_body_bytes: int = 8 * 1024 * 1024
     #: Most items in one batch request.
     max_batch_items: int = 10_000
+    #: Most items in one streamed (NDJSON) batch request.
+    max_stream_items: int = 10_000_000
+    #: Longest line of a streamed (NDJSON) batch request.
+    max_line_bytes: int = 1024 * 1024
     #: Most moves in one replay request.
     max_replay_moves: int = 10_000
     #: Log level of the JSON logs.
@@ -37,6 +41,8 @@ class Settings:
         return cls(
             max_body_bytes=_int("REFEREE_MAX_BODY_BYTES", cls.max_body_bytes),
             max_batch_items=_int("REFEREE_MAX_BATCH_ITEMS", cls.max_batch_items),
+            max_stream_items=_int("REFEREE_MAX_STREAM_ITEMS", cls.max_stream_items),
+            max_line_bytes=_int("REFEREE_MAX_LINE_BYTES", cls.max_line_bytes),
             max_replay_moves=_int("REFEREE_MAX_REPLAY_MOVES", cls.max_replay_moves),
             log_level=os.environ.get("REFEREE_LOG_LEVEL", cls.log_level).upper(),
             access_log=os.environ.get("REFEREE_ACCESS_LOG", "1") not in ("0", "false", "no"),

@@ -1,0 +1,456 @@
+//! Batches as JSON text: many (state, move) items validated, or many game records replayed, in parallel.
+//!
+//! Input and output stay JSON bytes, so that a batch crosses the Python boundary once as one buffer and
+//! the parsing runs in parallel with the rules (converting Python objects needs the GIL; bytes do not).
+//! Item envelopes are checked here exactly as the service's marshmallow `BatchItem` schema checks them
+//! (same fields, same messages); a test holds the two together.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+use rayon::prelude::*;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use crate::error::Error;
+use crate::game::{self, Played, Rules, Verdict};
+use crate::registry::GameKind;
+
+/// Longest move string of a batch item, in characters (as the HTTP schemas).
+pub const MAX_MOVE_CHARS: usize = 256;
+/// Longest player name of a batch item, in characters.
+pub const MAX_PLAYER_CHARS: usize = 64;
+
+/// A line of NDJSON input that is not JSON: the batch stops there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MalformedLine {
+    /// 1-based line number within the input given.
+    pub line: usize,
+    pub detail: String,
+}
+
+/// The results of the lines before the first malformed one (all of them when none is), as NDJSON.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub ndjson: Vec<u8>,
+    pub items: usize,
+    pub malformed: Option<MalformedLine>,
+}
+
+/// The non-blank lines of NDJSON input with their 1-based line numbers.
+fn lines(data: &[u8]) -> Vec<(usize, &[u8])> {
+    data.split(|&byte| byte == b'\n')
+        .enumerate()
+        .map(|(index, line)| (index + 1, line.strip_suffix(b"\r").unwrap_or(line)))
+        .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
+        .collect()
+}
+
+/// Validates NDJSON items (`{"state", "move", "player"?}` a line), one result a line in input order,
+/// each with its `index` (counted from `first_index`). A bad item gets an error result and never fails
+/// its neighbours; a line that is not JSON stops the batch there.
+pub fn validate_lines<G: Rules>(data: &[u8], with_state: bool, first_index: usize) -> Output {
+    let lines = lines(data);
+    let results: Vec<Result<Vec<u8>, MalformedLine>> = lines
+        .par_iter()
+        .enumerate()
+        .map(|(offset, &(line, text))| {
+            let item = serde_json::from_slice::<&RawValue>(text).map_err(|e| MalformedLine {
+                line,
+                detail: e.to_string(),
+            })?;
+            let mut out = item_result::<G>(item, first_index + offset, with_state);
+            out.push(b'\n');
+            Ok(out)
+        })
+        .collect();
+    let mut output = Output::default();
+    for result in results {
+        match result {
+            Ok(bytes) => {
+                output.ndjson.extend_from_slice(&bytes);
+                output.items += 1;
+            }
+            Err(malformed) => {
+                output.malformed = Some(malformed);
+                break;
+            }
+        }
+    }
+    output
+}
+
+/// Validates a JSON array of at most `max_items` items; the results as a JSON array in input order,
+/// and their count. `Err` says why when the input is not such an array.
+pub fn validate_array<G: Rules>(
+    data: &[u8],
+    with_state: bool,
+    max_items: usize,
+) -> Result<(Vec<u8>, usize), String> {
+    let items: Vec<&RawValue> = serde_json::from_slice(data)
+        .map_err(|e| format!("a JSON batch is an array of items: {e}"))?;
+    if items.len() > max_items {
+        return Err(format!(
+            "a batch has at most {max_items} items, this one has {}",
+            items.len()
+        ));
+    }
+    let results: Vec<Vec<u8>> = items
+        .par_iter()
+        .enumerate()
+        .map(|(index, item)| item_result::<G>(item, index, with_state))
+        .collect();
+    let mut out = Vec::with_capacity(results.iter().map(|r| r.len() + 1).sum::<usize>() + 2);
+    out.push(b'[');
+    for (index, result) in results.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(result);
+    }
+    out.push(b']');
+    Ok((out, items.len()))
+}
+
+/// The verdict on one `(state, move, player)`: `{"legal": true}` (with the next state, effects and
+/// outcome when `with_state`), `{"legal": false, "reason": ...}`, or `{"error": ...}` for a bad state.
+pub fn judge<G: Rules>(
+    position: &G::Position,
+    mv: &str,
+    player: Option<&str>,
+    with_state: bool,
+) -> Value {
+    match game::validate::<G>(position, mv, player) {
+        Verdict::Legal { position, effects } if with_state => {
+            let mut result = json!(Played::<G>::new(&position, effects));
+            result["legal"] = Value::Bool(true);
+            result
+        }
+        Verdict::Legal { .. } => json!({ "legal": true }),
+        Verdict::Illegal(error) => json!({ "legal": false, "reason": error.reason() }),
+    }
+}
+
+/// The fields of an item envelope, each still raw JSON, and the names of any others.
+#[derive(Default)]
+struct Envelope<'a> {
+    state: Option<&'a RawValue>,
+    mv: Option<&'a RawValue>,
+    player: Option<&'a RawValue>,
+    unknown: Vec<String>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EnvelopeVisitor;
+        impl<'de> Visitor<'de> for EnvelopeVisitor {
+            type Value = Envelope<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut envelope = Envelope::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    match key.as_ref() {
+                        "state" => envelope.state = Some(value),
+                        "move" => envelope.mv = Some(value),
+                        "player" => envelope.player = Some(value),
+                        other => envelope.unknown.push(other.to_owned()),
+                    }
+                }
+                Ok(envelope)
+            }
+        }
+        deserializer.deserialize_map(EnvelopeVisitor)
+    }
+}
+
+/// A JSON string of 1..=`max` characters, or the schema's message about it.
+fn text_field(raw: &RawValue, max: usize) -> Result<String, String> {
+    let text: String =
+        serde_json::from_str(raw.get()).map_err(|_| "Not a valid string.".to_owned())?;
+    if (1..=max).contains(&text.chars().count()) {
+        Ok(text)
+    } else {
+        Err(format!("Length must be between 1 and {max}."))
+    }
+}
+
+/// The envelope check of one item: the state's JSON, the move, the player; or the per-field errors
+/// of a `malformed-request`, in the shape the service gives them.
+fn open_item(item: &RawValue) -> Result<(&str, String, Option<String>), Value> {
+    let mut errors: Vec<(String, String)> = Vec::new();
+    let Ok(envelope) = serde_json::from_str::<Envelope>(item.get()) else {
+        errors.push(("item".into(), "not a JSON object".into()));
+        return Err(malformed_request(&errors));
+    };
+    let state = match envelope.state {
+        None => {
+            errors.push(("state".into(), "Missing data for required field.".into()));
+            None
+        }
+        Some(raw) if raw.get().starts_with('{') => Some(raw.get()),
+        Some(_) => {
+            errors.push(("state".into(), "Not a valid mapping type.".into()));
+            None
+        }
+    };
+    let mv = match envelope.mv.map(|raw| text_field(raw, MAX_MOVE_CHARS)) {
+        None => {
+            errors.push(("move".into(), "Missing data for required field.".into()));
+            None
+        }
+        Some(Ok(mv)) => Some(mv),
+        Some(Err(message)) => {
+            errors.push(("move".into(), message));
+            None
+        }
+    };
+    let player = match envelope.player {
+        Some(raw) if raw.get() != "null" => match text_field(raw, MAX_PLAYER_CHARS) {
+            Ok(player) => Some(player),
+            Err(message) => {
+                errors.push(("player".into(), message));
+                None
+            }
+        },
+        _ => None,
+    };
+    for field in envelope.unknown {
+        errors.push((field, "Unknown field.".into()));
+    }
+    match (state, mv) {
+        (Some(state), Some(mv)) if errors.is_empty() => Ok((state, mv, player)),
+        _ => Err(malformed_request(&errors)),
+    }
+}
+
+fn malformed_request(errors: &[(String, String)]) -> Value {
+    let mut detail = String::new();
+    for (index, (field, message)) in errors.iter().enumerate() {
+        let separator = if index == 0 { "" } else { "; " };
+        let _ = write!(detail, "{separator}{field}: {message}");
+    }
+    let errors: Vec<Value> = errors
+        .iter()
+        .map(|(field, message)| json!({ "field": field, "message": message }))
+        .collect();
+    json!({ "code": "malformed-request", "detail": detail, "errors": errors })
+}
+
+/// One item's result as JSON bytes, `index` first.
+fn item_result<G: Rules>(item: &RawValue, index: usize, with_state: bool) -> Vec<u8> {
+    let verdict = match open_item(item) {
+        Err(error) => json!({ "error": error }),
+        Ok((state, mv, player)) => match parse_state::<G>(state) {
+            Err(error) => json!({ "error": error.reason() }),
+            Ok(position) => {
+                // The common answer, written without building a JSON value.
+                if !with_state {
+                    if let Verdict::Legal { .. } =
+                        game::validate::<G>(&position, &mv, player.as_deref())
+                    {
+                        return format!("{{\"index\":{index},\"legal\":true}}").into_bytes();
+                    }
+                }
+                judge::<G>(&position, &mv, player.as_deref(), with_state)
+            }
+        },
+    };
+    let mut out = Vec::with_capacity(64);
+    let _ = write!(out, "{{\"index\":{index},");
+    let body = serde_json::to_vec(&verdict).expect("a JSON value serializes");
+    out.extend_from_slice(&body[1..]); // the verdict's fields after `{`
+    out
+}
+
+/// A state given as JSON text, checked.
+pub fn parse_state<G: Rules>(json: &str) -> Result<G::Position, Error> {
+    let state: G::State =
+        serde_json::from_str(json).map_err(|e| Error::invalid_state("state", e.to_string()))?;
+    G::from_state(state)
+}
+
+/// One game record of an archive: which game, its setup, and the moves played.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Record<'a> {
+    game: String,
+    #[serde(borrow, default)]
+    variant: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    options: Option<&'a RawValue>,
+    #[serde(default)]
+    seed: Option<u64>,
+    moves: Vec<String>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+}
+
+/// Replays game records (NDJSON, one `{"game", "variant"?, "options"?, "seed"?, "moves", "id"?}` a
+/// line), in parallel; one result a line in input order, numbered `record` from `first_record`. Every
+/// line gets a result: a line that is not a record gets an error and the archive goes on.
+pub fn replay_records(data: &[u8], first_record: usize) -> Vec<u8> {
+    let lines = lines(data);
+    let results: Vec<Vec<u8>> = lines
+        .par_iter()
+        .enumerate()
+        .map(|(offset, &(_, text))| {
+            let mut result = record_result(text, first_record + offset);
+            result.push(b'\n');
+            result
+        })
+        .collect();
+    results.concat()
+}
+
+fn record_result(text: &[u8], number: usize) -> Vec<u8> {
+    let mut head = json!({ "record": number });
+    let body = match serde_json::from_slice::<Record>(text) {
+        Err(error) => {
+            // Echo the id of a record that parses as JSON but is not a record, to help find it.
+            if let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(text) {
+                if let Some(id) = object.get("id") {
+                    head["id"] = id.clone();
+                }
+            }
+            json!({ "error": { "code": "malformed-record", "detail": error.to_string() } })
+        }
+        Ok(record) => {
+            if let Some(id) = record.id {
+                head["id"] = serde_json::from_str(id.get()).expect("raw JSON parses");
+            }
+            head["game"] = json!(record.game);
+            match GameKind::named(&record.game) {
+                None => json!({ "error": {
+                    "code": "unknown-game",
+                    "detail": format!("unknown game {:?}; known games: {}", record.game, GameKind::names().join(", ")),
+                } }),
+                Some(kind) => crate::with_game!(kind, G => replay_record::<G>(&record)),
+            }
+        }
+    };
+    if let (Some(target), Value::Object(fields)) = (head.as_object_mut(), body) {
+        target.extend(fields);
+    }
+    serde_json::to_vec(&head).expect("a JSON value serializes")
+}
+
+fn replay_record<G: Rules>(record: &Record) -> Value {
+    let mut setup = String::from("{");
+    if let Some(variant) = record.variant {
+        let _ = write!(setup, "\"variant\":{},", variant.get());
+    }
+    if let Some(options) = record.options {
+        let _ = write!(setup, "\"options\":{},", options.get());
+    }
+    if setup.ends_with(',') {
+        setup.pop();
+    }
+    setup.push('}');
+    let setup = serde_json::from_str::<G::Setup>(&setup)
+        .map_err(|e| Error::invalid_options("setup", e.to_string()))
+        .and_then(G::check_setup);
+    match setup {
+        Err(error) => json!({ "error": error.reason() }),
+        Ok(setup) => {
+            let mut summary =
+                game::replay::<G, _>(&setup, record.seed, &record.moves).summary(&record.moves);
+            // The position string says all the state does, in a fraction of the bytes of an archive.
+            if let Some(object) = summary.as_object_mut() {
+                object.remove("state");
+            }
+            summary
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iago::Iago;
+
+    fn start() -> String {
+        let position = Iago::start(
+            &Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap(),
+            None,
+        );
+        serde_json::to_string(&Iago::to_state(&position)).unwrap()
+    }
+
+    #[test]
+    fn lines_keep_order_and_stop_at_a_malformed_line() {
+        let state = start();
+        let input = format!(
+            "{{\"state\":{state},\"move\":\"e4\"}}\n\n{{\"state\":{state},\"move\":\"e5\"}}\n{{\"move\":7}}\nnot json\n{{\"state\":{state},\"move\":\"e5\"}}\n"
+        );
+        let output = validate_lines::<Iago>(input.as_bytes(), false, 10);
+        let results: Vec<Value> = output
+            .ndjson
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect();
+        assert_eq!(output.items, 3);
+        assert_eq!(results[0]["index"], 10);
+        assert_eq!(results[0]["legal"], true);
+        assert_eq!(results[1]["legal"], false);
+        assert_eq!(results[1]["reason"]["code"], "illegal-move");
+        assert_eq!(results[2]["error"]["code"], "malformed-request");
+        let fields: Vec<&str> = results[2]["error"]["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["field"].as_str().unwrap())
+            .collect();
+        assert_eq!(fields, ["state", "move"]);
+        assert_eq!(output.malformed.as_ref().map(|m| m.line), Some(5));
+    }
+
+    #[test]
+    fn an_array_gives_an_array_in_order() {
+        let state = start();
+        let input = format!(
+            "[{{\"state\":{state},\"move\":\"e4\"}}, 3, {{\"state\":{{}},\"move\":\"e5\"}}]"
+        );
+        let results: Vec<Value> =
+            serde_json::from_slice(&validate_array::<Iago>(input.as_bytes(), true, 3).unwrap().0)
+                .unwrap();
+        assert_eq!(results.len(), 3);
+        assert_eq!(results[0]["legal"], true);
+        assert!(results[0]["state"].is_object());
+        assert_eq!(results[1]["error"]["errors"][0]["field"], "item");
+        assert_eq!(results[2]["error"]["code"], "invalid-state");
+        assert!(validate_array::<Iago>(b"{}", false, 3).is_err());
+        assert!(validate_array::<Iago>(input.as_bytes(), false, 2).is_err());
+    }
+
+    #[test]
+    fn records_replay_and_report_the_first_illegal_ply() {
+        let input = b"{\"game\":\"iago\",\"moves\":[\"e4\"],\"id\":\"g1\"}\n\
+            {\"game\":\"iago\",\"moves\":[\"e4\",\"e5\"]}\n\
+            {\"game\":\"chess\",\"moves\":[]}\n\
+            {\"game\":\"iago\",\"variant\":\"nope\",\"moves\":[]}\n\
+            broken\n";
+        let output = replay_records(input, 1);
+        let results: Vec<Value> = output
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect();
+        assert_eq!(results.len(), 5);
+        assert_eq!(results[0]["record"], 1);
+        assert_eq!(results[0]["id"], "g1");
+        assert_eq!(results[0]["legal"], true);
+        assert_eq!(results[0]["plies"], 1);
+        assert_eq!(results[1]["legal"], false);
+        assert_eq!(results[1]["ply"], 1);
+        assert_eq!(results[1]["reason"]["code"], "illegal-move");
+        assert_eq!(results[2]["error"]["code"], "unknown-game");
+        assert_eq!(results[3]["error"]["code"], "invalid-options");
+        assert_eq!(results[4]["error"]["code"], "malformed-record");
+    }
+}

@@ -1,0 +1,39 @@
+//! The games this build knows, for code that picks a game by name at run time (the Python bindings,
+//! batches of game records). Adding a game: a module implementing `Rules`, a variant, a `GAMES` entry
+//! and an arm in `with_game!`.
+
+use crate::game::Rules;
+use crate::iago::Iago;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameKind {
+    Iago,
+}
+
+pub const GAMES: [(&str, GameKind); 1] = [(Iago::NAME, GameKind::Iago)];
+
+impl GameKind {
+    pub fn named(name: &str) -> Option<GameKind> {
+        GAMES
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|&(_, kind)| kind)
+    }
+
+    pub fn names() -> Vec<&'static str> {
+        GAMES.iter().map(|(name, _)| *name).collect()
+    }
+}
+
+/// Runs `$body` with `$G` standing for the game type of `$kind`.
+#[macro_export]
+macro_rules! with_game {
+    ($kind:expr, $G:ident => $body:expr) => {
+        match $kind {
+            $crate::registry::GameKind::Iago => {
+                type $G = $crate::iago::Iago;
+                $body
+            }
+        }
+    };
+}
