@@ -138,12 +138,14 @@ class Game:
         return self._engine.validate_batch(list(items), True)
 
     def validate_batch_json(self, data: bytes, with_state: bool = False) -> bytes:
-        """The batch path for data that is already JSON: a JSON array of items gives a JSON array of
-        results, NDJSON gives NDJSON. Parsing runs in parallel with the rules and nothing becomes a Python
-        object, so this is the fastest way to validate many items. Raises ValueError for input that is
-        not such an array, or at the first NDJSON line that is not JSON."""
-        if data.lstrip()[:1] == b"[":
-            return self._engine.validate_array(data, with_state)[0]
+        """The batch path for data that is already JSON: a JSON array of items in, a JSON array of results
+        out. Parsing runs in parallel with the rules and nothing becomes a Python object, so this is the
+        fastest way to validate many items. Raises ValueError when the data is not a JSON array."""
+        return self._engine.validate_array(data, with_state)[0]
+
+    def validate_batch_ndjson(self, data: bytes, with_state: bool = False) -> bytes:
+        """Like ``validate_batch_json`` for NDJSON: one item a line in, one result a line out. Raises
+        ValueError at the first line that is not JSON."""
         results, _, malformed = self._engine.validate_lines(data, with_state)
         if malformed is not None:
             raise ValueError(f"line {malformed[0]} is not valid JSON: {malformed[1]}")

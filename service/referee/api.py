@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Iterator
 
 import orjson
@@ -178,8 +179,9 @@ def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]
         data = pending + block
         cut = data.rfind(b"\n") + 1 if block else len(data)
         chunk, pending = data[:cut], data[cut:]
-        if len(pending) > max_line_bytes:
-            line = lines_before + chunk.count(b"\n") + 1
+        lengths = [len(line) for line in chunk.split(b"\n")] + [len(pending)]
+        if max(lengths) > max_line_bytes:
+            line = lines_before + next(n for n, length in enumerate(lengths, 1) if length > max_line_bytes)
             raise Problem("payload-too-large", f"line {line} is longer than {max_line_bytes} bytes", line=line)
         if chunk:
             yield chunk, lines_before
@@ -193,7 +195,7 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     malformed line in it, or an empty body, is a plain 400 problem; later, such a fault ends the stream
     with a problem line after the results of the lines before it."""
     settings = current_app.config["REFEREE"]
-    request.max_content_length = None  # streamed: bounded per line and by item count, not in total
+    request.max_content_length = sys.maxsize  # streamed: bounded per line and by item count, not in total
     chunks = line_chunks(request.stream, settings.max_line_bytes)
 
     def judge(chunk: bytes, lines_before: int, first_index: int) -> tuple[bytes, int, Problem | None]:
@@ -215,6 +217,8 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     results, count, problem = judge(*first, 0)
     if problem is not None:
         raise problem
+    if count == 0:
+        raise Problem("malformed-json", "the body has no items")
 
     def answer() -> Iterator[bytes]:
         nonlocal results, count, problem

@@ -1,0 +1,149 @@
+"""The batch paths: JSON bytes judged natively (embedding and HTTP), streamed NDJSON, game records."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from hypothesis import given, settings, strategies as st
+from marshmallow import ValidationError
+
+import referee
+from referee.app import create_app
+from referee.schemas import BatchItem
+from referee.settings import Settings
+
+game = referee.game("iago")
+START = game.new()
+NDJSON = "application/x-ndjson"
+
+
+def ndjson(items) -> bytes:
+    return b"".join(orjson.dumps(item) + b"\n" for item in items)
+
+
+def results_of(data: bytes) -> list[dict]:
+    return [orjson.loads(line) for line in data.splitlines()]
+
+
+# ------------------------------------------------------------------ one envelope check, two homes
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 10) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+    max_leaves=4,
+)
+items = st.one_of(
+    json_values,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "state": st.one_of(st.just(START), json_values),
+            "move": st.one_of(st.sampled_from(["e4", "", "x" * 257, "é" * 256]), json_values),
+            "player": st.one_of(st.sampled_from(["black", "", "p" * 65]), json_values),
+            "extra": json_values,
+        },
+    ),
+)
+
+
+@given(item=items)
+@settings(max_examples=300, deadline=None)
+def test_the_native_item_check_agrees_with_the_marshmallow_schema(item) -> None:
+    """The native batch checks item envelopes itself (no Python objects on the fast path); it must accept
+    and refuse exactly what the service's BatchItem schema does, naming the same fields."""
+    [result] = results_of(game.validate_batch_ndjson(ndjson([item])))
+    native_fields = {error["field"] for error in result.get("error", {}).get("errors", [])}
+    if not isinstance(item, dict):
+        assert native_fields == {"item"}
+        return
+    try:
+        BatchItem().load(item)
+        schema_fields: set[str] = set()
+    except ValidationError as error:
+        schema_fields = set(error.messages)
+    assert native_fields == schema_fields
+
+
+# ------------------------------------------------------------------ embedding
+
+def test_json_batches_in_process_keep_order_and_framing() -> None:
+    batch = [{"state": START, "move": "e4"}, {"state": START, "move": "e5"}, 7, {"state": {}, "move": "e4"}]
+    as_array = orjson.loads(game.validate_batch_json(orjson.dumps(batch)))
+    as_lines = results_of(game.validate_batch_ndjson(ndjson(batch)))
+    assert as_array == as_lines
+    assert [r["index"] for r in as_array] == [0, 1, 2, 3]
+    assert as_array[0] == {"index": 0, "legal": True}
+    assert as_array[1]["reason"]["rule"] == "centre-needs-flip"
+    assert as_array[2]["error"]["code"] == "malformed-request"
+    assert as_array[3]["error"]["code"] == "invalid-state"
+    # The same verdicts as the object path.
+    objects = game.validate_batch([item for item in batch if isinstance(item, dict)])
+    assert objects[0] == {"legal": True} and objects[1]["reason"] == as_array[1]["reason"]
+    with pytest.raises(ValueError, match="line 2"):
+        game.validate_batch_ndjson(b'{"state": {}, "move": "e4"}\n{oops\n')
+    with pytest.raises(ValueError, match="array"):
+        game.validate_batch_json(b'{"state": {}, "move": "e4"}')
+
+
+def test_play_batch_gives_next_states() -> None:
+    [played, refused] = game.play_batch([{"state": START, "move": "e4"}, {"state": START, "move": "e5"}])
+    assert played["legal"] is True and played["state"] == game.play(START, "e4")["state"]
+    assert refused["legal"] is False
+
+
+def test_records_of_any_game_replay_in_order() -> None:
+    records = [
+        {"game": "iago", "moves": ["e4"], "id": 1},
+        {"game": "iago", "moves": ["e4", "e5"], "id": "two"},
+        {"game": "nope", "moves": []},
+        {"game": "iago", "moves": "e4"},
+    ]
+    results = results_of(referee.replay_records(ndjson(records) + b"{broken\n", first_record=5))
+    assert [r["record"] for r in results] == [5, 6, 7, 8, 9]
+    assert results[0]["legal"] is True and results[0]["id"] == 1
+    assert results[0]["position"] == game.play(START, "e4")["position"]
+    assert results[1]["legal"] is False and results[1]["ply"] == 1 and results[1]["move"] == "e5"
+    assert results[2]["error"]["code"] == "unknown-game"
+    assert results[3]["error"]["code"] == "malformed-record"
+    assert results[4]["error"]["code"] == "malformed-record"
+
+
+# ------------------------------------------------------------------ HTTP streaming
+
+@pytest.fixture()
+def stream_client():
+    app = create_app(Settings(access_log=False, max_body_bytes=64 * 1024, max_stream_items=30_000, max_line_bytes=8192))
+    return app.test_client()
+
+
+def test_a_long_ndjson_stream_is_answered_in_order_beyond_the_body_limit(stream_client) -> None:
+    moves = ["e4", "e5", "d4"]
+    body = ndjson({"state": START, "move": moves[i % 3]} for i in range(12_000))
+    assert len(body) > 2 * (1 << 20)  # several chunks, and far beyond the 64 KiB body limit
+    response = stream_client.post("/v1/games/iago/batch", data=body, content_type=NDJSON)
+    assert response.status_code == 200 and response.mimetype == NDJSON
+    results = results_of(response.data)
+    assert [r["index"] for r in results] == list(range(12_000))
+    expected = [r["legal"] for r in game.validate_batch([{"state": START, "move": m} for m in moves])]
+    assert [r["legal"] for r in results] == expected * 4000
+
+
+def test_a_malformed_line_after_the_first_chunk_ends_the_stream_with_a_problem(stream_client) -> None:
+    good = ndjson({"state": START, "move": "e4"} for _ in range(6_000))
+    response = stream_client.post("/v1/games/iago/batch", data=good + b"{nope\n" + good, content_type=NDJSON)
+    assert response.status_code == 200
+    *results, problem = results_of(response.data)
+    assert len(results) == 6_000 and all(r["legal"] for r in results)
+    assert problem["code"] == "malformed-json" and problem["line"] == 6_001 and problem["status"] == 400
+
+
+def test_stream_limits(stream_client) -> None:
+    too_long = ndjson([{"state": START, "move": "e4"}]) + b'{"pad": "' + b"x" * 9000 + b'"}\n'
+    response = stream_client.post("/v1/games/iago/batch", data=too_long, content_type=NDJSON)
+    assert response.status_code == 413 and response.json["line"] == 2
+    many = ndjson({"state": START, "move": "e4"} for _ in range(30_001))
+    response = stream_client.post("/v1/games/iago/batch", data=many, content_type=NDJSON)
+    *results, problem = results_of(response.data)
+    assert len(results) == 30_000 and problem["code"] == "malformed-request"
+    response = stream_client.post("/v1/games/iago/batch", data=b"\n\n", content_type=NDJSON)
+    assert response.status_code == 400 and response.json["code"] == "malformed-json"
