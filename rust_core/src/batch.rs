@@ -290,24 +290,41 @@ struct Record<'a> {
     id: Option<&'a RawValue>,
 }
 
+/// The results of an archive's records, as NDJSON, and how many were of each kind.
+#[derive(Debug, Default)]
+pub struct RecordsOutput {
+    pub ndjson: Vec<u8>,
+    pub legal: usize,
+    pub illegal: usize,
+    /// Lines that are not records a game can replay (not JSON, unknown game, bad options, ...).
+    pub errors: usize,
+}
+
 /// Replays game records (NDJSON, one `{"game", "variant"?, "options"?, "seed"?, "moves", "id"?}` a
 /// line), in parallel; one result a line in input order, numbered `record` from `first_record`. Every
 /// line gets a result: a line that is not a record gets an error and the archive goes on.
-pub fn replay_records(data: &[u8], first_record: usize) -> Vec<u8> {
+pub fn replay_records(data: &[u8], first_record: usize) -> RecordsOutput {
     let lines = lines(data);
-    let results: Vec<Vec<u8>> = lines
+    let results: Vec<(Vec<u8>, Option<bool>)> = lines
         .par_iter()
         .enumerate()
-        .map(|(offset, &(_, text))| {
-            let mut result = record_result(text, first_record + offset);
-            result.push(b'\n');
-            result
-        })
+        .map(|(offset, &(_, text))| record_result(text, first_record + offset))
         .collect();
-    results.concat()
+    let mut output = RecordsOutput::default();
+    for (bytes, legal) in results {
+        match legal {
+            Some(true) => output.legal += 1,
+            Some(false) => output.illegal += 1,
+            None => output.errors += 1,
+        }
+        output.ndjson.extend_from_slice(&bytes);
+        output.ndjson.push(b'\n');
+    }
+    output
 }
 
-fn record_result(text: &[u8], number: usize) -> Vec<u8> {
+/// One record's result, and whether it was legal (`None`: not a record).
+fn record_result(text: &[u8], number: usize) -> (Vec<u8>, Option<bool>) {
     let mut head = json!({ "record": number });
     let body = match serde_json::from_slice::<Record>(text) {
         Err(error) => {
@@ -333,10 +350,14 @@ fn record_result(text: &[u8], number: usize) -> Vec<u8> {
             }
         }
     };
+    let legal = body.get("legal").and_then(Value::as_bool);
     if let (Some(target), Value::Object(fields)) = (head.as_object_mut(), body) {
         target.extend(fields);
     }
-    serde_json::to_vec(&head).expect("a JSON value serializes")
+    (
+        serde_json::to_vec(&head).expect("a JSON value serializes"),
+        legal,
+    )
 }
 
 fn replay_record<G: Rules>(record: &Record) -> Value {
@@ -436,7 +457,9 @@ mod tests {
             {\"game\":\"iago\",\"variant\":\"nope\",\"moves\":[]}\n\
             broken\n";
         let output = replay_records(input, 1);
+        assert_eq!((output.legal, output.illegal, output.errors), (1, 1, 3));
         let results: Vec<Value> = output
+            .ndjson
             .split(|&b| b == b'\n')
             .filter(|line| !line.is_empty())
             .map(|line| serde_json::from_slice(line).unwrap())

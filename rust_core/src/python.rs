@@ -314,12 +314,18 @@ fn games() -> Vec<&'static str> {
 }
 
 /// Replays game records given as NDJSON bytes (any mix of games), in parallel without the GIL;
-/// NDJSON results in input order, numbered from `first_record`.
+/// NDJSON results in input order, numbered from `first_record`, and the numbers of legal records,
+/// illegal records and lines that are not records.
 #[pyfunction]
 #[pyo3(signature = (data, first_record=1))]
-fn replay_records<'py>(py: Python<'py>, data: &[u8], first_record: usize) -> Bound<'py, PyBytes> {
+fn replay_records<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    first_record: usize,
+) -> (Bound<'py, PyBytes>, usize, usize, usize) {
     let output = py.detach(|| batch::replay_records(data, first_record));
-    PyBytes::new(py, &output)
+    let bytes = PyBytes::new(py, &output.ndjson);
+    (bytes, output.legal, output.illegal, output.errors)
 }
 
 #[pymodule]

@@ -52,7 +52,7 @@ def replay_records(data: bytes, first_record: int = 1) -> bytes:
     "id"?}`` a line (games may be mixed), on every core. Returns one NDJSON result a line, in input order,
     numbered ``record`` from ``first_record``: the outcome, or the first illegal ply and why, or the error
     that makes the line no record."""
-    return _core.replay_records(data, first_record)
+    return _core.replay_records(data, first_record)[0]
 
 
 def game(name: str, variant: str | None = None, options: Mapping[str, Any] | None = None) -> Game:
