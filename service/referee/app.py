@@ -4,9 +4,9 @@ and metrics."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
-import uuid
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -101,21 +101,22 @@ def create_app(settings: Settings | None = None) -> Flask:
     @app.before_request
     def start() -> None:
         incoming = request.headers.get("X-Request-ID", "")
-        g.request_id = incoming if REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        g.request_id = incoming if REQUEST_ID.fullmatch(incoming) else os.urandom(16).hex()
         g.started = time.perf_counter()
 
     @app.after_request
     def finish(response: Response) -> Response:
-        response.headers["X-Request-ID"] = g.get("request_id", "")
+        request_id = g.get("request_id", "")
+        response.headers["X-Request-ID"] = request_id
         elapsed = time.perf_counter() - g.get("started", time.perf_counter())
-        endpoint = request.url_rule.rule if request.url_rule else "unmatched"
-        metrics.REQUESTS.labels(endpoint, request.method, response.status_code).inc()
-        metrics.LATENCY.labels(endpoint).observe(elapsed)
+        rule, method, status = request.url_rule, request.method, response.status_code
+        endpoint = rule.rule if rule else "unmatched"
+        metrics.observe(endpoint, method, status, elapsed)
         if settings.access_log:
-            log.info("request", extra={"fields": {
-                "method": request.method, "path": request.path, "status": response.status_code,
+            logs.access({
+                "request_id": request_id, "method": method, "path": request.path, "status": status,
                 "duration_ms": round(elapsed * 1000, 3), "bytes": response.calculate_content_length(),
-            }})
+            })
         return response
 
     @app.errorhandler(Problem)
