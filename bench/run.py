@@ -5,11 +5,14 @@
     python bench/run.py --only core,embedding         # some sections
     python bench/run.py --out bench/results/latest.md # also write the report to a file (git-ignored)
 
-Sections:
+Sections (the default runs the first four):
     core       Iago perft and random playouts: the Rust engine against the Python reference model
-    embedding  per-call cost of the Python API on mid-game states, and validate_batch
-    http       gunicorn + wrk: play and validate against a trivial Flask app under the same config
-    batch      one NDJSON batch of validate items over HTTP, end to end
+    embedding  per-call cost of the Python API on mid-game states, and the batch calls
+    http       gunicorn + wrk: play and validate against a trivial Flask app under the same config, at full
+               load and at 70% of it
+    batch      NDJSON batches over HTTP, end to end: one of 10,000 items, and a long stream
+    archive    `referee validate` on a generated archive of random games (--archive-games, 100,000)
+    soak       play at full load for --soak-seconds (600): errors, worker restarts, worker memory
 
 Run it with a release build of `referee` installed (see bench/README.md), not an editable debug build.
 """
@@ -42,7 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 BODIES = BENCH / "bodies"
 MODEL_PATH = ROOT / "tests" / "reference" / "iago.py"
-SECTIONS = ("core", "embedding", "http", "batch")
+SECTIONS = ("core", "embedding", "http", "batch", "archive", "soak")
+DEFAULT_SECTIONS = SECTIONS[:4]
 #: An Iago game has at most 61 plies (one disc a hex); a longer playout is a bug, not a slow game.
 MAX_PLIES = 100
 MIDGAME = range(15, 45)  # the plies whose states count as mid-game
@@ -276,6 +280,21 @@ def bench_embedding(args: argparse.Namespace, game: referee.Game, samples: list)
     })
     (looped, loop_time), (batched, batch_time), _ = ways.values()
     batch_rows = [[name, number(len(items) / seconds), times(loop_time / seconds)] for name, (_, seconds) in ways.items()]
+
+    size = args.json_batch_size
+    progress(f"embedding: JSON batches of {size} items")
+    big = batch_items(samples, size)
+    as_array = json.dumps(big).encode()
+    as_lines = b"".join(json.dumps(item).encode() + b"\n" for item in big)
+    json_ways = interleaved(args.repeat, {
+        f"`game.validate_batch_json(array)`, {number(size)} items": lambda: game.validate_batch_json(as_array),
+        f"`game.validate_batch_ndjson(lines)`, {number(size)} items": lambda: game.validate_batch_ndjson(as_lines),
+    })
+    answers = [json.loads(answer) for answer in (next(iter(json_ways.values()))[0],)][0]
+    same = [{k: v for k, v in answer.items() if k != "index"} for answer in answers[:len(items)]] == looped
+    batch_rows += [[name, number(size / seconds), times(loop_time / len(items) * size / seconds)]
+                   for name, (_, seconds) in json_ways.items()]
+    json_rate = max(size / seconds for _, seconds in json_ways.values())
     text = "\n".join([
         "## embedding: the Python API",
         "",
@@ -286,11 +305,14 @@ def bench_embedding(args: argparse.Namespace, game: referee.Game, samples: list)
         "",
         f"Batch of {number(len(items))} validate items (half legal, half illegal moves), best of {args.repeat}; "
         f"`validate_batch` runs on {os.cpu_count()} cores (rayon). "
-        f"Batch results {'equal' if batched == looped else '**differ from**'} the single calls' results.",
+        f"Batch results {'equal' if batched == looped else '**differ from**'} the single calls' results. "
+        f"The JSON calls take the items as bytes (JSON array or NDJSON, {len(as_array) / 1e6:,.0f} MB) and parse "
+        "them in parallel with the rules, so no Python object is made per item; their results "
+        f"{'equal' if same else '**differ from**'} the loop's (index aside).",
         "",
         table(["way", "items/s", "× loop"], batch_rows),
     ])
-    return text, len(items) / batch_time
+    return text, json_rate
 
 
 # --------------------------------------------------------------------------------------------------
@@ -325,8 +347,9 @@ def stop_server(process: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def gunicorn(app: str, workdir: Path, workers: int | None, extra: tuple[str, ...] = ()) -> Iterator[tuple[str, int]]:
-    """Serves `app` with the project's gunicorn config on a free loopback port; yields (host, port)."""
+def gunicorn(app: str, workdir: Path, workers: int | None,
+             extra: tuple[str, ...] = ()) -> Iterator[tuple[str, int, subprocess.Popen]]:
+    """Serves `app` with the project's gunicorn config on a free loopback port; yields (host, port, master)."""
     host, port = "127.0.0.1", free_port()
     env = dict(os.environ, REFEREE_BIND=f"{host}:{port}", REFEREE_ACCESS_LOG="0", REFEREE_GRACEFUL_TIMEOUT="5")
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # the config makes (and removes) a directory of its own
@@ -350,14 +373,15 @@ def gunicorn(app: str, workdir: Path, workers: int | None, extra: tuple[str, ...
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"gunicorn did not listen within 30 s:\n{log_tail(log_path)}") from None
                 time.sleep(0.1)
-        yield host, port
+        yield host, port, process
     finally:
         stop_server(process)
         progress(f"http: stopped {app}")
 
 
-def post(host: str, port: int, path: str, body: bytes, content_type: str = "application/json") -> tuple[int, bytes]:
-    connection = http.client.HTTPConnection(host, port, timeout=60)
+def post(host: str, port: int, path: str, body: bytes, content_type: str = "application/json",
+         timeout: float = 60) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
         connection.request("POST", path, body=body, headers={"Content-Type": content_type})
         response = connection.getresponse()
@@ -366,9 +390,9 @@ def post(host: str, port: int, path: str, body: bytes, content_type: str = "appl
         connection.close()
 
 
-def wrk(args: argparse.Namespace, url: str, body: Path, duration: int) -> dict[str, Any]:
+def wrk(args: argparse.Namespace, url: str, body: Path, duration: int, delay_ms: str = "0") -> dict[str, Any]:
     command = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{duration}s", "--timeout", "5s",
-               "--latency", "-s", str(BENCH / "post.lua"), url, "--", str(body)]
+               "--latency", "-s", str(BENCH / "post.lua"), url, "--", str(body), delay_ms]
     done = subprocess.run(command, capture_output=True, text=True, timeout=duration + 60, check=False)
     for line in done.stdout.splitlines():
         if line.startswith("WRK_JSON "):
@@ -452,14 +476,42 @@ def bench_http(args: argparse.Namespace, game: referee.Game, workdir: Path, samp
                in_process_batch_rate: float | None) -> str:
     parts = []
     with contextlib.ExitStack() as servers:  # stops every server started here, whatever happens
-        host, port = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers))
+        host, port, master = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers))
         if "http" in args.only:
-            trivial_host, trivial_port = servers.enter_context(
+            trivial_host, trivial_port, _ = servers.enter_context(
                 gunicorn("trivial_app:app", workdir, args.workers, ("--pythonpath", str(BENCH))))
             parts.append(bench_wrk(args, game, (host, port), (trivial_host, trivial_port)))
         if "batch" in args.only:
             parts.append(bench_http_batch(args, host, port, samples, in_process_batch_rate))
+            parts.append(bench_stream(args, host, port, master, samples))
+        if "soak" in args.only:
+            parts.append(bench_soak(args, game, host, port, master))
     return "\n\n".join(parts)
+
+
+def workers_of(master: subprocess.Popen) -> dict[int, int]:
+    """The gunicorn workers of a master: pid -> resident memory in KiB."""
+    children = Path(f"/proc/{master.pid}/task/{master.pid}/children").read_text().split()
+    return {int(pid): rss_kib(int(pid)) for pid in children}
+
+
+def rss_kib(pid: int, field: str = "VmRSS") -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def paced_wrk(args: argparse.Namespace, url: str, body: Path, rate: float) -> dict[str, Any]:
+    """wrk holding about `rate` requests/s: each connection waits between requests (post.lua's second
+    argument); the wait is corrected once from a first run, since a request's own time adds to it."""
+    delay_ms = args.connections / rate * 1000
+    result: dict[str, Any] = {}
+    for _ in range(3):
+        result = wrk(args, url, body, args.duration, f"{delay_ms:.3f}")
+        cycle_ms = args.connections / result["rps"] * 1000  # delay + time of a request, per connection
+        delay_ms = max(delay_ms - (cycle_ms - args.connections / rate * 1000), 0.0)
+    return result
 
 
 def bench_wrk(args: argparse.Namespace, game: referee.Game, real: tuple[str, int], trivial: tuple[str, int]) -> str:
@@ -478,6 +530,12 @@ def bench_wrk(args: argparse.Namespace, game: referee.Game, real: tuple[str, int
         http_row("`POST /v1/games/iago/play`", results["play"], results["trivial"]),
         http_row("`POST /v1/games/iago/validate` (illegal move)", results["validate"], results["trivial"]),
     ]
+    for name, path in (("play", "play"), ("validate", "validate")):
+        target = 0.7 * results[name]["rps"]
+        progress(f"http: {name} paced at 70% of its maximum ({target:,.0f} requests/s)")
+        paced = paced_wrk(args, f"http://{real[0]}:{real[1]}/v1/games/iago/{path}", bodies[name], target)
+        rows.append(http_row(f"`{name}` paced at 70% of its maximum ({number(target)} requests/s asked)",
+                             paced, results["trivial"]))
     workers = args.workers or f"the config's default, {2 * (os.cpu_count() or 1) + 1}"
     return "\n".join([
         "## http: gunicorn + Flask, driven by wrk",
@@ -489,7 +547,9 @@ def bench_wrk(args: argparse.Namespace, game: referee.Game, real: tuple[str, int
         f"Bodies: `bench/bodies/play.json` ({bodies['play'].stat().st_size} bytes: the state after ply {ply} of a "
         "seeded game and its biggest capture) and `bench/bodies/validate.json` (the same state and a move refused "
         f"by `{reason.get('rule', reason['code'])}`). p50: median over the rounds, p99: worst round. Errors: non-2xx "
-        "answers, socket errors and timeouts.",
+        "answers, socket errors and timeouts. The paced rows hold about 70% of the endpoint's maximum rate "
+        f"(one {args.duration} s run each, after calibrating the pause between requests of a connection); "
+        "their × trivial column compares rates, not capacities.",
         "",
         table(["endpoint", "requests/s", "× trivial", "p50 ms", "p99 ms", "bytes/answer", "errors"], rows),
     ])
@@ -517,7 +577,7 @@ def bench_http_batch(args: argparse.Namespace, host: str, port: int, samples: li
     note = ""
     if in_process_batch_rate:
         note = (f" End to end is {times(in_process_batch_rate / rate)} slower than in-process "
-                f"`validate_batch` ({number(in_process_batch_rate)} items/s above).")
+                f"JSON batches ({number(in_process_batch_rate)} items/s above).")
     return "\n".join([
         "## batch: NDJSON over HTTP",
         "",
@@ -527,6 +587,92 @@ def bench_http_batch(args: argparse.Namespace, host: str, port: int, samples: li
         f"answer.{note}",
         "",
         table(["request", "ms", "items/s"], rows),
+    ])
+
+
+def bench_stream(args: argparse.Namespace, host: str, port: int, master: subprocess.Popen, samples: list) -> str:
+    """A long NDJSON stream: items/s end to end, and the workers' peak memory for a short and a long one."""
+    lines = [json.dumps(item).encode() + b"\n" for item in batch_items(samples, 10_000)]
+    rows, peaks = [], []
+    for count in (args.stream_items // 10, args.stream_items):
+        progress(f"batch: NDJSON stream of {count:,} items")
+        body = b"".join(lines[i % len(lines)] for i in range(count))
+        start = time.perf_counter()
+        status, answer = post(host, port, "/v1/games/iago/batch", body, "application/x-ndjson", timeout=600)
+        seconds = time.perf_counter() - start
+        answered = answer.count(b"\n")
+        if status != 200 or answered != count:
+            raise RuntimeError(f"the stream answered {status} with {answered} lines: {answer[:300]!r}")
+        peak = max(rss_kib(pid, "VmHWM") for pid in workers_of(master))
+        peaks.append(peak)
+        rows.append([number(count), f"{len(body) / 1e6:,.0f}", f"{seconds:,.2f}", number(count / seconds),
+                     f"{peak / 1024:,.0f}"])
+        del body, answer
+    return "\n".join([
+        "## batch: a long NDJSON stream over HTTP",
+        "",
+        "`POST /v1/games/iago/batch` (NDJSON) with the validate items above repeated, one request on a fresh "
+        "connection, timed to the last byte of the answer; the service reads, judges and answers the stream in "
+        "chunks of about 1 MB. Peak memory: the largest peak resident set (VmHWM) among the workers after the "
+        "request, so memory growing with the input would show as a larger peak for the longer stream.",
+        "",
+        table(["items", "MB in", "seconds", "items/s", "worker peak MiB"], rows),
+    ])
+
+
+def bench_soak(args: argparse.Namespace, game: referee.Game, host: str, port: int, master: subprocess.Popen) -> str:
+    bodies, _ = write_bodies(game, args.seed)
+    url = f"http://{host}:{port}/v1/games/iago/play"
+    wrk(args, url, bodies["play"], 5)  # warm: every worker has served and grown to its working size
+    before = workers_of(master)
+    progress(f"soak: play at full load for {args.soak_seconds} s")
+    result = wrk(args, url, bodies["play"], args.soak_seconds)
+    after = workers_of(master)
+    rows = [[str(pid), f"{rss / 1024:,.1f}", f"{after.get(pid, 0) / 1024:,.1f}" if pid in after else "restarted"]
+            for pid, rss in before.items()]
+    restarted = len(set(before) - set(after))
+    return "\n".join([
+        "## soak: play at full load",
+        "",
+        f"`wrk -t{args.threads} -c{args.connections} -d{args.soak_seconds}s` on `POST /v1/games/iago/play` after a "
+        f"5 s warm-up: {number(result['requests'])} requests, {number(result['rps'])} requests/s, p50 "
+        f"{result['p50_us'] / 1000:,.2f} ms, p99 {result['p99_us'] / 1000:,.2f} ms, **{result['errors']} errors**, "
+        f"**{restarted} workers restarted**. Worker resident memory (VmRSS) at the start and the end:",
+        "",
+        table(["worker pid", "start MiB", "end MiB"], rows),
+    ])
+
+
+def bench_archive(args: argparse.Namespace, game: referee.Game, workdir: Path) -> str:
+    path = workdir / "archive.jsonl"
+    progress(f"archive: generating {args.archive_games:,} random games")
+    rng = random.Random(args.seed)
+    with open(path, "wb") as archive:
+        for number_ in range(args.archive_games):
+            moves, state = [], game.new()
+            while legal := game.legal_moves(state):
+                moves.append(rng.choice(legal))
+                state = game.play(state, moves[-1])["state"]
+            archive.write(json.dumps({"game": "iago", "moves": moves, "id": number_}).encode() + b"\n")
+    plies = None
+    runs = []
+    for _ in range(args.repeat if args.repeat < 3 else 3):
+        progress("archive: referee validate")
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "referee.cli", "validate", str(path), "-o", str(workdir / "out.jsonl"),
+                               "--no-progress"], capture_output=True, text=True, check=False)
+        runs.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            raise RuntimeError(f"referee validate failed ({done.returncode}): {done.stderr[-500:]}")
+        plies = done.stderr.strip().splitlines()[-1]
+    best = min(runs)
+    return "\n".join([
+        "## archive: `referee validate` on a generated archive",
+        "",
+        f"{number(args.archive_games)} seeded random Iago games ({path.stat().st_size / 1e6:,.0f} MB, every game played "
+        f"to its end) replayed by `python -m referee.cli validate archive.jsonl -o out.jsonl --no-progress` on "
+        f"{os.cpu_count()} cores; whole command, process start included, best of {len(runs)}: "
+        f"**{best:,.2f} s, {number(args.archive_games / best)} records/s**. Its summary line: `{plies}`.",
     ])
 
 
@@ -562,7 +708,7 @@ def header(args: argparse.Namespace, started: datetime.datetime, load_at_start: 
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default=",".join(SECTIONS),
+    parser.add_argument("--only", default=",".join(DEFAULT_SECTIONS),
                         help=f"comma-separated sections to run (default: all of {','.join(SECTIONS)})")
     parser.add_argument("--out", type=Path, help="also write the Markdown report to this file")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random playouts (default: 1)")
@@ -578,6 +724,12 @@ def parse_args() -> argparse.Namespace:
     embedding.add_argument("--states", type=int, default=2000, help="mid-game states sampled (default: 2000)")
     embedding.add_argument("--batch-size", type=int, default=10_000, help="items in a batch (default: 10000)")
     embedding.add_argument("--batch-repeat", type=int, default=5, help="HTTP batch requests (default: 5)")
+    embedding.add_argument("--json-batch-size", type=int, default=400_000,
+                           help="items in the in-process JSON batches (default: 400000)")
+    embedding.add_argument("--stream-items", type=int, default=1_000_000,
+                           help="items in the long NDJSON stream over HTTP (default: 1000000)")
+    embedding.add_argument("--archive-games", type=int, default=100_000, help="games in the archive (default: 100000)")
+    embedding.add_argument("--soak-seconds", type=int, default=600, help="seconds of the soak (default: 600)")
     web = parser.add_argument_group("http")
     web.add_argument("--duration", type=int, default=4, help="seconds of each wrk run (default: 4)")
     web.add_argument("--rounds", type=int, default=3, help="wrk runs per endpoint, taking turns (default: 3)")
@@ -614,7 +766,10 @@ def main() -> None:
     if "embedding" in args.only:
         text, batch_rate = bench_embedding(args, game, samples)
         parts.append(text)
-    if {"http", "batch"} & set(args.only):
+    if "archive" in args.only:
+        with tempfile.TemporaryDirectory(prefix="referee-archive-") as workdir:
+            parts.append(bench_archive(args, game, Path(workdir)))
+    if {"http", "batch", "soak"} & set(args.only):
         with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
             parts.append(bench_http(args, game, Path(workdir), samples, batch_rate))
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
