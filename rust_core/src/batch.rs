@@ -247,23 +247,25 @@ fn item_result<G: Rules>(item: &RawValue, index: usize, with_state: bool) -> Vec
         Err(error) => json!({ "error": error }),
         Ok((state, mv, player)) => match parse_state::<G>(state) {
             Err(error) => json!({ "error": error.reason() }),
-            Ok(position) => {
+            Ok(position) => match game::validate::<G>(&position, &mv, player.as_deref()) {
                 // The common answer, written without building a JSON value.
-                if !with_state {
-                    if let Verdict::Legal { .. } =
-                        game::validate::<G>(&position, &mv, player.as_deref())
-                    {
-                        return format!("{{\"index\":{index},\"legal\":true}}").into_bytes();
-                    }
+                Verdict::Legal { .. } if !with_state => {
+                    return format!("{{\"index\":{index},\"legal\":true}}").into_bytes();
                 }
-                judge::<G>(&position, &mv, player.as_deref(), with_state)
-            }
+                Verdict::Legal { position, effects } => {
+                    let mut result = json!(Played::<G>::new(&position, effects));
+                    result["legal"] = Value::Bool(true);
+                    result
+                }
+                Verdict::Illegal(error) => json!({ "legal": false, "reason": error.reason() }),
+            },
         },
     };
-    let mut out = Vec::with_capacity(64);
+    let mut out = Vec::with_capacity(192);
     let _ = write!(out, "{{\"index\":{index},");
-    let body = serde_json::to_vec(&verdict).expect("a JSON value serializes");
-    out.extend_from_slice(&body[1..]); // the verdict's fields after `{`
+    let start = out.len();
+    serde_json::to_writer(&mut out, &verdict).expect("a JSON value serializes");
+    out.remove(start); // the verdict's own `{`: its fields follow the index
     out
 }
 
