@@ -1,5 +1,6 @@
 //! Referee's rules core: one module per game behind the `Rules` contract, plus the Python bindings.
 
+pub mod caesar;
 pub mod chance;
 pub mod error;
 pub mod game;

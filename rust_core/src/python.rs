@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::caesar::Caesar;
 use crate::error::Error;
 use crate::game::{self, Outcome, Rules, Verdict};
 use crate::iago::Iago;
@@ -19,9 +20,13 @@ use crate::iago::Iago;
 #[derive(Clone, Copy)]
 enum GameKind {
     Iago,
+    Caesar,
 }
 
-const GAMES: [(&str, GameKind); 1] = [(Iago::NAME, GameKind::Iago)];
+const GAMES: [(&str, GameKind); 2] = [
+    (Iago::NAME, GameKind::Iago),
+    (Caesar::NAME, GameKind::Caesar),
+];
 
 /// Runs `$body` with `$G` standing for the game type of `$kind`.
 macro_rules! with_game {
@@ -29,6 +34,10 @@ macro_rules! with_game {
         match $kind {
             GameKind::Iago => {
                 type $G = Iago;
+                $body
+            }
+            GameKind::Caesar => {
+                type $G = Caesar;
                 $body
             }
         }
@@ -43,6 +52,7 @@ fn raise(py: Python<'_>, error: &Error) -> PyErr {
         Error::IllegalMove { .. } => "IllegalMove",
         Error::GameOver => "GameOver",
         Error::NotYourTurn { .. } => "NotYourTurn",
+        Error::UnknownPlayer { .. } => "UnknownPlayer",
     };
     let build = || -> PyResult<PyErr> {
         let class = py.import("referee.errors")?.getattr(class_name)?;
@@ -325,6 +335,16 @@ impl Engine {
             let items: Vec<BatchItem<<G as Rules>::Position>> = items.iter().map(|item| batch_item::<G>(&item)).collect();
             let results: Vec<Value> = py.detach(|| items.par_iter().map(|item| judge::<G>(item, with_state)).collect());
             to_py(py, &results)
+        })
+    }
+
+    /// What `player` may see of a state (games with hidden information hide the rest); raises
+    /// UnknownPlayer for a name that is not a player of the game.
+    fn view(&self, py: Python<'_>, state: &Bound<'_, PyAny>, player: &str) -> PyResult<Py<PyAny>> {
+        with_game!(self.kind, G => {
+            let position = position_of::<G>(state)?;
+            let view = G::view(&position, player).map_err(|e| raise(py, &e))?;
+            to_py(py, &view)
         })
     }
 
