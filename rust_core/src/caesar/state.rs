@@ -461,6 +461,7 @@ fn check_consistency(position: &Position) -> Result<()> {
         }
     };
     // Each player's 16 tokens are in the bag, in hand or on the board.
+    let mut short_hands = 0;
     for player in players {
         let p = player as usize;
         let mut on_board = [0u8; TOKEN_KINDS];
@@ -502,12 +503,16 @@ fn check_consistency(position: &Position) -> Result<()> {
                 format!("{hand} tokens in hand, above the hand limit {limit}"),
             ));
         }
-        // Every turn ends with a draw up to the limit; only the winning turn skips it.
-        if hand < limit && token_total(&position.bags[p]) > 0 && winner != Some(player) {
-            return Err(Error::invalid_state(
-                field,
-                format!("{hand} tokens in hand below the limit {limit} while the bag has tokens: the hand is refilled at the end of each turn"),
-            ));
+        // Every turn ends with a draw up to the limit; only the turn that gave someone the 12th
+        // marker skips it (and that mover may be either player).
+        if hand < limit && token_total(&position.bags[p]) > 0 {
+            short_hands += 1;
+            if winner.is_none() || short_hands > 1 {
+                return Err(Error::invalid_state(
+                    field,
+                    format!("{hand} tokens in hand below the limit {limit} while the bag has tokens: the hand is refilled at the end of each turn"),
+                ));
+            }
         }
     }
     // Bonus tokens: taken exactly when the province closed (a winning placement may leave its
