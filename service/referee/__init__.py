@@ -21,6 +21,7 @@ from referee.errors import (
     NotYourTurn,
     RefereeError,
     UnknownGame,
+    UnknownPlayer,
 )
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "NotYourTurn",
     "RefereeError",
     "UnknownGame",
+    "UnknownPlayer",
     "game",
     "games",
 ]
@@ -123,6 +125,11 @@ class Game:
         """Validates many ``{"state", "move", "player"?}`` items in one native call, in parallel.
         Results keep input order; a bad item gets ``{"error": {...}}`` without failing the others."""
         return self._engine.validate_batch(list(items), with_state)
+
+    def view(self, state: State | str, player: str) -> dict[str, Any]:
+        """What ``player`` may see of a state: games with hidden information (Caesar!'s hands, bags
+        and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``."""
+        return self._engine.view(self._state(state), player)
 
     def perft(self, state: State | str, depth: int) -> int:
         """The number of move sequences of exactly ``depth`` plies."""

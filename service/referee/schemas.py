@@ -31,6 +31,10 @@ class ReplayRequest(NewRequest):
     moves = fields.List(fields.String(validate=MOVE), required=True)
 
 
+class ViewRequest(StateRequest):
+    player = fields.String(required=True, validate=PLAYER)
+
+
 class BatchItem(Schema):
     state = fields.Dict(keys=fields.String(), required=True)
     move = fields.String(required=True, validate=MOVE)
