@@ -68,7 +68,7 @@ def test_the_envelope_schemas_match_the_spec() -> None:
     from referee import schemas
 
     components = spec_schemas()
-    for name in ("NewRequest", "StateRequest", "MoveRequest", "ReplayRequest", "BatchItem"):
+    for name in ("NewRequest", "StateRequest", "MoveRequest", "ReplayRequest", "BatchItem", "ViewRequest"):
         fields = getattr(schemas, name)().fields
         spec = components[name]
         assert set(fields) == set(spec["properties"]), name
@@ -83,7 +83,29 @@ def test_the_engine_shapes_match_the_spec() -> None:
     played = game.play(game.new(), "e4")
     assert set(played["state"]) == set(components["IagoState"]["properties"])
     assert set(played["effects"]) == set(components["IagoEffects"]["properties"])
+    # `ranking` is optional (games of more than two players only).
     outcome = components["Outcome"]
     assert set(outcome["required"]) <= set(played["outcome"]) <= set(outcome["properties"])
     assert set(game.setup) == set(components["IagoSetup"]["properties"])
     assert set(game.setup["options"]) == set(components["IagoOptions"]["properties"])
+
+
+def test_the_caesar_shapes_match_the_spec() -> None:
+    import referee
+
+    components = spec_schemas()
+    game = referee.game("caesar")
+    state = game.new(seed=3)
+    played = game.play(state, game.legal_moves(state)[0])
+    assert set(played["state"]) == set(components["CaesarState"]["properties"])
+    assert set(played["effects"]) == set(components["CaesarEffects"]["properties"])
+    assert set(game.view(state, "caesar")) == set(components["CaesarView"]["properties"])
+    assert set(game.setup) == set(components["CaesarSetup"]["properties"])
+    assert set(game.setup["options"]) == set(components["CaesarOptions"]["properties"])
+    # The spec's examples are engine output: the example state is accepted back unchanged and its
+    # effects are what the engine answers for the two moves that lead to it.
+    example = components["CaesarState"]["examples"][0]
+    assert game.check(example) == example
+    setup = components["CaesarSetup"]["examples"][0]
+    replayed = referee.game("caesar", options=setup["options"]).replay(["L40@HU-HC =S51", "N42@MT-HU =D60"], seed=7)
+    assert replayed["state"] == example

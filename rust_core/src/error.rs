@@ -28,6 +28,13 @@ pub enum Error {
     /// The move was announced for a player who is not to move.
     #[error("not your turn: {detail}")]
     NotYourTurn { detail: String },
+    /// A request named a player the game does not have (e.g. the viewer of a player view).
+    #[error("unknown player: {detail}")]
+    UnknownPlayer {
+        player: String,
+        players: Vec<String>,
+        detail: String,
+    },
 }
 
 impl Error {
@@ -40,6 +47,7 @@ impl Error {
             Error::IllegalMove { .. } => "illegal-move",
             Error::GameOver => "game-over",
             Error::NotYourTurn { .. } => "not-your-turn",
+            Error::UnknownPlayer { .. } => "unknown-player",
         }
     }
 
@@ -69,6 +77,18 @@ impl Error {
         }
     }
 
+    pub fn unknown_player<S: AsRef<str>>(player: &str, players: &[S]) -> Self {
+        let players: Vec<String> = players.iter().map(|p| p.as_ref().to_owned()).collect();
+        Error::UnknownPlayer {
+            player: player.to_owned(),
+            detail: format!(
+                "{player:?} is not a player of this game ({})",
+                players.join(", ")
+            ),
+            players,
+        }
+    }
+
     pub fn malformed_move(detail: impl Into<String>) -> Self {
         Error::MalformedMove {
             detail: detail.into(),
@@ -82,7 +102,8 @@ impl Error {
             | Error::InvalidState { detail, .. }
             | Error::MalformedMove { detail }
             | Error::IllegalMove { detail, .. }
-            | Error::NotYourTurn { detail } => detail.clone(),
+            | Error::NotYourTurn { detail }
+            | Error::UnknownPlayer { detail, .. } => detail.clone(),
             Error::GameOver => "the game is over: no move can be played".to_owned(),
         }
     }
@@ -109,6 +130,9 @@ impl Error {
                 }
                 object
             }
+            Error::UnknownPlayer {
+                player, players, ..
+            } => serde_json::json!({ "player": player, "players": players }),
             Error::MalformedMove { .. } | Error::GameOver | Error::NotYourTurn { .. } => {
                 serde_json::json!({})
             }

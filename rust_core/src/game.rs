@@ -49,6 +49,23 @@ pub trait Rules {
     fn play(position: &Self::Position, mv: Self::Move) -> Result<(Self::Position, Self::Effects)>;
     fn outcome(position: &Self::Position) -> Outcome;
 
+    /// What `player` may see of a position. Games without hidden information show the whole state;
+    /// games with it override this. An unknown player is an error.
+    fn view(position: &Self::Position, player: &str) -> Result<Value> {
+        let info = Self::info();
+        let players: Vec<&str> = info["players"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if !players.contains(&player) {
+            return Err(Error::unknown_player(player, &players));
+        }
+        serde_json::to_value(Self::to_state(position))
+            .map_err(|e| Error::invalid_state("state", e.to_string()))
+    }
+
     /// Number of move sequences of exactly `depth` plies. Games override it with a faster count.
     fn perft(position: &Self::Position, depth: u32) -> u64 {
         if depth == 0 {

@@ -1,6 +1,7 @@
 //! Referee's rules core: one module per game behind the `Rules` contract, plus the Python bindings.
 
 pub mod batch;
+pub mod caesar;
 pub mod chance;
 pub mod error;
 pub mod game;

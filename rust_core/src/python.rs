@@ -25,6 +25,7 @@ fn raise(py: Python<'_>, error: &Error) -> PyErr {
         Error::IllegalMove { .. } => "IllegalMove",
         Error::GameOver => "GameOver",
         Error::NotYourTurn { .. } => "NotYourTurn",
+        Error::UnknownPlayer { .. } => "UnknownPlayer",
     };
     let build = || -> PyResult<PyErr> {
         let class = py.import("referee.errors")?.getattr(class_name)?;
@@ -293,6 +294,16 @@ impl Engine {
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
             .map_err(PyValueError::new_err)
+    }
+
+    /// What `player` may see of a state (games with hidden information hide the rest); raises
+    /// UnknownPlayer for a name that is not a player of the game.
+    fn view(&self, py: Python<'_>, state: &Bound<'_, PyAny>, player: &str) -> PyResult<Py<PyAny>> {
+        with_game!(self.kind, G => {
+            let position = position_of::<G>(state)?;
+            let view = G::view(&position, player).map_err(|e| raise(py, &e))?;
+            to_py(py, &view)
+        })
     }
 
     /// Number of move sequences of exactly `depth` plies from a state.

@@ -2,15 +2,20 @@
 //! batches of game records). Adding a game: a module implementing `Rules`, a variant, a `GAMES` entry
 //! and an arm in `with_game!`.
 
+use crate::caesar::Caesar;
 use crate::game::Rules;
 use crate::iago::Iago;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameKind {
     Iago,
+    Caesar,
 }
 
-pub const GAMES: [(&str, GameKind); 1] = [(Iago::NAME, GameKind::Iago)];
+pub const GAMES: [(&str, GameKind); 2] = [
+    (Iago::NAME, GameKind::Iago),
+    (Caesar::NAME, GameKind::Caesar),
+];
 
 impl GameKind {
     pub fn named(name: &str) -> Option<GameKind> {
@@ -32,6 +37,10 @@ macro_rules! with_game {
         match $kind {
             $crate::registry::GameKind::Iago => {
                 type $G = $crate::iago::Iago;
+                $body
+            }
+            $crate::registry::GameKind::Caesar => {
+                type $G = $crate::caesar::Caesar;
                 $body
             }
         }

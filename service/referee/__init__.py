@@ -21,6 +21,7 @@ from referee.errors import (
     NotYourTurn,
     RefereeError,
     UnknownGame,
+    UnknownPlayer,
 )
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "NotYourTurn",
     "RefereeError",
     "UnknownGame",
+    "UnknownPlayer",
     "game",
     "games",
     "replay_records",
@@ -150,6 +152,11 @@ class Game:
         if malformed is not None:
             raise ValueError(f"line {malformed[0]} is not valid JSON: {malformed[1]}")
         return results
+
+    def view(self, state: State | str, player: str) -> dict[str, Any]:
+        """What ``player`` may see of a state: games with hidden information (Caesar!'s hands, bags
+        and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``."""
+        return self._engine.view(self._state(state), player)
 
     def perft(self, state: State | str, depth: int) -> int:
         """The number of move sequences of exactly ``depth`` plies."""

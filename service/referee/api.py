@@ -12,7 +12,7 @@ from marshmallow import Schema, ValidationError
 from referee import _core
 from referee.errors import RefereeError
 from referee.problems import Problem
-from referee.schemas import MoveRequest, NewRequest, ReplayRequest, StateRequest, malformed
+from referee.schemas import MoveRequest, NewRequest, ReplayRequest, StateRequest, ViewRequest, malformed
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -26,6 +26,7 @@ _new_request = NewRequest()
 _state_request = StateRequest()
 _move_request = MoveRequest()
 _replay_request = ReplayRequest()
+_view_request = ViewRequest()
 
 
 def json_response(body: Any, status: int = 200) -> Response:
@@ -126,6 +127,14 @@ def validate(game: str) -> Response:
     engine = engine_of(game)
     body = load(_move_request)
     return json_response(engine_call(engine.validate, body["state"], body["move"], body.get("player")))
+
+
+@v1.post("/games/<game>/view")
+def view(game: str) -> Response:
+    """What one player may see of a state (the whole state for games without hidden information)."""
+    engine = engine_of(game)
+    body = load(_view_request)
+    return json_response(engine_call(engine.view, body["state"], body["player"]))
 
 
 @v1.post("/games/<game>/replay")

@@ -56,3 +56,9 @@ class GameOver(RefereeError):
 
 class NotYourTurn(RefereeError):
     code = "not-your-turn"
+
+
+class UnknownPlayer(RefereeError):
+    """A request named a player the game does not have; ``data["players"]`` lists its players."""
+
+    code = "unknown-player"

@@ -26,6 +26,7 @@ CODES: dict[str, tuple[int, str]] = {
     "illegal-move": (422, "The rules forbid this move"),
     "game-over": (422, "The game is over"),
     "not-your-turn": (422, "It is not this player's turn"),
+    "unknown-player": (422, "No such player in this game"),
     "internal-error": (500, "Internal error"),
     "not-ready": (503, "The engine is not ready"),
 }

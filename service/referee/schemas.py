@@ -35,6 +35,10 @@ class ReplayRequest(NewRequest):
     moves = fields.List(fields.String(validate=MOVE), required=True)
 
 
+class ViewRequest(StateRequest):
+    player = fields.String(required=True, validate=PLAYER)
+
+
 class BatchItem(Schema):
     state = fields.Dict(required=True)
     move = fields.String(required=True, validate=MOVE)

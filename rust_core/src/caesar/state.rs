@@ -1,0 +1,1031 @@
+//! The JSON state of Caesar!, its one-line position notation, and the checks that turn an untrusted
+//! state into a valid `Position`.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::map::{
+    border_id, is_symmetric, parse_border, parse_province, parse_token, province_code, token_code,
+    Bonus, BORDERS, BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCE_COUNT, PROVINCE_MASK,
+    START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
+};
+use super::{token_list, token_total, Placed, Player, Position, Tokens};
+use crate::chance::{Chance, ChanceState};
+use crate::error::{Error, Result};
+
+const RULES: &str = "caesar@1";
+
+/// A JSON object whose keys keep a meaningful order (border order, table order) when written;
+/// duplicate keys are refused when read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Ordered<T>(pub Vec<(String, T)>);
+
+impl<T> Ordered<T> {
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+impl<T: Serialize> Serialize for Ordered<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct OrderedVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for OrderedVisitor<T> {
+            type Value = Ordered<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                mut access: M,
+            ) -> std::result::Result<Self::Value, M::Error> {
+                let mut entries: Vec<(String, T)> = Vec::new();
+                while let Some((key, value)) = access.next_entry::<String, T>()? {
+                    if entries.iter().any(|(k, _)| *k == key) {
+                        return Err(de::Error::custom(format!("duplicate key {key:?}")));
+                    }
+                    entries.push((key, value));
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        deserializer.deserialize_map(OrderedVisitor(PhantomData))
+    }
+}
+
+/// One value per player.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerPlayer<T> {
+    pub caesar: T,
+    pub pompey: T,
+}
+
+impl<T> PerPlayer<T> {
+    pub fn get(&self, player: Player) -> &T {
+        match player {
+            Player::Caesar => &self.caesar,
+            Player::Pompey => &self.pompey,
+        }
+    }
+
+    fn of(values: [T; 2]) -> Self {
+        let [caesar, pompey] = values;
+        PerPlayer { caesar, pompey }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BorderState {
+    pub player: String,
+    pub token: String,
+    /// The number facing each of the border's two provinces.
+    pub faces: Ordered<u32>,
+    pub flipped: bool,
+    pub marker: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProvinceState {
+    /// The bonus token still on the province's space; null once taken.
+    pub bonus: Option<String>,
+    pub control: Option<String>,
+    /// The control marker was flipped by Might.
+    pub flipped: bool,
+}
+
+/// The JSON form of a Caesar! state: the full state, both hands and bags and the random source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    pub rules: String,
+    /// Null once a player has placed their 12th control marker.
+    pub to_move: Option<String>,
+    pub borders: Ordered<Option<BorderState>>,
+    pub provinces: Ordered<ProvinceState>,
+    pub italia_dashed: Option<String>,
+    pub hands: PerPlayer<Vec<String>>,
+    pub bags: PerPlayer<Vec<String>>,
+    pub hand_limits: PerPlayer<u32>,
+    pub senate: PerPlayer<u32>,
+    pub markers: PerPlayer<u32>,
+    pub rng: ChanceState,
+}
+
+pub fn to_state(position: &Position) -> State {
+    let player_name = |p: Option<Player>| p.map(|p| p.name().to_owned());
+    let borders = (0..BORDER_COUNT)
+        .map(|b| {
+            let state = position.borders[b].map(|placed| {
+                let (a, c, _) = BORDERS[b];
+                let (first, second) = placed.faces();
+                BorderState {
+                    player: placed.owner.name().to_owned(),
+                    token: token_code(placed.kind as usize).to_owned(),
+                    faces: Ordered(vec![
+                        (province_code(a).to_owned(), u32::from(first)),
+                        (province_code(c).to_owned(), u32::from(second)),
+                    ]),
+                    flipped: placed.flipped,
+                    marker: player_name(placed.marker),
+                }
+            });
+            (border_id(b), state)
+        })
+        .collect();
+    let provinces = (0..PROVINCE_COUNT)
+        .map(|q| {
+            let state = ProvinceState {
+                bonus: position.bonus[q].map(|b| b.name().to_owned()),
+                control: player_name(position.control[q]),
+                flipped: position.is_flipped(q),
+            };
+            (province_code(q).to_owned(), state)
+        })
+        .collect();
+    let counts = |values: [u8; 2]| PerPlayer::of(values.map(u32::from));
+    State {
+        rules: RULES.to_owned(),
+        to_move: player_name(position.to_move),
+        borders: Ordered(borders),
+        provinces: Ordered(provinces),
+        italia_dashed: player_name(position.italia_dashed),
+        hands: PerPlayer::of([
+            token_list(&position.hands[0]),
+            token_list(&position.hands[1]),
+        ]),
+        bags: PerPlayer::of([token_list(&position.bags[0]), token_list(&position.bags[1])]),
+        hand_limits: counts(position.hand_limits),
+        senate: counts(position.senate),
+        markers: counts(position.markers),
+        rng: position.chance.to_state(),
+    }
+}
+
+fn player_of(name: &Option<String>, field: impl Fn() -> String) -> Result<Option<Player>> {
+    match name {
+        None => Ok(None),
+        Some(name) => Player::parse(name).map(Some).ok_or_else(|| {
+            Error::invalid_state(
+                field(),
+                format!("{name:?} is not a player (caesar, pompey)"),
+            )
+        }),
+    }
+}
+
+/// Token counts of a list that must be in token order.
+fn tokens_of(list: &[String], field: &str) -> Result<Tokens> {
+    let mut counts = [0u8; TOKEN_KINDS];
+    let mut last = 0;
+    for code in list {
+        let kind = parse_token(code)
+            .ok_or_else(|| Error::invalid_state(field, format!("{code:?} is not a token")))?;
+        if kind < last {
+            return Err(Error::invalid_state(
+                field,
+                "tokens are listed in token order (L40 L31 L22 S60 S51 S42 S33 D60 .. N33)",
+            ));
+        }
+        last = kind;
+        counts[kind] = counts[kind].saturating_add(1);
+        if counts[kind] > TOKENS[kind].4 {
+            return Err(Error::invalid_state(
+                field,
+                format!("a player has only {} {code}", TOKENS[kind].4),
+            ));
+        }
+    }
+    Ok(counts)
+}
+
+fn small(value: u32, max: u8, field: &str, what: &str) -> Result<u8> {
+    u8::try_from(value)
+        .ok()
+        .filter(|&v| v <= max)
+        .ok_or_else(|| Error::invalid_state(field, format!("{what} is at most {max}, not {value}")))
+}
+
+/// Fewest extra turns (Tactics) that a turn sequence starting with Caesar needs to hold `caesar` and
+/// `pompey` turns; `None` when no such sequence starts with Caesar.
+fn fewest_extra_turns(caesar: u32, pompey: u32) -> Option<u32> {
+    if caesar == 0 {
+        return (pompey == 0).then_some(0);
+    }
+    Some(if caesar > pompey {
+        caesar - pompey - 1
+    } else {
+        pompey - caesar
+    })
+}
+
+pub fn from_state(state: State) -> Result<Position> {
+    if state.rules != RULES {
+        return Err(Error::invalid_state(
+            "rules",
+            format!(
+                "unknown rules version {:?}: this engine plays {RULES}",
+                state.rules
+            ),
+        ));
+    }
+    let chance = Chance::from_state(&state.rng, "rng")?;
+    let mut position = Position::empty(chance);
+    position.to_move = player_of(&state.to_move, || "to_move".into())?;
+    read_borders(&state, &mut position)?;
+    read_provinces(&state, &mut position)?;
+    position.italia_dashed = player_of(&state.italia_dashed, || "italia_dashed".into())?;
+    for player in Player::BOTH {
+        let p = player as usize;
+        let name = player.name();
+        position.hands[p] = tokens_of(state.hands.get(player), &format!("hands.{name}"))?;
+        position.bags[p] = tokens_of(state.bags.get(player), &format!("bags.{name}"))?;
+        let limit_field = format!("hand_limits.{name}");
+        position.hand_limits[p] = small(
+            *state.hand_limits.get(player),
+            START_HAND_LIMIT + 4,
+            &limit_field,
+            "a hand limit",
+        )?;
+        if position.hand_limits[p] < START_HAND_LIMIT {
+            return Err(Error::invalid_state(
+                limit_field,
+                "a hand limit is at least 2",
+            ));
+        }
+        position.senate[p] = small(
+            *state.senate.get(player),
+            Bonus::Senate.count(),
+            &format!("senate.{name}"),
+            "Senate tokens held",
+        )?;
+        position.markers[p] = small(
+            *state.markers.get(player),
+            CONTROL_MARKERS,
+            &format!("markers.{name}"),
+            "control markers placed",
+        )?;
+    }
+    check_consistency(&position)?;
+    Ok(position)
+}
+
+fn read_borders(state: &State, position: &mut Position) -> Result<()> {
+    let mut seen = 0u32;
+    for (id, border_state) in &state.borders.0 {
+        let field = format!("borders.{id}");
+        let border = match parse_border(id) {
+            Some((border, true)) => border,
+            Some((border, false)) => {
+                return Err(Error::invalid_state(
+                    field,
+                    format!(
+                        "borders are named as the rules list them: {}",
+                        border_id(border)
+                    ),
+                ))
+            }
+            None => {
+                return Err(Error::invalid_state(
+                    field,
+                    format!("{id:?} is not a border"),
+                ))
+            }
+        };
+        seen |= 1 << border;
+        let Some(border_state) = border_state else {
+            continue;
+        };
+        let owner = Player::parse(&border_state.player).ok_or_else(|| {
+            Error::invalid_state(
+                format!("{field}.player"),
+                format!("{:?} is not a player (caesar, pompey)", border_state.player),
+            )
+        })?;
+        let kind = parse_token(&border_state.token).ok_or_else(|| {
+            Error::invalid_state(
+                format!("{field}.token"),
+                format!("{:?} is not a token", border_state.token),
+            )
+        })?;
+        let (a, b, icon) = BORDERS[border];
+        let (_, token_icon, hi, lo, _) = TOKENS[kind];
+        if token_icon.is_some_and(|t| t != icon) {
+            return Err(Error::invalid_state(
+                format!("{field}.token"),
+                format!(
+                    "{} cannot lie on {id}, a {} border",
+                    border_state.token,
+                    icon.name()
+                ),
+            ));
+        }
+        let faces = &border_state.faces;
+        let (code_a, code_b) = (province_code(a), province_code(b));
+        let (Some(&face_a), Some(&face_b), 2) =
+            (faces.get(code_a), faces.get(code_b), faces.0.len())
+        else {
+            return Err(Error::invalid_state(
+                format!("{field}.faces"),
+                format!("faces gives the number toward {code_a} and toward {code_b}, nothing else"),
+            ));
+        };
+        let forward = if (face_a, face_b) == (u32::from(hi), u32::from(lo)) {
+            true
+        } else if (face_a, face_b) == (u32::from(lo), u32::from(hi)) {
+            false
+        } else {
+            return Err(Error::invalid_state(
+                format!("{field}.faces"),
+                format!(
+                    "{} shows {hi} and {lo}, not {face_a} and {face_b}",
+                    border_state.token
+                ),
+            ));
+        };
+        let marker = player_of(&border_state.marker, || format!("{field}.marker"))?;
+        position.borders[border] = Some(Placed {
+            kind: kind as u8,
+            owner,
+            forward: forward || is_symmetric(kind),
+            flipped: border_state.flipped,
+            marker,
+        });
+        position.filled |= 1 << border;
+    }
+    if let Some(missing) = (0..BORDER_COUNT).find(|b| seen >> b & 1 == 0) {
+        return Err(Error::invalid_state(
+            "borders",
+            format!(
+                "every border is listed (null when empty); {} is missing",
+                border_id(missing)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn read_provinces(state: &State, position: &mut Position) -> Result<()> {
+    let mut seen = 0u32;
+    for (code, province_state) in &state.provinces.0 {
+        let field = format!("provinces.{code}");
+        let province = parse_province(code).ok_or_else(|| {
+            Error::invalid_state(field.clone(), format!("{code:?} is not a province"))
+        })?;
+        seen |= 1 << province;
+        position.bonus[province] = match &province_state.bonus {
+            None => None,
+            Some(name) => Some(Bonus::parse(name).ok_or_else(|| {
+                Error::invalid_state(
+                    format!("{field}.bonus"),
+                    format!("{name:?} is not a bonus (senate, tactics, wealth, might)"),
+                )
+            })?),
+        };
+        if province == IT && position.bonus[IT].is_some_and(|b| b != Bonus::Senate) {
+            return Err(Error::invalid_state(
+                format!("{field}.bonus"),
+                "Italia's bonus is a Senate token",
+            ));
+        }
+        position.control[province] =
+            player_of(&province_state.control, || format!("{field}.control"))?;
+        if province_state.flipped {
+            if position.control[province].is_none() {
+                return Err(Error::invalid_state(
+                    format!("{field}.flipped"),
+                    format!("{code} has no control marker to be flipped"),
+                ));
+            }
+            position.province_flipped |= 1 << province;
+        }
+    }
+    if let Some(missing) = (0..PROVINCE_COUNT).find(|q| seen >> q & 1 == 0) {
+        return Err(Error::invalid_state(
+            "provinces",
+            format!(
+                "every province is listed; {} is missing",
+                province_code(missing)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Everything that ties the parts of a state together.
+fn check_consistency(position: &Position) -> Result<()> {
+    let players = Player::BOTH;
+    // The game is won exactly when a player has placed 12 markers, and then nobody is to move.
+    let winners: Vec<Player> = players
+        .into_iter()
+        .filter(|p| position.markers[*p as usize] >= CONTROL_MARKERS)
+        .collect();
+    let winner = match (winners.as_slice(), position.to_move) {
+        ([], Some(_)) => None,
+        ([winner], None) => Some(*winner),
+        ([], None) => {
+            return Err(Error::invalid_state(
+                "to_move",
+                "nobody is to move only once a player has placed 12 control markers",
+            ))
+        }
+        ([winner], Some(_)) => {
+            return Err(Error::invalid_state(
+                "to_move",
+                format!(
+                    "{} has placed 12 control markers: the game is over and nobody is to move",
+                    winner.name()
+                ),
+            ))
+        }
+        _ => {
+            return Err(Error::invalid_state(
+                "markers",
+                "the game ends at the first 12th marker: both players cannot have 12",
+            ))
+        }
+    };
+    // Each player's 16 tokens are in the bag, in hand or on the board.
+    let mut short_hands = 0;
+    for player in players {
+        let p = player as usize;
+        let mut on_board = [0u8; TOKEN_KINDS];
+        for placed in position
+            .borders
+            .iter()
+            .flatten()
+            .filter(|t| t.owner == player)
+        {
+            on_board[placed.kind as usize] += 1;
+        }
+        for kind in 0..TOKEN_KINDS {
+            let (bag, hand, board) = (
+                position.bags[p][kind],
+                position.hands[p][kind],
+                on_board[kind],
+            );
+            if u32::from(bag) + u32::from(hand) + u32::from(board) != u32::from(TOKENS[kind].4) {
+                return Err(Error::invalid_state(
+                    format!("bags.{}", player.name()),
+                    format!(
+                        "{} has {} {} in all, not {}: {bag} in the bag, {hand} in hand, {board} on the board",
+                        player.name(),
+                        TOKENS[kind].4,
+                        token_code(kind),
+                        u32::from(bag) + u32::from(hand) + u32::from(board)
+                    ),
+                ));
+            }
+        }
+        let (hand, limit) = (
+            token_total(&position.hands[p]),
+            u32::from(position.hand_limits[p]),
+        );
+        let field = format!("hands.{}", player.name());
+        if hand > limit {
+            return Err(Error::invalid_state(
+                field,
+                format!("{hand} tokens in hand, above the hand limit {limit}"),
+            ));
+        }
+        // Every turn ends with a draw up to the limit; only the turn that gave someone the 12th
+        // marker skips it (and that mover may be either player).
+        if hand < limit && token_total(&position.bags[p]) > 0 {
+            short_hands += 1;
+            if winner.is_none() || short_hands > 1 {
+                return Err(Error::invalid_state(
+                    field,
+                    format!("{hand} tokens in hand below the limit {limit} while the bag has tokens: the hand is refilled at the end of each turn"),
+                ));
+            }
+        }
+    }
+    // Bonus tokens: taken exactly when the province closed (a winning placement may leave its
+    // second closure unresolved).
+    let mut unresolved = 0;
+    let mut on_board = [0u8; 4];
+    for q in 0..PROVINCE_COUNT {
+        let code = province_code(q);
+        let closed = position.is_closed(q);
+        if let Some(bonus) = position.bonus[q] {
+            on_board[bonus as usize] += 1;
+            if closed {
+                unresolved += 1;
+                if winner.is_none() || unresolved > 1 || position.control[q].is_some() {
+                    return Err(Error::invalid_state(
+                        format!("provinces.{code}.bonus"),
+                        format!("{code} is closed, so its closer took its bonus token"),
+                    ));
+                }
+            }
+        } else if !closed {
+            return Err(Error::invalid_state(
+                format!("provinces.{code}.bonus"),
+                format!("{code} is not closed, so its bonus token is still on it"),
+            ));
+        }
+        if let Some(controller) = position.control[q] {
+            if !closed {
+                return Err(Error::invalid_state(
+                    format!("provinces.{code}.control"),
+                    format!("{code} is not closed: nobody controls it yet"),
+                ));
+            }
+            check_sums(position, q, Some(controller))?;
+        } else if closed && position.bonus[q].is_none() {
+            check_sums(position, q, None)?;
+        }
+    }
+    let taken = |bonus: Bonus| {
+        u32::from(bonus.count()) - u32::from(on_board[bonus as usize]).min(u32::from(bonus.count()))
+    };
+    for bonus in Bonus::ALL {
+        if on_board[bonus as usize] > bonus.count() {
+            return Err(Error::invalid_state(
+                "provinces",
+                format!(
+                    "{} {} tokens on the board, but the game has {}",
+                    on_board[bonus as usize],
+                    bonus.name(),
+                    bonus.count()
+                ),
+            ));
+        }
+    }
+    let senate_held = u32::from(position.senate[0]) + u32::from(position.senate[1]);
+    let senate_taken = taken(Bonus::Senate);
+    // A winning closure may take a Senate token and end before keeping it.
+    if senate_held > senate_taken || senate_held + u32::from(winner.is_some()) < senate_taken {
+        return Err(Error::invalid_state(
+            "senate",
+            format!("{senate_taken} Senate tokens have left the board, but the players hold {senate_held}"),
+        ));
+    }
+    let wealth_used: u32 = position
+        .hand_limits
+        .iter()
+        .map(|&l| u32::from(l - START_HAND_LIMIT))
+        .sum();
+    if wealth_used > taken(Bonus::Wealth) {
+        return Err(Error::invalid_state(
+            "hand_limits",
+            format!("the hand limits grew by {wealth_used} in all, but only {} Wealth tokens have left the board", taken(Bonus::Wealth)),
+        ));
+    }
+    let flips = position
+        .borders
+        .iter()
+        .flatten()
+        .filter(|t| t.flipped)
+        .count() as u32
+        + position.province_flipped.count_ones();
+    if flips > taken(Bonus::Might) {
+        return Err(Error::invalid_state(
+            "borders",
+            format!("{flips} tokens and markers are flipped, but only {} Might tokens have left the board", taken(Bonus::Might)),
+        ));
+    }
+    // Italia's dashed space goes with its solid one.
+    match (position.italia_dashed, position.control[IT]) {
+        (Some(dashed), control) if control != Some(dashed) => {
+            return Err(Error::invalid_state(
+                "italia_dashed",
+                format!(
+                    "the dashed space holds {}'s marker, so {} controls IT",
+                    dashed.name(),
+                    dashed.name()
+                ),
+            ))
+        }
+        (None, Some(controller)) if winner != Some(controller) => {
+            return Err(Error::invalid_state(
+                "italia_dashed",
+                format!(
+                    "{} controls IT, so its dashed space holds their second marker",
+                    controller.name()
+                ),
+            ))
+        }
+        _ => {}
+    }
+    // Border markers: between two provinces of one controller.
+    for (border, &(a, b, _)) in BORDERS.iter().enumerate() {
+        let Some(placed) = position.borders[border] else {
+            continue;
+        };
+        let id = border_id(border);
+        match placed.marker {
+            Some(owner) => {
+                if position.control[a] != Some(owner) || position.control[b] != Some(owner) {
+                    return Err(Error::invalid_state(
+                        format!("borders.{id}.marker"),
+                        format!(
+                            "a marker of {} on {id} needs both provinces controlled by {}",
+                            owner.name(),
+                            owner.name()
+                        ),
+                    ));
+                }
+            }
+            None => {
+                let both = position.control[a].filter(|c| position.control[b] == Some(*c));
+                if let Some(owner) = both {
+                    if !position.is_flipped(a) && !position.is_flipped(b) && winner.is_none() {
+                        return Err(Error::invalid_state(
+                            format!("borders.{id}.marker"),
+                            format!("{} controls both sides of {id}, neither marker flipped: the border holds their marker", owner.name()),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    // Markers placed: those on the board plus those under Senate tokens.
+    for player in players {
+        let p = player as usize;
+        let visible = position
+            .control
+            .iter()
+            .filter(|c| **c == Some(player))
+            .count() as u32
+            + u32::from(position.italia_dashed == Some(player))
+            + position
+                .borders
+                .iter()
+                .flatten()
+                .filter(|t| t.marker == Some(player))
+                .count() as u32;
+        let placed = u32::from(position.markers[p]);
+        let held = u32::from(position.senate[p]);
+        let senate_most = held * (held + 1) / 2;
+        if placed < visible || placed - visible > senate_most {
+            return Err(Error::invalid_state(
+                format!("markers.{}", player.name()),
+                format!(
+                    "{} has {visible} control markers on the board and at most {senate_most} under {held} Senate tokens, so not {placed} placed",
+                    player.name()
+                ),
+            ));
+        }
+    }
+    // Turns: Caesar first, alternating but for extra turns, each from a Tactics token.
+    let placed = |player: Player| {
+        position
+            .borders
+            .iter()
+            .flatten()
+            .filter(|t| t.owner == player)
+            .count() as u32
+    };
+    let (mut caesar, mut pompey) = (placed(Player::Caesar), placed(Player::Pompey));
+    match position.to_move {
+        Some(Player::Caesar) => caesar += 1,
+        Some(Player::Pompey) => pompey += 1,
+        None => {}
+    }
+    let extra = fewest_extra_turns(caesar, pompey);
+    if extra.is_none_or(|extra| extra > taken(Bonus::Tactics)) {
+        return Err(Error::invalid_state(
+            "to_move",
+            format!(
+                "caesar placed {} tokens and pompey {}: with Caesar first and {} Tactics taken, {} cannot be to move",
+                placed(Player::Caesar),
+                placed(Player::Pompey),
+                taken(Bonus::Tactics),
+                position.to_move.map_or("nobody", Player::name)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The control of a resolved province fits its sums: the numbers facing it now, where a token
+/// flipped after the closure may have counted in full then.
+fn check_sums(position: &Position, province: usize, control: Option<Player>) -> Result<()> {
+    let mut least = [0u32; 2];
+    let mut most = [0u32; 2];
+    for border in 0..BORDER_COUNT {
+        if PROVINCE_MASK[province] >> border & 1 == 0 {
+            continue;
+        }
+        if let Some(placed) = position.borders[border] {
+            let value = placed.facing(border, province);
+            let owner = placed.owner as usize;
+            most[owner] += value;
+            if !placed.flipped {
+                least[owner] += value;
+            }
+        }
+    }
+    let fits = match control {
+        Some(winner) => {
+            let (w, l) = (winner as usize, winner.other() as usize);
+            most[w] > least[l]
+        }
+        None => most[0] >= least[1] && most[1] >= least[0],
+    };
+    if fits {
+        return Ok(());
+    }
+    let code = province_code(province);
+    Err(Error::invalid_state(
+        format!("provinces.{code}.control"),
+        format!(
+            "the tokens facing {code} sum to caesar {}..{} and pompey {}..{}: {}",
+            least[0],
+            most[0],
+            least[1],
+            most[1],
+            match control {
+                Some(winner) => format!("{} cannot have won it", winner.name()),
+                None => "they cannot have tied".to_owned(),
+            }
+        ),
+    ))
+}
+
+pub const POSITION_NOTATION: &str =
+    "space-separated: the 30 borders in border order joined by ',' \
+(. empty, else owner c/p, token, > when its larger number faces the border's first province or <, \
+! when flipped, ^c/^p for a marker on it); the 18 provinces in table order, two characters each \
+(bonus S T W M or - once taken; control . c p, upper case when flipped); Italia's dashed space \
+(. c p); the side to move (c p, - once won); hands, bags, hand limits, Senate tokens and markers, \
+each caesar/pompey (tokens concatenated, - for none); the generator as seed:word_pos";
+
+fn player_letter(player: Option<Player>, none: char) -> char {
+    player.map_or(none, Player::letter)
+}
+
+fn tokens_text(tokens: &Tokens) -> String {
+    if token_total(tokens) == 0 {
+        return "-".into();
+    }
+    token_list(tokens).concat()
+}
+
+pub fn text(position: &Position) -> String {
+    let borders: Vec<String> = position
+        .borders
+        .iter()
+        .map(|placed| match placed {
+            None => ".".into(),
+            Some(t) => {
+                let mut s = format!(
+                    "{}{}{}",
+                    t.owner.letter(),
+                    token_code(t.kind as usize),
+                    if t.forward { '>' } else { '<' }
+                );
+                if t.flipped {
+                    s.push('!');
+                }
+                if let Some(marker) = t.marker {
+                    s.push('^');
+                    s.push(marker.letter());
+                }
+                s
+            }
+        })
+        .collect();
+    let provinces: String = (0..PROVINCE_COUNT)
+        .flat_map(|q| {
+            let bonus = position.bonus[q].map_or('-', |b| match b {
+                Bonus::Senate => 'S',
+                Bonus::Tactics => 'T',
+                Bonus::Wealth => 'W',
+                Bonus::Might => 'M',
+            });
+            let control = player_letter(position.control[q], '.');
+            let control = if position.is_flipped(q) {
+                control.to_ascii_uppercase()
+            } else {
+                control
+            };
+            [bonus, control]
+        })
+        .collect();
+    let pair = |values: [u8; 2]| format!("{}/{}", values[0], values[1]);
+    let rng = position.chance.to_state();
+    format!(
+        "{} {provinces} {} {} {}/{} {}/{} {} {} {} {}:{}",
+        borders.join(","),
+        player_letter(position.italia_dashed, '.'),
+        player_letter(position.to_move, '-'),
+        tokens_text(&position.hands[0]),
+        tokens_text(&position.hands[1]),
+        tokens_text(&position.bags[0]),
+        tokens_text(&position.bags[1]),
+        pair(position.hand_limits),
+        pair(position.senate),
+        pair(position.markers),
+        rng.seed,
+        rng.word_pos
+    )
+}
+
+fn notation_error(detail: impl Into<String>) -> Error {
+    Error::invalid_state("position", detail)
+}
+
+fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<String>> {
+    match letter {
+        "c" => Ok(Some("caesar".into())),
+        "p" => Ok(Some("pompey".into())),
+        _ if letter == none => Ok(None),
+        _ => Err(notation_error(format!(
+            "{what} is c, p or {none}, not {letter:?}"
+        ))),
+    }
+}
+
+/// A concatenation of 3-character token codes (or `-`) as a list.
+fn token_codes(text: &str, what: &str) -> Result<Vec<String>> {
+    if text == "-" {
+        return Ok(Vec::new());
+    }
+    if !text.is_ascii() || text.is_empty() || text.len() % 3 != 0 {
+        return Err(notation_error(format!(
+            "{what}: tokens are 3 characters each, or - for none"
+        )));
+    }
+    Ok(text
+        .as_bytes()
+        .chunks(3)
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect())
+}
+
+fn pair_of<T>(text: &str, what: &str, parse: impl Fn(&str) -> Result<T>) -> Result<PerPlayer<T>> {
+    let (caesar, pompey) = text
+        .split_once('/')
+        .ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
+    Ok(PerPlayer {
+        caesar: parse(caesar)?,
+        pompey: parse(pompey)?,
+    })
+}
+
+fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {
+    if text == "." {
+        return Ok(None);
+    }
+    let id = border_id(border);
+    let bad = || {
+        notation_error(format!(
+            "border {id}: {text:?} is not . or <c|p><token><>|<>[!][^c|^p]"
+        ))
+    };
+    if !text.is_ascii() || text.len() < 5 {
+        return Err(bad());
+    }
+    let player = player_from_letter(&text[..1], "", "a token's owner")?.ok_or_else(bad)?;
+    let token = &text[1..4];
+    let kind = parse_token(token).ok_or_else(bad)?;
+    let forward = match &text[4..5] {
+        ">" => true,
+        "<" if !is_symmetric(kind) => false,
+        _ => return Err(bad()),
+    };
+    let mut rest = &text[5..];
+    let flipped = rest.starts_with('!');
+    if flipped {
+        rest = &rest[1..];
+    }
+    let marker = match rest {
+        "" => None,
+        "^c" => Some("caesar".to_owned()),
+        "^p" => Some("pompey".to_owned()),
+        _ => return Err(bad()),
+    };
+    let (a, b, _) = BORDERS[border];
+    let (_, _, hi, lo, _) = TOKENS[kind];
+    let (face_a, face_b) = if forward { (hi, lo) } else { (lo, hi) };
+    Ok(Some(BorderState {
+        player,
+        token: token.to_owned(),
+        faces: Ordered(vec![
+            (province_code(a).to_owned(), u32::from(face_a)),
+            (province_code(b).to_owned(), u32::from(face_b)),
+        ]),
+        flipped,
+        marker,
+    }))
+}
+
+/// The JSON state written by a position string (checked afterwards like any state).
+pub fn parse_text(text: &str) -> Result<State> {
+    let fields: Vec<&str> = text.split(' ').collect();
+    let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
+        fields.as_slice()
+    else {
+        return Err(notation_error(format!(
+            "a position has 10 space-separated fields, not {}: {POSITION_NOTATION}",
+            fields.len()
+        )));
+    };
+    let entries: Vec<&str> = borders.split(',').collect();
+    if entries.len() != BORDER_COUNT {
+        return Err(notation_error(format!(
+            "30 borders joined by ',', not {}",
+            entries.len()
+        )));
+    }
+    let borders = entries
+        .iter()
+        .enumerate()
+        .map(|(b, entry)| Ok((border_id(b), border_entry(entry, b)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let chars: Vec<char> = provinces.chars().collect();
+    if chars.len() != 2 * PROVINCE_COUNT {
+        return Err(notation_error(
+            "the provinces are 36 characters: a bonus and a control for each",
+        ));
+    }
+    let provinces = chars
+        .chunks(2)
+        .enumerate()
+        .map(|(q, pair)| {
+            let code = province_code(q);
+            let bonus = match pair[0] {
+                'S' => Some("senate"),
+                'T' => Some("tactics"),
+                'W' => Some("wealth"),
+                'M' => Some("might"),
+                '-' => None,
+                other => {
+                    return Err(notation_error(format!(
+                        "{code}: bonus {other:?} is not one of S T W M -"
+                    )))
+                }
+            };
+            let control = match pair[1] {
+                '.' => None,
+                'c' | 'C' => Some("caesar"),
+                'p' | 'P' => Some("pompey"),
+                other => {
+                    return Err(notation_error(format!(
+                        "{code}: control {other:?} is not one of . c p C P"
+                    )))
+                }
+            };
+            let state = ProvinceState {
+                bonus: bonus.map(str::to_owned),
+                control: control.map(str::to_owned),
+                flipped: pair[1].is_ascii_uppercase(),
+            };
+            Ok((code.to_owned(), state))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // Canonical decimal only (no sign, no leading zero), so that the text round-trips.
+    let number = |text: &str| {
+        text.parse::<u32>()
+            .ok()
+            .filter(|n| n.to_string() == text)
+            .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+    };
+    let (seed, word_pos) = rng
+        .split_once(':')
+        .ok_or_else(|| notation_error("the generator is seed:word_pos"))?;
+    if seed.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Err(notation_error(
+            "the seed is written in lower-case hexadecimal",
+        ));
+    }
+    let word_pos = word_pos
+        .parse::<u64>()
+        .ok()
+        .filter(|n| n.to_string() == word_pos)
+        .ok_or_else(|| notation_error(format!("{word_pos:?} is not a word position")))?;
+    Ok(State {
+        rules: RULES.to_owned(),
+        to_move: player_from_letter(to_move, "-", "the side to move")?,
+        borders: Ordered(borders),
+        provinces: Ordered(provinces),
+        italia_dashed: player_from_letter(dashed, ".", "Italia's dashed space")?,
+        hands: pair_of(hands, "the hands", |t| token_codes(t, "a hand"))?,
+        bags: pair_of(bags, "the bags", |t| token_codes(t, "a bag"))?,
+        hand_limits: pair_of(limits, "the hand limits", number)?,
+        senate: pair_of(senate, "the Senate tokens", number)?,
+        markers: pair_of(markers, "the markers", number)?,
+        rng: ChanceState {
+            algorithm: crate::chance::ALGORITHM.to_owned(),
+            seed: seed.to_string(),
+            word_pos,
+        },
+    })
+}
