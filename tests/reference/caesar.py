@@ -25,6 +25,12 @@ Decisions taken where both the rules and the interface page are silent:
 * ``outcome["to_move"]`` is None once the game is finished (as in the project's Iago model).
 * A closure whose province has no bonus token (only possible in a hand-built position) takes no
   choice and records ``"bonus": None``.
+* Might may target any face-up, uncovered opponent token, even one whose provinces are both closed
+  already (it then changes nothing); a token covered by a border marker placed earlier in the same
+  resolution is no longer a target.  A neighbour closed earlier in the same placement counts as
+  "already controlled" for step 4.
+* With several tactics in one placement every ``T``/``-`` combination is a distinct legal move
+  (``T T``, ``T -`` and ``- T`` all give the one extra turn).
 * The player view (``view``) is the projection with ``hands`` holding only the viewer's own hand,
   no ``bags`` field, and ``hand_sizes`` / ``bag_sizes`` for both players.
 * The spec fixes no position text format for Caesar!, so the model has none: a position is
