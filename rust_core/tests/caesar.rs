@@ -394,7 +394,7 @@ fn the_twelfth_marker_wins_at_once_in_the_middle_of_a_resolution() {
             state.markers.caesar,
             state.senate.caesar
         ),
-        (None, 12, 4)
+        (None, 12, 5) // IT's Senate was taken at step 1, before the winning markers
     );
     assert_eq!(
         state.borders.get("SD-IT").unwrap().as_ref().unwrap().marker,

@@ -442,8 +442,14 @@ impl Position {
     /// Closing steps 1–4: the closer takes the bonus (returned), the higher sum places a marker (Italia a
     /// second one), border markers toward adjacent provinces of the same controller. Returns the
     /// report and whether a 12th marker was placed.
-    fn close(&mut self, province: usize) -> (Closure, Option<Bonus>, bool) {
+    fn close(&mut self, province: usize, closer: Player) -> (Closure, Option<Bonus>, bool) {
+        // Step 1: the closer takes the bonus token; a Senate is theirs from now on, even if a 12th
+        // marker ends the game before its step 5.
         let bonus = self.bonus[province].take();
+        if bonus == Some(Bonus::Senate) {
+            let held = &mut self.senate[closer as usize];
+            *held = held.saturating_add(1);
+        }
         let mut sums = [0u32; 2];
         let mask = PROVINCE_MASK[province];
         for (border, placed) in self.borders.iter().enumerate() {
@@ -504,12 +510,10 @@ impl Position {
         false
     }
 
-    /// Senate (step 5, automatic): the closer keeps it and, having won the province, places as many
-    /// markers under it as Senate tokens they hold. True when a 12th marker is placed.
+    /// Senate (step 5, automatic): the closer, having won the province, places as many markers under
+    /// the token (taken at step 1) as Senate tokens they hold. True when a 12th marker is placed.
     fn keep_senate(&mut self, closer: Player, report: &mut Closure) -> bool {
-        let held = &mut self.senate[closer as usize];
-        *held = held.saturating_add(1);
-        let held = *held;
+        let held = self.senate[closer as usize];
         if report.control != Some(closer.name()) {
             return false;
         }
@@ -587,7 +591,7 @@ impl Position {
             return;
         };
         let mut next = self.clone();
-        let (mut report, bonus, won) = next.close(province);
+        let (mut report, bonus, won) = next.close(province, closer);
         if won {
             out.push(prefix.clone());
             return;
@@ -749,7 +753,7 @@ impl Position {
         let mut won = false;
         let closing: Vec<usize> = next.closing(border).collect();
         for province in closing {
-            let (mut report, bonus, won_now) = next.close(province);
+            let (mut report, bonus, won_now) = next.close(province, player);
             won = won_now;
             if !won {
                 won = match bonus {
@@ -790,7 +794,9 @@ impl Position {
             ));
         }
         if won {
+            // A 12th marker ends the game: no turn follows, Tactics or not.
             next.to_move = None;
+            effects.extra_turn = false;
         } else {
             while token_total(&next.hands[p]) < u32::from(next.hand_limits[p])
                 && token_total(&next.bags[p]) > 0

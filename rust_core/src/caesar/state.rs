@@ -570,7 +570,7 @@ fn check_consistency(position: &Position) -> Result<()> {
     let senate_held = u32::from(position.senate[0]) + u32::from(position.senate[1]);
     let senate_taken = taken(Bonus::Senate);
     // A winning closure may take a Senate token and end before keeping it.
-    if senate_held > senate_taken || senate_held + u32::from(winner.is_some()) < senate_taken {
+    if senate_held != senate_taken {
         return Err(Error::invalid_state(
             "senate",
             format!("{senate_taken} Senate tokens have left the board, but the players hold {senate_held}"),
