@@ -4,6 +4,7 @@ pub mod chance;
 pub mod error;
 pub mod game;
 pub mod iago;
+pub mod isaac;
 
 #[cfg(feature = "python")]
 mod python;

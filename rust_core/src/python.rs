@@ -14,14 +14,16 @@ use serde_json::{json, Value};
 use crate::error::Error;
 use crate::game::{self, Outcome, Rules, Verdict};
 use crate::iago::Iago;
+use crate::isaac::Isaac;
 
 /// The games this build knows. Adding a game: a module implementing `Rules` and one arm here.
 #[derive(Clone, Copy)]
 enum GameKind {
     Iago,
+    Isaac,
 }
 
-const GAMES: [(&str, GameKind); 1] = [(Iago::NAME, GameKind::Iago)];
+const GAMES: [(&str, GameKind); 2] = [(Iago::NAME, GameKind::Iago), (Isaac::NAME, GameKind::Isaac)];
 
 /// Runs `$body` with `$G` standing for the game type of `$kind`.
 macro_rules! with_game {
@@ -29,6 +31,10 @@ macro_rules! with_game {
         match $kind {
             GameKind::Iago => {
                 type $G = Iago;
+                $body
+            }
+            GameKind::Isaac => {
+                type $G = Isaac;
                 $body
             }
         }
@@ -241,10 +247,24 @@ impl Engine {
         })
     }
 
-    fn legal_moves(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    /// The legal moves in notation; `compact` asks for the game's compact form (Isaac: one entry a
+    /// removable piece with its range of advances).
+    #[pyo3(signature = (state, compact=false))]
+    fn legal_moves(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        compact: bool,
+    ) -> PyResult<Vec<String>> {
         with_game!(self.kind, G => {
             let position = position_of::<G>(state)?;
-            Ok(py.detach(|| G::legal_moves(&position).iter().map(ToString::to_string).collect()))
+            Ok(py.detach(|| {
+                if compact {
+                    G::compact_moves(&position)
+                } else {
+                    G::legal_moves(&position).iter().map(ToString::to_string).collect()
+                }
+            }))
         })
     }
 
