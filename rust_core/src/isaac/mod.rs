@@ -1394,13 +1394,15 @@ impl State {
             [one] if one == "black" => [true, false],
             [one] if one == "white" => [false, true],
             [a, b] if a == "black" && b == "white" => [true, true],
-            _ => return Err(Error::invalid_state(
-                "passed",
-                format!(
+            _ => {
+                return Err(Error::invalid_state(
+                    "passed",
+                    format!(
                     "passed is [], [\"black\"], [\"white\"] or [\"black\", \"white\"], not {:?}",
                     self.passed
                 ),
-            )),
+                ))
+            }
         };
         Ok(Parts {
             pieces,
