@@ -121,6 +121,33 @@ fn perft_2_matches_a_brute_force_count() {
     assert_eq!(Isaac::perft(&start, 2), depth2);
 }
 
+#[test]
+fn perft_3_matches_a_brute_force_count() {
+    // Black, White, Black from the empty board: the third placement avoids the first two and
+    // cannot be Black's second 7 (Black owns one).
+    let all: Vec<(usize, u128)> = naive_placements()
+        .into_iter()
+        .map(|(length, cells)| (length, cells.iter().fold(0u128, |m, &c| m | 1u128 << c)))
+        .collect();
+    let mut depth3 = 0u64;
+    for &(first_length, first) in &all {
+        for &(_, second) in &all {
+            if first & second != 0 {
+                continue;
+            }
+            let taken = first | second;
+            depth3 += all
+                .iter()
+                .filter(|&&(length, third)| {
+                    third & taken == 0 && !(length == 7 && first_length == 7)
+                })
+                .count() as u64;
+        }
+    }
+    let start = Isaac::start(&standard(), None);
+    assert_eq!(Isaac::perft(&start, 3), depth3);
+}
+
 /// The contract's default perft: play every listed move through `play`.
 fn played_perft(pos: &Position, depth: u32) -> u64 {
     if depth == 0 {
