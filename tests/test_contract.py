@@ -3,6 +3,7 @@ requests from it (valid and invalid) and checks every response against it, in-pr
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import orjson
@@ -25,7 +26,14 @@ def ndjson(ctx, value):  # noqa: ANN001 - schemathesis serializer signature
     if isinstance(value, str):
         return value.encode()
     items = value if isinstance(value, list) else [value]
-    return b"".join(orjson.dumps(item) + b"\n" for item in items)
+    return b"".join(dump_line(item) + b"\n" for item in items)
+
+
+def dump_line(item) -> bytes:  # noqa: ANN001 - any generated JSON value
+    try:
+        return orjson.dumps(item)
+    except TypeError:  # integers beyond 64 bits (Isaac states have integer fields): plain json
+        return json.dumps(item).encode()
 
 
 def test_the_spec_is_valid_openapi_3_1() -> None:
@@ -67,7 +75,7 @@ def test_the_envelope_schemas_match_the_spec() -> None:
     from referee import schemas
 
     components = spec_schemas()
-    for name in ("NewRequest", "StateRequest", "MoveRequest", "ReplayRequest", "BatchItem"):
+    for name in ("NewRequest", "StateRequest", "LegalMovesRequest", "MoveRequest", "ReplayRequest", "BatchItem"):
         fields = getattr(schemas, name)().fields
         spec = components[name]
         assert set(fields) == set(spec["properties"]), name
@@ -82,6 +90,38 @@ def test_the_engine_shapes_match_the_spec() -> None:
     played = game.play(game.new(), "e4")
     assert set(played["state"]) == set(components["IagoState"]["properties"])
     assert set(played["effects"]) == set(components["IagoEffects"]["properties"])
-    assert set(played["outcome"]) == set(components["Outcome"]["properties"])
+    # `ranking` is optional (games of more than two players); a two-player outcome has the rest.
+    assert set(played["outcome"]) == set(components["Outcome"]["required"])
+    assert set(components["Outcome"]["properties"]) - set(played["outcome"]) == {"ranking"}
     assert set(game.setup) == set(components["IagoSetup"]["properties"])
     assert set(game.setup["options"]) == set(components["IagoOptions"]["properties"])
+
+
+def test_the_isaac_shapes_match_the_spec() -> None:
+    import referee
+
+    components = spec_schemas()
+    game = referee.game("isaac", options={"first_player": "white"})
+    played = game.play(game.new(), "c4-g4")
+    assert set(played["state"]) == set(components["IsaacState"]["properties"])
+    assert set(components["IsaacState"]["required"]) == set(played["state"]) - {"variant", "options"}
+    assert set(played["effects"]) <= set(components["IsaacEffects"]["properties"])
+    assert set(game.setup) == set(components["IsaacSetup"]["properties"])
+    assert set(game.setup["options"]) == set(components["IsaacOptions"]["properties"])
+    # Every effect field is produced by some move kind: place, pass, remove.
+    default = referee.game("isaac")
+    removal = default.play("Bd1-f1,Wa3-a7,Wb4-b6,Bc5-g5,Bh5-j5,Bd9-f9 scoring b 0,59 w - -/3", "xc5-g5+18")["effects"]
+    passed = default.play("Ba1-c1,Wh10-j10 scoring w 0,0 b b 3/3", "pass")["effects"]
+    produced = set(played["effects"]) | set(removal) | set(passed)
+    assert produced == set(components["IsaacEffects"]["properties"])
+
+
+def test_the_isaac_examples_are_engine_output() -> None:
+    import referee
+
+    components = spec_schemas()
+    game = referee.game("isaac")
+    for state in components["IsaacState"]["examples"]:
+        assert game.check(state) == state
+    scoring = game.parse_position("Bd1-f1,Wa3-a7,Wb4-b6,Bc5-g5,Bh5-j5,Bd9-f9 scoring b 0,59 w - -/3")
+    assert components["IsaacEffects"]["examples"] == [game.play(scoring, "xc5-g5+18")["effects"]]
