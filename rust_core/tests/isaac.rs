@@ -342,6 +342,24 @@ fn untrusted_position_strings_are_checked() {
             "overlaps another piece on e4",
         ),
         (
+            // Sixteen 3s fit the board without overlapping: refused before they are stored.
+            format!(
+                "{} placement b 0,0 - - -/-",
+                (0..16)
+                    .map(|k| format!(
+                        "B{}{}-{}{}",
+                        ['a', 'd'][k % 2],
+                        k / 2 + 1,
+                        ['c', 'f'][k % 2],
+                        k / 2 + 1
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            "pieces.black",
+            "16 pieces on the board, but owns only 15",
+        ),
+        (
             "Ba1-g1,Ba2-g2,Wa3-c3,Wa4-c4 placement b 0,0 - - -/-".into(),
             "pieces.black",
             "owns only 1",

@@ -1016,7 +1016,18 @@ impl Position {
         position.to_move = None;
         // Pieces: no overlap; with the removed ones, no more of a length than a player owns.
         for color in COLORS {
-            for (piece, field) in &parts.pieces[color as usize] {
+            let pieces = &parts.pieces[color as usize];
+            if pieces.len() > PIECES_PER_PLAYER {
+                return Err(Error::invalid_state(
+                    format!("pieces.{}", color.name()),
+                    format!(
+                        "{} has {} pieces on the board, but owns only {PIECES_PER_PLAYER}",
+                        color.name(),
+                        pieces.len()
+                    ),
+                ));
+            }
+            for (piece, field) in pieces {
                 let mask = piece.mask();
                 if mask & position.occupied != 0 {
                     return Err(Error::invalid_state(
