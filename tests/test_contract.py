@@ -68,7 +68,7 @@ def test_the_envelope_schemas_match_the_spec() -> None:
     from referee import schemas
 
     components = spec_schemas()
-    for name in ("NewRequest", "StateRequest", "MoveRequest", "ReplayRequest", "BatchItem", "ViewRequest"):
+    for name in ("NewRequest", "StateRequest", "LegalMovesRequest", "MoveRequest", "ReplayRequest", "BatchItem", "ViewRequest"):
         fields = getattr(schemas, name)().fields
         spec = components[name]
         assert set(fields) == set(spec["properties"]), name
@@ -88,6 +88,36 @@ def test_the_engine_shapes_match_the_spec() -> None:
     assert set(outcome["required"]) <= set(played["outcome"]) <= set(outcome["properties"])
     assert set(game.setup) == set(components["IagoSetup"]["properties"])
     assert set(game.setup["options"]) == set(components["IagoOptions"]["properties"])
+
+
+def test_the_isaac_shapes_match_the_spec() -> None:
+    import referee
+
+    components = spec_schemas()
+    game = referee.game("isaac", options={"first_player": "white"})
+    played = game.play(game.new(), "c4-g4")
+    assert set(played["state"]) == set(components["IsaacState"]["properties"])
+    assert set(components["IsaacState"]["required"]) == set(played["state"]) - {"variant", "options"}
+    assert set(played["effects"]) <= set(components["IsaacEffects"]["properties"])
+    assert set(game.setup) == set(components["IsaacSetup"]["properties"])
+    assert set(game.setup["options"]) == set(components["IsaacOptions"]["properties"])
+    # Every effect field is produced by some move kind: place, pass, remove.
+    default = referee.game("isaac")
+    removal = default.play("Bd1-f1,Wa3-a7,Wb4-b6,Bc5-g5,Bh5-j5,Bd9-f9 scoring b 0,59 w - -/3", "xc5-g5+18")["effects"]
+    passed = default.play("Ba1-c1,Wh10-j10 scoring w 0,0 b b 3/3", "pass")["effects"]
+    produced = set(played["effects"]) | set(removal) | set(passed)
+    assert produced == set(components["IsaacEffects"]["properties"])
+
+
+def test_the_isaac_examples_are_engine_output() -> None:
+    import referee
+
+    components = spec_schemas()
+    game = referee.game("isaac")
+    for state in components["IsaacState"]["examples"]:
+        assert game.check(state) == state
+    scoring = game.parse_position("Bd1-f1,Wa3-a7,Wb4-b6,Bc5-g5,Bh5-j5,Bd9-f9 scoring b 0,59 w - -/3")
+    assert components["IsaacEffects"]["examples"] == [game.play(scoring, "xc5-g5+18")["effects"]]
 
 
 def test_the_caesar_shapes_match_the_spec() -> None:

@@ -2,7 +2,9 @@
 //! reference model in the same run; this is the criterion view of the same numbers.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use referee_core::chance::Chance;
 use referee_core::iago::{Iago, Setup};
+use referee_core::isaac::{self, Isaac};
 use referee_core::Rules;
 
 fn iago_perft(c: &mut Criterion) {
@@ -18,5 +20,44 @@ fn iago_perft(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, iago_perft);
+fn isaac_perft(c: &mut Criterion) {
+    let start = Isaac::start(&isaac::Setup::default(), None);
+    let mut group = c.benchmark_group("isaac");
+    for depth in [2u32, 3] {
+        let nodes = Isaac::perft(&start, depth);
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function(format!("perft({depth})"), |b| {
+            b.iter(|| Isaac::perft(&start, depth))
+        });
+    }
+    group.finish();
+}
+
+/// Whole seeded random games through the public contract: move lists, parsing, play, outcome.
+fn isaac_games(c: &mut Criterion) {
+    let setup = isaac::Setup::default();
+    let mut group = c.benchmark_group("isaac");
+    group.throughput(Throughput::Elements(10));
+    group.bench_function("10 random games", |b| {
+        b.iter(|| {
+            let mut plies = 0u64;
+            for seed in 0..10 {
+                let mut rng = Chance::from_seed(seed);
+                let mut position = Isaac::start(&setup, None);
+                while Isaac::to_move(&position).is_some() {
+                    let moves = Isaac::legal_moves(&position);
+                    let mv = moves[rng.below(moves.len() as u32) as usize];
+                    position = Isaac::play(&position, mv)
+                        .expect("a listed move is legal")
+                        .0;
+                    plies += 1;
+                }
+            }
+            plies
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, iago_perft, isaac_perft, isaac_games);
 criterion_main!(benches);

@@ -6,6 +6,7 @@ pub mod chance;
 pub mod error;
 pub mod game;
 pub mod iago;
+pub mod isaac;
 pub mod registry;
 
 #[cfg(feature = "python")]

@@ -190,10 +190,24 @@ impl Engine {
         })
     }
 
-    fn legal_moves(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    /// The legal moves in notation; `compact` asks for the game's compact form (Isaac: one entry a
+    /// removable piece with its range of advances).
+    #[pyo3(signature = (state, compact=false))]
+    fn legal_moves(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        compact: bool,
+    ) -> PyResult<Vec<String>> {
         with_game!(self.kind, G => {
             let position = position_of::<G>(state)?;
-            Ok(py.detach(|| G::legal_moves(&position).iter().map(ToString::to_string).collect()))
+            Ok(py.detach(|| {
+                if compact {
+                    G::compact_moves(&position)
+                } else {
+                    G::legal_moves(&position).iter().map(ToString::to_string).collect()
+                }
+            }))
         })
     }
 

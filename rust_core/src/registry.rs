@@ -5,15 +5,18 @@
 use crate::caesar::Caesar;
 use crate::game::Rules;
 use crate::iago::Iago;
+use crate::isaac::Isaac;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameKind {
     Iago,
+    Isaac,
     Caesar,
 }
 
-pub const GAMES: [(&str, GameKind); 2] = [
+pub const GAMES: [(&str, GameKind); 3] = [
     (Iago::NAME, GameKind::Iago),
+    (Isaac::NAME, GameKind::Isaac),
     (Caesar::NAME, GameKind::Caesar),
 ];
 
@@ -37,6 +40,10 @@ macro_rules! with_game {
         match $kind {
             $crate::registry::GameKind::Iago => {
                 type $G = $crate::iago::Iago;
+                $body
+            }
+            $crate::registry::GameKind::Isaac => {
+                type $G = $crate::isaac::Isaac;
                 $body
             }
             $crate::registry::GameKind::Caesar => {

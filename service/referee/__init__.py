@@ -111,8 +111,10 @@ class Game:
         """The JSON state of a position written in notation, with this game's setup."""
         return self._engine.parse_position(text, self.setup)
 
-    def legal_moves(self, state: State | str) -> list[str]:
-        return self._engine.legal_moves(self._state(state))
+    def legal_moves(self, state: State | str, compact: bool = False) -> list[str]:
+        """The legal moves in notation, in the game's list order. ``compact`` asks for the game's
+        shorter form (Isaac: one entry a removable piece with its advances, ``xc4-g4+0..18!7``)."""
+        return self._engine.legal_moves(self._state(state), compact)
 
     def outcome(self, state: State | str) -> dict[str, Any]:
         """Status, side to move, scores, and the winner once the game is over."""

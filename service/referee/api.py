@@ -12,7 +12,7 @@ from marshmallow import Schema, ValidationError
 from referee import _core
 from referee.errors import RefereeError
 from referee.problems import Problem
-from referee.schemas import MoveRequest, NewRequest, ReplayRequest, StateRequest, ViewRequest, malformed
+from referee.schemas import LegalMovesRequest, MoveRequest, NewRequest, ReplayRequest, ViewRequest, malformed
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -23,7 +23,7 @@ JSON = "application/json"
 NDJSON = "application/x-ndjson"
 
 _new_request = NewRequest()
-_state_request = StateRequest()
+_legal_moves_request = LegalMovesRequest()
 _move_request = MoveRequest()
 _replay_request = ReplayRequest()
 _view_request = ViewRequest()
@@ -110,8 +110,9 @@ def new(game: str) -> Response:
 @v1.post("/games/<game>/legal-moves")
 def legal_moves(game: str) -> Response:
     engine = engine_of(game)
-    state = load(_state_request)["state"]
-    moves = engine_call(engine.legal_moves, state)
+    body = load(_legal_moves_request)
+    state = body["state"]
+    moves = engine_call(engine.legal_moves, state, body["compact"])
     return json_response({"moves": moves, "count": len(moves), "outcome": engine.outcome(state)})
 
 

@@ -26,6 +26,19 @@ class StateRequest(Schema):
     state = fields.Dict(required=True)
 
 
+class StrictBoolean(fields.Boolean):
+    """A JSON boolean and nothing else (marshmallow's Boolean also takes 1, "yes", "true", ...)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class LegalMovesRequest(StateRequest):
+    compact = StrictBoolean(load_default=False)
+
+
 class MoveRequest(StateRequest):
     move = fields.String(required=True, validate=MOVE)
     player = fields.String(validate=PLAYER, allow_none=True)
