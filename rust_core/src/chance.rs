@@ -70,7 +70,10 @@ impl Chance {
         if state.algorithm != ALGORITHM {
             return Err(Error::invalid_state(
                 field,
-                format!("unknown generator {:?}; expected {ALGORITHM:?}", state.algorithm),
+                format!(
+                    "unknown generator {:?}; expected {ALGORITHM:?}",
+                    state.algorithm
+                ),
             ));
         }
         let text = state.seed.as_bytes();
@@ -124,7 +127,10 @@ mod tests {
         for _ in 0..60_000 {
             counts[chance.below(6) as usize] += 1;
         }
-        assert!(counts.iter().all(|&c| (9_000..11_000).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (9_000..11_000).contains(&c)),
+            "{counts:?}"
+        );
         assert_eq!(chance.below(1), 0);
     }
 

@@ -3,6 +3,7 @@
 pub mod chance;
 pub mod error;
 pub mod game;
+pub mod hypnosia;
 pub mod iago;
 
 #[cfg(feature = "python")]

@@ -13,15 +13,20 @@ use serde_json::{json, Value};
 
 use crate::error::Error;
 use crate::game::{self, Outcome, Rules, Verdict};
+use crate::hypnosia::Hypnosia;
 use crate::iago::Iago;
 
 /// The games this build knows. Adding a game: a module implementing `Rules` and one arm here.
 #[derive(Clone, Copy)]
 enum GameKind {
     Iago,
+    Hypnosia,
 }
 
-const GAMES: [(&str, GameKind); 1] = [(Iago::NAME, GameKind::Iago)];
+const GAMES: [(&str, GameKind); 2] = [
+    (Iago::NAME, GameKind::Iago),
+    (Hypnosia::NAME, GameKind::Hypnosia),
+];
 
 /// Runs `$body` with `$G` standing for the game type of `$kind`.
 macro_rules! with_game {
@@ -29,6 +34,10 @@ macro_rules! with_game {
         match $kind {
             GameKind::Iago => {
                 type $G = Iago;
+                $body
+            }
+            GameKind::Hypnosia => {
+                type $G = Hypnosia;
                 $body
             }
         }
@@ -39,6 +48,7 @@ fn raise(py: Python<'_>, error: &Error) -> PyErr {
     let class_name = match error {
         Error::InvalidOptions { .. } => "InvalidOptions",
         Error::InvalidState { .. } => "InvalidState",
+        Error::InvalidBoard { .. } => "InvalidBoard",
         Error::MalformedMove { .. } => "MalformedMove",
         Error::IllegalMove { .. } => "IllegalMove",
         Error::GameOver => "GameOver",
