@@ -886,7 +886,7 @@ fn rolls_are_drawn_from_the_seeded_source() {
     assert_eq!(Hypnosia::to_move(&start), Some(first));
     let (after, effects) = play(&start, "roll");
     let dice = [reference.die(), reference.die()];
-    assert_eq!((effects.roll, effects.drawn), (Some(dice), true));
+    assert_eq!((effects.roll, effects.drawn), (Some(dice.to_vec()), true));
     assert_eq!(state_json(&after)["dice"], json!(dice));
     assert_eq!(after.dice(), dice);
     // Same seed, same game.

@@ -337,7 +337,7 @@ pub struct Captured {
 pub struct Effects {
     pub player: &'static str,
     /// The two dice of this turn, when this move rolled them.
-    pub roll: Option<[u8; 2]>,
+    pub roll: Option<Vec<u8>>,
     /// The engine drew the roll from the seeded source.
     pub drawn: bool,
     pub moves: Vec<DieMoveEffects>,
@@ -1020,7 +1020,7 @@ impl Position {
                 let dice = [chance.die(), chance.die()];
                 let mut next = self.with_dice(dice);
                 next.chance = Arc::new(chance);
-                effects.roll = Some(dice);
+                effects.roll = Some(dice.to_vec());
                 effects.drawn = true;
                 next
             }
@@ -1028,7 +1028,7 @@ impl Position {
                 if rolled {
                     return Err(already());
                 }
-                effects.roll = Some(dice);
+                effects.roll = Some(dice.to_vec());
                 let next = self.with_dice(dice);
                 match turn {
                     None => next,
