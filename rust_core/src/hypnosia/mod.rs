@@ -1440,15 +1440,11 @@ fn rng_text(chance: &Chance) -> String {
         .seed
         .get(16..)
         .is_some_and(|rest| rest.bytes().all(|b| b == b'0'));
-    let seed = match (short, state.seed.get(..16)) {
-        (true, Some(low)) => {
-            let bytes: Vec<u8> = (0..8)
-                .filter_map(|i| u8::from_str_radix(low.get(2 * i..2 * i + 2)?, 16).ok())
-                .collect();
-            let mut le = [0u8; 8];
-            le.copy_from_slice(&bytes);
-            u64::from_le_bytes(le).to_string()
-        }
+    let low: Option<Vec<u8>> = (0..8)
+        .map(|i| u8::from_str_radix(state.seed.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect();
+    let seed = match low.and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()) {
+        Some(le) if short => u64::from_le_bytes(le).to_string(),
         _ => state.seed.clone(),
     };
     format!("{seed}:{}", state.word_pos)
