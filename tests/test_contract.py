@@ -139,3 +139,25 @@ def test_the_caesar_shapes_match_the_spec() -> None:
     setup = components["CaesarSetup"]["examples"][0]
     replayed = referee.game("caesar", options=setup["options"]).replay(["L40@HU-HC =S51", "N42@MT-HU =D60"], seed=7)
     assert replayed["state"] == example
+
+
+def test_the_hypnosia_shapes_and_examples_match_the_spec() -> None:
+    import referee
+
+    components = spec_schemas()
+    game = referee.game("hypnosia", options={"first_player": "red"})
+    played = game.play(game.new(seed=7), "6-2: h1+6 0.5^2")
+    # The spec's examples are exactly what the engine answers.
+    assert components["HypnosiaState"]["examples"] == [played["state"]]
+    assert components["HypnosiaEffects"]["examples"] == [played["effects"]]
+    assert set(played["state"]) == set(components["HypnosiaState"]["properties"])
+    assert set(played["effects"]) == set(components["HypnosiaEffects"]["properties"])
+    assert set(played["effects"]["moves"][0]) == set(components["HypnosiaDieMove"]["properties"])
+    assert set(game.setup) == set(components["HypnosiaSetup"]["properties"])
+    assert set(game.setup["options"]) == set(components["HypnosiaOptions"]["properties"])
+    assert set(game.setup["options"]["board"]) == set(components["HypnosiaBoard"]["properties"])
+    setup_example = components["HypnosiaSetup"]["examples"][0]
+    assert referee.game("hypnosia", **setup_example).setup == setup_example
+    finished = game.outcome("r:h4,centre,centre,centre/b:h1,h2,centre,centre - - rrbbr 0/0 7:0")
+    assert components["Outcome"]["examples"] == [finished]
+    assert set(finished) == set(components["Outcome"]["properties"])

@@ -92,4 +92,4 @@ def test_the_stubs_describe_the_native_module() -> None:
     stubbed = {node.name for node in engine.body if isinstance(node, ast.FunctionDef)} - {"__init__"}
     native = {name for name in dir(_core.Engine) if not name.startswith("_")}
     assert stubbed == native
-    assert referee.games() == _core.games() == ["iago", "isaac", "caesar"]
+    assert referee.games() == _core.games() == ["iago", "isaac", "hypnosia", "caesar"]

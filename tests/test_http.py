@@ -55,7 +55,7 @@ def random_game(seed: int) -> list[str]:
 
 def test_games_lists_every_game(client) -> None:
     games = client.get("/v1/games").json["games"]
-    assert [g["name"] for g in games] == ["iago", "isaac", "caesar"]
+    assert [g["name"] for g in games] == ["iago", "isaac", "hypnosia", "caesar"]
     assert games[0]["rules"] == "iago@1" and games[0]["variants"] == ["standard", "loose", "simple"]
 
 
@@ -71,7 +71,7 @@ def test_game_info_has_variants_options_and_the_board(client) -> None:
 
 def test_unknown_game(client) -> None:
     body = problem(client.get("/v1/games/chess"), 404, "unknown-game")
-    assert body["known"] == ["iago", "isaac", "caesar"]
+    assert body["known"] == ["iago", "isaac", "hypnosia", "caesar"]
     problem(post(client, "/v1/games/chess/play", {"state": {}, "move": "e4"}), 404, "unknown-game")
 
 
@@ -307,7 +307,7 @@ def test_request_ids(client) -> None:
 
 def test_health_readiness_and_not_ready(client, monkeypatch) -> None:
     assert client.get("/healthz").json == {"status": "ok"}
-    assert client.get("/readyz").json == {"status": "ready", "games": ["iago", "isaac", "caesar"]}
+    assert client.get("/readyz").json == {"status": "ready", "games": ["iago", "isaac", "hypnosia", "caesar"]}
     monkeypatch.setattr(app_module, "self_test", lambda: ["iago"])
     assert problem(client.get("/readyz"), 503, "not-ready")["games"] == ["iago"]
 

@@ -3,6 +3,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use referee_core::chance::Chance;
+use referee_core::game;
+use referee_core::hypnosia::{self, Hypnosia};
 use referee_core::iago::{Iago, Setup};
 use referee_core::isaac::{self, Isaac};
 use referee_core::Rules;
@@ -59,5 +61,50 @@ fn isaac_games(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, iago_perft, isaac_perft, isaac_games);
+/// Hypnosia: perft over the 21 rolls from the two-player start, and whole seeded games played by
+/// always taking the first legal move (rolls drawn from the state's source).
+fn hypnosia_perft(c: &mut Criterion) {
+    let options = hypnosia::Options {
+        first_player: Some("red".into()),
+        ..hypnosia::Options::default()
+    };
+    let setup = Hypnosia::check_setup(hypnosia::Setup::new(options)).expect("a valid setup");
+    let start = Hypnosia::start(&setup, Some(1));
+    let mut group = c.benchmark_group("hypnosia");
+    for depth in [1u32, 2] {
+        let nodes = Hypnosia::perft(&start, depth);
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function(format!("perft({depth})"), |b| {
+            b.iter(|| Hypnosia::perft(&start, depth))
+        });
+    }
+    let four = Hypnosia::check_setup(hypnosia::Setup::new(hypnosia::Options {
+        players: Some(4),
+        ..hypnosia::Options::default()
+    }))
+    .expect("a valid setup");
+    group.bench_function("first-move game, 4 players", |b| {
+        b.iter(|| {
+            let mut position = Hypnosia::start(&four, Some(9));
+            for _ in 0..2000 {
+                let Some(mv) = Hypnosia::legal_moves(&position).into_iter().next() else {
+                    break;
+                };
+                position = game::play_text::<Hypnosia>(&position, &mv.to_string(), None)
+                    .expect("a listed move is legal")
+                    .0;
+            }
+            position
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    iago_perft,
+    isaac_perft,
+    isaac_games,
+    hypnosia_perft
+);
 criterion_main!(benches);

@@ -12,6 +12,9 @@ pub enum Error {
     /// A state that cannot occur in this game (bad shape, impossible counts, unknown rules version).
     #[error("invalid state: {detail}")]
     InvalidState { field: String, detail: String },
+    /// A board description (Hypnosia's `board` option) that is not a playable board.
+    #[error("invalid board: {detail}")]
+    InvalidBoard { field: String, detail: String },
     /// A move that does not parse in the game's notation.
     #[error("malformed move: {detail}")]
     MalformedMove { detail: String },
@@ -43,6 +46,7 @@ impl Error {
         match self {
             Error::InvalidOptions { .. } => "invalid-options",
             Error::InvalidState { .. } => "invalid-state",
+            Error::InvalidBoard { .. } => "invalid-board",
             Error::MalformedMove { .. } => "malformed-move",
             Error::IllegalMove { .. } => "illegal-move",
             Error::GameOver => "game-over",
@@ -100,6 +104,7 @@ impl Error {
         match self {
             Error::InvalidOptions { detail, .. }
             | Error::InvalidState { detail, .. }
+            | Error::InvalidBoard { detail, .. }
             | Error::MalformedMove { detail }
             | Error::IllegalMove { detail, .. }
             | Error::NotYourTurn { detail }
@@ -120,7 +125,9 @@ impl Error {
     /// The structured facts of the error as a JSON object (`field`, `rule`, rule data).
     pub fn data(&self) -> Value {
         match self {
-            Error::InvalidOptions { field, .. } | Error::InvalidState { field, .. } => {
+            Error::InvalidOptions { field, .. }
+            | Error::InvalidState { field, .. }
+            | Error::InvalidBoard { field, .. } => {
                 serde_json::json!({ "field": field })
             }
             Error::IllegalMove { rule, data, .. } => {

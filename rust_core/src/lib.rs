@@ -5,6 +5,7 @@ pub mod caesar;
 pub mod chance;
 pub mod error;
 pub mod game;
+pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
 pub mod registry;

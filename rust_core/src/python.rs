@@ -21,6 +21,7 @@ fn raise(py: Python<'_>, error: &Error) -> PyErr {
     let class_name = match error {
         Error::InvalidOptions { .. } => "InvalidOptions",
         Error::InvalidState { .. } => "InvalidState",
+        Error::InvalidBoard { .. } => "InvalidBoard",
         Error::MalformedMove { .. } => "MalformedMove",
         Error::IllegalMove { .. } => "IllegalMove",
         Error::GameOver => "GameOver",

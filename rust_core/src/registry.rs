@@ -4,6 +4,7 @@
 
 use crate::caesar::Caesar;
 use crate::game::Rules;
+use crate::hypnosia::Hypnosia;
 use crate::iago::Iago;
 use crate::isaac::Isaac;
 
@@ -11,12 +12,14 @@ use crate::isaac::Isaac;
 pub enum GameKind {
     Iago,
     Isaac,
+    Hypnosia,
     Caesar,
 }
 
-pub const GAMES: [(&str, GameKind); 3] = [
+pub const GAMES: [(&str, GameKind); 4] = [
     (Iago::NAME, GameKind::Iago),
     (Isaac::NAME, GameKind::Isaac),
+    (Hypnosia::NAME, GameKind::Hypnosia),
     (Caesar::NAME, GameKind::Caesar),
 ];
 
@@ -44,6 +47,10 @@ macro_rules! with_game {
             }
             $crate::registry::GameKind::Isaac => {
                 type $G = $crate::isaac::Isaac;
+                $body
+            }
+            $crate::registry::GameKind::Hypnosia => {
+                type $G = $crate::hypnosia::Hypnosia;
                 $body
             }
             $crate::registry::GameKind::Caesar => {

@@ -15,6 +15,7 @@ from referee import _core
 from referee.errors import (
     GameOver,
     IllegalMove,
+    InvalidBoard,
     InvalidOptions,
     InvalidState,
     MalformedMove,
@@ -28,6 +29,7 @@ __all__ = [
     "Game",
     "GameOver",
     "IllegalMove",
+    "InvalidBoard",
     "InvalidOptions",
     "InvalidState",
     "MalformedMove",

@@ -36,6 +36,13 @@ class InvalidState(RefereeError):
     code = "invalid-state"
 
 
+class InvalidBoard(RefereeError):
+    """A board description (Hypnosia's ``board`` option) that is not a playable board;
+    ``data["field"]`` names the faulty field, e.g. ``board.bridges[3].to``."""
+
+    code = "invalid-board"
+
+
 class MalformedMove(RefereeError):
     code = "malformed-move"
 

@@ -22,6 +22,7 @@ CODES: dict[str, tuple[int, str]] = {
     "unsupported-media-type": (415, "Unsupported media type"),
     "invalid-options": (422, "Invalid game options"),
     "invalid-state": (422, "The state cannot occur in this game"),
+    "invalid-board": (422, "The board description is not a playable board"),
     "malformed-move": (422, "The move is not in the game's notation"),
     "illegal-move": (422, "The rules forbid this move"),
     "game-over": (422, "The game is over"),

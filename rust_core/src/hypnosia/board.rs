@@ -1,0 +1,388 @@
+//! The Hypnosia board as data: a client's board description (JSON) is checked field by field and
+//! compiled once into flat tables (where `n` steps along a circle lead, where each bridge leads).
+//!
+//! Spaces are numbered globally, circle by circle from the outermost, so that the order of space ids
+//! is the order of `(circle, index)`.
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+
+pub const SEATS: usize = 6;
+/// Pawns per player, one per home square.
+pub const PAWNS: usize = 4;
+/// Centre spaces, one per entry of `centre_points`.
+pub const CENTRE_SPACES: usize = 5;
+const MAX_CIRCLES: usize = 8;
+const MAX_CIRCLE_LENGTH: u64 = 360;
+/// The longest die move: a die shows at most 6.
+const MAX_STEPS: usize = 6;
+
+/// What the bridge on a space leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bridge {
+    None,
+    Space(u16),
+    Centre,
+}
+
+/// A checked board, compiled into the tables move generation uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Board {
+    lengths: Vec<u16>,
+    offsets: Vec<u16>,
+    /// Outer-circle index where each seat's start track joins.
+    entries: [u16; SEATS],
+    /// For each space, its bridge.
+    bridges: Vec<Bridge>,
+    /// For each space, `(circle, index)`.
+    coords: Vec<(u8, u16)>,
+    /// `steps[space * 7 + n]`: the space `n` steps further along the same circle.
+    steps: Vec<u16>,
+    pub centre_points: [i32; CENTRE_SPACES],
+    /// The canonical description (bridges sorted by their `from` space), as states carry it.
+    description: Value,
+}
+
+fn board_error(field: impl Into<String>, detail: impl Into<String>) -> Error {
+    Error::InvalidBoard {
+        field: field.into(),
+        detail: detail.into(),
+    }
+}
+
+/// The integer at `value`, in `range`, or an error naming `field`.
+fn integer(value: &Value, field: &str, low: i64, high: i64) -> Result<i64> {
+    match value.as_i64() {
+        Some(n) if (low..=high).contains(&n) => Ok(n),
+        Some(n) => Err(board_error(
+            field,
+            format!("{n} is out of range: it must be in {low}..{high}"),
+        )),
+        None => Err(board_error(field, format!("{value} is not an integer"))),
+    }
+}
+
+fn list<'a>(value: &'a Value, field: &str) -> Result<&'a Vec<Value>> {
+    value
+        .as_array()
+        .ok_or_else(|| board_error(field, format!("{value} is not a list")))
+}
+
+/// A `[circle, index]` pair with both in range of `lengths`.
+fn space_pair(value: &Value, field: &str, lengths: &[u16]) -> Result<(usize, usize)> {
+    let pair = list(value, field)?;
+    if pair.len() != 2 {
+        return Err(board_error(
+            field,
+            "a space is [circle, index]: a list of two integers",
+        ));
+    }
+    let circle = integer(&pair[0], field, 0, lengths.len() as i64 - 1)? as usize;
+    let index = integer(&pair[1], field, 0, i64::from(lengths[circle]) - 1)? as usize;
+    Ok((circle, index))
+}
+
+impl Board {
+    /// The default board: a symmetric reconstruction (the rules doc says why), circles 36, 24, 12,
+    /// each cut into 6 sectors whose last space bridges to the first space of the sector inside.
+    pub fn default_description() -> Value {
+        let mut bridges = Vec::new();
+        for s in 0..6 {
+            bridges.push(json!({ "from": [0, 6 * s + 5], "to": [1, 4 * s] }));
+        }
+        for s in 0..6 {
+            bridges.push(json!({ "from": [1, 4 * s + 3], "to": [2, 2 * s] }));
+        }
+        for s in 0..6 {
+            bridges.push(json!({ "from": [2, 2 * s + 1], "to": "centre" }));
+        }
+        json!({
+            "circles": [36, 24, 12],
+            "entries": [0, 6, 12, 18, 24, 30],
+            "bridges": bridges,
+            "centre_points": [5, 4, 3, 2, 1],
+            "home_length": 4,
+        })
+    }
+
+    /// Checks a description; every fault names its field under `board`.
+    pub fn from_description(description: &Value) -> Result<Board> {
+        let object = description
+            .as_object()
+            .ok_or_else(|| board_error("board", "a board description is a JSON object"))?;
+        for key in object.keys() {
+            if !matches!(
+                key.as_str(),
+                "circles" | "entries" | "bridges" | "centre_points" | "home_length"
+            ) {
+                return Err(board_error(
+                    format!("board.{key}"),
+                    format!("unknown field {key:?}: a board has circles, entries, bridges, centre_points and home_length"),
+                ));
+            }
+        }
+        let field = |key: &str| -> Result<&Value> {
+            object
+                .get(key)
+                .ok_or_else(|| board_error(format!("board.{key}"), format!("{key} is missing")))
+        };
+
+        let circles = list(field("circles")?, "board.circles")?;
+        if circles.is_empty() || circles.len() > MAX_CIRCLES {
+            return Err(board_error(
+                "board.circles",
+                format!(
+                    "a board has 1 to {MAX_CIRCLES} circles, not {}",
+                    circles.len()
+                ),
+            ));
+        }
+        let mut lengths = Vec::with_capacity(circles.len());
+        for (c, length) in circles.iter().enumerate() {
+            let n = integer(
+                length,
+                &format!("board.circles[{c}]"),
+                1,
+                MAX_CIRCLE_LENGTH as i64,
+            )?;
+            lengths.push(n as u16);
+        }
+
+        let entries_value = list(field("entries")?, "board.entries")?;
+        if entries_value.len() != SEATS {
+            return Err(board_error(
+                "board.entries",
+                format!(
+                    "there are 6 entries, one per seat, not {}",
+                    entries_value.len()
+                ),
+            ));
+        }
+        let mut entries = [0u16; SEATS];
+        for (s, entry) in entries_value.iter().enumerate() {
+            entries[s] = integer(
+                entry,
+                &format!("board.entries[{s}]"),
+                0,
+                i64::from(lengths[0]) - 1,
+            )? as u16;
+        }
+
+        let points_value = list(field("centre_points")?, "board.centre_points")?;
+        if points_value.len() != CENTRE_SPACES {
+            return Err(board_error(
+                "board.centre_points",
+                format!(
+                    "there are 5 centre spaces, so 5 points, not {}",
+                    points_value.len()
+                ),
+            ));
+        }
+        let mut centre_points = [0i32; CENTRE_SPACES];
+        for (k, points) in points_value.iter().enumerate() {
+            centre_points[k] = integer(
+                points,
+                &format!("board.centre_points[{k}]"),
+                i64::from(i32::MIN),
+                i64::from(i32::MAX),
+            )? as i32;
+        }
+
+        let home = field("home_length")?;
+        if home.as_i64() != Some(PAWNS as i64) {
+            return Err(board_error(
+                "board.home_length",
+                format!("the start track has 4 squares (4 pawns, one per square), not {home}"),
+            ));
+        }
+
+        let mut offsets = Vec::with_capacity(lengths.len());
+        let mut total = 0usize;
+        let mut coords = Vec::new();
+        for (c, &len) in lengths.iter().enumerate() {
+            offsets.push(total as u16);
+            total += usize::from(len);
+            coords.extend((0..len).map(|i| (c as u8, i)));
+        }
+        let innermost = lengths.len() - 1;
+        let mut bridges = vec![Bridge::None; total];
+        let mut source = vec![usize::MAX; total];
+        let mut bridged = vec![false; lengths.len()];
+        let bridge_list = list(field("bridges")?, "board.bridges")?;
+        for (b, bridge) in bridge_list.iter().enumerate() {
+            let at = format!("board.bridges[{b}]");
+            let bridge = bridge.as_object().ok_or_else(|| {
+                board_error(
+                    &at,
+                    "a bridge is an object {\"from\": [circle, index], \"to\": ...}",
+                )
+            })?;
+            if let Some(key) = bridge
+                .keys()
+                .find(|key| !matches!(key.as_str(), "from" | "to"))
+            {
+                return Err(board_error(
+                    format!("{at}.{key}"),
+                    format!("unknown field {key:?}: a bridge has from and to"),
+                ));
+            }
+            let from_field = format!("{at}.from");
+            let to_field = format!("{at}.to");
+            let from = bridge
+                .get("from")
+                .ok_or_else(|| board_error(&from_field, "from is missing"))?;
+            let to = bridge
+                .get("to")
+                .ok_or_else(|| board_error(&to_field, "to is missing"))?;
+            let (circle, index) = space_pair(from, &from_field, &lengths)?;
+            let space = usize::from(offsets[circle]) + index;
+            if source[space] != usize::MAX {
+                return Err(board_error(
+                    &from_field,
+                    format!(
+                        "space {circle}.{index} already has a bridge (bridges[{}]): at most one bridge per space",
+                        source[space]
+                    ),
+                ));
+            }
+            let target = if circle == innermost {
+                if to.as_str() != Some("centre") {
+                    return Err(board_error(
+                        &to_field,
+                        format!("a bridge of the innermost circle ({circle}) leads to \"centre\", not {to}"),
+                    ));
+                }
+                Bridge::Centre
+            } else {
+                if to.as_str() == Some("centre") {
+                    return Err(board_error(
+                        &to_field,
+                        format!(
+                            "only the innermost circle ({innermost}) bridges to the centre; {circle}.{index} bridges to circle {}",
+                            circle + 1
+                        ),
+                    ));
+                }
+                let (to_circle, to_index) = space_pair(to, &to_field, &lengths)?;
+                if to_circle != circle + 1 {
+                    return Err(board_error(
+                        &to_field,
+                        format!(
+                            "a bridge goes exactly one circle inward: from circle {circle} to circle {}, not {to_circle}",
+                            circle + 1
+                        ),
+                    ));
+                }
+                Bridge::Space(offsets[to_circle] + to_index as u16)
+            };
+            bridges[space] = target;
+            source[space] = b;
+            bridged[circle] = true;
+        }
+        if let Some(circle) = bridged.iter().position(|&has| !has) {
+            let why = if circle == innermost {
+                format!("the innermost circle ({circle}) has no bridge to the centre")
+            } else {
+                format!("circle {circle} has no bridge to circle {}", circle + 1)
+            };
+            return Err(board_error("board.bridges", why));
+        }
+
+        let mut steps = Vec::with_capacity(total * (MAX_STEPS + 1));
+        for &(circle, index) in &coords {
+            let len = lengths[usize::from(circle)];
+            for n in 0..=MAX_STEPS as u16 {
+                steps.push(offsets[usize::from(circle)] + (index + n) % len);
+            }
+        }
+
+        // Canonical description: bridges sorted by their space.
+        let mut sorted: Vec<(usize, Value)> = (0..total)
+            .filter(|&space| bridges[space] != Bridge::None)
+            .map(|space| {
+                let (c, i) = coords[space];
+                let to = match bridges[space] {
+                    Bridge::Space(t) => json!([coords[usize::from(t)].0, coords[usize::from(t)].1]),
+                    _ => json!("centre"),
+                };
+                (space, json!({ "from": [c, i], "to": to }))
+            })
+            .collect();
+        sorted.sort_by_key(|(space, _)| *space);
+        let mut canonical = Map::new();
+        canonical.insert("circles".into(), json!(lengths));
+        canonical.insert("entries".into(), json!(entries));
+        canonical.insert(
+            "bridges".into(),
+            Value::Array(sorted.into_iter().map(|(_, b)| b).collect()),
+        );
+        canonical.insert("centre_points".into(), json!(centre_points));
+        canonical.insert("home_length".into(), json!(PAWNS));
+
+        Ok(Board {
+            lengths,
+            offsets,
+            entries,
+            bridges,
+            coords,
+            steps,
+            centre_points,
+            description: Value::Object(canonical),
+        })
+    }
+
+    pub fn description(&self) -> &Value {
+        &self.description
+    }
+
+    pub fn circles(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// The space id of `circle.index`, if the board has it.
+    pub fn space(&self, circle: usize, index: usize) -> Option<u16> {
+        let len = usize::from(*self.lengths.get(circle)?);
+        (index < len).then(|| self.offsets[circle] + index as u16)
+    }
+
+    pub fn coords(&self, space: u16) -> (u8, u16) {
+        self.coords[usize::from(space)]
+    }
+
+    /// The space `n` (0..=6) steps along the circle from `space`.
+    pub fn step(&self, space: u16, n: u8) -> u16 {
+        self.steps[usize::from(space) * (MAX_STEPS + 1) + usize::from(n)]
+    }
+
+    pub fn bridge(&self, space: u16) -> Bridge {
+        self.bridges[usize::from(space)]
+    }
+
+    /// Where a pawn at home distance `distance` lands when it leaves with `die` (`die >= distance`).
+    pub fn exit(&self, seat: usize, distance: u8, die: u8) -> u16 {
+        let len = self.lengths[0];
+        (self.entries[seat] + u16::from(die - distance)) % len
+    }
+
+    pub fn space_count(&self) -> usize {
+        self.bridges.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_board_compiles_as_documented() {
+        let board = Board::from_description(&Board::default_description()).unwrap();
+        assert_eq!(board.space_count(), 72);
+        assert_eq!(board.bridge(5), Bridge::Space(36));
+        assert_eq!(board.bridge(36 + 3), Bridge::Space(60));
+        assert_eq!(board.bridge(60 + 1), Bridge::Centre);
+        assert_eq!(board.step(35, 2), 1);
+        assert_eq!(board.exit(5, 4, 6), 32);
+        assert_eq!(board.description(), &Board::default_description());
+    }
+}
