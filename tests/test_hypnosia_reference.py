@@ -11,6 +11,8 @@ import random
 
 import pytest
 
+from tests import hypnosia_boards
+from tests.hypnosia_boards import BAD_BOARDS, ONE_CIRCLE, SHORT_CIRCLES, TWO_CIRCLES
 from tests.reference import hypnosia as H
 
 TWO = {"players": 2}  # red (seat 0) and blue (seat 3)
@@ -80,6 +82,7 @@ def test_default_board_matches_the_rules_doc():
     assert board.bridges[(2, 1)] == "centre" and board.bridges[(2, 11)] == "centre"
     assert H.default_board()["bridges"][0] == {"from": [0, 5], "to": [1, 0]}
     assert H.default_board()["bridges"][12] == {"from": [2, 1], "to": "centre"}
+    assert H.default_board() == hypnosia_boards.default_board()
 
 
 def test_turn_order_goes_to_the_next_lower_seat():
@@ -576,52 +579,6 @@ def test_tie_between_centre_and_no_centre_player():
 # Board validation: each error names its field
 # ---------------------------------------------------------------------------
 
-def _board(**changes):
-    board = H.default_board()
-    board.update(changes)
-    return board
-
-
-def _bridges_with(index, bridge):
-    bridges = H.default_board()["bridges"]
-    bridges[index] = bridge
-    return bridges
-
-
-BAD_BOARDS = [
-    ("not an object", [1, 2], "board"),
-    ("missing circles", {k: v for k, v in H.default_board().items() if k != "circles"}, "board.circles"),
-    ("no circles", _board(circles=[]), "board.circles"),
-    ("nine circles", _board(circles=[10] * 9), "board.circles"),
-    ("zero length", _board(circles=[36, 0, 12]), "board.circles[1]"),
-    ("too long", _board(circles=[361, 24, 12]), "board.circles[0]"),
-    ("bool length", _board(circles=[36, True, 12]), "board.circles[1]"),
-    ("five entries", _board(entries=[0, 6, 12, 18, 24]), "board.entries"),
-    ("entry out of range", _board(entries=[0, 6, 36, 18, 24, 30]), "board.entries[2]"),
-    ("negative entry", _board(entries=[0, 6, 12, -1, 24, 30]), "board.entries[3]"),
-    ("bridge from no circle", _board(bridges=_bridges_with(3, {"from": [3, 0], "to": "centre"})),
-     "board.bridges[3].from"),
-    ("bridge from out of range", _board(bridges=_bridges_with(3, {"from": [0, 36], "to": [1, 0]})),
-     "board.bridges[3].from"),
-    ("bridge skipping a circle", _board(bridges=_bridges_with(3, {"from": [0, 23], "to": [2, 0]})),
-     "board.bridges[3].to"),
-    ("bridge going outward", _board(bridges=_bridges_with(8, {"from": [1, 11], "to": [0, 0]})),
-     "board.bridges[8].to"),
-    ("bridge to out of range", _board(bridges=_bridges_with(3, {"from": [0, 23], "to": [1, 24]})),
-     "board.bridges[3].to"),
-    ("outer bridge to the centre", _board(bridges=_bridges_with(3, {"from": [0, 23], "to": "centre"})),
-     "board.bridges[3].to"),
-    ("innermost bridge not to the centre", _board(bridges=_bridges_with(14, {"from": [2, 5], "to": [3, 0]})),
-     "board.bridges[14].to"),
-    ("two bridges on a space", _board(bridges=_bridges_with(4, {"from": [0, 5], "to": [1, 16]})),
-     "board.bridges[4].from"),
-    ("a circle without a bridge", _board(bridges=H.default_board()["bridges"][6:]), "board.bridges"),
-    ("no bridge to the centre", _board(bridges=H.default_board()["bridges"][:12]), "board.bridges"),
-    ("four centre points", _board(centre_points=[5, 4, 3, 2]), "board.centre_points"),
-    ("home length 3", _board(home_length=3), "board.home_length"),
-]
-
-
 @pytest.mark.parametrize(("name", "board", "path"), BAD_BOARDS, ids=[b[0] for b in BAD_BOARDS])
 def test_each_board_validation_error(name, board, path):
     with pytest.raises(H.InvalidBoard) as caught:
@@ -677,18 +634,6 @@ def test_perft_depth_two_counts_children():
 # Random playouts
 # ---------------------------------------------------------------------------
 
-ONE_CIRCLE = {"circles": [10], "entries": [0, 2, 4, 5, 7, 8],
-              "bridges": [{"from": [0, 3], "to": "centre"}, {"from": [0, 9], "to": "centre"}],
-              "centre_points": [5, 4, 3, 2, 1], "home_length": 4}
-TWO_CIRCLES = {"circles": [20, 7], "entries": [0, 4, 4, 9, 13, 17],
-               "bridges": [{"from": [0, 4], "to": [1, 0]}, {"from": [0, 12], "to": [1, 3]},
-                           {"from": [0, 19], "to": [1, 6]}, {"from": [1, 2], "to": "centre"},
-                           {"from": [1, 6], "to": "centre"}],
-               "centre_points": [6, 3, 2, 1, -1], "home_length": 4}
-SHORT_CIRCLES = {"circles": [9, 3, 1], "entries": [0, 1, 3, 4, 6, 7],
-                 "bridges": [{"from": [0, 2], "to": [1, 0]}, {"from": [0, 8], "to": [1, 1]},
-                             {"from": [1, 2], "to": [2, 0]}, {"from": [2, 0], "to": "centre"}],
-                 "centre_points": [5, 4, 3, 2, 1], "home_length": 4}
 BOARDS = {"default": None, "one-circle": ONE_CIRCLE, "two-circles": TWO_CIRCLES, "short": SHORT_CIRCLES}
 MAX_PLIES = 20_000
 
