@@ -682,13 +682,14 @@ def _with_dice(pos: Position, dice) -> Position:
 def _play_turn(pos: Position, text: str) -> tuple[Position, list[dict], bool]:
     """Play a whole remaining turn (or one die move of two); returns (position, die effects, turn over)."""
     seq = parse_turn(text)
-    if text in legal_moves(pos):
+    sequences = turn_sequences(pos)
+    if text in {turn_text(s) for s in sequences}:
         effects = []
         for dm in seq:
             pos, effect = apply_die_move(pos, dm)
             effects.append(effect)
         return _end_turn(pos), effects, True
-    if len(seq) == 1 and text in first_die_moves(pos):
+    if len(seq) == 1 and len(pos.dice) == 2 and text in {str(s[0]) for s in sequences if s}:
         pos, effect = apply_die_move(pos, seq[0])
         if is_finished(pos) or not legal_die_moves(pos, pos.dice[0]):
             return _end_turn(pos), [effect], True
