@@ -57,7 +57,6 @@ BAD_BOARDS = [
     ("nine circles", _board(circles=[10] * 9), "board.circles"),
     ("zero length", _board(circles=[36, 0, 12]), "board.circles[1]"),
     ("too long", _board(circles=[361, 24, 12]), "board.circles[0]"),
-    ("bool length", _board(circles=[36, True, 12]), "board.circles[1]"),
     ("five entries", _board(entries=[0, 6, 12, 18, 24]), "board.entries"),
     ("entry out of range", _board(entries=[0, 6, 36, 18, 24, 30]), "board.entries[2]"),
     ("negative entry", _board(entries=[0, 6, 12, -1, 24, 30]), "board.entries[3]"),

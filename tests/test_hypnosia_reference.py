@@ -588,6 +588,15 @@ def test_each_board_validation_error(name, board, path):
         H.initial({"players": 2, "first_player": "red", "board": board})
 
 
+def test_booleans_are_not_ints_in_a_board():
+    # The model's own strictness (a JSON true is not a length); not part of the cross-check.
+    board = hypnosia_boards.default_board()
+    board["circles"] = [36, True, 12]
+    with pytest.raises(H.InvalidBoard) as caught:
+        H.validate_board(board)
+    assert caught.value.path == "board.circles[1]"
+
+
 def test_valid_custom_boards():
     for board in (ONE_CIRCLE, TWO_CIRCLES, SHORT_CIRCLES):
         H.validate_board(board)

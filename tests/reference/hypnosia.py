@@ -30,7 +30,11 @@ Decisions taken here where both documents are silent (also in the report for thi
 6. With dice rolled and no legal die move (possible only mid-turn in a hand-built position, or after
    a roll with nothing to move), the only legal move is ``pass``.
 7. ``outcome`` gives ``winner``/``decided_by``/``ranking`` as ``None`` while the game runs.
-8. The model's own position text (``format_position``) is a JSON dump of ``to_dict``; the interface
+8. Notation is strict: one space between die moves, ``": "`` after a roll prefix, no leading zeros;
+   anything else is malformed.  ``Dh1+5`` and ``h1^5`` fit the notation's grammar (``[D]<from>(+|^)<die>``)
+   and are *illegal* rather than malformed in the model (the cross-check only requires them refused).
+9. A finished game has no legal moves (``[]``) and refuses every move (GameOver).
+10. The model's own position text (``format_position``) is a JSON dump of ``to_dict``; the interface
    page does not fix a position string, so it is not compared with the engine's.
 """
 
