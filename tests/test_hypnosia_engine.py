@@ -16,6 +16,7 @@ import random
 import pytest
 
 import referee
+from referee.errors import GameOver, IllegalMove, MalformedMove
 from hypnosia_boards import BAD_BOARDS, CUSTOM_BOARDS
 from reference import hypnosia as model
 
@@ -122,7 +123,7 @@ def test_random_games_agree_with_the_reference_model(players: int, doubles: bool
             assert_same_position(game, state, pos)
             if model.is_finished(pos):
                 finished += 1
-                with pytest.raises(referee.GameOver):
+                with pytest.raises(GameOver):
                     game.play(state, "1-1")
                 break
             plies += 1
@@ -164,25 +165,26 @@ def test_moves_refused_with_the_right_errors() -> None:
     game, pos = engine_for(options), model.initial(options)
     state = game.new()
     for move in ("7-1", "bogus", "h5+1", "0.05+4", "5-4:h1+5", "h2+5  0.3+4"):
-        with pytest.raises(referee.MalformedMove):
+        with pytest.raises(MalformedMove):
             game.play(state, move)
         with pytest.raises(model.MalformedMove):
             model.play(pos, move)
     for move in ("h1+5", "pass", "5-4: h1+5"):  # before the roll; a roll-prefixed turn must be whole
-        with pytest.raises(referee.IllegalMove):
+        with pytest.raises(IllegalMove):
             game.play(state, move)
         with pytest.raises(model.IllegalMove):
             model.play(pos, move)
     rolled = game.play(state, "5-4")["state"]
     rolled_pos, _ = model.play(pos, "5-4")
     for move in ("6-6", "roll", "h1+6", "pass", "h1+5 0.4+5", "h1+5 h2+5", "0.4+4"):
-        with pytest.raises(referee.IllegalMove):
+        with pytest.raises(IllegalMove):
             game.play(rolled, move)
         with pytest.raises(model.IllegalMove):
             model.play(rolled_pos, move)
     for move in ("Dh1+5", "h1^5"):  # refused (as malformed or illegal: the notation page does not say)
-        with pytest.raises(referee.RefereeError):
+        with pytest.raises(Exception) as caught:
             game.play(rolled, move)
+        assert getattr(caught.value, "code", None) in ("illegal-move", "malformed-move")
         assert game.validate(rolled, move)["legal"] is False
 
 
@@ -301,7 +303,7 @@ def test_hand_built_shapes(shape: tuple) -> None:
             after_state, after_pos = play_both(game, state, pos, move)
             assert_same_position(game, after_state, after_pos)
         else:
-            with pytest.raises(referee.IllegalMove):
+            with pytest.raises(IllegalMove):
                 game.play(state, move)
 
 
@@ -324,10 +326,10 @@ def test_finished_shapes_rank_as_the_model() -> None:
 
 @pytest.mark.parametrize(("name", "board", "path"), BAD_BOARDS, ids=[b[0] for b in BAD_BOARDS])
 def test_each_board_validation_error(name: str, board, path: str) -> None:
-    with pytest.raises(referee.RefereeError) as caught:
+    with pytest.raises(Exception) as caught:
         referee.game("hypnosia", options={"players": 2, "first_player": "red", "board": board}).new()
     error = caught.value
-    assert error.code == "invalid-board", error
+    assert getattr(error, "code", None) == "invalid-board", error
     assert path in f"{error.detail} {error.data}", error
 
 
