@@ -5,8 +5,9 @@
     python bench/run.py --only core,embedding         # some sections
     python bench/run.py --out bench/results/latest.md # also write the report to a file (git-ignored)
 
-Sections (the default runs the first four):
+Sections (the default runs the first five):
     core       Iago perft and random playouts: the Rust engine against the Python reference model
+    games      the same for Isaac, Hypnosia and Caesar!
     embedding  per-call cost of the Python API on mid-game states, and the batch calls
     http       gunicorn + wrk: play and validate against a trivial Flask app under the same config, at full
                load and at 70% of it
@@ -45,8 +46,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 BODIES = BENCH / "bodies"
 MODEL_PATH = ROOT / "tests" / "reference" / "iago.py"
-SECTIONS = ("core", "embedding", "http", "batch", "archive", "soak")
-DEFAULT_SECTIONS = SECTIONS[:4]
+SECTIONS = ("core", "games", "embedding", "http", "batch", "archive", "soak")
+DEFAULT_SECTIONS = SECTIONS[:5]
 #: An Iago game has at most 61 plies (one disc a hex); a longer playout is a bug, not a slow game.
 MAX_PLIES = 100
 MIDGAME = range(15, 45)  # the plies whose states count as mid-game
@@ -106,9 +107,9 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def load_model() -> Any:
-    """The Python reference model of Iago (tests/reference/iago.py), loaded from its file."""
-    spec = importlib.util.spec_from_file_location("reference_iago", MODEL_PATH)
+def load_model(name: str = "iago") -> Any:
+    """The Python reference model of a game (tests/reference/<name>.py), loaded from its file."""
+    spec = importlib.util.spec_from_file_location(f"reference_{name}", MODEL_PATH.with_name(f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up here
     spec.loader.exec_module(module)
@@ -234,6 +235,114 @@ def bench_core(args: argparse.Namespace, game: referee.Game, model: Any) -> str:
         "so this includes the embedding cost.",
         f"- the engine and the model played the same {same_games} of {min(args.games, args.model_games)} "
         "seeded games (same final position).",
+    ])
+
+
+# --------------------------------------------------------------------------------------------------
+# games: Isaac, Hypnosia and Caesar!, engine vs model
+# --------------------------------------------------------------------------------------------------
+
+#: Caesar!'s fixed setup for perft (its reference model counts exactly only while no draw matters).
+CAESAR_SETUP = {
+    "bonuses": {"HU": "tactics", "HC": "might", "MT": "senate", "SD": "wealth", "GA": "senate", "NU": "might",
+                "SC": "tactics", "GC": "wealth", "AF": "senate", "AC": "tactics", "MD": "might", "DM": "wealth",
+                "CY": "senate", "CR": "tactics", "AG": "might", "AS": "senate", "SY": "wealth"},
+    "hands": {"caesar": ["S60", "L22"], "pompey": ["D51", "N33"]},
+}
+
+
+def game_adapters() -> dict[str, dict[str, Any]]:
+    """For each game: the engine setup, a perft start for both sides, and one seeded random game each
+    (uniform over the legal moves; the model is given the chance events it cannot draw)."""
+    isaac, hypnosia, caesar = load_model("isaac"), load_model("hypnosia"), load_model("caesar")
+
+    def engine_playout(game: referee.Game, seed: int) -> int:
+        rng, state, plies = random.Random(seed), game.new(seed=seed), 0
+        while moves := game.legal_moves(state):
+            move = rng.choice(moves)
+            state = game.play(state, move)["state"]
+            plies += move != "roll"  # Hypnosia's roll is a move of the engine's, not a turn
+        return plies
+
+    def isaac_playout(seed: int) -> int:
+        rng, pos, plies = random.Random(seed), isaac.initial(), 0
+        while moves := isaac.legal_moves(pos):
+            pos, _ = isaac.play(pos, rng.choice(moves))
+            plies += 1
+        return plies
+
+    def hypnosia_playout(seed: int) -> int:
+        rng, pos, plies = random.Random(seed), hypnosia.initial({"first_player": "red"}), 0
+        while not hypnosia.is_finished(pos):
+            if hypnosia.projection(pos)["dice"] is None:
+                pos, _ = hypnosia.play(pos, f"{rng.randint(1, 6)}-{rng.randint(1, 6)}")
+            pos, _ = hypnosia.play(pos, rng.choice(hypnosia.legal_moves(pos)))
+            plies += 1
+        return plies
+
+    def caesar_playout(seed: int) -> int:
+        rng, pos, plies = random.Random(seed), caesar.initial(CAESAR_SETUP["bonuses"], CAESAR_SETUP["hands"]), 0
+        while moves := caesar.legal_moves(pos):
+            pos, _ = caesar.play(pos, rng.choice(moves), draw=lambda player, bag: rng.choice(bag))
+            plies += 1
+        return plies
+
+    return {
+        "isaac": {"options": {}, "perft": (3, 2), "model_start": isaac.initial, "model": isaac,
+                  "engine_playout": engine_playout, "model_playout": isaac_playout},
+        "hypnosia": {"options": {"first_player": "red"}, "perft": (2, 1), "model": hypnosia,
+                     "model_start": lambda: hypnosia.initial({"first_player": "red"}),
+                     "engine_playout": engine_playout, "model_playout": hypnosia_playout},
+        "caesar": {"options": CAESAR_SETUP, "perft": (3, 2), "model": caesar,
+                   "model_start": lambda: caesar.initial(CAESAR_SETUP["bonuses"], CAESAR_SETUP["hands"]),
+                   "engine_playout": engine_playout, "model_playout": caesar_playout},
+    }
+
+
+def bench_games(args: argparse.Namespace) -> str:
+    rows = []
+    for name, adapter in game_adapters().items():
+        game = referee.game(name, options=adapter["options"])
+        start, model = game.new(seed=args.seed), adapter["model"]
+        engine_depth, model_depth = adapter["perft"]
+        progress(f"games: {name} perft, engine depth {engine_depth}, model depth {model_depth}")
+        perfts = interleaved(args.perft_repeat, {
+            "engine": lambda: game.perft(start, engine_depth),
+            "model": lambda: model.perft(adapter["model_start"](), model_depth),
+        })
+        (engine_nodes, engine_time), (model_nodes, model_time) = perfts["engine"], perfts["model"]
+        agree = game.perft(start, model_depth) == model_nodes
+        progress(f"games: {name} random games")
+        playouts = interleaved(args.repeat, {
+            "engine": lambda: [adapter["engine_playout"](game, args.seed + i) for i in range(args.games // 10)],
+            "model": lambda: [adapter["model_playout"](args.seed + i) for i in range(max(args.model_games // 5, 1))],
+        })
+        (engine_plies, engine_games_time), (model_plies, model_games_time) = playouts["engine"], playouts["model"]
+        engine_games = len(engine_plies) / engine_games_time
+        model_games = len(model_plies) / model_games_time
+        rows.append([
+            name,
+            f"{number(engine_nodes / engine_time)} (perft({engine_depth}) = {number(engine_nodes)})",
+            f"{number(model_nodes / model_time)} (perft({model_depth}) = {number(model_nodes)}"
+            f"{'' if agree else ', **engine differs**'})",
+            times((engine_nodes / engine_time) / (model_nodes / model_time)),
+            f"{number(engine_games, 1)} ({statistics.mean(engine_plies):.0f} plies)",
+            f"{number(model_games, 1)} ({statistics.mean(model_plies):.0f} plies)",
+            times(engine_games / model_games),
+        ])
+    return "\n".join([
+        "## games: Isaac, Hypnosia, Caesar! — engine vs Python reference model",
+        "",
+        table(["game", "engine perft nodes/s", "model perft nodes/s", "×", "engine games/s", "model games/s", "×"], rows),
+        "",
+        f"- perft from the start, single thread, best of {args.perft_repeat}, taking turns; a node is a legal "
+        "move (Hypnosia: a whole turn; before a roll, summed over the 21 distinct rolls; Caesar!: draws from "
+        "the seeded source, fixed bonuses and hands). The model counts a shallower depth, and the engine's "
+        "count at that depth is checked equal to it.",
+        f"- games: seeded uniform random games to the end, best of {args.repeat} rounds taking turns; the engine "
+        "through the Python API (`legal_moves` + `play` on JSON states each ply, chance from the state's "
+        "seeded source), the model with Python's seeded `random` for the chance it cannot draw. Games differ "
+        "between the two, so compare games/s only as orders of magnitude (plies per game shown).",
     ])
 
 
@@ -760,6 +869,8 @@ def main() -> None:
     batch_rate = None
     if "core" in args.only:
         parts.append(bench_core(args, game, load_model()))
+    if "games" in args.only:
+        parts.append(bench_games(args))
     if {"embedding", "batch"} & set(args.only):
         progress(f"sampling {args.states} mid-game states")
         samples = midgame_samples(game, args.states, args.seed)
