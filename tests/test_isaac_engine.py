@@ -208,7 +208,7 @@ def test_garbage_is_malformed(move: str) -> None:
 @pytest.mark.parametrize("move", DOUBTFUL)
 def test_moves_outside_the_notation_are_refused(move: str) -> None:
     game = engine_for()
-    for position in ("- placement b 0,0 - - -/-", "Wd3-d5,Wa5-c5,Be5-e8,Bf5-j5 scoring b 10,56 b - 3/45"):
+    for position in ("- placement b 0,0 - - -/-", "Wd3-d5,Wa5-c5,Be5-e8,Bf5-j5 scoring b 10,56 b - 33/45"):
         state = game.parse_position(position)
         assert game.validate(state, move)["legal"] is False
         with pytest.raises((referee.errors.MalformedMove, referee.errors.IllegalMove)):
@@ -217,7 +217,7 @@ def test_moves_outside_the_notation_are_refused(move: str) -> None:
 
 def test_game_over_refuses_every_move() -> None:
     game = engine_for()
-    state = game.parse_position("Wd3-d5,Wa5-c5,Be5-e8 scoring - 108,56 b - 35/45")
+    state = game.parse_position("Wd3-d5,Wa5-c5,Be5-e8 scoring - 108,56 b - 335/45")
     assert game.legal_moves(state) == []
     for move in ("pass", "xe5-e8+0", "a1-c1"):
         with pytest.raises(referee.errors.GameOver):

@@ -272,11 +272,14 @@ def test_perft_independent_count():
 
 
 def test_perft_late_positions():
-    # From the full board: White's pass then Black's 51 removals; Black alone then passes... counted by hand:
+    # From the full board (FULL_SWAP: White's whole set, Black's 7 pieces in g7-j7 and rows 8-10): White's
+    # pass then Black's 31 removals, counted by hand: g7-j7 N2 v2 = 4 (5 advances), a8-g8 N1 v6 = 6 (7),
+    # h8-j8 N1 v1 = 1 (2), a9-f9 N1 v4 = 4 (5), g9-j9 N1 v2 = 2 (3), a10-f10 N1 v4 x2 (White's marker on
+    # j10) = 8 (9); g10-j10 carries White's marker.  5 + 7 + 2 + 5 + 3 + 9 = 31.
     pos = isaac.parse_position(SHAPES[[s["name"] for s in SHAPES].index("last pass ends the placement phase")]
                                ["position"])
     assert isaac.perft(pos, 1) == 1
-    assert isaac.perft(pos, 2) == 51
+    assert isaac.perft(pos, 2) == 31
     # A finished game has no moves.
     done = isaac.parse_position("Wd3-d5,Wa5-c5,Be5-e8 scoring - 15,56 b bw 35/7")
     assert isaac.perft(done, 1) == 0 and isaac.perft(done, 3) == 0 and isaac.perft(done, 0) == 1
