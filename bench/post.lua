@@ -14,10 +14,10 @@ function init(args)
   wrk.body = file:read("*a")
   file:close()
   pause = tonumber(args[2] or "0")
-end
-
-function delay()
-  return pause
+  if pause > 0 then
+    -- Defined only when pacing: wrk schedules every request through a timer once `delay` exists.
+    delay = function() return pause end
+  end
 end
 
 function done(summary, latency, requests)

@@ -507,6 +507,7 @@ def wrk(args: argparse.Namespace, url: str, body: Path, duration: int, delay_ms:
         if line.startswith("WRK_JSON "):
             result = json.loads(line.removeprefix("WRK_JSON "))
             result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
+            result["bytes_per_answer"] = result["bytes"] / max(result["requests"], 1)
             result["errors"] = sum(result[key] for key in
                                    ("connect_errors", "read_errors", "write_errors", "status_errors", "timeouts"))
             return result
