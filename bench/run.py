@@ -722,8 +722,9 @@ def bench_stream(args: argparse.Namespace, host: str, port: int, master: subproc
         "## batch: a long NDJSON stream over HTTP",
         "",
         "`POST /v1/games/iago/batch` (NDJSON) with the validate items above repeated, one request on a fresh "
-        "connection, timed to the last byte of the answer; the service reads, judges and answers the stream in "
-        "chunks of about 1 MB. Peak memory: the largest peak resident set (VmHWM) among the workers after the "
+        "connection (Python's http.client, which sends the whole body before reading), timed to the last byte "
+        "of the answer; the service reads and judges the stream in chunks of about 1 MB and spools results "
+        "beyond 8 MB to a temporary file. Peak memory: the largest peak resident set (VmHWM) among the workers after the "
         "request, so memory growing with the input would show as a larger peak for the longer stream.",
         "",
         table(["items", "MB in", "seconds", "items/s", "worker peak MiB"], rows),

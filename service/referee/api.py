@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from typing import Any, Callable, Iterator
 
 import orjson
-from flask import Blueprint, Response, current_app, request, stream_with_context
+from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema, ValidationError
 
 from referee import _core
@@ -178,6 +179,8 @@ def batch(game: str) -> Response:
 #: Bytes read from a streamed batch before they are judged: large enough for the native batch to run
 #: in parallel, small enough that memory stays flat however long the stream.
 STREAM_CHUNK_BYTES = 1 << 20
+#: Results of a streamed batch kept in memory before they move to a temporary file.
+SPOOL_BYTES = 8 << 20
 
 
 def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]:
@@ -201,9 +204,9 @@ def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]
 
 
 def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
-    """NDJSON in, NDJSON out. The first chunk (about a megabyte) is judged before answering, so that a
-    malformed line in it, or an empty body, is a plain 400 problem; later, such a fault ends the stream
-    with a problem line after the results of the lines before it."""
+    """NDJSON in, NDJSON out, read and judged a chunk (about a megabyte) at a time. A malformed line in the
+    first chunk, or an empty body, is a plain 400 problem; later, such a fault ends the answer with a
+    problem line after the results of the lines before it."""
     settings = current_app.config["REFEREE"]
     request.max_content_length = sys.maxsize  # streamed: bounded per line and by item count, not in total
     chunks = line_chunks(request.stream, settings.max_line_bytes)
@@ -230,22 +233,31 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     if count == 0:
         raise Problem("malformed-json", "the body has no items")
 
-    def answer() -> Iterator[bytes]:
-        nonlocal results, count, problem
-        index = 0
-        while True:
-            yield results
-            index += count
-            if problem is not None:
-                yield orjson.dumps(problem.body()) + b"\n"
-                return
-            try:
-                chunk, lines_before = next(chunks)
-            except StopIteration:
-                return
-            except Problem as too_long:
-                problem, results, count = too_long, b"", 0
-                continue
-            results, count, problem = judge(chunk, lines_before, index)
+    # The whole body is read before the answer starts: many clients (Python's http.client and requests
+    # among them) send all of a body before they read any of the answer, and a server writing while
+    # they send would fill both socket buffers and stall. The results wait in a spool that moves to a
+    # temporary file beyond SPOOL_BYTES, so memory stays flat however long the stream.
+    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+    index = 0
+    while True:
+        spool.write(results)
+        index += count
+        if problem is not None:
+            spool.write(orjson.dumps(problem.body()) + b"\n")
+            break
+        try:
+            chunk, lines_before = next(chunks)
+        except StopIteration:
+            break
+        except Problem as too_long:
+            problem, results, count = too_long, b"", 0
+            continue
+        results, count, problem = judge(chunk, lines_before, index)
+    spool.seek(0)
 
-    return Response(stream_with_context(answer()), mimetype=NDJSON)
+    def answer() -> Iterator[bytes]:
+        with spool:
+            while block := spool.read(STREAM_CHUNK_BYTES):
+                yield block
+
+    return Response(answer(), mimetype=NDJSON)
