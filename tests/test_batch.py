@@ -141,6 +141,11 @@ def test_stream_limits(stream_client) -> None:
     too_long = ndjson([{"state": START, "move": "e4"}]) + b'{"pad": "' + b"x" * 9000 + b'"}\n'
     response = stream_client.post("/v1/games/iago/batch", data=too_long, content_type=NDJSON)
     assert response.status_code == 413 and response.json["line"] == 2
+    # A long line that straddles the first chunk's end is still numbered right.
+    head = ndjson({"state": START, "move": "e4"} for _ in range(4_000))
+    straddling = head + b'{"pad": "' + b"x" * ((1 << 20) - len(head) + 9000) + b'"}\n'
+    response = stream_client.post("/v1/games/iago/batch", data=straddling, content_type=NDJSON)
+    assert response.status_code == 413 and response.json["line"] == 4_001
     many = ndjson({"state": START, "move": "e4"} for _ in range(30_001))
     response = stream_client.post("/v1/games/iago/batch", data=many, content_type=NDJSON)
     *results, problem = results_of(response.data)

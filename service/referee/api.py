@@ -162,7 +162,7 @@ def flag(name: str) -> bool:
 @v1.post("/games/<game>/batch")
 def batch(game: str) -> Response:
     """Validates every item; a bad item gets its own error and never fails the others. A JSON array is
-    answered at once; NDJSON is read and answered as a stream, chunk by chunk, in constant memory."""
+    answered at once; NDJSON is read and judged chunk by chunk, in constant memory."""
     engine = engine_of(game)
     with_state = flag("with_state")
     if request.mimetype == NDJSON:
@@ -192,7 +192,10 @@ def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]
         data = pending + block
         cut = data.rfind(b"\n") + 1 if block else len(data)
         chunk, pending = data[:cut], data[cut:]
-        lengths = [len(line) for line in chunk.split(b"\n")] + [len(pending)]
+        lines = chunk.split(b"\n")
+        if chunk.endswith(b"\n"):
+            lines.pop()  # the empty rest after the last newline is not a line
+        lengths = [len(line) for line in lines] + [len(pending)]
         if max(lengths) > max_line_bytes:
             line = lines_before + next(n for n, length in enumerate(lengths, 1) if length > max_line_bytes)
             raise Problem("payload-too-large", f"line {line} is longer than {max_line_bytes} bytes", line=line)
