@@ -115,14 +115,18 @@ pub fn validate_array<G: Rules>(
 }
 
 /// The verdict on one `(state, move, player)`: `{"legal": true}` (with the next state, effects and
-/// outcome when `with_state`), `{"legal": false, "reason": ...}`, or `{"error": ...}` for a bad state.
+/// outcome when `with_state`), or `{"legal": false, "reason": ...}`.
 pub fn judge<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
     with_state: bool,
 ) -> Value {
-    match game::validate::<G>(position, mv, player) {
+    verdict_json::<G>(game::validate::<G>(position, mv, player), with_state)
+}
+
+fn verdict_json<G: Rules>(verdict: Verdict<G::Position, G::Effects>, with_state: bool) -> Value {
+    match verdict {
         Verdict::Legal { position, effects } if with_state => {
             let mut result = json!(Played::<G>::new(&position, effects));
             result["legal"] = Value::Bool(true);
@@ -252,12 +256,7 @@ fn item_result<G: Rules>(item: &RawValue, index: usize, with_state: bool) -> Vec
                 Verdict::Legal { .. } if !with_state => {
                     return format!("{{\"index\":{index},\"legal\":true}}").into_bytes();
                 }
-                Verdict::Legal { position, effects } => {
-                    let mut result = json!(Played::<G>::new(&position, effects));
-                    result["legal"] = Value::Bool(true);
-                    result
-                }
-                Verdict::Illegal(error) => json!({ "legal": false, "reason": error.reason() }),
+                verdict => verdict_json::<G>(verdict, with_state),
             },
         },
     };
