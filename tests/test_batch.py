@@ -9,12 +9,13 @@ from marshmallow import ValidationError
 
 import referee
 from referee.app import create_app
-from referee.schemas import BatchItem
+from referee.schemas import BatchItem, MoveRequest
 from referee.settings import Settings
 
 game = referee.game("iago")
 START = game.new()
 NDJSON = "application/x-ndjson"
+CLIENT = create_app(Settings(access_log=False)).test_client()
 
 
 def ndjson(items) -> bytes:
@@ -46,6 +47,15 @@ items = st.one_of(
 )
 
 
+def schema_fields(schema, item) -> set[str]:
+    """The fields a marshmallow schema refuses in an item (none when it accepts it)."""
+    try:
+        schema.load(item)
+        return set()
+    except ValidationError as error:
+        return set(error.messages)
+
+
 @given(item=items)
 @settings(max_examples=300, deadline=None)
 def test_the_native_item_check_agrees_with_the_marshmallow_schema(item) -> None:
@@ -53,15 +63,25 @@ def test_the_native_item_check_agrees_with_the_marshmallow_schema(item) -> None:
     and refuse exactly what the service's BatchItem schema does, naming the same fields."""
     [result] = results_of(game.validate_batch_ndjson(ndjson([item])))
     native_fields = {error["field"] for error in result.get("error", {}).get("errors", [])}
-    if not isinstance(item, dict):
-        assert native_fields == {"item"}
-        return
-    try:
-        BatchItem().load(item)
-        schema_fields: set[str] = set()
-    except ValidationError as error:
-        schema_fields = set(error.messages)
-    assert native_fields == schema_fields
+    expected = schema_fields(BatchItem(), item) if isinstance(item, dict) else {"item"}
+    assert native_fields == expected
+
+
+@given(body=items, path=st.sampled_from(["play", "validate"]))
+@settings(max_examples=300, deadline=None)
+def test_the_native_play_and_validate_bodies_agree_with_the_marshmallow_schema(body, path) -> None:
+    """`play` and `validate` hand the body's bytes to the engine, which checks the envelope natively: the
+    same refusals as the MoveRequest schema, naming the same fields, in the same problem."""
+    response = CLIENT.post(f"/v1/games/iago/{path}", data=orjson.dumps(body), content_type="application/json")
+    expected = schema_fields(MoveRequest(), body) if isinstance(body, dict) else {"body"}
+    if expected:
+        problem = response.get_json()
+        assert (response.status_code, problem["code"]) == (400, "malformed-request")
+        assert {error["field"] for error in problem["errors"]} == expected
+        assert problem["detail"] == "; ".join(f"{e['field']}: {e['message']}" for e in problem["errors"])
+    else:  # a good envelope: what follows is the engine's answer about the state and the move
+        assert response.status_code in (200, 422)
+        assert response.get_json().get("code") != "malformed-request"
 
 
 # ------------------------------------------------------------------ embedding

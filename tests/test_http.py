@@ -240,12 +240,22 @@ def test_batch_problems(client) -> None:
 # ------------------------------------------------------------------ hostile input
 
 
+@pytest.mark.parametrize("path", ["play", "validate", "legal-moves", "new"])
 @pytest.mark.parametrize("body", [
-    b"", b"   ", b"\xff\xfe\x00", b"{", b"nul", b"[" * 2000 + b"]" * 2000, b'{"state": NaN}',
-    b'{"a": 1}{"b": 2}', b"\xef\xbb\xbf{}", b'"\\ud800"',
+    b"", b"   ", b"\xff\xfe\x00", b"{", b"nul", b"[" * 2000, b'{"state": NaN}',
+    b'{"a": 1}{"b": 2}', b"\xef\xbb\xbf{}",
 ])
-def test_bodies_that_are_not_json(client, body: bytes) -> None:
-    problem(client.post("/v1/games/iago/play", data=body, content_type="application/json"), 400, "malformed-json")
+def test_bodies_that_are_not_json(client, body: bytes, path: str) -> None:
+    problem(client.post(f"/v1/games/iago/{path}", data=body, content_type="application/json"), 400, "malformed-json")
+
+
+@pytest.mark.parametrize("path", ["play", "validate", "legal-moves", "new"])
+@pytest.mark.parametrize("body", [b"[" * 2000 + b"]" * 2000, b'"\\ud800"', b'{"move": "\\udc00", "state": {}}'])
+def test_json_at_the_edges_is_refused_as_malformed(client, body: bytes, path: str) -> None:
+    """Deep nesting and lone surrogates are JSON by the grammar, refused by one parser (orjson) and
+    parsed but not accepted by the other (the engine's, on the hot paths): a 400 either way."""
+    response = client.post(f"/v1/games/iago/{path}", data=body, content_type="application/json")
+    assert response.status_code == 400 and response.json["code"] in ("malformed-json", "malformed-request")
 
 
 @pytest.mark.parametrize("body", [
@@ -315,8 +325,8 @@ def test_health_readiness_and_not_ready(client, monkeypatch) -> None:
 def test_metrics_count_requests(client) -> None:
     client.get("/healthz")
     text = client.get("/metrics").get_data(as_text=True)
-    assert 'referee_requests_total{endpoint="/healthz",method="GET",status="200"}' in text
-    assert "referee_request_seconds_bucket" in text
+    assert 'referee_request_seconds_count{endpoint="/healthz",method="GET",status="200"} ' in text
+    assert 'referee_request_seconds_bucket{endpoint="/healthz",le="0.0005",method="GET",status="200"}' in text
 
 
 def test_openapi_and_docs_pages(client) -> None:

@@ -183,12 +183,15 @@ fn text_field(raw: &RawValue, max: usize) -> Result<String, String> {
     }
 }
 
-/// The envelope check of one item: the state's JSON, the move, the player; or the per-field errors
-/// of a `malformed-request`, in the shape the service gives them.
-fn open_item(item: &RawValue) -> Result<(&str, String, Option<String>), Value> {
+/// The envelope check of one item (`whole` names it: `item`, `body`): the state's JSON, the move, the
+/// player; or the per-field errors of a `malformed-request`, in the shape the service gives them.
+fn open_item<'a>(
+    item: &'a RawValue,
+    whole: &str,
+) -> Result<(&'a str, String, Option<String>), Value> {
     let mut errors: Vec<(String, String)> = Vec::new();
     let Ok(envelope) = serde_json::from_str::<Envelope>(item.get()) else {
-        errors.push(("item".into(), "not a JSON object".into()));
+        errors.push((whole.into(), "not a JSON object".into()));
         return Err(malformed_request(&errors));
     };
     let state = match envelope.state {
@@ -245,9 +248,29 @@ fn malformed_request(errors: &[(String, String)]) -> Value {
     json!({ "code": "malformed-request", "detail": detail, "errors": errors })
 }
 
+/// A single `play` or `validate` request body, `{"state", "move", "player"?}` (a batch item's
+/// envelope), answered as JSON bytes: for `play` the next state with its effects and outcome, for
+/// `validate` the verdict. `Err` is the reason there is no answer: `malformed-json`,
+/// `malformed-request`, the state's error, or (`play` only) the move's.
+pub fn answer_request<G: Rules>(body: &[u8], play: bool) -> Result<Vec<u8>, Value> {
+    let body = serde_json::from_slice::<&RawValue>(body).map_err(|e| {
+        json!({ "code": "malformed-json", "detail": format!("the body is not valid JSON: {e}") })
+    })?;
+    let (state, mv, player) = open_item(body, "body")?;
+    let position = parse_state::<G>(state).map_err(|e| e.reason())?;
+    let answer = if play {
+        let (next, effects) =
+            game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
+        serde_json::to_vec(&Played::<G>::new(&next, effects))
+    } else {
+        serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref(), false))
+    };
+    Ok(answer.expect("an answer serializes"))
+}
+
 /// One item's result as JSON bytes, `index` first.
 fn item_result<G: Rules>(item: &RawValue, index: usize, with_state: bool) -> Vec<u8> {
-    let verdict = match open_item(item) {
+    let verdict = match open_item(item, "item") {
         Err(error) => json!({ "error": error }),
         Ok((state, mv, player)) => match parse_state::<G>(state) {
             Err(error) => json!({ "error": error.reason() }),

@@ -18,20 +18,16 @@ use crate::registry::GameKind;
 use crate::with_game;
 
 fn raise(py: Python<'_>, error: &Error) -> PyErr {
-    let class_name = match error {
-        Error::InvalidOptions { .. } => "InvalidOptions",
-        Error::InvalidState { .. } => "InvalidState",
-        Error::InvalidBoard { .. } => "InvalidBoard",
-        Error::MalformedMove { .. } => "MalformedMove",
-        Error::IllegalMove { .. } => "IllegalMove",
-        Error::GameOver => "GameOver",
-        Error::NotYourTurn { .. } => "NotYourTurn",
-        Error::UnknownPlayer { .. } => "UnknownPlayer",
-    };
+    raise_reason(py, &error.reason())
+}
+
+/// The exception of `referee.errors` for a reason object `{"code", "detail", ...facts}`.
+fn raise_reason(py: Python<'_>, reason: &Value) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let class = py.import("referee.errors")?.getattr(class_name)?;
-        let data = pythonize(py, &error.data())?;
-        Ok(PyErr::from_value(class.call1((error.detail(), data))?))
+        let from_reason = py.import("referee.errors")?.getattr("from_reason")?;
+        Ok(PyErr::from_value(
+            from_reason.call1((pythonize(py, reason)?,))?,
+        ))
     };
     build().unwrap_or_else(|failure| failure)
 }
@@ -120,13 +116,10 @@ impl Engine {
         match GameKind::named(game) {
             Some(kind) => Ok(Engine { kind }),
             None => {
-                let class = py.import("referee.errors")?.getattr("UnknownGame")?;
                 let known = GameKind::names();
                 let detail = format!("unknown game {game:?}; known games: {}", known.join(", "));
-                Err(PyErr::from_value(class.call1((
-                    detail,
-                    pythonize(py, &json!({ "known": known }))?,
-                ))?))
+                let reason = json!({ "code": "unknown-game", "detail": detail, "known": known });
+                Err(raise_reason(py, &reason))
             }
         }
     }
@@ -245,6 +238,24 @@ impl Engine {
             let item = BatchItem { position: Ok(position_of::<G>(state)?), mv: Some(r#move.to_owned()), player: player.map(str::to_owned) };
             to_py(py, &judge_item::<G>(&item, false))
         })
+    }
+
+    /// A `play` request body (`{"state", "move", "player"?}` as JSON bytes) answered as JSON bytes: the
+    /// whole request in one call, without a Python object. Raises MalformedJson, MalformedRequest (the
+    /// envelope, checked as a batch item's), or the error of the state or the move.
+    fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let answer = with_game!(self.kind, G => batch::answer_request::<G>(body, true));
+        answer
+            .map(|bytes| PyBytes::new(py, &bytes))
+            .map_err(|reason| raise_reason(py, &reason))
+    }
+
+    /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
+    fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let answer = with_game!(self.kind, G => batch::answer_request::<G>(body, false));
+        answer
+            .map(|bytes| PyBytes::new(py, &bytes))
+            .map_err(|reason| raise_reason(py, &reason))
     }
 
     /// Replays a record from the initial position of `setup`.

@@ -4,27 +4,24 @@ and metrics."""
 from __future__ import annotations
 
 import logging
-import os
 import re
-import time
 from functools import cache
 from importlib import resources
 from typing import Any
 
-import orjson
 import yaml
-from flask import Blueprint, Flask, Response, g, render_template, request
+from flask import Blueprint, Flask, Response, render_template, request
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from referee import logs, metrics
 from referee.api import ENGINES, json_response, v1
+from referee.observe import Observed, RoutedRequest
 from referee.problems import Problem
 from referee.settings import Settings
 
 log = logging.getLogger("referee.http")
 ops = Blueprint("ops", __name__)
-REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 #: Werkzeug's HTTP errors that can reach a client, as our codes.
 HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large", 415: "unsupported-media-type"}
 
@@ -98,26 +95,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(v1)
     app.register_blueprint(ops)
 
-    @app.before_request
-    def start() -> None:
-        incoming = request.headers.get("X-Request-ID", "")
-        g.request_id = incoming if REQUEST_ID.fullmatch(incoming) else os.urandom(16).hex()
-        g.started = time.perf_counter()
-
-    @app.after_request
-    def finish(response: Response) -> Response:
-        request_id = g.get("request_id", "")
-        response.headers["X-Request-ID"] = request_id
-        elapsed = time.perf_counter() - g.get("started", time.perf_counter())
-        rule, method, status = request.url_rule, request.method, response.status_code
-        endpoint = rule.rule if rule else "unmatched"
-        metrics.observe(endpoint, method, status, elapsed)
-        if settings.access_log:
-            logs.access({
-                "request_id": request_id, "method": method, "path": request.path, "status": status,
-                "duration_ms": round(elapsed * 1000, 3), "bytes": response.calculate_content_length(),
-            })
-        return response
+    app.request_class = RoutedRequest
+    app.wsgi_app = Observed(app.wsgi_app, settings.access_log)  # type: ignore[method-assign]
 
     @app.errorhandler(Problem)
     def problem(error: Problem) -> Response:

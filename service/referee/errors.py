@@ -24,6 +24,19 @@ class UnknownGame(RefereeError):
     code = "unknown-game"
 
 
+class MalformedJson(RefereeError):
+    """JSON text given to the engine (a request body) does not parse."""
+
+    code = "malformed-json"
+
+
+class MalformedRequest(RefereeError):
+    """A request body given to the engine lacks a field or has a bad one; ``data["errors"]`` lists
+    them as ``{"field", "message"}``."""
+
+    code = "malformed-request"
+
+
 class InvalidOptions(RefereeError):
     """The variant or options are unknown or do not combine."""
 
@@ -69,3 +82,14 @@ class UnknownPlayer(RefereeError):
     """A request named a player the game does not have; ``data["players"]`` lists its players."""
 
     code = "unknown-player"
+
+
+#: Every error class by its code.
+CLASSES: dict[str, type[RefereeError]] = {cls.code: cls for cls in RefereeError.__subclasses__()}
+
+
+def from_reason(reason: dict[str, Any]) -> RefereeError:
+    """The exception of a reason object ``{"code", "detail", ...facts}`` (the inverse of ``as_reason``)."""
+    facts = dict(reason)
+    code, detail = facts.pop("code"), facts.pop("detail")
+    return CLASSES[code](detail, facts)

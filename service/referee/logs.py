@@ -8,7 +8,15 @@ import time
 from typing import Any
 
 import orjson
-from flask import g, has_request_context
+from flask import has_request_context, request
+
+#: Where a request's id waits in its WSGI environ (put there by `referee.observe`).
+REQUEST_ID_KEY = "referee.request_id"
+
+
+def request_id() -> str | None:
+    """The id of the request being answered, if any."""
+    return request.environ.get(REQUEST_ID_KEY) if has_request_context() else None
 
 
 class JsonFormatter(logging.Formatter):
@@ -21,8 +29,8 @@ class JsonFormatter(logging.Formatter):
         }
         fields = getattr(record, "fields", {})
         # The access log passes the request id itself; other logs inside a request look it up.
-        if "request_id" not in fields and has_request_context() and g.get("request_id"):
-            entry["request_id"] = g.request_id
+        if "request_id" not in fields and (current := request_id()):
+            entry["request_id"] = current
         entry.update(fields)
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Response, g
+from flask import Response
 
 from referee.errors import RefereeError
+from referee.logs import request_id
 
 PROBLEM_TYPE = "urn:referee:problem:"
 
@@ -65,9 +66,9 @@ class Problem(Exception):
             "detail": self.detail,
             **self.extra,
         }
-        request_id = g.get("request_id")
-        if request_id:
-            body["request_id"] = request_id
+        current = request_id()
+        if current:
+            body["request_id"] = current
         return body
 
     def response(self) -> Response:
