@@ -4,9 +4,8 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict};
 use pythonize::{depythonize, pythonize};
-use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -65,47 +64,6 @@ fn parse_state<G: Rules>(state: &Bound<'_, PyAny>) -> Result<G::Position, Error>
 
 fn position_of<G: Rules>(state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
     parse_state::<G>(state).map_err(|e| raise(state.py(), &e))
-}
-
-/// One item of a batch, already taken out of Python.
-struct BatchItem<P> {
-    position: Result<P, Error>,
-    mv: Option<String>,
-    player: Option<String>,
-}
-
-fn batch_item<G: Rules>(item: &Bound<'_, PyAny>) -> BatchItem<G::Position> {
-    // A dict lookup, not `get_item`: a missing key must not cost a raised KeyError per item.
-    let item = item.cast::<PyDict>().ok();
-    let field = |name: &str| {
-        item.and_then(|item| item.get_item(name).ok().flatten())
-            .filter(|value| !value.is_none())
-    };
-    let text = |name: &str| field(name).and_then(|value| value.extract::<String>().ok());
-    let position = match (item, field("state")) {
-        (_, Some(state)) => parse_state::<G>(&state),
-        (Some(_), None) => Err(Error::invalid_state("state", "the item has no state")),
-        (None, _) => Err(Error::invalid_state(
-            "item",
-            "an item is a dict with a state, a move and optionally a player",
-        )),
-    };
-    BatchItem {
-        position,
-        mv: text("move"),
-        player: text("player"),
-    }
-}
-
-fn judge_item<G: Rules>(item: &BatchItem<G::Position>, with_state: bool) -> Value {
-    let position = match &item.position {
-        Ok(position) => position,
-        Err(error) => return json!({ "error": error.reason() }),
-    };
-    let Some(mv) = &item.mv else {
-        return json!({ "error": Error::malformed_move("the item has no move string").reason() });
-    };
-    batch::judge::<G>(position, mv, item.player.as_deref(), with_state)
 }
 
 /// A game engine: every operation of one game on plain Python values.
@@ -240,8 +198,8 @@ impl Engine {
         player: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let item = BatchItem { position: Ok(position_of::<G>(state)?), mv: Some(r#move.to_owned()), player: player.map(str::to_owned) };
-            to_py(py, &judge_item::<G>(&item, false))
+            let position = position_of::<G>(state)?;
+            to_py(py, &batch::judge::<G>(&position, r#move, player, false))
         })
     }
 
@@ -276,22 +234,6 @@ impl Engine {
             let setup = setup_of::<G>(py, setup)?;
             let replay = py.detach(|| game::replay::<G, _>(&setup, seed, &moves));
             to_py(py, &replay.summary(&moves))
-        })
-    }
-
-    /// Validates many `{"state", "move", "player"?}` items in one call, in parallel without the GIL.
-    /// Results keep input order; a bad item gets `{"error": ...}` and never fails its neighbours.
-    #[pyo3(signature = (items, with_state=false))]
-    fn validate_batch(
-        &self,
-        py: Python<'_>,
-        items: &Bound<'_, PyList>,
-        with_state: bool,
-    ) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let items: Vec<BatchItem<<G as Rules>::Position>> = items.iter().map(|item| batch_item::<G>(&item)).collect();
-            let results: Vec<Value> = py.detach(|| items.par_iter().map(|item| judge_item::<G>(item, with_state)).collect());
-            to_py(py, &results)
         })
     }
 

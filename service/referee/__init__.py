@@ -9,7 +9,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+import gc
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Mapping
+
+import orjson
 
 from referee import _core
 from referee.errors import (
@@ -44,6 +48,35 @@ __all__ = [
 __version__ = _core.__version__
 
 State = Mapping[str, Any]
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pauses the cyclic garbage collector: decoding a large batch makes a few containers a result, and
+    every few hundred of them would start a pass over the caller's heap, the batch's items included
+    (three times the cost of the decoding itself)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def json_array(items: list[Any]) -> bytes:
+    """The items as a JSON array; an item JSON cannot carry (a huge integer, an unknown type) as null."""
+    try:
+        return orjson.dumps(items, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return b"[" + b",".join(json_item(item) for item in items) + b"]"
+
+
+def json_item(item: Any) -> bytes:
+    try:
+        return orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return b"null"
 
 
 def games() -> list[str]:
@@ -136,12 +169,21 @@ class Game:
 
     def validate_batch(self, items: Iterable[Mapping[str, Any]], with_state: bool = False) -> list[dict[str, Any]]:
         """Validates many ``{"state", "move", "player"?}`` items in one native call, in parallel.
-        Results keep input order; a bad item gets ``{"error": {...}}`` without failing the others."""
-        return self._engine.validate_batch(list(items), with_state)
+        Results keep input order; a bad item gets ``{"error": {...}}`` without failing the others.
+
+        The items cross to the engine as one JSON buffer and are checked exactly as the HTTP batch checks
+        them: encoding them (orjson) and decoding the results costs less than reading Python objects
+        one by one under the GIL. An item JSON cannot carry goes as null, and is refused alone."""
+        answer = self._engine.validate_array(json_array(list(items)), with_state)[0]
+        with collector_paused():
+            results = orjson.loads(answer)
+        for result in results:
+            del result["index"]
+        return results
 
     def play_batch(self, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Like ``validate_batch``, with the next state, effects and outcome of every legal move."""
-        return self._engine.validate_batch(list(items), True)
+        return self.validate_batch(items, with_state=True)
 
     def validate_batch_json(self, data: bytes, with_state: bool = False) -> bytes:
         """The batch path for data that is already JSON: a JSON array of items in, a JSON array of results
