@@ -574,7 +574,7 @@ def http_row(name: str, result: dict[str, Any], baseline: dict[str, Any]) -> lis
     return [
         name,
         number(result["rps"]),
-        times(result["rps"] / baseline["rps"]),
+        f"{result['rps'] / baseline['rps']:.2f}×",  # two decimals: the target is a ratio of 0.8
         f"{result['p50_us'] / 1000:,.2f}",
         f"{result['p99_us'] / 1000:,.2f}",
         number(result["bytes_per_answer"]),

@@ -64,7 +64,7 @@ def load(schema: Schema) -> dict[str, Any]:
     """The JSON object body, checked against the envelope schema."""
     body = parse_json(body_bytes(JSON))
     if not isinstance(body, dict):
-        raise Problem.malformed("body", "not an object", "the body must be a JSON object")
+        raise Problem.malformed("body", "not a JSON object", "body: not a JSON object")
     try:
         return schema.load(body)
     except ValidationError as error:
