@@ -843,7 +843,7 @@ def parse_args() -> argparse.Namespace:
     embedding.add_argument("--soak-seconds", type=int, default=600, help="seconds of the soak (default: 600)")
     web = parser.add_argument_group("http")
     web.add_argument("--duration", type=int, default=4, help="seconds of each wrk run (default: 4)")
-    web.add_argument("--rounds", type=int, default=3, help="wrk runs per endpoint, taking turns (default: 3)")
+    web.add_argument("--rounds", type=int, default=5, help="wrk runs per endpoint, taking turns (default: 5)")
     web.add_argument("--warmup", type=int, default=2, help="seconds of wrk warm-up before each run (default: 2)")
     web.add_argument("--threads", type=int, default=2, help="wrk threads (default: 2)")
     web.add_argument("--connections", type=int, default=32, help="wrk connections (default: 32)")
