@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import orjson
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -172,3 +174,40 @@ def test_stream_limits(stream_client) -> None:
     assert len(results) == 30_000 and problem["code"] == "malformed-request"
     response = stream_client.post("/v1/games/iago/batch", data=b"\n\n", content_type=NDJSON)
     assert response.status_code == 400 and response.json["code"] == "malformed-json"
+
+
+# ------------------------------------------------------------------ the byte paths and the object paths
+
+
+def outcome_of(call, *args):
+    """A call's answer, or the code, detail and facts of the engine error it raised."""
+    try:
+        answer = call(*args)
+    except referee.RefereeError as error:
+        return error.as_reason()
+    return orjson.loads(answer) if isinstance(answer, bytes) else answer
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_the_byte_paths_answer_as_the_object_paths_in_every_game(name) -> None:
+    """`play_json`/`validate_json` (the HTTP hot path) and `validate_batch` (JSON both ways) give what
+    `play`/`validate` give on Python objects, at every ply of seeded games of every game, for legal moves,
+    illegal ones and players who are not to move or not in the game."""
+    game, rng = referee.game(name), random.Random(name)
+    engine = game._engine
+    for seed in range(3):
+        state = game.new(seed=seed)
+        for _ in range(40):
+            legal = game.legal_moves(state)
+            if not legal:
+                break
+            players = [None, game.outcome(state).get("to_move"), "nobody"]
+            tries = [(move, rng.choice(players)) for move in rng.sample(legal, min(3, len(legal))) + ["zz", "a1"]]
+            bodies = [{"state": state, "move": move, "player": player} for move, player in tries]
+            for body in bodies:
+                data = orjson.dumps(body)
+                args = (body["state"], body["move"], body["player"])
+                assert outcome_of(engine.validate_json, data) == outcome_of(engine.validate, *args)
+                assert outcome_of(engine.play_json, data) == outcome_of(engine.play, *args)
+            assert game.validate_batch(bodies) == [outcome_of(engine.validate, b["state"], b["move"], b["player"]) for b in bodies]
+            state = game.play(state, rng.choice(legal))["state"]
