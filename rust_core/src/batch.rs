@@ -596,6 +596,14 @@ mod tests {
         serde_json::to_string(&Iago::to_state(&position)).unwrap()
     }
 
+    fn ndjson_values(ndjson: &[u8]) -> Vec<Value> {
+        ndjson
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| serde_json::from_slice(line).unwrap())
+            .collect()
+    }
+
     #[test]
     fn lines_keep_order_and_stop_at_a_malformed_line() {
         let state = start();
@@ -603,12 +611,7 @@ mod tests {
             "{{\"state\":{state},\"move\":\"e4\"}}\n\n{{\"state\":{state},\"move\":\"e5\"}}\n{{\"move\":7}}\nnot json\n{{\"state\":{state},\"move\":\"e5\"}}\n"
         );
         let output = validate_lines::<Iago>(input.as_bytes(), false, 10);
-        let results: Vec<Value> = output
-            .ndjson
-            .split(|&b| b == b'\n')
-            .filter(|line| !line.is_empty())
-            .map(|line| serde_json::from_slice(line).unwrap())
-            .collect();
+        let results = ndjson_values(&output.ndjson);
         assert_eq!(output.items, 3);
         assert_eq!(results[0]["index"], 10);
         assert_eq!(results[0]["legal"], true);
@@ -706,12 +709,7 @@ mod tests {
             broken\n";
         let output = replay_records(input, 1);
         assert_eq!((output.legal, output.illegal, output.errors), (1, 1, 3));
-        let results: Vec<Value> = output
-            .ndjson
-            .split(|&b| b == b'\n')
-            .filter(|line| !line.is_empty())
-            .map(|line| serde_json::from_slice(line).unwrap())
-            .collect();
+        let results = ndjson_values(&output.ndjson);
         assert_eq!(results.len(), 5);
         assert_eq!(results[0]["record"], 1);
         assert_eq!(results[0]["id"], "g1");
