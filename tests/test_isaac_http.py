@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 import referee
-from referee.problems import CODES
+from test_http import post, problem
 
 game = referee.game("isaac")
 START = "- placement b 0,0 - - -/-"
@@ -21,19 +21,6 @@ ROW5_30 = "Bd1-f1,Wa3-a7,Wb4-b6,Bc5-g5,Bh5-j5,Bd9-f9 scoring b 30,59 w - 3/33"
 
 def state_of(position: str) -> dict:
     return game.parse_position(position)
-
-
-def post(client, path: str, body) -> object:
-    return client.post(path, data=orjson.dumps(body), content_type="application/json")
-
-
-def problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.data
-    assert response.mimetype == "application/problem+json"
-    body = response.json
-    assert body["code"] == code and body["status"] == status and body["title"] == CODES[code][1]
-    assert body["request_id"] == response.headers["X-Request-ID"]
-    return body
 
 
 def random_game(seed: int) -> list[str]:
