@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import referee
+from properties import assert_position_round_trips
 
 game = referee.game("hypnosia", options={"players": 3, "first_player": "red"})
 BASE = game.new(seed=1)
@@ -56,11 +57,7 @@ def test_every_accepted_state_is_playable_and_round_trips(pawns, dice, move: str
 @SETTINGS
 @given(text=st.text(alphabet="rgpb:h1234.05,/ -centrcapud789", max_size=70))
 def test_any_position_text_is_a_state_or_invalid_state(text: str) -> None:
-    try:
-        state = game.parse_position(text)
-    except TYPED:
-        return
-    assert game.position(state) == text
+    assert_position_round_trips(game, text, TYPED)
 
 
 @SETTINGS

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import referee
+from properties import assert_position_round_trips, assert_verdict_or_invalid_state
 
 game = referee.game("isaac")
 JSON = st.recursive(
@@ -49,22 +50,13 @@ states = st.fixed_dictionaries({
 @SETTINGS
 @given(state=JSON | st.dictionaries(KEYS, JSON), move=st.text(max_size=12))
 def test_any_json_state_is_a_result_or_invalid_state(state, move: str) -> None:
-    try:
-        verdict = game.validate(state, move)
-    except referee.InvalidState as error:
-        assert error.code == "invalid-state" and error.detail
-    else:
-        assert isinstance(verdict["legal"], bool)
+    assert_verdict_or_invalid_state(game, state, move)
 
 
 @SETTINGS
 @given(text=st.text(alphabet="BW-,abcdefghij0123456789 placementscoringx/", max_size=60) | st.text(max_size=40))
 def test_any_position_text_is_a_state_or_invalid_state(text: str) -> None:
-    try:
-        state = game.parse_position(text)
-    except referee.InvalidState:
-        return
-    assert game.position(state) == text
+    assert_position_round_trips(game, text)
 
 
 @SETTINGS

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import referee
+from properties import assert_position_round_trips, assert_verdict_or_invalid_state
 
 game = referee.game("iago", options={"penalty": True})
 ROW_LENGTHS = [5, 6, 7, 8, 9, 8, 7, 6, 5]
@@ -23,22 +24,13 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(
 @SETTINGS
 @given(state=JSON | st.dictionaries(STATE_KEYS, JSON), move=st.text(max_size=8))
 def test_any_json_state_is_a_result_or_invalid_state(state, move: str) -> None:
-    try:
-        verdict = game.validate(state, move)
-    except referee.InvalidState as error:
-        assert error.code == "invalid-state" and error.detail
-    else:
-        assert isinstance(verdict["legal"], bool)
+    assert_verdict_or_invalid_state(game, state, move)
 
 
 @SETTINGS
 @given(text=st.text(max_size=90))
 def test_any_position_text_is_a_state_or_invalid_state(text: str) -> None:
-    try:
-        state = game.parse_position(text)
-    except referee.InvalidState:
-        return
-    assert game.position(state) == text
+    assert_position_round_trips(game, text)
 
 
 @SETTINGS
