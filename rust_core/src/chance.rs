@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 pub const ALGORITHM: &str = "chacha8";
+/// The furthest `word_pos` a state may hold: far beyond any game (2^48 words), and far enough below
+/// 2^53 that every position a game reaches from it stays an exact JSON number and never wraps.
+pub const MAX_WORD_POS: u64 = 1 << 48;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chance {
@@ -88,6 +91,15 @@ impl Chance {
             let digits = std::str::from_utf8(pair).expect("ASCII hex digits");
             *byte = u8::from_str_radix(digits, 16).expect("checked hex digits");
         }
+        if state.word_pos > MAX_WORD_POS {
+            return Err(Error::invalid_state(
+                format!("{field}.word_pos"),
+                format!(
+                    "the generator is at most 2^48 words along (no game draws as many), not {}",
+                    state.word_pos
+                ),
+            ));
+        }
         let mut rng = ChaCha8Rng::from_seed(key);
         rng.set_word_pos(u128::from(state.word_pos));
         Ok(Chance { rng })
@@ -142,5 +154,15 @@ mod tests {
         let mut state = Chance::from_seed(3).to_state();
         state.algorithm = "pcg".into();
         assert!(Chance::from_state(&state, "rng").is_err());
+    }
+
+    #[test]
+    fn a_generator_that_would_wrap_is_refused_with_its_field() {
+        let mut state = Chance::from_seed(3).to_state();
+        state.word_pos = MAX_WORD_POS;
+        assert!(Chance::from_state(&state, "rng").is_ok());
+        state.word_pos = u64::MAX;
+        let error = Chance::from_state(&state, "rng").unwrap_err();
+        assert!(format!("{error:?}").contains("rng.word_pos"), "{error:?}");
     }
 }

@@ -1378,7 +1378,13 @@ impl State {
                 let field = format!("pieces.{}[{index}]", color.name());
                 let piece = Piece::parse(text).map_err(|d| Error::invalid_state(&field, d))?;
                 if let Some((previous, _)) = pieces[color as usize].last() {
-                    if previous.anchor >= piece.anchor {
+                    if previous.anchor == piece.anchor {
+                        return Err(Error::invalid_state(
+                            field,
+                            format!("{piece} is listed twice (two pieces cannot share a lower-left cell)"),
+                        ));
+                    }
+                    if previous.anchor > piece.anchor {
                         return Err(Error::invalid_state(
                             field,
                             format!("pieces are listed by lower-left cell: {piece} comes before {previous}"),
