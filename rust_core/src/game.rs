@@ -109,7 +109,8 @@ pub struct Outcome {
     pub winner: Option<&'static str>,
     /// How the winner was decided (`score`, or the game's tie-break), once the game is over.
     pub decided_by: Option<&'static str>,
-    /// Games of more than two players: the final ranking, best first; tied players share a rank.
+    /// Hypnosia (any number of players), once over: the final ranking, best first; tied players
+    /// share a rank. The other games leave it out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
@@ -151,6 +152,11 @@ pub fn play_text<G: Rules>(
     let to_move = G::to_move(position).ok_or(Error::GameOver)?;
     if let Some(player) = player {
         if player != to_move {
+            // Every player has a score, so the scores' keys name the players of this game.
+            let players: Vec<&str> = G::outcome(position).scores.into_keys().collect();
+            if !players.contains(&player) {
+                return Err(Error::unknown_player(player, &players));
+            }
             return Err(Error::NotYourTurn {
                 detail: format!("{to_move} is to move, not {player}"),
             });
@@ -160,15 +166,17 @@ pub fn play_text<G: Rules>(
     G::play(position, mv)
 }
 
-/// Like `play_text`, but a move the rules refuse is a verdict rather than an error.
+/// Like `play_text`, but a move the rules refuse is a verdict rather than an error. `Err` is a fault of
+/// the request rather than of the move (a player the game does not have).
 pub fn validate<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
-) -> Verdict<G::Position, G::Effects> {
+) -> Result<Verdict<G::Position, G::Effects>> {
     match play_text::<G>(position, mv, player) {
-        Ok((position, effects)) => Verdict::Legal { position, effects },
-        Err(error) => Verdict::Illegal(error),
+        Ok((position, effects)) => Ok(Verdict::Legal { position, effects }),
+        Err(error) if error.is_about_move() => Ok(Verdict::Illegal(error)),
+        Err(error) => Err(error),
     }
 }
 

@@ -53,11 +53,10 @@ def body_bytes(*media_types: str) -> bytes:
     return data
 
 
-def parse_json(data: bytes, where: str = "the body") -> Any:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as error:
-        raise Problem("malformed-json", f"{where} is not valid JSON: {error}") from None
+def parse_json(data: bytes) -> Any:
+    """The body as JSON, read by the engine's own reader: every route takes exactly the JSON that
+    `play` and `validate` take (they read it natively)."""
+    return engine_call(_core.loads, data)
 
 
 def load(schema: Schema, precheck: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
@@ -190,10 +189,7 @@ def batch(game: str) -> Response:
         return stream_batch(engine, with_state)
     settings = current_app.config["REFEREE"]
     data = body_bytes(JSON, NDJSON)
-    try:
-        results, count = engine.validate_array(data, with_state, settings.max_batch_items)
-    except ValueError as error:
-        raise Problem.malformed("body", "not a batch", str(error)) from None
+    results, count = engine_call(engine.validate_array, data, with_state, settings.max_batch_items)
     return Response(b'{"results":%b,"count":%d}' % (results, count), mimetype=JSON)
 
 

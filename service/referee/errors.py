@@ -24,15 +24,16 @@ class UnknownGame(RefereeError):
     code = "unknown-game"
 
 
-class MalformedJson(RefereeError):
-    """JSON text given to the engine (a request body) does not parse."""
+class MalformedJson(RefereeError, ValueError):
+    """JSON text given to the engine (a request body, a batch) does not parse. Also a ValueError, as
+    a bad argument."""
 
     code = "malformed-json"
 
 
-class MalformedRequest(RefereeError):
+class MalformedRequest(RefereeError, ValueError):
     """A request body given to the engine lacks a field or has a bad one; ``data["errors"]`` lists
-    them as ``{"field", "message"}``."""
+    them as ``{"field", "message"}``. Also a ValueError, as a bad argument."""
 
     code = "malformed-request"
 
