@@ -16,7 +16,7 @@ import pytest
 
 import referee
 from live import Answer, exchange, get, read_answer, request_bytes, serve
-from referee.problems import CODES
+from referee.codes import CODES
 
 BODY_LIMIT = 64 * 1024
 READ_TIMEOUT = 2

@@ -13,7 +13,7 @@ import yaml
 import referee
 from referee import app as app_module
 from referee.app import create_app
-from referee.problems import CODES
+from referee.codes import CODES
 from referee.settings import Settings
 
 START = "...../....../......./......../........./......../......./....../....."

@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from referee import logs, metrics
 from referee.api import ENGINES, json_response, v1
 from referee.body import Bodies
+from referee.codes import CODES
 from referee.observe import Observed, RoutedRequest
 from referee.problems import Problem
 from referee.settings import Settings
@@ -84,7 +85,7 @@ def prose(text: str | None) -> Markup:
 
 @ops.get("/docs")
 def docs() -> str:
-    return render_template("docs.html", spec=openapi_document())
+    return render_template("docs.html", spec=openapi_document(), codes=CODES)
 
 
 def create_app(settings: Settings | None = None) -> Flask:

@@ -18,7 +18,8 @@ from typing import Any, Callable, Iterable
 import orjson
 
 from referee.logs import REQUEST_ID_KEY
-from referee.problems import CODES, Problem, document
+from referee.codes import CODES
+from referee.problems import Problem, document
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"
@@ -123,7 +124,7 @@ class Bodies:
 
 def refuse(problem: Problem, environ: dict[str, Any], start_response: StartResponse) -> list[bytes]:
     """Answers a problem found before the app ran, and closes the connection (the body may be unread)."""
-    status, title = CODES[problem.code]
+    status, title, _ = CODES[problem.code]
     body = orjson.dumps(document(problem.code, problem.detail, environ.get(REQUEST_ID_KEY), **problem.extra))
     start_response(f"{status} {title}", [
         ("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))), ("Connection", "close"),

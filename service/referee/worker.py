@@ -24,7 +24,8 @@ from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker
 
 from referee.observe import new_request_id
-from referee.problems import CODES, document
+from referee.codes import CODES
+from referee.problems import document
 from referee.settings import Settings
 
 #: gunicorn's parse errors, by the problem code that answers them (the first match wins).
@@ -46,7 +47,7 @@ def problem_code(error: BaseException) -> str | None:
 
 def problem_answer(code: str, detail: str, request_id: str) -> bytes:
     """A whole HTTP/1.1 answer carrying one problem; the connection closes after it."""
-    status, title = CODES[code]
+    status, title, _ = CODES[code]
     body = orjson.dumps(document(code, detail, request_id))
     head = (
         f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
