@@ -10,6 +10,7 @@
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -25,11 +26,19 @@ pub struct Chance {
 }
 
 /// The JSON form: `{"algorithm": "chacha8", "seed": "<64 hex digits>", "word_pos": 12}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    description = "The seeded generator: ChaCha8 (stream 0) keyed by a 256-bit seed, and `word_pos`, the 32-bit words consumed so far."
+)]
 pub struct ChanceState {
+    #[schemars(extend("const" = ALGORITHM))]
     pub algorithm: String,
+    /// The 256-bit key: 64 hexadecimal digits.
+    #[schemars(regex(pattern = r"^[0-9a-fA-F]{64}$"))]
     pub seed: String,
+    /// 32-bit words consumed so far (at most 2^48).
+    #[schemars(range(max = MAX_WORD_POS))]
     pub word_pos: u64,
 }
 

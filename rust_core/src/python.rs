@@ -329,12 +329,21 @@ fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
     to_py(py, &value)
 }
 
+/// The JSON Schemas of states, setups, effects and outcomes, derived from the Rust types:
+/// `{"iago": {"State": ..., "Setup": ..., "Effects": ...}, ..., "common": {"Outcome": ...}}`, every
+/// `$ref` pointing at `#/components/schemas/<Prefix><Name>` (see `schemas::all`).
+#[pyfunction]
+fn json_schemas(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    to_py(py, &crate::schemas::all())
+}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Engine>()?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
+    module.add_function(wrap_pyfunction!(json_schemas, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
