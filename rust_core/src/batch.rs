@@ -757,8 +757,15 @@ mod tests {
         }
         // Items are cut at top-level commas only; each is parsed later, which finds `[1 2]` is no JSON.
         assert_eq!(array_items("[1 2]").unwrap(), ["1 2"]);
-        let output = validate_array::<Iago>(b"[1 2]", false, 10);
-        assert!(output.unwrap_err().contains("item 0"));
+        let refused = validate_array::<Iago>(b"[1 2]", false, 10).unwrap_err();
+        assert_eq!(refused["code"], "malformed-json");
+        assert!(refused["detail"].as_str().unwrap().contains("item 0"));
+        // JSON that is no array is a malformed request; text that is no JSON, malformed JSON.
+        let refused = validate_array::<Iago>(b"{}", false, 10).unwrap_err();
+        assert_eq!(refused["code"], "malformed-request");
+        assert_eq!(refused["errors"][0]["field"], "body");
+        let refused = validate_array::<Iago>(b"{bad", false, 10).unwrap_err();
+        assert_eq!(refused["code"], "malformed-json");
     }
 
     #[test]
