@@ -102,12 +102,21 @@ pub fn validate_array<G: Rules>(
     let text = std::str::from_utf8(data).map_err(|e| not_json(e.to_string()))?;
     let items = array_items(text).map_err(|detail| match json_error(text) {
         Some(syntax) => not_json(syntax),
-        None => malformed_request(&[("body".into(), format!("not a JSON array of items: {detail}"))]),
+        None => malformed_request(&[(
+            "body".into(),
+            format!("not a JSON array of items: {detail}"),
+        )]),
     })?;
     if items.len() > max_items {
         let message = format!("more than {max_items} items");
-        let detail = format!("a batch has at most {max_items} items, this one has {}", items.len());
-        return Err(malformed_request_detail(&[("body".into(), message)], detail));
+        let detail = format!(
+            "a batch has at most {max_items} items, this one has {}",
+            items.len()
+        );
+        return Err(malformed_request_detail(
+            &[("body".into(), message)],
+            detail,
+        ));
     }
     let chunks: Vec<Vec<u8>> = items
         .par_chunks(ITEMS_PER_TASK)
@@ -487,7 +496,9 @@ pub fn answer_request<G: Rules>(body: &[u8], play: bool) -> Result<Vec<u8>, Valu
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
         serde_json::to_vec(&Played::<G>::new(&next, effects))
     } else {
-        serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref(), false).map_err(|e| e.reason())?)
+        serde_json::to_vec(
+            &judge::<G>(&position, &mv, player.as_deref(), false).map_err(|e| e.reason())?,
+        )
     };
     Ok(answer.expect("an answer serializes"))
 }
