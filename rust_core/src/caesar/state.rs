@@ -19,6 +19,7 @@ use super::{token_list, token_total, Placed, Player, Position, Tokens};
 use crate::chance::{Chance, ChanceState};
 use crate::error::{Error, Result};
 use crate::schemas::Nullable;
+use crate::strict::NoArray;
 
 const RULES: &str = "caesar@1";
 
@@ -43,10 +44,10 @@ impl<T: Serialize> Serialize for Ordered<T> {
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+impl<'de, T: de::DeserializeOwned> Deserialize<'de> for Ordered<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         struct OrderedVisitor<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for OrderedVisitor<T> {
+        impl<'de, T: de::DeserializeOwned> Visitor<'de> for OrderedVisitor<T> {
             type Value = Ordered<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object")
@@ -56,7 +57,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
                 mut access: M,
             ) -> std::result::Result<Self::Value, M::Error> {
                 let mut entries: Vec<(String, T)> = Vec::new();
-                while let Some((key, value)) = access.next_entry::<String, T>()? {
+                // A value is never an array (serde would take a struct from one).
+                while let Some((key, value)) =
+                    access.next_entry_seed(PhantomData::<String>, NoArray::<T>(PhantomData))?
+                {
                     if entries.iter().any(|(k, _)| *k == key) {
                         return Err(de::Error::custom(format!("duplicate key {key:?}")));
                     }
@@ -130,6 +134,7 @@ pub struct BorderState {
     pub flipped: bool,
     /// A control marker on top of the token.
     #[schemars(with = "Nullable<Player>")]
+    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
     pub marker: Option<String>,
 }
 
@@ -139,8 +144,10 @@ pub struct BorderState {
 pub struct ProvinceState {
     /// The bonus token still on the province's space; null once taken.
     #[schemars(with = "Nullable<Bonus>")]
+    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
     pub bonus: Option<String>,
     #[schemars(with = "Nullable<Player>")]
+    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
     pub control: Option<String>,
     /// The control marker was flipped by Might.
     pub flipped: bool,
@@ -158,6 +165,7 @@ pub struct State {
     pub rules: String,
     /// Null once a player has placed their 12th control marker.
     #[schemars(with = "Nullable<Player>")]
+    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
     pub to_move: Option<String>,
     /// All 30 borders by id (`HU-HC` ... `AS-SY`), in border order; null while a space is empty.
     #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]{2}-[A-Z]{2}$"}))]
@@ -167,17 +175,24 @@ pub struct State {
     pub provinces: Ordered<ProvinceState>,
     /// The marker on Italia's dashed space.
     #[schemars(with = "Nullable<Player>")]
+    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
     pub italia_dashed: Option<String>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
+    #[serde(deserialize_with = "crate::strict::no_array")]
     pub hands: PerPlayer<Vec<String>>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
+    #[serde(deserialize_with = "crate::strict::no_array")]
     pub bags: PerPlayer<Vec<String>>,
     #[schemars(with = "PerPlayer<CountSchema>")]
+    #[serde(deserialize_with = "crate::strict::no_array")]
     pub hand_limits: PerPlayer<u32>,
     #[schemars(with = "PerPlayer<CountSchema>")]
+    #[serde(deserialize_with = "crate::strict::no_array")]
     pub senate: PerPlayer<u32>,
     #[schemars(with = "PerPlayer<CountSchema>")]
+    #[serde(deserialize_with = "crate::strict::no_array")]
     pub markers: PerPlayer<u32>,
+    #[serde(deserialize_with = "crate::strict::no_array")]
     pub rng: ChanceState,
 }
 
