@@ -1,0 +1,180 @@
+"""The HTTP contract, generated from the code's own definitions: `python -m referee.contract` writes
+`openapi.yaml` (a test fails when the committed file differs).
+
+Its sources, each fact in one home:
+- the shapes of each game's states, setups, effects and the shared outcome: JSON Schemas derived from
+  the Rust types (`referee._core.json_schemas()`);
+- the request envelopes: the marshmallow schemas of `referee.schemas`, with each game's own state,
+  variant, options and player put in;
+- the problem codes: `referee.codes`;
+- the prose, the routes' shapes and the examples: `contract.yaml` beside this file, whose
+  `x-game-paths` and `x-game-schemas` are written once with `Game` placeholders and made once per game.
+Each game gets its own typed operations (`/v1/games/iago/play` takes an `IagoMoveRequest`, operation
+`iagoPlay`, tag `Iago`), so a client generated from the contract ties states, moves and results to
+their game."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from marshmallow import Schema, fields, missing, validate
+
+from referee import _core, schemas
+from referee.codes import problem_code_schema
+
+COMPONENTS = "#/components/schemas/"
+#: Where the template names a game's own component: `{Game}State` is `IagoState` for Iago.
+PLACEHOLDER = "{Game}"
+#: The request envelopes of every game, by the name of their component (`Iago` + name).
+ENVELOPES: dict[str, type[Schema]] = {
+    "NewRequest": schemas.NewRequest,
+    "LegalMovesRequest": schemas.LegalMovesRequest,
+    "MoveRequest": schemas.MoveRequest,
+    "ReplayRequest": schemas.ReplayRequest,
+    "ViewRequest": schemas.ViewRequest,
+    "BatchItem": schemas.BatchItem,
+}
+#: What each game's title is as a prefix of its components.
+PREFIXES = {"iago": "Iago", "isaac": "Isaac", "hypnosia": "Hypnosia", "caesar": "Caesar"}
+
+
+def template() -> dict[str, Any]:
+    return yaml.safe_load(resources.files("referee").joinpath("contract.yaml").read_text())
+
+
+def for_game(value: Any, prefix: str) -> Any:
+    """A template value with its placeholders made the game's (`{Game}State` → `IagoState`)."""
+    if isinstance(value, dict):
+        return {for_game(key, prefix): for_game(item, prefix) for key, item in value.items()}
+    if isinstance(value, list):
+        return [for_game(item, prefix) for item in value]
+    if isinstance(value, str):
+        return value.replace(PLACEHOLDER, prefix)
+    return value
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": COMPONENTS + name}
+
+
+def field_schema(field: fields.Field) -> dict[str, Any]:
+    """The JSON Schema of a marshmallow field of the envelopes (the kinds they use)."""
+    if isinstance(field, fields.List):
+        schema: dict[str, Any] = {"type": "array", "items": field_schema(field.inner)}
+    elif isinstance(field, fields.String):
+        schema = {"type": "string"}
+    elif isinstance(field, fields.Integer):
+        schema = {"type": "integer"}
+    elif isinstance(field, fields.Boolean):
+        schema = {"type": "boolean"}
+    elif isinstance(field, fields.Dict):
+        schema = {"type": "object"}
+    else:
+        raise TypeError(f"no JSON Schema for {type(field).__name__}")
+    for rule in field.validators:
+        if isinstance(rule, validate.Length):
+            schema |= {"minLength": rule.min, "maxLength": rule.max}
+        elif isinstance(rule, validate.Range):
+            schema |= {"minimum": rule.min, "maximum": rule.max}
+    if field.load_default is not missing and field.load_default is not None and not callable(field.load_default):
+        schema["default"] = field.load_default
+    return schema
+
+
+def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) -> dict[str, Any]:
+    """A request envelope of one game: the marshmallow schema's fields, with the game's own state,
+    setup fields and players."""
+    setup = game_schemas["Setup"]["properties"]
+    player = "Player" if "Player" in game_schemas else "Colour"
+    own = {"state": ref(prefix + "State"), "variant": setup["variant"], "options": setup["options"],
+           "move": ref("Move"), "player": ref(prefix + player)}
+    properties, required = {}, []
+    for name, field in schema().fields.items():
+        properties[name] = own.get(name) or field_schema(field)
+        if field.allow_none:
+            properties[name] = {"anyOf": [properties[name], {"type": "null"}]}
+        if field.required:
+            required.append(name)
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def game_components(name: str, prefix: str, derived: dict[str, Any], shape: dict[str, Any]) -> dict[str, Any]:
+    """Every component of one game: its derived types, its envelopes and its answers."""
+    own = derived[name]
+    components = {prefix + key: value for key, value in own.items()}
+    components |= {prefix + key: envelope(schema, prefix, own) for key, schema in ENVELOPES.items()}
+    components |= for_game(shape["x-game-schemas"], prefix)
+    if prefix + "View" not in shape["components"]["schemas"]:
+        components[prefix + "View"] = ref(prefix + "State")
+    return components
+
+
+def game_paths(name: str, prefix: str, shape: dict[str, Any]) -> dict[str, Any]:
+    """The routes of one game, typed with its components, with the examples the template has for it."""
+    examples = shape["x-examples"]["paths"].get(name, {})
+    paths = {}
+    for suffix, item in shape["x-game-paths"].items():
+        item = for_game(item, prefix)
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            operation["operationId"] = name + operation["operationId"][0].upper() + operation["operationId"][1:]
+            operation["tags"] = [prefix]
+            add_examples(operation, examples.get(suffix.strip("/") or "info", {}))
+        paths[f"/v1/games/{name}{suffix}"] = item
+    return paths
+
+
+def add_examples(operation: dict[str, Any], examples: dict[str, Any]) -> None:
+    for slot, example in examples.items():
+        if slot == "request":
+            content = operation["requestBody"]["content"]
+        else:
+            content = operation["responses"][slot]["content"]
+        next(iter(content.values()))["example"] = example
+
+
+def document() -> dict[str, Any]:
+    """The whole contract."""
+    shape = template()
+    derived = _core.json_schemas()
+    doc = {key: value for key, value in copy.deepcopy(shape).items() if not key.startswith("x-")}
+    components = doc["components"]["schemas"]
+    components["ProblemCode"] = problem_code_schema()
+    components |= derived["common"]
+    listing, operations = "/v1/games", doc.pop("paths")
+    doc["paths"] = {listing: operations.pop(listing)}  # the games first, then each game's routes
+    for name in _core.games():
+        prefix = PREFIXES[name]
+        components |= game_components(name, prefix, derived, shape)
+        doc["paths"] |= game_paths(name, prefix, shape)
+    doc["paths"] |= operations
+    for component, examples in shape["x-examples"]["components"].items():
+        components[component]["examples"] = examples
+    return doc
+
+
+class Dumper(yaml.SafeDumper):
+    """Block-style YAML, with multi-line text as literal blocks."""
+
+
+Dumper.add_representer(str, lambda dumper, value: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None))
+
+
+def text() -> str:
+    header = "# Generated by `python -m referee.contract` from the code's definitions; do not edit by hand.\n"
+    return header + yaml.dump(document(), Dumper=Dumper, sort_keys=False, allow_unicode=True, width=110)
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else None
+    if target is None:
+        sys.stdout.write(text())
+    else:
+        target.write_text(text())

@@ -1,0 +1,106 @@
+"""A stranger's client: generated from `openapi.yaml` alone with openapi-python-client, it plays a
+whole game of every game against the live service (gunicorn on loopback), replays it to the same final
+state, reads the typed reason of an illegal move, and (Caesar!) one player's view."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import referee
+from live import serve
+
+SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
+GENERATOR = Path(sys.executable).with_name("openapi-python-client")
+#: What the generator may warn about: NDJSON batch bodies and the YAML of /openapi.yaml are content
+#: types it does not support (the JSON batch and every other route are generated).
+EXPECTED_WARNINGS = {
+    **{f"WARNING parsing POST /v1/games/{game}/batch within {game}.": "NDJSON batch" for game in referee.games()},
+    "WARNING parsing GET /openapi.yaml within operations.": "the contract as YAML",
+}
+PREFIX = {"iago": "Iago", "isaac": "Isaac", "hypnosia": "Hypnosia", "caesar": "Caesar"}
+SEEDS = {"iago": None, "isaac": None, "hypnosia": 7, "caesar": 7}
+MAX_PLIES = 3000
+
+
+@pytest.fixture(scope="module")
+def client_package(tmp_path_factory) -> Any:
+    out = tmp_path_factory.mktemp("client")
+    done = subprocess.run(
+        [str(GENERATOR), "generate", "--path", str(SPEC), "--meta", "none", "--output-path", str(out / "referee_client")],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log
+    assert "Unable to process schema" not in log and "removal of" not in log, log  # nothing dropped
+    warnings = {line.strip() for line in log.splitlines() if line.startswith("WARNING")}
+    assert warnings <= set(EXPECTED_WARNINGS), warnings - set(EXPECTED_WARNINGS)
+    sys.path.insert(0, str(out))
+    try:
+        yield importlib.import_module("referee_client")
+    finally:
+        sys.path.remove(str(out))
+
+
+@pytest.fixture(scope="module")
+def client(client_package) -> Any:
+    with serve() as server:
+        yield client_package.Client(base_url=server.base, raise_on_unexpected_status=True)
+
+
+def operation(package: Any, game: str, route: str) -> Any:
+    return importlib.import_module(f"referee_client.api.{game}.{game}_{route.replace('-', '_')}")
+
+
+def model(package: Any, name: str) -> Any:
+    return getattr(importlib.import_module("referee_client.models"), name)
+
+
+@pytest.mark.parametrize("game", referee.games())
+def test_a_generated_client_plays_a_whole_game(client_package, client, game) -> None:
+    prefix, rng = PREFIX[game], random.Random(game)
+    call = lambda route, body: operation(client_package, game, route).sync(client=client, body=body)  # noqa: E731
+    seed = SEEDS[game]
+    new_request = model(client_package, f"{prefix}NewRequest")(seed=seed) if seed is not None else \
+        model(client_package, f"{prefix}NewRequest")()
+    started = call("new", new_request)
+    assert isinstance(started.state, model(client_package, f"{prefix}State"))
+    state, moves, played = started.state, [], None
+    for _ in range(MAX_PLIES):
+        legal = call("legal-moves", model(client_package, f"{prefix}LegalMovesRequest")(state=state)).moves
+        if not legal:
+            break
+        move = rng.choice(legal)
+        played = call("play", model(client_package, f"{prefix}MoveRequest")(state=state, move=move))
+        assert isinstance(played.effects, model(client_package, f"{prefix}Effects"))
+        state = played.state
+        moves.append(move)
+    assert played is not None and played.outcome.status.value == "finished", f"{game}: no end in {MAX_PLIES} plies"
+
+    replay_request = model(client_package, f"{prefix}ReplayRequest")
+    replayed = call("replay", replay_request(moves=moves, seed=seed) if seed is not None else replay_request(moves=moves))
+    assert replayed.legal and replayed.plies == len(moves)
+    assert replayed.state.to_dict() == state.to_dict()
+
+    # The first move again, on the state it made: illegal (occupied, already rolled, no longer in hand).
+    first = call("play", model(client_package, f"{prefix}MoveRequest")(state=started.state, move=moves[0]))
+    verdict = call("validate", model(client_package, f"{prefix}MoveRequest")(state=first.state, move=moves[0]))
+    assert verdict.legal is False
+    assert verdict.reason.code.value == "illegal-move" and verdict.reason.rule and verdict.reason.detail
+
+
+def test_a_generated_client_sees_one_players_view_of_caesar(client_package, client) -> None:
+    started = operation(client_package, "caesar", "new").sync(
+        client=client, body=model(client_package, "CaesarNewRequest")(seed=3))
+    view = operation(client_package, "caesar", "view").sync(
+        client=client, body=model(client_package, "CaesarViewRequest")(state=started.state, player=model(
+            client_package, "CaesarPlayer")("pompey")))
+    assert isinstance(view, model(client_package, "CaesarView"))
+    assert list(view.hands.additional_properties) == ["pompey"]
+    assert view.hand_sizes.caesar == len(started.state.hands.caesar)
