@@ -3,7 +3,6 @@ requests from it (valid and invalid) and checks every response against it, in-pr
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import schemathesis
@@ -23,15 +22,6 @@ from referee.settings import Settings
 SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
 app = create_app(Settings(access_log=False))
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", app)
-
-
-@schemathesis.serializer("application/x-ndjson")
-def ndjson(ctx, value):  # noqa: ANN001 - schemathesis serializer signature
-    if isinstance(value, str):
-        return value.encode()
-    items = value if isinstance(value, list) else [value]
-    # json, not orjson: generated items may hold integers beyond 64 bits, which must reach the service.
-    return b"".join(json.dumps(item).encode() + b"\n" for item in items)
 
 
 def test_the_spec_is_valid_openapi_3_1() -> None:

@@ -4,7 +4,6 @@ with every check, positive data acceptance included. Bounded: a few dozen exampl
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -37,14 +36,6 @@ schema = schemathesis.openapi.from_path(Path(__file__).resolve().parent.parent /
 def server():
     with serve() as live:
         yield live
-
-
-@schemathesis.serializer("application/x-ndjson")
-def ndjson(ctx, value):  # noqa: ANN001 - schemathesis serializer signature
-    if isinstance(value, str):
-        return value.encode()
-    items = value if isinstance(value, list) else [value]
-    return b"".join(json.dumps(item).encode() + b"\n" for item in items)
 
 
 def valid_data_is_accepted_or_refused_as_allowed(ctx, response, case) -> None:  # noqa: ANN001
