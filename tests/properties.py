@@ -124,7 +124,7 @@ def changed(draw, name: str) -> tuple[int, dict, str]:
     index = draw(st.integers(0, len(SETUPS[name]) - 1))
     seed, plies = draw(st.integers(0, 2**32 - 1)), draw(PLIES)
     state = played(name, index, seed, plies)
-    kind = draw(st.sampled_from(["unchanged", "donor", "donor", "character", "removed", "hostile"]))
+    kind = draw(st.sampled_from(["unchanged", "unchanged", "donor", "donor", "character", "removed", "hostile"]))
     if kind == "unchanged":
         return index, state, kind
     path = draw(st.sampled_from(paths(state)))
