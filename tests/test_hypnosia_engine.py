@@ -347,9 +347,10 @@ def test_custom_boards_are_accepted(board: str) -> None:
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("depth", sorted(PERFT_DEFAULT_2P))
-def test_perft_from_the_start(depth: int) -> None:
-    game = engine_for({"players": 2, "first_player": "red"})
-    assert game.perft(game.new(), depth) == PERFT_DEFAULT_2P[depth]
+def test_perft_from_the_start_agrees_with_the_model(depth: int) -> None:
+    options = {"players": 2, "first_player": "red"}
+    game = engine_for(options)
+    assert game.perft(game.new(), depth) == model.perft(model.initial(options), depth) == PERFT_DEFAULT_2P[depth]
 
 
 @pytest.mark.parametrize(("players", "doubles", "board"), SETTINGS)
