@@ -190,7 +190,7 @@ def test_random_games_agree_with_the_reference_model(setting: tuple) -> None:
     drawer = setting[4]
     finished = 0
     ends = set()
-    for seed in range(GAMES):
+    for seed in range(max(GAMES, 1)):  # seed 0 of every setting ends by the twelfth marker
         rng, game, state, pos = start(setting, seed)
         policy = POLICIES[seed % len(POLICIES)]
         ply = 0
@@ -232,9 +232,8 @@ def test_random_games_agree_with_the_reference_model(setting: tuple) -> None:
             pos = nxt
             ply += 1
             assert ply <= 32
-    assert finished == GAMES
-    if GAMES >= 20:
-        assert "twelfth_marker" in ends
+    assert finished == max(GAMES, 1)
+    assert "twelfth_marker" in ends, ends
 
 
 def test_seeded_setups_are_proper_and_vary() -> None:
