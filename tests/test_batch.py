@@ -6,10 +6,11 @@ import random
 
 import orjson
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 from marshmallow import ValidationError
 
 import referee
+from properties import Branches, examples
 from records import assert_result_is_the_models, random_records
 from referee.app import create_app
 from referee.schemas import BatchItem, MoveRequest
@@ -47,6 +48,12 @@ items = st.one_of(
             "extra": json_values,
         },
     ),
+    # good envelopes, with at most one field of the wrong shape: the branch where both checks must accept
+    st.fixed_dictionaries(
+        {"state": st.just(START) | st.dictionaries(st.text(max_size=3), json_values, max_size=2),
+         "move": st.sampled_from(["e4", "e5", "zz", "x" * 256, "é" * 64])},
+        optional={"player": st.sampled_from(["black", "white", "p" * 64]) | st.none() | json_values},
+    ),
 )
 
 
@@ -59,22 +66,40 @@ def schema_fields(schema, item) -> set[str]:
         return set(error.messages)
 
 
-@given(item=items)
-@settings(max_examples=300, deadline=None)
-def test_the_native_item_check_agrees_with_the_marshmallow_schema(item) -> None:
+def test_the_native_item_check_agrees_with_the_marshmallow_schema() -> None:
     """The native batch checks item envelopes itself (no Python objects on the fast path); it must accept
     and refuse exactly what the service's BatchItem schema does, naming the same fields."""
-    [result] = results_of(game.validate_batch_ndjson(ndjson([item])))
-    native_fields = {error["field"] for error in result.get("error", {}).get("errors", [])}
-    expected = schema_fields(BatchItem(), item) if isinstance(item, dict) else {"item"}
-    assert native_fields == expected
+    branches = Branches()
+
+    @examples(300)
+    @given(item=items)
+    def check(item) -> None:
+        [result] = results_of(game.validate_batch_ndjson(ndjson([item])))
+        native_fields = {error["field"] for error in result.get("error", {}).get("errors", [])}
+        expected = schema_fields(BatchItem(), item) if isinstance(item, dict) else {"item"}
+        assert native_fields == expected
+        branches("refused" if expected else "accepted")
+
+    check()
+    branches.assert_share("accepted", 0.15)
 
 
-@given(body=items, path=st.sampled_from(["play", "validate"]))
-@settings(max_examples=300, deadline=None)
-def test_the_native_play_and_validate_bodies_agree_with_the_marshmallow_schema(body, path) -> None:
+def test_the_native_play_and_validate_bodies_agree_with_the_marshmallow_schema() -> None:
     """`play` and `validate` hand the body's bytes to the engine, which checks the envelope natively: the
     same refusals as the MoveRequest schema, naming the same fields, in the same problem."""
+    branches = Branches()
+
+    @examples(300)
+    @given(body=items, path=st.sampled_from(["play", "validate"]))
+    def check(body, path) -> None:
+        agree(body, path)
+        branches("accepted" if isinstance(body, dict) and not schema_fields(MoveRequest(), body) else "refused")
+
+    check()
+    branches.assert_share("accepted", 0.15)
+
+
+def agree(body, path) -> None:
     response = CLIENT.post(f"/v1/games/iago/{path}", data=orjson.dumps(body), content_type="application/json")
     expected = schema_fields(MoveRequest(), body) if isinstance(body, dict) else {"body"}
     if expected:
