@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from functools import cache
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 from hypothesis import event, settings
@@ -164,11 +164,6 @@ class Branches:
     def assert_share(self, prefix: str, at_least: float) -> None:
         share = self.share(prefix)
         assert share >= at_least, f"{share:.0%} of examples reached {prefix!r} (at least {at_least:.0%} expected): {dict(self.counts)}"
-
-
-def run(test: Callable[[], None]) -> None:
-    """Runs a ``@given`` test (all its examples)."""
-    test()
 
 
 def assert_verdict_or_invalid_state(

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-import referee
 from records import assert_result_is_the_models, model_replay, random_records
 from referee import cli
 from test_batch import assert_records_cover_every_game_and_chance, expected_by_game_replay
