@@ -5,13 +5,14 @@
     python bench/run.py --only core,embedding         # some sections
     python bench/run.py --out bench/results/latest.md # also write the report to a file (git-ignored)
 
-Sections (the default runs the first five):
+Sections (the default runs the first six):
     core       Iago perft and random playouts: the Rust engine against the Python reference model
     games      the same for Isaac, Hypnosia and Caesar!
     embedding  per-call cost of the Python API on mid-game states, and the batch calls
     http       gunicorn + wrk: play and validate against a trivial Flask app under the same config, at full
                load and at 70% of it
     batch      NDJSON batches over HTTP, end to end: one of 10,000 items, and a long stream
+    slow       64 clients trickling bodies at a byte a second: /healthz and play latency meanwhile
     archive    `referee validate` on a generated archive of random games (--archive-games, 100,000)
     soak       play at full load for --soak-seconds (600): errors, worker restarts, worker memory
 
@@ -46,8 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 BODIES = BENCH / "bodies"
 MODEL_PATH = ROOT / "tests" / "reference" / "iago.py"
-SECTIONS = ("core", "games", "embedding", "http", "batch", "archive", "soak")
-DEFAULT_SECTIONS = SECTIONS[:5]
+SECTIONS = ("core", "games", "embedding", "http", "batch", "slow", "archive", "soak")
+DEFAULT_SECTIONS = SECTIONS[:6]
 #: An Iago game has at most 61 plies (one disc a hex); a longer playout is a bug, not a slow game.
 MAX_PLIES = 100
 MIDGAME = range(15, 45)  # the plies whose states count as mid-game
@@ -594,6 +595,8 @@ def bench_http(args: argparse.Namespace, game: referee.Game, workdir: Path, samp
         if "batch" in args.only:
             parts.append(bench_http_batch(args, host, port, samples, in_process_batch_rate))
             parts.append(bench_stream(args, host, port, master, samples))
+        if "slow" in args.only:
+            parts.append(bench_slow(args, game, host, port, master, samples))
         if "soak" in args.only:
             parts.append(bench_soak(args, game, host, port, master))
     return "\n\n".join(parts)
@@ -731,6 +734,107 @@ def bench_stream(args: argparse.Namespace, host: str, port: int, master: subproc
     ])
 
 
+def timed_request(host: str, port: int, raw: bytes) -> tuple[float, int]:
+    """Seconds to send a raw request on a fresh connection and read the whole answer, and its status."""
+    start = time.perf_counter()
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(raw)
+        reader = sock.makefile("rb")
+        status = int(reader.readline().split()[1])
+        length = 0
+        while (line := reader.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        reader.read(length)
+    return time.perf_counter() - start, status
+
+
+def latency_row(name: str, samples: list[tuple[float, int]]) -> list[str]:
+    seconds = sorted(elapsed for elapsed, _ in samples)
+    errors = sum(status != 200 for _, status in samples)
+    p99 = seconds[min(len(seconds) - 1, int(len(seconds) * 0.99))]
+    return [name, number(len(samples)), f"{statistics.median(seconds) * 1000:,.2f}", f"{p99 * 1000:,.2f}",
+            f"{seconds[-1] * 1000:,.2f}", number(errors)]
+
+
+def probe_latencies(host: str, port: int, play: bytes, seconds: float) -> dict[str, list[tuple[float, int]]]:
+    """`/healthz` and `play`, one after the other on fresh connections, for `seconds`."""
+    healthz = b"GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n"
+    play_raw = (b"POST /v1/games/iago/play HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n%b" % (len(play), play))
+    samples: dict[str, list[tuple[float, int]]] = {"healthz": [], "play": []}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        samples["healthz"].append(timed_request(host, port, healthz))
+        samples["play"].append(timed_request(host, port, play_raw))
+        time.sleep(0.02)
+    return samples
+
+
+def bench_slow(args: argparse.Namespace, game: referee.Game, host: str, port: int, master: subprocess.Popen,
+               samples: list | None) -> str:
+    """64 connections trickle `new` bodies at one byte a second for longer than the worker timeout, and one
+    honest client uploads an NDJSON batch slowly; meanwhile /healthz and play are timed."""
+    bodies, _ = write_bodies(game, args.seed)
+    play = bodies["play"].read_bytes()
+    probe_latencies(host, port, play, 1)  # warm-up: every worker has answered both
+    quiet = probe_latencies(host, port, play, 5)
+    trickle_body = b"{" + b" " * (args.trickle_seconds - 2) + b"}"
+    head = (b"POST /v1/games/iago/new HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(trickle_body))
+    items = b"".join(json.dumps(item).encode() + b"\n"
+                     for item in batch_items(samples or midgame_samples(game, 200, args.seed), 1000))
+    upload_head = (b"POST /v1/games/iago/batch HTTP/1.1\r\nHost: bench\r\nContent-Type: application/x-ndjson\r\n"
+                   b"Content-Length: %d\r\n\r\n" % len(items))
+    before = set(workers_of(master))
+    progress(f"slow: {args.tricklers} connections trickling bodies at 1 byte/s for {args.trickle_seconds} s")
+    tricklers = [socket.create_connection((host, port), timeout=args.trickle_seconds + 30) for _ in range(args.tricklers)]
+    upload = socket.create_connection((host, port), timeout=args.trickle_seconds + 30)
+    try:
+        for sock in tricklers:
+            sock.sendall(head)
+        upload.sendall(upload_head)
+        per_second = len(items) // (args.trickle_seconds - 1) + 1
+        loaded: dict[str, list[tuple[float, int]]] = {"healthz": [], "play": []}
+        for second in range(len(trickle_body)):
+            started = time.monotonic()
+            for sock in tricklers:
+                sock.sendall(trickle_body[second:second + 1])
+            upload.sendall(items[second * per_second:(second + 1) * per_second])
+            for name, found in probe_latencies(host, port, play, max(0.0, 1 - (time.monotonic() - started))).items():
+                loaded[name].extend(found)
+        upload.sendall(items[len(trickle_body) * per_second:])
+        answered = sum(read_status(sock) == 200 for sock in tricklers)
+        upload_status = read_status(upload)
+    finally:
+        for sock in [*tricklers, upload]:
+            sock.close()
+    restarted = len(before - set(workers_of(master)))
+    rows = [
+        latency_row("`GET /healthz`, quiet", quiet["healthz"]),
+        latency_row("`POST play`, quiet", quiet["play"]),
+        latency_row(f"`GET /healthz`, {args.tricklers} tricklers", loaded["healthz"]),
+        latency_row(f"`POST play`, {args.tricklers} tricklers", loaded["play"]),
+    ]
+    return "\n".join([
+        "## slow: clients that trickle their bodies",
+        "",
+        f"{args.tricklers} connections send a {len(trickle_body)}-byte `POST /v1/games/iago/new` body at one byte a "
+        f"second ({len(trickle_body)} s; the worker timeout is {os.environ.get('REFEREE_TIMEOUT', '30')} s), and one client uploads a 1,000-item NDJSON "
+        f"batch ({len(items) / 1e6:.2f} MB) spread over the same time. Meanwhile `/healthz` and `play` are sent "
+        "one after the other, each on a fresh connection, and timed from connect to the last byte; the quiet rows "
+        f"are the same probe for 5 s before. Afterwards: **{answered} of {args.tricklers} trickled bodies answered 200**, "
+        f"the slow upload answered **{upload_status}**, **{restarted} workers restarted**.",
+        "",
+        table(["probe", "requests", "p50 ms", "p99 ms", "max ms", "errors"], rows),
+    ])
+
+
+def read_status(sock: socket.socket) -> int:
+    line = sock.makefile("rb").readline()
+    return int(line.split()[1]) if line else 0
+
+
 def bench_soak(args: argparse.Namespace, game: referee.Game, host: str, port: int, master: subprocess.Popen) -> str:
     bodies, _ = write_bodies(game, args.seed)
     url = f"http://{host}:{port}/v1/games/iago/play"
@@ -847,6 +951,9 @@ def parse_args() -> argparse.Namespace:
     web.add_argument("--warmup", type=int, default=2, help="seconds of wrk warm-up before each run (default: 2)")
     web.add_argument("--threads", type=int, default=2, help="wrk threads (default: 2)")
     web.add_argument("--connections", type=int, default=32, help="wrk connections (default: 32)")
+    web.add_argument("--tricklers", type=int, default=64, help="slow: trickling connections (default: 64)")
+    web.add_argument("--trickle-seconds", type=int, default=35,
+                     help="slow: seconds each trickled body takes, one byte a second (default: 35)")
     web.add_argument("--workers", type=int, help="gunicorn workers (default: the config's, 2 × cores + 1)")
     args = parser.parse_args()
     args.only = [name.strip() for name in args.only.split(",") if name.strip()]
@@ -882,7 +989,7 @@ def main() -> None:
     if "archive" in args.only:
         with tempfile.TemporaryDirectory(prefix="referee-archive-") as workdir:
             parts.append(bench_archive(args, game, Path(workdir)))
-    if {"http", "batch", "soak"} & set(args.only):
+    if {"http", "batch", "slow", "soak"} & set(args.only):
         with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
             parts.append(bench_http(args, game, Path(workdir), samples, batch_rate))
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"

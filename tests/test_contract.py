@@ -15,6 +15,9 @@ from openapi_spec_validator import validate
 import referee
 
 from referee.app import create_app
+from referee.codes import CODES, problem_code_schema
+from referee.errors import RefereeError
+from referee.problems import Problem
 from referee.settings import Settings
 
 SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
@@ -39,6 +42,16 @@ def test_the_spec_is_valid_openapi_3_1() -> None:
 
 def test_the_served_spec_is_the_repository_file(client) -> None:
     assert client.get("/openapi.yaml").data == SPEC.read_bytes()
+
+
+def test_the_contract_problem_codes_are_the_one_table() -> None:
+    """`ProblemCode` is what `referee.codes` makes of its table; every engine error names a code of it,
+    with the status the service answers."""
+    document = yaml.safe_load(SPEC.read_text())
+    assert document["components"]["schemas"]["ProblemCode"] == problem_code_schema()
+    engine_errors = {cls.code for cls in RefereeError.__subclasses__()}
+    assert engine_errors <= set(CODES) and "illegal-move" in engine_errors
+    assert all(Problem(code, "x").status == CODES[code].status for code in CODES)
 
 
 def test_every_engine_game_is_in_the_spec() -> None:

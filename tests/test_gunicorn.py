@@ -4,59 +4,19 @@ from several workers, shares metrics across them, and shuts down gracefully on S
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-GUNICORN = Path(sys.executable).with_name("gunicorn")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
+from live import get, serve
 
 
 @pytest.fixture()
 def server():
-    port = free_port()
-    env = os.environ | {"REFEREE_BIND": f"127.0.0.1:{port}", "REFEREE_WORKERS": "2", "REFEREE_ACCESS_LOG": "0"}
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    process = subprocess.Popen(
-        [str(GUNICORN), "-c", "python:referee.gunicorn_conf", "referee.app:create_app()"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if get(f"{base}/readyz")[0] == 200:
-                break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.fail("gunicorn did not become ready: " + process.communicate()[1].decode()[-2000:])
-    yield base, process
-    if process.poll() is None:
-        process.kill()
-        process.wait()
+    with serve() as live:
+        yield live.base, live.process
 
 
 def test_serves_shares_metrics_and_stops_gracefully(server) -> None:

@@ -181,7 +181,8 @@ def test_batch_json_and_ndjson(client) -> None:
 @pytest.mark.parametrize(("change", "field", "needle"), [
     ({"rules": "isaac@0"}, "rules", "unknown rules version"),
     ({"options": {"first_player": "red"}}, "options.first_player", "not \"red\""),
-    ({"pieces": {"black": ["c4-g4", "c4-g4"], "white": []}}, "pieces.black[1]", "listed by lower-left cell"),
+    ({"pieces": {"black": ["c4-g4", "c4-g4"], "white": []}}, "pieces.black[1]", "c4-g4 is listed twice"),
+    ({"pieces": {"black": ["d6-f6", "c4-g4"], "white": []}}, "pieces.black[1]", "listed by lower-left cell"),
     ({"pieces": {"black": ["c4-g4"], "white": ["e2-e6"]}}, "pieces.white[0]", "overlaps another piece on e4"),
     ({"pieces": {"black": ["g4-c4"], "white": []}}, "pieces.black[0]", "lower-left end comes first"),
     ({"pieces": {"black": ["a1-g1", "a2-g2"], "white": ["a3-c3", "a4-c4"]}}, "pieces.black", "owns only 1"),

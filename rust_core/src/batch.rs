@@ -97,14 +97,25 @@ pub fn validate_array<G: Rules>(
     data: &[u8],
     with_state: bool,
     max_items: usize,
-) -> Result<(Vec<u8>, usize), String> {
-    let not_a_batch = |detail: String| format!("a JSON batch is an array of items: {detail}");
-    let text = std::str::from_utf8(data).map_err(|e| not_a_batch(e.to_string()))?;
-    let items = array_items(text).map_err(not_a_batch)?;
+) -> Result<(Vec<u8>, usize), Value> {
+    let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
+    let text = std::str::from_utf8(data).map_err(|e| not_json(e.to_string()))?;
+    let items = array_items(text).map_err(|detail| match json_error(text) {
+        Some(syntax) => not_json(syntax),
+        None => malformed_request(&[(
+            "body".into(),
+            format!("not a JSON array of items: {detail}"),
+        )]),
+    })?;
     if items.len() > max_items {
-        return Err(format!(
+        let message = format!("more than {max_items} items");
+        let detail = format!(
             "a batch has at most {max_items} items, this one has {}",
             items.len()
+        );
+        return Err(malformed_request_detail(
+            &[("body".into(), message)],
+            detail,
         ));
     }
     let chunks: Vec<Vec<u8>> = items
@@ -118,11 +129,11 @@ pub fn validate_array<G: Rules>(
                     out.push(b',');
                 }
                 write_result::<G>(&mut out, item, index, with_state)
-                    .map_err(|detail| not_a_batch(format!("item {index}: {detail}")))?;
+                    .map_err(|detail| not_json(format!("item {index}: {detail}")))?;
             }
             Ok(out)
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, Value>>()?;
     let mut out = Vec::with_capacity(chunks.iter().map(Vec::len).sum::<usize>() + 2);
     out.push(b'[');
     for chunk in &chunks {
@@ -184,14 +195,15 @@ fn array_items(text: &str) -> Result<Vec<&str>, String> {
 }
 
 /// The verdict on one `(state, move, player)`: `{"legal": true}` (with the next state, effects and
-/// outcome when `with_state`), or `{"legal": false, "reason": ...}`.
+/// outcome when `with_state`), or `{"legal": false, "reason": ...}`; `Err` for a player the game
+/// does not have.
 pub fn judge<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
     with_state: bool,
-) -> Value {
-    verdict_json::<G>(game::validate::<G>(position, mv, player), with_state)
+) -> Result<Value, Error> {
+    game::validate::<G>(position, mv, player).map(|verdict| verdict_json::<G>(verdict, with_state))
 }
 
 fn verdict_json<G: Rules>(verdict: Verdict<G::Position, G::Effects>, with_state: bool) -> Value {
@@ -287,10 +299,13 @@ fn quick_item<G: Rules>(item: &str) -> Option<Taken<G::Position>> {
     })
 }
 
-/// Any item: the envelope checked field by field, then the state.
+/// Any item: its JSON checked whole (so that a fault of the JSON is one everywhere in the item, as
+/// on routes that parse the whole body first), then the envelope field by field, then the state.
 fn exact_item<G: Rules>(item: &str, whole: &str) -> Taken<G::Position> {
+    if let Some(detail) = json_error(item) {
+        return Taken::NotJson(detail);
+    }
     match open_item(item, whole) {
-        Opened::NotJson(detail) => Taken::NotJson(detail),
         Opened::Refused(reason) => Taken::Refused(reason),
         Opened::Item(state, mv, player) => match parse_state::<G>(state) {
             Ok(position) => Taken::Item(position, mv, player),
@@ -338,20 +353,15 @@ enum Opened<'a> {
     /// JSON, but not a good envelope: the per-field errors of a `malformed-request`, in the shape
     /// the service gives them.
     Refused(Value),
-    /// Not JSON at all; why.
-    NotJson(String),
 }
 
-/// The envelope check of one item (`whole` names it in errors: `item`, `body`).
+/// The envelope check of one item (JSON already checked) (`whole` names it in errors: `item`, `body`).
 fn open_item<'a>(item: &'a str, whole: &str) -> Opened<'a> {
     let mut errors: Vec<(String, String)> = Vec::new();
     // Parsing the envelope checks that all of it is JSON (its values are parsed as raw JSON).
     let envelope = match serde_json::from_str::<Envelope>(item) {
         Ok(envelope) => envelope,
         Err(_) => {
-            if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(item) {
-                return Opened::NotJson(error.to_string());
-            }
             errors.push((whole.into(), "not a JSON object".into()));
             return Opened::Refused(malformed_request(&errors));
         }
@@ -397,12 +407,71 @@ fn open_item<'a>(item: &'a str, whole: &str) -> Opened<'a> {
     }
 }
 
+/// Why a text is not JSON as every route reads it (serde_json's grammar, numbers that fit a double,
+/// no lone surrogate, at most 128 levels of nesting); `None` when it is JSON.
+pub fn json_error(text: &str) -> Option<String> {
+    serde_json::from_str::<Checked>(text)
+        .err()
+        .map(|error| error.to_string())
+}
+
+/// Any JSON value, read in full and kept as nothing: unlike `IgnoredAny`, whose skipped values'
+/// numbers and string escapes go unchecked.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(Checked)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked {
+    type Value = Checked;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+        while seq.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Checked, M::Error> {
+        while map.next_entry::<Checked, Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+}
+
+fn malformed_json(detail: String) -> Value {
+    json!({ "code": "malformed-json", "detail": detail })
+}
+
 fn malformed_request(errors: &[(String, String)]) -> Value {
     let mut detail = String::new();
     for (index, (field, message)) in errors.iter().enumerate() {
         let separator = if index == 0 { "" } else { "; " };
         let _ = write!(detail, "{separator}{field}: {message}");
     }
+    malformed_request_detail(errors, detail)
+}
+
+fn malformed_request_detail(errors: &[(String, String)], detail: String) -> Value {
     let errors: Vec<Value> = errors
         .iter()
         .map(|(field, message)| json!({ "field": field, "message": message }))
@@ -415,19 +484,21 @@ fn malformed_request(errors: &[(String, String)]) -> Value {
 /// `validate` the verdict. `Err` is the reason there is no answer: `malformed-json`,
 /// `malformed-request`, the state's error, or (`play` only) the move's.
 pub fn answer_request<G: Rules>(body: &[u8], play: bool) -> Result<Vec<u8>, Value> {
-    let malformed_json = |detail: String| json!({ "code": "malformed-json", "detail": format!("the body is not valid JSON: {detail}") });
-    let body = std::str::from_utf8(body).map_err(|e| malformed_json(e.to_string()))?;
+    let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
+    let body = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
     let (position, mv, player) = match take_item::<G>(body, "body") {
         Taken::Item(position, mv, player) => (position, mv, player),
         Taken::Refused(reason) => return Err(reason),
-        Taken::NotJson(detail) => return Err(malformed_json(detail)),
+        Taken::NotJson(detail) => return Err(not_json(detail)),
     };
     let answer = if play {
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
         serde_json::to_vec(&Played::<G>::new(&next, effects))
     } else {
-        serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref(), false))
+        serde_json::to_vec(
+            &judge::<G>(&position, &mv, player.as_deref(), false).map_err(|e| e.reason())?,
+        )
     };
     Ok(answer.expect("an answer serializes"))
 }
@@ -446,11 +517,12 @@ fn write_result<G: Rules>(
         Taken::Item(position, mv, player) => {
             match game::validate::<G>(&position, &mv, player.as_deref()) {
                 // The common answer, written without building a JSON value.
-                Verdict::Legal { .. } if !with_state => {
+                Ok(Verdict::Legal { .. }) if !with_state => {
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
                     return Ok(());
                 }
-                verdict => verdict_json::<G>(verdict, with_state),
+                Ok(verdict) => verdict_json::<G>(verdict, with_state),
+                Err(error) => json!({ "error": error.reason() }),
             }
         }
     };
@@ -696,8 +768,15 @@ mod tests {
         }
         // Items are cut at top-level commas only; each is parsed later, which finds `[1 2]` is no JSON.
         assert_eq!(array_items("[1 2]").unwrap(), ["1 2"]);
-        let output = validate_array::<Iago>(b"[1 2]", false, 10);
-        assert!(output.unwrap_err().contains("item 0"));
+        let refused = validate_array::<Iago>(b"[1 2]", false, 10).unwrap_err();
+        assert_eq!(refused["code"], "malformed-json");
+        assert!(refused["detail"].as_str().unwrap().contains("item 0"));
+        // JSON that is no array is a malformed request; text that is no JSON, malformed JSON.
+        let refused = validate_array::<Iago>(b"{}", false, 10).unwrap_err();
+        assert_eq!(refused["code"], "malformed-request");
+        assert_eq!(refused["errors"][0]["field"], "body");
+        let refused = validate_array::<Iago>(b"{bad", false, 10).unwrap_err();
+        assert_eq!(refused["code"], "malformed-json");
     }
 
     #[test]

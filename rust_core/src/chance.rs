@@ -10,11 +10,15 @@
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
 pub const ALGORITHM: &str = "chacha8";
+/// The furthest `word_pos` a state may hold: far beyond any game (2^48 words), and far enough below
+/// 2^53 that every position a game reaches from it stays an exact JSON number and never wraps.
+pub const MAX_WORD_POS: u64 = 1 << 48;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chance {
@@ -22,11 +26,19 @@ pub struct Chance {
 }
 
 /// The JSON form: `{"algorithm": "chacha8", "seed": "<64 hex digits>", "word_pos": 12}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    description = "The seeded generator: ChaCha8 (stream 0) keyed by a 256-bit seed, and `word_pos`, the 32-bit words consumed so far."
+)]
 pub struct ChanceState {
+    #[schemars(extend("const" = ALGORITHM))]
     pub algorithm: String,
+    /// The 256-bit key: 64 hexadecimal digits.
+    #[schemars(regex(pattern = r"^[0-9a-fA-F]{64}$"))]
     pub seed: String,
+    /// 32-bit words consumed so far (at most 2^48).
+    #[schemars(range(max = MAX_WORD_POS))]
     pub word_pos: u64,
 }
 
@@ -88,6 +100,15 @@ impl Chance {
             let digits = std::str::from_utf8(pair).expect("ASCII hex digits");
             *byte = u8::from_str_radix(digits, 16).expect("checked hex digits");
         }
+        if state.word_pos > MAX_WORD_POS {
+            return Err(Error::invalid_state(
+                format!("{field}.word_pos"),
+                format!(
+                    "the generator is at most 2^48 words along (no game draws as many), not {}",
+                    state.word_pos
+                ),
+            ));
+        }
         let mut rng = ChaCha8Rng::from_seed(key);
         rng.set_word_pos(u128::from(state.word_pos));
         Ok(Chance { rng })
@@ -142,5 +163,15 @@ mod tests {
         let mut state = Chance::from_seed(3).to_state();
         state.algorithm = "pcg".into();
         assert!(Chance::from_state(&state, "rng").is_err());
+    }
+
+    #[test]
+    fn a_generator_that_would_wrap_is_refused_with_its_field() {
+        let mut state = Chance::from_seed(3).to_state();
+        state.word_pos = MAX_WORD_POS;
+        assert!(Chance::from_state(&state, "rng").is_ok());
+        state.word_pos = u64::MAX;
+        let error = Chance::from_state(&state, "rng").unwrap_err();
+        assert!(format!("{error:?}").contains("rng.word_pos"), "{error:?}");
     }
 }

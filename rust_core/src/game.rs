@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -19,13 +20,13 @@ pub trait Rules {
     const RULES_VERSION: &'static str;
 
     /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
-    type Setup: Serialize + DeserializeOwned + Clone + Send + Sync;
+    type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema;
     type Position: Clone + Send + Sync;
     type Move: Clone + Eq + fmt::Display;
     /// The JSON form of a state, exactly as clients send and receive it.
-    type State: Serialize + DeserializeOwned;
+    type State: Serialize + DeserializeOwned + JsonSchema;
     /// What a move did (captures, releases, ...), as reported to clients.
-    type Effects: Serialize;
+    type Effects: Serialize + JsonSchema;
 
     /// Static description: variants, options, board geometry.
     fn info() -> Value;
@@ -93,24 +94,34 @@ pub trait Rules {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "OutcomeStatus")]
 pub enum Status {
     Ongoing,
     Finished,
 }
 
 /// Where a game stands: whose turn it is, the scores as they are now, and the result once it is over.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Outcome {
     pub status: Status,
+    /// The player to move; null once the game is over.
     pub to_move: Option<&'static str>,
+    /// Scores as they stand, by player.
     pub scores: BTreeMap<&'static str, i64>,
+    /// The winner once the game is over; null while it goes on, or when the top rank is shared.
     pub winner: Option<&'static str>,
-    /// How the winner was decided (`score`, or the game's tie-break), once the game is over.
+    /// How the winner was decided, once the game is over. Iago: `score`, `centre-face-up`,
+    /// `centre-captive`. Isaac: `target` (a score reached 100), `score`, then the tie-breaks
+    /// `unplaced_cells`, `unplaced_count`, `first_player`. Hypnosia: `score`, `first_to_centre`,
+    /// `shared` (the top rank is shared; `winner` is null). Caesar!: `twelfth_marker`, `no_token`,
+    /// `no_space`.
     pub decided_by: Option<&'static str>,
-    /// Games of more than two players: the final ranking, best first; tied players share a rank.
+    /// Hypnosia (any number of players), once over: the final ranking, best first; tied players
+    /// share an entry. The other games leave it out.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<Vec<String>>")]
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
@@ -151,6 +162,11 @@ pub fn play_text<G: Rules>(
     let to_move = G::to_move(position).ok_or(Error::GameOver)?;
     if let Some(player) = player {
         if player != to_move {
+            // Every player has a score, so the scores' keys name the players of this game.
+            let players: Vec<&str> = G::outcome(position).scores.into_keys().collect();
+            if !players.contains(&player) {
+                return Err(Error::unknown_player(player, &players));
+            }
             return Err(Error::NotYourTurn {
                 detail: format!("{to_move} is to move, not {player}"),
             });
@@ -160,15 +176,17 @@ pub fn play_text<G: Rules>(
     G::play(position, mv)
 }
 
-/// Like `play_text`, but a move the rules refuse is a verdict rather than an error.
+/// Like `play_text`, but a move the rules refuse is a verdict rather than an error. `Err` is a fault of
+/// the request rather than of the move (a player the game does not have).
 pub fn validate<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
-) -> Verdict<G::Position, G::Effects> {
+) -> Result<Verdict<G::Position, G::Effects>> {
     match play_text::<G>(position, mv, player) {
-        Ok((position, effects)) => Verdict::Legal { position, effects },
-        Err(error) => Verdict::Illegal(error),
+        Ok((position, effects)) => Ok(Verdict::Legal { position, effects }),
+        Err(error) if error.is_about_move() => Ok(Verdict::Illegal(error)),
+        Err(error) => Err(error),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
 pub mod registry;
+pub mod schemas;
 
 #[cfg(feature = "python")]
 mod python;

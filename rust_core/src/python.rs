@@ -199,7 +199,8 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let position = position_of::<G>(state)?;
-            to_py(py, &batch::judge::<G>(&position, r#move, player, false))
+            let verdict = batch::judge::<G>(&position, r#move, player, false).map_err(|e| raise(py, &e))?;
+            to_py(py, &verdict)
         })
     }
 
@@ -254,7 +255,8 @@ impl Engine {
     }
 
     /// Validates a JSON array of at most `max_items` items given as bytes; the results as a JSON
-    /// array (bytes) and their count. Raises ValueError when the input is not such an array.
+    /// array (bytes) and their count. Raises MalformedJson when the input (or an item) is not JSON,
+    /// MalformedRequest when it is not an array or has too many items.
     #[pyo3(signature = (data, with_state=false, max_items=usize::MAX))]
     fn validate_array<'py>(
         &self,
@@ -266,7 +268,7 @@ impl Engine {
         let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, with_state, max_items)));
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
-            .map_err(PyValueError::new_err)
+            .map_err(|reason| raise_reason(py, &reason))
     }
 
     /// What `player` may see of a state (games with hidden information hide the rest); raises
@@ -312,11 +314,36 @@ fn replay_records<'py>(
     (bytes, output.legal, output.illegal, output.errors)
 }
 
+/// A request body read as JSON by the same rules as `play_json` (serde_json: numbers that fit a
+/// double, no lone surrogate, at most 128 levels of nesting), so that every route takes the same JSON;
+/// raises MalformedJson.
+#[pyfunction]
+fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
+    let value: Value = serde_json::from_slice(data).map_err(|error| {
+        let reason = serde_json::json!({
+            "code": "malformed-json",
+            "detail": format!("the body is not valid JSON: {error}"),
+        });
+        raise_reason(py, &reason)
+    })?;
+    to_py(py, &value)
+}
+
+/// The JSON Schemas of states, setups, effects and outcomes, derived from the Rust types:
+/// `{"iago": {"State": ..., "Setup": ..., "Effects": ...}, ..., "common": {"Outcome": ...}}`, every
+/// `$ref` pointing at `#/components/schemas/<Prefix><Name>` (see `schemas::all`).
+#[pyfunction]
+fn json_schemas(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    to_py(py, &crate::schemas::all())
+}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Engine>()?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
+    module.add_function(wrap_pyfunction!(loads, module)?)?;
+    module.add_function(wrap_pyfunction!(json_schemas, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

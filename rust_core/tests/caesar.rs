@@ -148,7 +148,7 @@ fn play(position: &Position, mv: &str) -> (Position, referee_core::caesar::Effec
 }
 
 fn refusal(position: &Position, mv: &str) -> (&'static str, Value) {
-    match game::validate::<Caesar>(position, mv, None) {
+    match game::validate::<Caesar>(position, mv, None).expect("no request fault") {
         Verdict::Illegal(Error::IllegalMove { rule, data, .. }) => (rule, data),
         Verdict::Illegal(other) => panic!("{mv}: expected illegal-move, got {other:?}"),
         Verdict::Legal { .. } => panic!("{mv} should be illegal"),

@@ -37,7 +37,7 @@ fn moves(position: &Position) -> Vec<String> {
 
 /// The rule and facts of an illegal move.
 fn refuse(position: &Position, mv: &str) -> (&'static str, Value) {
-    match game::validate::<Hypnosia>(position, mv, None) {
+    match game::validate::<Hypnosia>(position, mv, None).expect("no request fault") {
         Verdict::Illegal(Error::IllegalMove { rule, data, .. }) => (rule, data),
         Verdict::Illegal(other) => panic!("{mv}: expected illegal-move, got {other:?}"),
         Verdict::Legal { .. } => panic!("{mv} should be illegal"),
@@ -866,11 +866,11 @@ fn turn_structure_errors() {
     assert_eq!(refuse(&rolled, "7.3+5").0, "no-such-space");
     assert!(matches!(
         game::validate::<Hypnosia>(&rolled, "h1+5", Some("blue")),
-        Verdict::Illegal(Error::NotYourTurn { .. })
+        Ok(Verdict::Illegal(Error::NotYourTurn { .. }))
     ));
     assert!(matches!(
         game::validate::<Hypnosia>(&rolled, "h1 +5", None),
-        Verdict::Illegal(Error::MalformedMove { .. })
+        Ok(Verdict::Illegal(Error::MalformedMove { .. }))
     ));
     // Two die moves with one die left: the second has no die.
     let half = play(&rolled, "h1+5").0;

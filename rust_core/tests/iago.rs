@@ -184,10 +184,11 @@ fn a_finished_game_accepts_no_move_and_cannot_hold_a_claim() {
 #[test]
 fn moves_are_refused_with_the_rule_that_forbids_them() {
     let start = Iago::start(&standard(), None);
-    let refuse = |pos, mv: &str| match game::validate::<Iago>(pos, mv, None) {
-        Verdict::Illegal(error) => error,
-        Verdict::Legal { .. } => panic!("{mv} should be illegal"),
-    };
+    let refuse =
+        |pos, mv: &str| match game::validate::<Iago>(pos, mv, None).expect("no request fault") {
+            Verdict::Illegal(error) => error,
+            Verdict::Legal { .. } => panic!("{mv} should be illegal"),
+        };
     assert!(matches!(
         refuse(&start, "e5"),
         Error::IllegalMove {
@@ -206,7 +207,12 @@ fn moves_are_refused_with_the_rule_that_forbids_them() {
     assert!(matches!(refuse(&start, "e10"), Error::MalformedMove { .. }));
     assert!(matches!(
         game::validate::<Iago>(&start, "e4", Some("white")),
-        Verdict::Illegal(Error::NotYourTurn { .. })
+        Ok(Verdict::Illegal(Error::NotYourTurn { .. }))
+    ));
+    // A name that is no player of the game is the request's fault, not the move's.
+    assert!(matches!(
+        game::validate::<Iago>(&start, "e4", Some("purple")),
+        Err(Error::UnknownPlayer { .. })
     ));
     // Black e4, White e5 (the centre is not needed: set it up by notation), Black to move: e6 captures.
     let pos = position(

@@ -23,7 +23,7 @@ fn play(pos: &Position, mv: &str) -> (Position, Value) {
 
 /// The refusal of a move: its rule and facts.
 fn refusal(pos: &Position, mv: &str) -> (&'static str, Value) {
-    match game::validate::<Isaac>(pos, mv, None) {
+    match game::validate::<Isaac>(pos, mv, None).expect("no request fault") {
         Verdict::Illegal(Error::IllegalMove { rule, data, .. }) => (rule, data),
         Verdict::Illegal(other) => panic!("{mv}: expected illegal-move, got {other:?}"),
         Verdict::Legal { .. } => panic!("{mv} should be illegal"),
@@ -664,7 +664,7 @@ fn placement_refusals_name_the_rule_and_its_facts() {
     );
     assert!(matches!(
         game::validate::<Isaac>(&pos, "a10-f10", Some("white")),
-        Verdict::Illegal(Error::NotYourTurn { .. })
+        Ok(Verdict::Illegal(Error::NotYourTurn { .. }))
     ));
     assert_eq!(
         Isaac::position_text(&pos),

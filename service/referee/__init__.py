@@ -188,7 +188,8 @@ class Game:
     def validate_batch_json(self, data: bytes, with_state: bool = False) -> bytes:
         """The batch path for data that is already JSON: a JSON array of items in, a JSON array of results
         out. Parsing runs in parallel with the rules and nothing becomes a Python object, so this is the
-        fastest way to validate many items. Raises ValueError when the data is not a JSON array."""
+        fastest way to validate many items. Raises MalformedJson (a ValueError) when the data or an item is
+        not JSON, MalformedRequest (also a ValueError) when it is not an array."""
         return self._engine.validate_array(data, with_state)[0]
 
     def validate_batch_ndjson(self, data: bytes, with_state: bool = False) -> bytes:

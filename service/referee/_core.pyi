@@ -6,6 +6,11 @@ __version__: str
 
 def games() -> list[str]: ...
 def replay_records(data: bytes, first_record: int = 1) -> tuple[bytes, int, int, int]: ...
+def loads(data: bytes) -> Any: ...
+def json_schemas() -> dict[str, dict[str, dict[str, Any]]]:
+    """The JSON Schemas derived from the Rust types, by game (``"common"`` for the shared ones):
+    ``{"iago": {"State": ..., "Setup": ..., "Effects": ...}, ...}``. ``Name`` under a game is the
+    component ``<Prefix>Name`` (``IagoState``); every ``$ref`` is ``#/components/schemas/<that>``."""
 
 class Engine:
     """Every operation of one game on plain Python values; errors are ``referee.errors`` classes."""

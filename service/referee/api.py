@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from typing import Any, Callable, Iterator
 
@@ -11,6 +10,7 @@ from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema, ValidationError
 
 from referee import _core
+from referee.body import CLOSE_KEY, UNREADABLE
 from referee.errors import RefereeError
 from referee.problems import Problem
 from referee.schemas import LegalMovesRequest, NewRequest, ReplayRequest, ViewRequest, malformed
@@ -53,18 +53,20 @@ def body_bytes(*media_types: str) -> bytes:
     return data
 
 
-def parse_json(data: bytes, where: str = "the body") -> Any:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as error:
-        raise Problem("malformed-json", f"{where} is not valid JSON: {error}") from None
+def parse_json(data: bytes) -> Any:
+    """The body as JSON, read by the engine's own reader: every route takes exactly the JSON that
+    `play` and `validate` take (they read it natively)."""
+    return engine_call(_core.loads, data)
 
 
-def load(schema: Schema) -> dict[str, Any]:
-    """The JSON object body, checked against the envelope schema."""
+def load(schema: Schema, precheck: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """The JSON object body, checked against the envelope schema (after `precheck`, for limits that
+    must hold before the schema's per-item work)."""
     body = parse_json(body_bytes(JSON))
     if not isinstance(body, dict):
         raise Problem.malformed("body", "not a JSON object", "body: not a JSON object")
+    if precheck is not None:
+        precheck(body)
     try:
         return schema.load(body)
     except ValidationError as error:
@@ -155,11 +157,16 @@ def view(game: str) -> Response:
 @game_route("/replay", "POST")
 def replay(game: str) -> Response:
     engine = engine_of(game)
-    body = load(_replay_request)
     limit = current_app.config["REFEREE"].max_replay_moves
-    if len(body["moves"]) > limit:
-        raise Problem.malformed("moves", f"longer than {limit}", f"a replay has at most {limit} moves")
+    body = load(_replay_request, lambda raw: check_replay_length(raw, limit))
     return json_response(engine_call(engine.replay, body["moves"], setup_of(body), body.get("seed")))
+
+
+def check_replay_length(body: dict[str, Any], limit: int) -> None:
+    """A replay's move count, checked before the schema checks every move."""
+    moves = body.get("moves")
+    if isinstance(moves, list) and len(moves) > limit:
+        raise Problem.malformed("moves", f"longer than {limit}", f"a replay has at most {limit} moves")
 
 
 def flag(name: str) -> bool:
@@ -182,10 +189,7 @@ def batch(game: str) -> Response:
         return stream_batch(engine, with_state)
     settings = current_app.config["REFEREE"]
     data = body_bytes(JSON, NDJSON)
-    try:
-        results, count = engine.validate_array(data, with_state, settings.max_batch_items)
-    except ValueError as error:
-        raise Problem.malformed("body", "not a batch", str(error)) from None
+    results, count = engine_call(engine.validate_array, data, with_state, settings.max_batch_items)
     return Response(b'{"results":%b,"count":%d}' % (results, count), mimetype=JSON)
 
 
@@ -205,7 +209,7 @@ def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]
         data = pending + block
         cut = data.rfind(b"\n") + 1 if block else len(data)
         chunk, pending = data[:cut], data[cut:]
-        lines = chunk.split(b"\n")
+        lines = chunk.split(b"\n") if chunk else []
         if chunk.endswith(b"\n"):
             lines.pop()  # the empty rest after the last newline is not a line
         lengths = [len(line) for line in lines] + [len(pending)]
@@ -219,61 +223,101 @@ def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]
             return
 
 
-def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
-    """NDJSON in, NDJSON out, read and judged a chunk (about a megabyte) at a time. A malformed line in the
-    first chunk, or an empty body, is a plain 400 problem; later, such a fault ends the answer with a
-    problem line after the results of the lines before it."""
-    settings = current_app.config["REFEREE"]
-    request.max_content_length = sys.maxsize  # streamed: bounded per line and by item count, not in total
-    chunks = line_chunks(request.stream, settings.max_line_bytes)
+class StreamedBatch:
+    """One NDJSON batch: its lines judged a chunk at a time, the results spooled (to a temporary file
+    beyond SPOOL_BYTES, and at most `max_spool_bytes` of them). The first fault ends the judging."""
 
-    def judge(chunk: bytes, lines_before: int, first_index: int) -> tuple[bytes, int, Problem | None]:
-        results, count, malformed_line = engine.validate_lines(chunk, with_state, first_index)
+    def __init__(self, engine: _core.Engine, with_state: bool, settings: Any) -> None:
+        self.engine, self.with_state, self.settings = engine, with_state, settings
+        self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+        self.items = 0  # items judged so far
+        self.spooled = 0  # bytes of results so far
+
+    def judge(self, chunk: bytes, lines_before: int) -> tuple[bytes, int, Problem | None]:
+        results, count, malformed_line = self.engine.validate_lines(chunk, self.with_state, self.items)
         problem = None
         if malformed_line is not None:
             line = lines_before + malformed_line[0]
             problem = Problem("malformed-json", f"line {line} is not valid JSON: {malformed_line[1]}", line=line)
-        limit = settings.max_stream_items
-        if first_index + count > limit:
-            count = max(limit - first_index, 0)
+        limit = self.settings.max_stream_items
+        if self.items + count > limit:
+            count = max(limit - self.items, 0)
             results = b"".join(results.splitlines(keepends=True)[:count])
             problem = Problem.malformed("body", f"more than {limit} items", f"a streamed batch has at most {limit} items")
         return results, count, problem
 
-    first = next(chunks, None)
-    if first is None:
-        raise Problem("malformed-json", "the body is empty")
-    results, count, problem = judge(*first, 0)
-    if problem is not None:
-        raise problem
-    if count == 0:
-        raise Problem("malformed-json", "the body has no items")
+    def keep(self, results: bytes, count: int) -> Problem | None:
+        """Spools the results of a chunk (one line each); once they would pass `max_spool_bytes`, the
+        lines that fit and a problem."""
+        limit = self.settings.max_spool_bytes
+        problem = None
+        if self.spooled + len(results) > limit:
+            results = results[: results.rfind(b"\n", 0, limit - self.spooled + 1) + 1]
+            count = results.count(b"\n")
+            problem = Problem(
+                "payload-too-large",
+                f"the results of this batch pass {limit} bytes at item {self.items + count}; "
+                "send the rest in another batch",
+                index=self.items + count,
+            )
+        self.spool.write(results)
+        self.spooled += len(results)
+        self.items += count
+        return problem
+
+    def end(self, problem: Problem) -> None:
+        self.spool.write(orjson.dumps(problem.body()) + b"\n")
+
+    def answer(self) -> Iterator[bytes]:
+        self.spool.seek(0)
+        with self.spool:
+            while block := self.spool.read(STREAM_CHUNK_BYTES):
+                yield block
+
+
+def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
+    """NDJSON in, NDJSON out, read and judged a chunk (about a megabyte) at a time. A fault in the first
+    chunk, or an empty body, is a plain problem; later, a fault ends the answer with a problem line after
+    the results of the lines before it. After a fault the rest of the body is drained (up to
+    REFEREE_MAX_DRAIN_BYTES), so that clients that send the whole body before reading get the answer."""
+    settings = current_app.config["REFEREE"]
+    stream = request.environ["wsgi.input"]  # a referee.body.Input: its faults are problems
+    chunks = line_chunks(stream, settings.max_line_bytes)
+    batch = StreamedBatch(engine, with_state, settings)
+    try:
+        first = next(chunks, None)
+        if first is None:
+            raise Problem("malformed-json", "the body is empty")
+        results, count, problem = batch.judge(*first)
+        if problem is not None:
+            raise problem
+        if count == 0:
+            raise Problem("malformed-json", "the body has no items")
+    except Problem as problem:
+        if not finish(stream, problem, settings):
+            request.environ[CLOSE_KEY] = True
+        raise
 
     # The whole body is read before the answer starts: many clients (Python's http.client and requests
     # among them) send all of a body before they read any of the answer, and a server writing while
-    # they send would fill both socket buffers and stall. The results wait in a spool that moves to a
-    # temporary file beyond SPOOL_BYTES, so memory stays flat however long the stream.
-    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
-    index = 0
+    # they send would fill both socket buffers and stall.
     while True:
-        spool.write(results)
-        index += count
+        problem = batch.keep(results, count) or problem
         if problem is not None:
-            spool.write(orjson.dumps(problem.body()) + b"\n")
+            batch.end(problem)
             break
         try:
-            chunk, lines_before = next(chunks)
+            results, count, problem = batch.judge(*next(chunks))
         except StopIteration:
             break
-        except Problem as too_long:
-            problem, results, count = too_long, b"", 0
-            continue
-        results, count, problem = judge(chunk, lines_before, index)
-    spool.seek(0)
+        except Problem as fault:  # a line too long, or the body broken off
+            problem, results, count = fault, b"", 0
+    if problem is not None and not finish(stream, problem, settings):
+        request.environ[CLOSE_KEY] = True
+    return Response(batch.answer(), mimetype=NDJSON)
 
-    def answer() -> Iterator[bytes]:
-        with spool:
-            while block := spool.read(STREAM_CHUNK_BYTES):
-                yield block
 
-    return Response(answer(), mimetype=NDJSON)
+def finish(stream: Any, problem: Problem, settings: Any) -> bool:
+    """Drains what is left of a batch that a fault ended; True when the whole body was read. A body that
+    cannot be read (silent, broken framing) is not drained."""
+    return problem.code not in UNREADABLE and stream.drain(settings.max_drain_bytes)

@@ -16,6 +16,8 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from referee import logs, metrics
 from referee.api import ENGINES, json_response, v1
+from referee.body import Bodies
+from referee.codes import CODES
 from referee.observe import Observed, RoutedRequest
 from referee.problems import Problem
 from referee.settings import Settings
@@ -83,7 +85,7 @@ def prose(text: str | None) -> Markup:
 
 @ops.get("/docs")
 def docs() -> str:
-    return render_template("docs.html", spec=openapi_document())
+    return render_template("docs.html", spec=openapi_document(), codes=CODES)
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -96,7 +98,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(ops)
 
     app.request_class = RoutedRequest
-    app.wsgi_app = Observed(app.wsgi_app, settings.access_log)  # type: ignore[method-assign]
+    bodies = Bodies(app.wsgi_app, settings.max_body_bytes, settings.max_drain_bytes)
+    app.wsgi_app = Observed(bodies, settings.access_log)  # type: ignore[method-assign]
 
     @app.errorhandler(Problem)
     def problem(error: Problem) -> Response:

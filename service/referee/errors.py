@@ -1,14 +1,24 @@
-"""Exceptions of the engine, each with the stable machine ``code`` the HTTP API uses as well."""
+"""Exceptions of the engine, each with the stable machine ``code`` the HTTP API uses as well: a class
+is named after its code (``IllegalMove`` is ``illegal-move``), which `referee.codes` defines."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from referee.codes import CODES
 
 
 class RefereeError(Exception):
     """Base of every error the engine raises; ``code`` is stable, ``detail`` is for people."""
 
-    code = "referee-error"
+    code: str = "referee-error"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.code = re.sub(r"(?<!^)(?=[A-Z])", "-", cls.__name__).lower()
+        if cls.code not in CODES:
+            raise TypeError(f"{cls.__name__} names no problem code ({cls.code!r} is not in referee.codes)")
 
     def __init__(self, detail: str, data: dict[str, Any] | None = None) -> None:
         super().__init__(detail)
@@ -21,49 +31,38 @@ class RefereeError(Exception):
 
 
 class UnknownGame(RefereeError):
-    code = "unknown-game"
+    """No game of that name."""
 
 
-class MalformedJson(RefereeError):
-    """JSON text given to the engine (a request body) does not parse."""
+class MalformedJson(RefereeError, ValueError):
+    """JSON text given to the engine (a request body, a batch) does not parse. Also a ValueError, as
+    a bad argument."""
 
-    code = "malformed-json"
 
-
-class MalformedRequest(RefereeError):
+class MalformedRequest(RefereeError, ValueError):
     """A request body given to the engine lacks a field or has a bad one; ``data["errors"]`` lists
-    them as ``{"field", "message"}``."""
-
-    code = "malformed-request"
+    them as ``{"field", "message"}``. Also a ValueError, as a bad argument."""
 
 
 class InvalidOptions(RefereeError):
     """The variant or options are unknown or do not combine."""
 
-    code = "invalid-options"
-
 
 class InvalidState(RefereeError):
     """A state that cannot occur in the game; ``data["field"]`` says where."""
-
-    code = "invalid-state"
 
 
 class InvalidBoard(RefereeError):
     """A board description (Hypnosia's ``board`` option) that is not a playable board;
     ``data["field"]`` names the faulty field, e.g. ``board.bridges[3].to``."""
 
-    code = "invalid-board"
-
 
 class MalformedMove(RefereeError):
-    code = "malformed-move"
+    """The move is not in the game's notation."""
 
 
 class IllegalMove(RefereeError):
     """A well-formed move that the rules forbid; ``rule`` names the rule."""
-
-    code = "illegal-move"
 
     @property
     def rule(self) -> str:
@@ -71,17 +70,16 @@ class IllegalMove(RefereeError):
 
 
 class GameOver(RefereeError):
-    code = "game-over"
+    """The game is over: no move can be played."""
 
 
 class NotYourTurn(RefereeError):
-    code = "not-your-turn"
+    """The move was announced for a player of the game who is not to move."""
 
 
 class UnknownPlayer(RefereeError):
     """A request named a player the game does not have; ``data["players"]`` lists its players."""
 
-    code = "unknown-player"
 
 
 #: Every error class by its code.

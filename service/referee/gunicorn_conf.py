@@ -10,10 +10,13 @@ import shutil
 import tempfile
 
 bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
-# The engine is CPU-bound and answers in microseconds: sync workers, a couple per core.
 workers = int(os.environ.get("REFEREE_WORKERS", multiprocessing.cpu_count() * 2 + 1))
-worker_class = "sync"
-# A worker that takes longer than this on one request is killed and replaced.
+# gevent workers (referee/worker.py): a connection costs a greenlet, so slow clients cannot hold the
+# workers; each read or write waits at most REFEREE_READ_TIMEOUT seconds. The engine's calls are short
+# and CPU-bound and run between reads.
+worker_class = "referee.worker.RefereeWorker"
+worker_connections = int(os.environ.get("REFEREE_WORKER_CONNECTIONS", "1000"))
+# A worker whose loop is stuck this long (one request computing, not a slow client) is killed and replaced.
 timeout = int(os.environ.get("REFEREE_TIMEOUT", "30"))
 # On SIGTERM, workers finish the requests in hand for up to this long before being killed.
 graceful_timeout = int(os.environ.get("REFEREE_GRACEFUL_TIMEOUT", "30"))

@@ -15,13 +15,29 @@ from flask import Request
 from werkzeug.routing import Rule
 
 from referee import logs, metrics
+from referee.body import CLOSE_KEY
 from referee.logs import REQUEST_ID_KEY
 
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+#: Methods counted by name in the metrics; any other is counted as `other` (a bounded label).
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
 #: Where the matched route's pattern waits for the metrics (a bounded label, unlike the path).
 ROUTE_KEY = "referee.route"
 
 StartResponse = Callable[..., Any]
+
+
+def close_after(start_response: StartResponse) -> None:
+    """Makes gunicorn close the connection after this answer (it ignores an app's `Connection` header):
+    its `start_response` is a method of its response, which can be told so."""
+    server_response = getattr(start_response, "__self__", None)
+    if hasattr(server_response, "force_close"):
+        server_response.force_close()
+
+
+def new_request_id(incoming: str) -> str:
+    """The client's `X-Request-ID` when it is a sane one, else a random one."""
+    return incoming if REQUEST_ID.fullmatch(incoming) else os.urandom(16).hex()
 
 
 class RoutedRequest(Request):
@@ -48,8 +64,7 @@ class Observed:
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         started = time.perf_counter()
-        incoming = environ.get("HTTP_X_REQUEST_ID", "")
-        request_id = incoming if REQUEST_ID.fullmatch(incoming) else os.urandom(16).hex()
+        request_id = new_request_id(environ.get("HTTP_X_REQUEST_ID", ""))
         environ[REQUEST_ID_KEY] = request_id
         answer: list[Any] = []
 
@@ -59,12 +74,14 @@ class Observed:
             return start_response(status, headers, exc_info)
 
         body = self.app(environ, start)
+        if environ.get(CLOSE_KEY):
+            close_after(start_response)
         # Flask has started the answer by now; a streamed body is timed to its start, as before it is sent.
         elapsed = time.perf_counter() - started
         status_line, headers = answer
         status = int(status_line[:3])
         method = environ["REQUEST_METHOD"]
-        metrics.observe(environ.get(ROUTE_KEY, "unmatched"), method, status, elapsed)
+        metrics.observe(environ.get(ROUTE_KEY, "unmatched"), method if method in METHODS else "other", status, elapsed)
         if self.access_log:
             length = next((value for name, value in headers if name == "Content-Length"), None)
             logs.access({

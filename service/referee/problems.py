@@ -7,31 +7,21 @@ from typing import Any
 import orjson
 from flask import Response
 
+from referee.codes import CODES
 from referee.errors import RefereeError
 from referee.logs import request_id
 
 PROBLEM_TYPE = "urn:referee:problem:"
 
-#: HTTP status and title of each stable code.
-CODES: dict[str, tuple[int, str]] = {
-    "malformed-json": (400, "The body is not valid JSON"),
-    "malformed-request": (400, "The request does not have the expected shape"),
-    "not-found": (404, "No such resource"),
-    "unknown-game": (404, "No such game"),
-    "method-not-allowed": (405, "Method not allowed"),
-    "payload-too-large": (413, "The request body is too large"),
-    "unsupported-media-type": (415, "Unsupported media type"),
-    "invalid-options": (422, "Invalid game options"),
-    "invalid-state": (422, "The state cannot occur in this game"),
-    "invalid-board": (422, "The board description is not a playable board"),
-    "malformed-move": (422, "The move is not in the game's notation"),
-    "illegal-move": (422, "The rules forbid this move"),
-    "game-over": (422, "The game is over"),
-    "not-your-turn": (422, "It is not this player's turn"),
-    "unknown-player": (422, "No such player in this game"),
-    "internal-error": (500, "Internal error"),
-    "not-ready": (503, "The engine is not ready"),
-}
+def document(code: str, detail: str, request_id: str | None = None, **extra: Any) -> dict[str, Any]:
+    """The problem+json object of a code: also written outside any request (by the gunicorn worker)."""
+    status, title, _ = CODES[code]
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE + code, "title": title, "status": status, "code": code, "detail": detail, **extra,
+    }
+    if request_id:
+        body["request_id"] = request_id
+    return body
 
 
 class Problem(Exception):
@@ -54,22 +44,10 @@ class Problem(Exception):
 
     @property
     def status(self) -> int:
-        return CODES[self.code][0]
+        return CODES[self.code].status
 
     def body(self) -> dict[str, Any]:
-        status, title = CODES[self.code]
-        body: dict[str, Any] = {
-            "type": PROBLEM_TYPE + self.code,
-            "title": title,
-            "status": status,
-            "code": self.code,
-            "detail": self.detail,
-            **self.extra,
-        }
-        current = request_id()
-        if current:
-            body["request_id"] = current
-        return body
+        return document(self.code, self.detail, request_id(), **self.extra)
 
     def response(self) -> Response:
         return Response(orjson.dumps(self.body()), status=self.status, mimetype="application/problem+json")

@@ -16,10 +16,21 @@ MOVE = validate.Length(min=1, max=256)
 PLAYER = validate.Length(min=1, max=64)
 
 
+class WholeNumber(fields.Integer):
+    """A JSON integer as JSON Schema counts them: `3` and `3.0` alike; never a boolean or a string."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class NewRequest(Schema):
     variant = fields.String(validate=validate.Length(min=1, max=64))
     options = fields.Dict()
-    seed = fields.Integer(strict=True, validate=SEED_RANGE, allow_none=True)
+    seed = WholeNumber(strict=True, validate=SEED_RANGE, allow_none=True)
 
 
 class StateRequest(Schema):

@@ -31,6 +31,12 @@ class Settings:
     max_line_bytes: int = 1024 * 1024
     #: Most moves in one replay request.
     max_replay_moves: int = 10_000
+    #: Most bytes of a refused body read and discarded, so that the refusal reaches the client.
+    max_drain_bytes: int = 256 * 1024 * 1024
+    #: Most bytes of results a streamed batch answers (they wait in a temporary file).
+    max_spool_bytes: int = 256 * 1024 * 1024
+    #: Seconds a connection may stay silent in the middle of a request (or not read its answer).
+    read_timeout: int = 30
     #: Log level of the JSON logs.
     log_level: str = "INFO"
     #: One JSON log line per request.
@@ -44,6 +50,9 @@ class Settings:
             max_stream_items=_int("REFEREE_MAX_STREAM_ITEMS", cls.max_stream_items),
             max_line_bytes=_int("REFEREE_MAX_LINE_BYTES", cls.max_line_bytes),
             max_replay_moves=_int("REFEREE_MAX_REPLAY_MOVES", cls.max_replay_moves),
+            max_drain_bytes=_int("REFEREE_MAX_DRAIN_BYTES", cls.max_drain_bytes, low=0),
+            max_spool_bytes=_int("REFEREE_MAX_SPOOL_BYTES", cls.max_spool_bytes),
+            read_timeout=_int("REFEREE_READ_TIMEOUT", cls.read_timeout),
             log_level=os.environ.get("REFEREE_LOG_LEVEL", cls.log_level).upper(),
             access_log=os.environ.get("REFEREE_ACCESS_LOG", "1") not in ("0", "false", "no"),
         )

@@ -203,7 +203,8 @@ pub fn token_borders(kind: usize) -> u32 {
         .map_or(ALL_BORDERS, |icon| ICON_MASK[icon as usize])
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, schemars::JsonSchema)]
+#[schemars(rename = "CaesarBonus", rename_all = "lowercase")]
 pub enum Bonus {
     Senate = 0,
     Tactics = 1,

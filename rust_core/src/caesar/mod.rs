@@ -8,12 +8,14 @@ mod state;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::chance::{self, Chance};
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Rules, Status};
+use crate::schemas::Nullable;
 use map::{
     border_id, is_symmetric, parse_border, parse_province, parse_token, province_code,
     token_borders, token_code, token_icon_name, Bonus, BAG_SIZE, BORDERS, BORDER_COUNT,
@@ -21,8 +23,10 @@ use map::{
     TOKEN_KINDS,
 };
 pub use state::{BorderState, Ordered, PerPlayer, ProvinceState, State};
+use state::{CountSchema, FacesSchema, TokenSchema, TokensSchema};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, JsonSchema)]
+#[schemars(rename = "CaesarPlayer", rename_all = "lowercase")]
 pub enum Player {
     Caesar = 0,
     Pompey = 1,
@@ -268,29 +272,48 @@ fn parse_move(text: &str) -> Result<Move> {
 }
 
 /// One province's closure, as reported to clients.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "CaesarClosure")]
 pub struct Closure {
+    /// The province's code.
     pub province: &'static str,
+    /// The bonus token taken with the province; null when none was left on it.
+    #[schemars(with = "Nullable<Bonus>")]
     pub bonus: Option<&'static str>,
+    /// Each player's influence on the province.
+    #[schemars(with = "PerPlayer<CountSchema>")]
     pub sums: PerPlayer<u32>,
+    /// Who took control; null on a tie.
+    #[schemars(with = "Nullable<Player>")]
     pub control: Option<&'static str>,
-    /// Where markers went, in order: the province, `IT*`, border ids, `senate` per Senate marker.
+    /// Where markers went, in order: the province, `IT*` (Italia's dashed space), border ids,
+    /// `senate` per Senate marker.
     pub markers: Vec<String>,
+    /// `T`, `W`, `M:<target>` or `-`; null for Senate or when the game ended first.
     pub choice: Option<String>,
 }
 
 /// What a move did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "CaesarEffects")]
 pub struct Effects {
+    #[schemars(with = "Player")]
     pub player: &'static str,
+    #[schemars(with = "TokenSchema")]
     pub token: &'static str,
+    /// The border the token was placed on.
     pub border: String,
+    /// The number facing each of the border's two provinces.
+    #[schemars(with = "FacesSchema")]
     pub faces: Ordered<u8>,
     pub closures: Vec<Closure>,
+    /// The tokens the mover drew.
+    #[schemars(with = "Vec<TokenSchema>")]
     pub drawn: Vec<String>,
     /// Tactics was used: the mover plays again (unless the game is over).
     pub extra_turn: bool,
     /// The winner when the game is over after this move.
+    #[schemars(with = "Nullable<Player>")]
     pub winner: Option<&'static str>,
 }
 
@@ -925,27 +948,41 @@ impl Position {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "CaesarVariant")]
 pub enum Variant {
     #[default]
     Standard,
 }
 
 /// The chance events of setup, given instead of drawn (to set up a real game).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CaesarOptions")]
 pub struct Options {
-    /// Each province but Italia to its bonus token.
+    /// Each province but IT to its bonus (5 senate, 4 tactics, 4 wealth, 4 might); drawn from the
+    /// seed when null.
     #[serde(default)]
+    #[schemars(with = "Option<BonusesSchema>")]
     pub bonuses: Option<Ordered<String>>,
-    /// Each player's two starting tokens.
+    /// The two starting tokens of each player; drawn from the seed when null.
     #[serde(default)]
+    #[schemars(with = "Option<PerPlayer<TokensSchema>>")]
     pub hands: Option<PerPlayer<Vec<String>>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Each province but IT to its bonus token, by province code.
+#[derive(JsonSchema)]
+#[schemars(rename = "CaesarBonuses")]
+#[allow(dead_code)] // a schema only
+struct BonusesSchema(
+    #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]{2}$"}))] BTreeMap<String, Bonus>,
+);
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CaesarSetup")]
 pub struct Setup {
     #[serde(default)]
     pub variant: Variant,

@@ -1,9 +1,11 @@
 //! The JSON state of Caesar!, its one-line position notation, and the checks that turn an untrusted
 //! state into a valid `Position`.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -16,6 +18,7 @@ use super::map::{
 use super::{token_list, token_total, Placed, Player, Position, Tokens};
 use crate::chance::{Chance, ChanceState};
 use crate::error::{Error, Result};
+use crate::schemas::Nullable;
 
 const RULES: &str = "caesar@1";
 
@@ -66,9 +69,32 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
     }
 }
 
+/// In a schema, a JSON object of `T`s (its keys as the field's schema says).
+impl<T: JsonSchema> JsonSchema for Ordered<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        format!("Ordered_{}", T::schema_name()).into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        format!("referee_core::caesar::Ordered<{}>", T::schema_id()).into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "object",
+            "additionalProperties": generator.subschema_for::<T>(),
+        })
+    }
+}
+
 /// One value per player.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "{T}PerPlayer", description = "")]
 pub struct PerPlayer<T> {
     pub caesar: T,
     pub pompey: T,
@@ -88,44 +114,115 @@ impl<T> PerPlayer<T> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// An influence token on a border space.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CaesarBorder")]
 pub struct BorderState {
+    #[schemars(with = "Player")]
     pub player: String,
+    #[schemars(with = "TokenSchema")]
     pub token: String,
     /// The number facing each of the border's two provinces.
+    #[schemars(with = "FacesSchema")]
     pub faces: Ordered<u32>,
+    /// Flipped by Might: counts 0 for provinces that close later.
     pub flipped: bool,
+    /// A control marker on top of the token.
+    #[schemars(with = "Nullable<Player>")]
     pub marker: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CaesarProvince")]
 pub struct ProvinceState {
     /// The bonus token still on the province's space; null once taken.
+    #[schemars(with = "Nullable<Bonus>")]
     pub bonus: Option<String>,
+    #[schemars(with = "Nullable<Player>")]
     pub control: Option<String>,
     /// The control marker was flipped by Might.
     pub flipped: bool,
 }
 
 /// The JSON form of a Caesar! state: the full state, both hands and bags and the random source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    rename = "CaesarState",
+    description = "The full state (both hands, both bags, the generator); `POST .../view` shows one player's part."
+)]
 pub struct State {
+    #[schemars(extend("const" = RULES))]
     pub rules: String,
     /// Null once a player has placed their 12th control marker.
+    #[schemars(with = "Nullable<Player>")]
     pub to_move: Option<String>,
+    /// All 30 borders by id (`HU-HC` ... `AS-SY`), in border order; null while a space is empty.
+    #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]{2}-[A-Z]{2}$"}))]
     pub borders: Ordered<Option<BorderState>>,
+    /// All 18 provinces by code, in table order.
+    #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]{2}$"}))]
     pub provinces: Ordered<ProvinceState>,
+    /// The marker on Italia's dashed space.
+    #[schemars(with = "Nullable<Player>")]
     pub italia_dashed: Option<String>,
+    #[schemars(with = "PerPlayer<TokensSchema>")]
     pub hands: PerPlayer<Vec<String>>,
+    #[schemars(with = "PerPlayer<TokensSchema>")]
     pub bags: PerPlayer<Vec<String>>,
+    #[schemars(with = "PerPlayer<CountSchema>")]
     pub hand_limits: PerPlayer<u32>,
+    #[schemars(with = "PerPlayer<CountSchema>")]
     pub senate: PerPlayer<u32>,
+    #[schemars(with = "PerPlayer<CountSchema>")]
     pub markers: PerPlayer<u32>,
     pub rng: ChanceState,
 }
+
+/// In a schema: an influence token, by its code in the token table.
+pub(super) struct TokenSchema;
+
+impl JsonSchema for TokenSchema {
+    fn schema_name() -> Cow<'static, str> {
+        "CaesarToken".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "referee_core::caesar::Token".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let codes: Vec<&str> = TOKENS.iter().map(|token| token.0).collect();
+        json_schema!({
+            "type": "string",
+            "description": "Icon letter (L laurel, S sword, D shield, N ship) and the two numbers, larger first.",
+            "enum": codes,
+        })
+    }
+}
+
+/// Tokens in token order (L40, L31, L22, S60, ... N33).
+#[derive(JsonSchema)]
+#[schemars(rename = "CaesarTokens")]
+#[allow(dead_code)] // a schema only
+pub(super) struct TokensSchema(#[schemars(length(max = 16))] Vec<TokenSchema>);
+
+/// A count (hand limit, Senate markers, control markers placed, ...).
+#[derive(JsonSchema)]
+#[schemars(rename = "CaesarCount")]
+#[allow(dead_code)] // a schema only
+pub(super) struct CountSchema(u32);
+
+/// The number facing each of a border's two provinces, by province code.
+#[derive(JsonSchema)]
+#[schemars(rename = "CaesarFaces")]
+#[allow(dead_code)] // a schema only
+pub(super) struct FacesSchema(
+    #[schemars(extend("minProperties" = 2, "maxProperties" = 2, "propertyNames" = {"pattern": "^[A-Z]{2}$"}))]
+     Ordered<u32>,
+);
 
 pub fn to_state(position: &Position) -> State {
     let player_name = |p: Option<Player>| p.map(|p| p.name().to_owned());

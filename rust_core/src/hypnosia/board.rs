@@ -4,6 +4,9 @@
 //! Spaces are numbered globally, circle by circle from the outermost, so that the order of space ids
 //! is the order of `(circle, index)`.
 
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
@@ -42,6 +45,70 @@ pub struct Board {
     pub centre_points: [i32; CENTRE_SPACES],
     /// The canonical description (bridges sorted by their `from` space), as states carry it.
     description: Value,
+}
+
+/// The schema of a board description (what `Board::from_description` checks, as far as a schema can
+/// say it; the rest, such as one bridge per space and a bridge on every circle, only the check says).
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    rename = "HypnosiaBoard",
+    description = "A board description. Checked field by field; a fault is a 422 `invalid-board` naming the field. Circles are closed loops numbered in the direction pawns move; a bridge goes exactly one circle inward (or to the centre from the innermost circle); at most one bridge per space; every circle has a bridge."
+)]
+#[allow(dead_code)] // a schema only: the engine reads a description as JSON (`from_description`)
+pub(super) struct BoardSchema {
+    /// The lengths of the circles, outermost first.
+    #[schemars(length(min = 1, max = MAX_CIRCLES), inner(range(min = 1, max = MAX_CIRCLE_LENGTH)))]
+    circles: Vec<u64>,
+    /// For each of the 6 seats, the outer-circle space where its start track joins.
+    #[schemars(length(equal = SEATS), inner(range(max = MAX_CIRCLE_LENGTH - 1)))]
+    entries: Vec<u64>,
+    bridges: Vec<BridgeSchema>,
+    /// Points of the 1st..5th pawn to enter the centre.
+    #[schemars(length(equal = CENTRE_SPACES))]
+    centre_points: Vec<i32>,
+    #[schemars(extend("const" = PAWNS))]
+    home_length: u64,
+}
+
+/// A bridge: from a space to a space one circle inward, or to the centre.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "HypnosiaBridge")]
+#[allow(dead_code)] // a schema only
+struct BridgeSchema {
+    from: SpaceSchema,
+    #[schemars(with = "BridgeTargetSchema")]
+    to: (),
+}
+
+/// `[circle, index]`, circle 0 the outermost.
+#[derive(JsonSchema)]
+#[schemars(rename = "HypnosiaSpace")]
+#[allow(dead_code)] // a schema only
+struct SpaceSchema(#[schemars(length(equal = 2))] Vec<u64>);
+
+/// Where a bridge leads: a space, or `"centre"`.
+struct BridgeTargetSchema;
+
+impl JsonSchema for BridgeTargetSchema {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "HypnosiaBridgeTarget".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A space, or `centre`.",
+            "anyOf": [
+                generator.subschema_for::<SpaceSchema>(),
+                {"type": "string", "enum": ["centre"]},
+            ],
+        })
+    }
 }
 
 fn board_error(field: impl Into<String>, detail: impl Into<String>) -> Error {

@@ -11,12 +11,14 @@ mod notation;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::chance::{self, Chance, ChanceState};
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Rules, Status};
+use board::BoardSchema;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
 pub use notation::{DieMove, Move, Start, Turn};
 
@@ -51,31 +53,86 @@ fn colour_seat(name: &str) -> Option<usize> {
 
 // ------------------------------------------------------------------ setup
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "HypnosiaVariant")]
 pub enum Variant {
     #[default]
     Standard,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "HypnosiaOptions")]
 pub struct Options {
-    /// 2..6; implied by `seats` when only they are given.
+    /// 2..6; implied by `seats` when only they are given. Default seats by number of players —
+    /// 2: 0,3; 3: 0,2,4; 4: 0,1,3,4; 5: 0..4; 6: all.
     #[serde(default)]
+    #[schemars(range(min = 2, max = SEATS))]
     pub players: Option<u64>,
-    /// Explicit seat numbers 0..5, stored sorted.
+    /// Explicit distinct seat numbers 0..5 (as many as `players`), stored sorted.
     #[serde(default)]
+    #[schemars(
+        length(min = 2, max = SEATS),
+        inner(range(max = SEATS - 1)),
+        extend("uniqueItems" = true)
+    )]
     pub seats: Option<Vec<u64>>,
-    /// A seated colour; when absent the first player is drawn from the seeded source.
+    /// A seated colour; when null or absent the first player is drawn from the seeded source.
     #[serde(default)]
+    #[schemars(with = "Option<ColourSchema>")]
     pub first_player: Option<String>,
+    /// false: a double cannot cross any bridge (the centre included).
     #[serde(default = "yes")]
     pub doubles_cross_bridges: bool,
-    /// A board description; absent means the default board.
+    /// A board description; null or absent means the default board (a documented reconstruction).
     #[serde(default)]
+    #[schemars(with = "Option<BoardSchema>")]
     pub board: Option<Value>,
 }
+
+/// In a schema: a player's colour (seat 0..5 is red, yellow, green, blue, purple, orange).
+struct ColourSchema;
+
+impl JsonSchema for ColourSchema {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HypnosiaColour".into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        "referee_core::hypnosia::Colour".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "description": "Seat 0..5 has the colour red, yellow, green, blue, purple, orange.",
+            "enum": COLOURS,
+        })
+    }
+}
+
+/// A pawn's location: `h1`..`h4` (home, by distance), `<circle>.<index>`, `centre` or `captured`.
+#[derive(JsonSchema)]
+#[schemars(rename = "HypnosiaLocation")]
+#[allow(dead_code)] // a schema only
+struct LocationSchema(
+    #[schemars(regex(pattern = r"^(h[1-4]|(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)|centre|captured)$"))]
+    String,
+);
+
+/// A seated colour's 4 pawns: home by distance, then spaces by (circle, index), then centre, then
+/// captured.
+#[derive(JsonSchema)]
+#[schemars(rename = "HypnosiaPawns")]
+#[allow(dead_code)] // a schema only
+struct PawnsSchema(#[schemars(length(equal = PAWNS))] Vec<LocationSchema>);
+
+/// One die.
+#[derive(JsonSchema)]
+#[schemars(rename = "HypnosiaDie")]
+#[allow(dead_code)] // a schema only
+struct DieSchema(#[schemars(range(min = 1, max = 6))] u8);
 
 fn yes() -> bool {
     true
@@ -93,8 +150,9 @@ impl Default for Options {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "HypnosiaSetup")]
 pub struct Setup {
     #[serde(default)]
     pub variant: Variant,
@@ -315,28 +373,45 @@ enum Refusal {
 }
 
 /// What a die move did, as reported to clients.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "HypnosiaDieMove")]
 pub struct DieMoveEffects {
+    /// Where the unit started.
+    #[schemars(with = "LocationSchema")]
     pub from: String,
+    /// The unit: a single pawn or a double.
+    #[schemars(range(min = 1, max = 2))]
     pub pawns: u8,
+    #[schemars(with = "DieSchema")]
     pub die: u8,
+    /// The unit first crossed the bridge it stood on.
     pub cross: bool,
+    /// A space, or `centre`.
+    #[schemars(with = "LocationSchema")]
     pub to: String,
     pub captured: Vec<Captured>,
+    /// Points scored by entering the centre with this die move.
     pub centre_points: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Enemy pawns captured by a die move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "HypnosiaCaptured")]
 pub struct Captured {
+    #[schemars(with = "ColourSchema")]
     pub player: &'static str,
+    #[schemars(range(min = 1, max = 2))]
     pub pawns: u8,
 }
 
 /// What a move did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "HypnosiaEffects")]
 pub struct Effects {
+    #[schemars(with = "ColourSchema")]
     pub player: &'static str,
     /// The two dice of this turn, when this move rolled them.
+    #[schemars(with = "Option<Vec<DieSchema>>")]
     pub roll: Option<Vec<u8>>,
     /// The engine drew the roll from the seeded source.
     pub drawn: bool,
@@ -1410,9 +1485,14 @@ impl Position {
 }
 
 /// The JSON form of a Hypnosia state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    rename = "HypnosiaState",
+    description = "A Hypnosia state, self-contained: the options (with the board) and the seeded random source travel with it. Scores are checked against the centre entries, captures and lost pawns."
+)]
 pub struct State {
+    #[schemars(extend("const" = Hypnosia::RULES_VERSION))]
     pub rules: String,
     #[serde(default)]
     pub variant: Variant,
@@ -1420,16 +1500,27 @@ pub struct State {
     pub options: Options,
     /// The seeded random source the dice are drawn from.
     pub rng: ChanceState,
-    /// The player to move; null once the game is over.
+    /// The colour to move; null once the game is over.
+    #[schemars(with = "Option<ColourSchema>")]
     pub to_move: Option<String>,
     /// Null before the roll, else the unused dice in the order they remain.
+    #[schemars(with = "Option<Vec<DieSchema>>")]
     pub dice: Option<Vec<i64>>,
-    /// Each seated colour's 4 pawns: `h1`..`h4`, `circle.index`, `centre`, `captured`.
+    /// Each seated colour's 4 pawns: home by distance, then spaces by (circle, index), then
+    /// centre, then captured.
+    #[schemars(
+        with = "BTreeMap<String, PawnsSchema>",
+        extend("propertyNames" = {"enum": COLOURS})
+    )]
     pub pawns: BTreeMap<String, Vec<String>>,
+    /// Each seated colour's score.
+    #[schemars(extend("propertyNames" = {"enum": COLOURS}))]
     pub scores: BTreeMap<String, i64>,
-    /// Colours in order of entry, one per pawn.
+    /// The colours of the pawns in the centre, in order of entry.
+    #[schemars(with = "Vec<ColourSchema>", length(max = CENTRE_SPACES))]
     pub centre: Vec<String>,
-    /// Enemy pawns each player has captured.
+    /// Enemy pawns each seated colour has captured.
+    #[schemars(extend("propertyNames" = {"enum": COLOURS}))]
     pub captures: BTreeMap<String, i64>,
 }
 

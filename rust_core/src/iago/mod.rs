@@ -6,6 +6,7 @@ mod geometry;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -20,7 +21,8 @@ use geometry::{
 /// Black places at most 31 discs, White at most 30.
 const SUPPLY: [u32; 2] = [31, 30];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, JsonSchema)]
+#[schemars(rename = "IagoPlayer", rename_all = "lowercase")]
 pub enum Color {
     Black = 0,
     White = 1,
@@ -42,8 +44,9 @@ impl Color {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "IagoVariant")]
 pub enum Variant {
     #[default]
     Standard,
@@ -53,16 +56,19 @@ pub enum Variant {
     Simple,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "IagoOptions")]
 pub struct Options {
     /// A player may skip a forced capture; the opponent may then claim a free placement.
+    /// Standard variant only.
     #[serde(default)]
     pub penalty: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "IagoSetup")]
 pub struct Setup {
     #[serde(default)]
     pub variant: Variant,
@@ -130,11 +136,16 @@ struct Turn {
 }
 
 /// What a move did, as reported to clients.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "IagoEffects")]
 pub struct Effects {
+    #[schemars(with = "Color")]
     pub player: &'static str,
+    /// The cell the disc was placed on.
     pub cell: String,
+    /// Discs turned captive.
     pub captured: Vec<String>,
+    /// Captives turned face up.
     pub released: Vec<String>,
     /// The move skipped a forced capture (penalty option): the opponent may claim a free placement.
     pub penalty_skip: bool,
@@ -591,17 +602,23 @@ impl Position {
 }
 
 /// The JSON form of an Iago state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "IagoState")]
 pub struct State {
+    #[schemars(extend("const" = Iago::RULES_VERSION))]
     pub rules: String,
     #[serde(default)]
     pub variant: Variant,
     #[serde(default)]
     pub options: Options,
-    /// Rows a..i, one character a hex: `.` empty, `B`/`W` face up, `b`/`w` captive.
+    /// Rows a..i (5, 6, 7, 8, 9, 8, 7, 6, 5 hexes), one character a hex: `.` empty, `B`/`W` face
+    /// up, `b`/`w` captive.
+    #[schemars(length(equal = 9), inner(regex(pattern = r"^[.BWbw]{5,9}$")))]
     pub board: Vec<String>,
+    #[schemars(with = "Color")]
     pub to_move: String,
+    /// The side to move may claim a skipped forced capture (penalty option).
     #[serde(default)]
     pub penalty_claim: bool,
 }

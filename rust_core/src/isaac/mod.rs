@@ -7,11 +7,13 @@ mod geometry;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Rules, Status};
+use crate::schemas::Nullable;
 pub use geometry::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, ROWS};
 use geometry::{
     cell_names, cells_of, fitting, ALL, LENGTHS, MIN_LENGTH, PIECES_PER_PLAYER, SUPPLY,
@@ -24,7 +26,8 @@ pub const TARGET: u16 = 100;
 /// (10 − L) × value × 4, largest for the 7 (3 × 6 × 4 = 72).
 pub const MAX_SCORE: u16 = 99 + 72;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, JsonSchema)]
+#[schemars(rename = "IsaacPlayer", rename_all = "lowercase")]
 pub enum Color {
     #[default]
     Black = 0,
@@ -73,7 +76,8 @@ impl Color {
 const COLORS: [Color; 2] = [Color::Black, Color::White];
 
 /// Who opens the scoring phase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, JsonSchema)]
+#[schemars(rename = "IsaacScoringStarts", rename_all = "snake_case")]
 pub enum ScoringStarts {
     /// The player who passed first in the placement phase.
     #[default]
@@ -91,7 +95,9 @@ impl ScoringStarts {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// A finished game keeps the phase it ended in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, JsonSchema)]
+#[schemars(rename = "IsaacPhase", rename_all = "lowercase")]
 pub enum Phase {
     #[default]
     Placement,
@@ -150,13 +156,27 @@ fn first_to_pass() -> String {
 
 /// The options as clients write them. Values stay text until `check_setup` (or `from_state`) reads
 /// them, so that a bad value is refused with the field that holds it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "IsaacOptions", description = "")]
 pub struct Options {
+    /// Who places first (and wins the last tie-break).
     #[serde(default = "black")]
+    #[schemars(with = "Color")]
     first_player: String,
+    /// Who opens the scoring phase: the player who passed first in the placement phase, or the
+    /// first player.
     #[serde(default = "first_to_pass")]
+    #[schemars(with = "ScoringStarts")]
     scoring_starts: String,
+}
+
+/// Isaac's variants (one).
+#[derive(JsonSchema)]
+#[schemars(rename = "IsaacVariant", rename_all = "lowercase")]
+#[allow(dead_code)] // a schema only: the engine reads the variant as text (see `Setup::config`)
+enum VariantName {
+    Standard,
 }
 
 impl Default for Options {
@@ -166,10 +186,12 @@ impl Default for Options {
 }
 
 /// Variant and options: `{"variant": "standard", "options": {"first_player", "scoring_starts"}}`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "IsaacSetup", description = "")]
 pub struct Setup {
     #[serde(default = "standard")]
+    #[schemars(with = "VariantName")]
     variant: String,
     #[serde(default)]
     options: Options,
@@ -280,7 +302,8 @@ impl std::str::FromStr for Move {
 }
 
 /// What a move did, as reported to clients: `player`, `kind` and the kind's facts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(with = "EffectsSchema", rename = "IsaacEffects")]
 pub struct Effects {
     pub player: &'static str,
     #[serde(flatten)]
@@ -310,6 +333,66 @@ pub enum Action {
         /// This pass ended the placement phase.
         phase_ended: bool,
     },
+}
+
+/// The kinds of move.
+#[derive(JsonSchema)]
+#[schemars(rename = "IsaacMoveKind", rename_all = "lowercase")]
+#[allow(dead_code)] // a schema only: `Action`'s tag
+enum ActionKind {
+    Place,
+    Remove,
+    Pass,
+}
+
+/// The schema of `Effects` as one object, the facts of each kind optional: what generated clients
+/// read best (a flattened tagged enum is a `oneOf` that they read poorly).
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    rename = "IsaacEffects",
+    description = "`player` and `kind` always; a placement adds `piece`; a removal adds `piece`, `line`, `pieces_on_line`, `value`, `markers_on_line`, `points`, `advance` and `score`; a pass adds `phase_ended`."
+)]
+#[allow(dead_code)] // a schema only
+struct EffectsSchema {
+    player: Color,
+    kind: ActionKind,
+    /// The piece placed or removed (`c4-g4`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    piece: Option<String>,
+    /// The removed piece's row or column: `row 5`, `column d`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    line: Option<String>,
+    /// Pieces of either colour touching the line after the removal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pieces_on_line: Option<u32>,
+    /// The removed piece's value in dots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32", range(min = 1))]
+    value: Option<u32>,
+    /// Markers on the line; each doubles the points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32", range(max = 2))]
+    markers_on_line: Option<u32>,
+    /// pieces_on_line × value × 2^markers_on_line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    points: Option<u32>,
+    /// How far the mover advanced their marker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    advance: Option<u64>,
+    /// The mover's new score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    score: Option<u64>,
+    /// This pass ended the placement phase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    phase_ended: Option<bool>,
 }
 
 /// The scoring of a removal, computed with the markers where they stand before the advance.
@@ -1334,38 +1417,81 @@ struct Parts {
 }
 
 /// Per-player values in a JSON state: `{"black": ..., "white": ...}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "{T}PerPlayer", description = "")]
 pub struct PerPlayer<T> {
     pub black: T,
     pub white: T,
 }
 
 /// The JSON form of an Isaac state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "IsaacState")]
 pub struct State {
+    #[schemars(extend("const" = Isaac::RULES_VERSION))]
     pub rules: String,
     #[serde(default = "standard")]
+    #[schemars(with = "VariantName")]
     pub variant: String,
     #[serde(default)]
     pub options: Options,
     /// Each player's pieces on the board by their end cells (`c4-g4`), lower-left cell ascending.
+    #[schemars(with = "PerPlayer<PiecesSchema>")]
     pub pieces: PerPlayer<Vec<String>>,
     /// `placement` or `scoring` (a finished game keeps the phase it ended in).
+    #[schemars(with = "Phase")]
     pub phase: String,
     /// `black`, `white`, or null once the game is over. Required, even when null.
     #[serde(deserialize_with = "Option::deserialize")]
+    #[schemars(with = "Nullable<Color>")]
     pub to_move: Option<String>,
+    /// Score-track positions; a winner's final score may pass 99 (at most 171).
+    #[schemars(with = "PerPlayer<ScoreSchema>")]
     pub scores: PerPlayer<i64>,
     /// Who passed first in the placement phase; null until someone did. Required, even when null.
     #[serde(deserialize_with = "Option::deserialize")]
+    #[schemars(with = "Nullable<Color>")]
     pub first_to_pass: Option<String>,
-    /// Who has passed in the current phase: `[]`, `["black"]`, `["white"]` or `["black", "white"]`.
+    /// Who has passed in the current phase (in the scoring phase, who is out): `[]`, `["black"]`,
+    /// `["white"]` or `["black", "white"]`.
+    #[schemars(with = "Vec<Color>", length(max = 2), extend("uniqueItems" = true))]
     pub passed: Vec<String>,
     /// Lengths each player removed, in removal order.
+    #[schemars(with = "PerPlayer<LengthsSchema>")]
     pub removed: PerPlayer<Vec<i64>>,
 }
+
+/// Pieces on the board by their end cells, lower-left first (`c4-g4`), sorted by lower-left cell.
+#[derive(JsonSchema)]
+#[schemars(rename = "IsaacPieces")]
+#[allow(dead_code)] // a schema only
+struct PiecesSchema(
+    #[schemars(
+        length(max = PIECES_PER_PLAYER),
+        inner(regex(pattern = r"^[a-j](10|[1-9])-[a-j](10|[1-9])$"))
+    )]
+    Vec<String>,
+);
+
+/// A score-track position; a winner's final score may pass 99 (at most 171).
+#[derive(JsonSchema)]
+#[schemars(rename = "IsaacScore")]
+#[allow(dead_code)] // a schema only
+struct ScoreSchema(#[schemars(range(min = 0, max = MAX_SCORE))] i64);
+
+/// Lengths removed, in removal order (never decreasing).
+#[derive(JsonSchema)]
+#[schemars(rename = "IsaacLengths")]
+#[allow(dead_code)] // a schema only
+struct LengthsSchema(
+    #[schemars(
+        length(max = PIECES_PER_PLAYER),
+        inner(range(min = MIN_LENGTH, max = geometry::MAX_LENGTH))
+    )]
+    Vec<i64>,
+);
 
 impl State {
     fn parts(&self) -> Result<Parts> {
@@ -1378,7 +1504,13 @@ impl State {
                 let field = format!("pieces.{}[{index}]", color.name());
                 let piece = Piece::parse(text).map_err(|d| Error::invalid_state(&field, d))?;
                 if let Some((previous, _)) = pieces[color as usize].last() {
-                    if previous.anchor >= piece.anchor {
+                    if previous.anchor == piece.anchor {
+                        return Err(Error::invalid_state(
+                            field,
+                            format!("{piece} is listed twice (two pieces cannot share a lower-left cell)"),
+                        ));
+                    }
+                    if previous.anchor > piece.anchor {
                         return Err(Error::invalid_state(
                             field,
                             format!("pieces are listed by lower-left cell: {piece} comes before {previous}"),

@@ -1,0 +1,364 @@
+//! JSON Schemas of everything that crosses the API, derived from the serde types themselves
+//! (`schemars`), so that the HTTP contract can be generated from the code instead of written twice.
+//!
+//! [`all`] answers `{"iago": {"State": {...}, "Setup": {...}, "Effects": {...}, ...}, ...,
+//! "common": {"Outcome": {...}, "ChanceState": {...}}}`. A schema listed as `Name` under a game is
+//! the OpenAPI component `<Prefix>Name` (`IagoState`, `CaesarBorder`; the prefix is the game's title
+//! without punctuation, and empty for `common`), and every `$ref` points at
+//! `#/components/schemas/<Prefix>Name`, so the definitions drop straight into `components.schemas`.
+//!
+//! Shapes are kept to what OpenAPI client generators read well: string enums are plain `enum`s (never
+//! a `oneOf` of `const`s), nested objects have names of their own, and `null` appears only where the
+//! API really writes or accepts `null` (a property it may leave out is simply not required).
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
+use schemars::{JsonSchema, Schema};
+use serde_json::{json, Map, Value};
+
+use crate::caesar::Caesar;
+use crate::chance::ChanceState;
+use crate::game::{Outcome, Rules};
+use crate::hypnosia::Hypnosia;
+use crate::iago::Iago;
+use crate::isaac::Isaac;
+
+/// Where the definitions live in the document they are dropped into.
+pub const DEFINITIONS_PATH: &str = "#/components/schemas";
+/// The key of the schemas shared by every game (their names carry no prefix).
+pub const COMMON: &str = "common";
+/// Shared schemas, by name.
+const COMMON_NAMES: [&str; 3] = ["Outcome", "OutcomeStatus", "ChanceState"];
+
+/// Each game's key in [`all`] and the prefix of its schema names.
+pub const GAMES: [(&str, &str); 4] = [
+    ("iago", "Iago"),
+    ("isaac", "Isaac"),
+    ("hypnosia", "Hypnosia"),
+    ("caesar", "Caesar"),
+];
+
+/// A value that is always present and may be `null`: the schema of `Option<T>`, but required
+/// (schemars leaves `Option` fields out of `required` when reading, where serde fills in `None`).
+/// For `#[schemars(with = "Nullable<T>")]` on fields the contract requires even when null.
+pub struct Nullable<T>(PhantomData<T>);
+
+impl<T: JsonSchema> JsonSchema for Nullable<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        format!("Nullable_{}", T::schema_name()).into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        format!("referee_core::schemas::Nullable<{}>", T::schema_id()).into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        <Option<T>>::json_schema(generator)
+    }
+}
+
+fn settings(contract: Contract) -> SchemaSettings {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.definitions_path = DEFINITIONS_PATH.into();
+    settings.contract = contract;
+    settings.meta_schema = None;
+    settings
+}
+
+/// The definitions of the types `add` asks for, read (`Contract::Deserialize`: what the engine
+/// accepts) or written (`Contract::Serialize`: what it answers).
+fn definitions(contract: Contract, add: impl FnOnce(&mut SchemaGenerator)) -> Map<String, Value> {
+    let mut generator = settings(contract).into_generator();
+    add(&mut generator);
+    generator.take_definitions(true)
+}
+
+/// Puts `more` into `into`; a name defined twice must be defined the same way.
+fn merge(into: &mut Map<String, Value>, more: Map<String, Value>) {
+    for (name, schema) in more {
+        match into.get(&name) {
+            Some(existing) => assert_eq!(
+                existing, &schema,
+                "{name} is defined differently for reading and for writing"
+            ),
+            None => {
+                into.insert(name, schema);
+            }
+        }
+    }
+}
+
+/// One game's schemas under their full names: `State` and `Setup` as the engine reads them,
+/// `Effects` as it writes them.
+fn game_definitions<G: Rules>() -> Map<String, Value> {
+    let mut all = definitions(Contract::Deserialize, |generator| {
+        generator.subschema_for::<G::State>();
+        generator.subschema_for::<G::Setup>();
+    });
+    merge(
+        &mut all,
+        definitions(Contract::Serialize, |generator| {
+            generator.subschema_for::<G::Effects>();
+        }),
+    );
+    all
+}
+
+fn common_definitions() -> Map<String, Value> {
+    let mut all = definitions(Contract::Serialize, |generator| {
+        generator.subschema_for::<Outcome>();
+    });
+    merge(
+        &mut all,
+        definitions(Contract::Deserialize, |generator| {
+            generator.subschema_for::<ChanceState>();
+        }),
+    );
+    all
+}
+
+/// Every schema of the API, by game (see the module's documentation for the shape and names).
+pub fn all() -> Value {
+    let mut full: Map<String, Value> = Map::new();
+    merge(&mut full, game_definitions::<Iago>());
+    merge(&mut full, game_definitions::<Isaac>());
+    merge(&mut full, game_definitions::<Hypnosia>());
+    merge(&mut full, game_definitions::<Caesar>());
+    merge(&mut full, common_definitions());
+
+    let mut grouped: Map<String, Value> = GAMES
+        .iter()
+        .map(|(game, _)| (game.to_string(), json!({})))
+        .collect();
+    grouped.insert(COMMON.into(), json!({}));
+    for (name, mut schema) in full {
+        plain_enums(&mut schema);
+        unwrap_descriptions(&mut schema);
+        let (group, short) = if COMMON_NAMES.contains(&name.as_str()) {
+            (COMMON, name.clone())
+        } else {
+            let (game, prefix) = GAMES
+                .iter()
+                .find(|(_, prefix)| name.starts_with(prefix) && name.len() > prefix.len())
+                .unwrap_or_else(|| panic!("schema {name} belongs to no game: prefix its name"));
+            (*game, name[prefix.len()..].to_owned())
+        };
+        grouped[group]
+            .as_object_mut()
+            .expect("an object")
+            .insert(short, schema);
+    }
+    Value::Object(grouped)
+}
+
+/// The component name of `short` in `group` (`("caesar", "Border")` is `CaesarBorder`).
+pub fn component_name(group: &str, short: &str) -> Option<String> {
+    if group == COMMON {
+        return Some(short.to_owned());
+    }
+    GAMES
+        .iter()
+        .find(|(game, _)| *game == group)
+        .map(|(_, prefix)| format!("{prefix}{short}"))
+}
+
+/// Joins the lines of every description that doc comments wrapped (a blank line stays a break).
+fn unwrap_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            if let Some(Value::String(text)) = object.get_mut("description") {
+                *text = text
+                    .split("\n\n")
+                    .map(|paragraph| {
+                        paragraph
+                            .split('\n')
+                            .map(str::trim)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n\n");
+            }
+            object.values_mut().for_each(unwrap_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
+}
+
+/// Rewrites every `oneOf`/`anyOf` whose members are all string `const`s or string `enum`s (what
+/// schemars makes of a unit enum some of whose variants have documentation) as one plain string
+/// `enum`, the variants' descriptions joined into the description. Generators read a plain `enum`
+/// as an enum type, and a `oneOf` of `const`s as something else.
+fn plain_enums(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            for keyword in ["oneOf", "anyOf"] {
+                let Some(Value::Array(members)) = object.get(keyword) else {
+                    continue;
+                };
+                let mut values = Vec::new();
+                let mut notes = Vec::new();
+                if !members
+                    .iter()
+                    .all(|member| string_choices(member, &mut values, &mut notes))
+                {
+                    continue;
+                }
+                object.remove(keyword);
+                if !notes.is_empty() {
+                    let mut description = object
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(|d| vec![d.to_owned()])
+                        .unwrap_or_default();
+                    description.extend(notes);
+                    object.insert("description".into(), description.join("\n\n").into());
+                }
+                object.insert("type".into(), "string".into());
+                object.insert("enum".into(), values.into());
+            }
+            object.values_mut().for_each(plain_enums);
+        }
+        Value::Array(items) => items.iter_mut().for_each(plain_enums),
+        _ => {}
+    }
+}
+
+/// Adds the strings a `oneOf` member allows (a string `const` or `enum`, nothing else) to `values`,
+/// and its description to `notes` (one note a value); false when the member is anything else.
+fn string_choices(member: &Value, values: &mut Vec<Value>, notes: &mut Vec<String>) -> bool {
+    let Some(member) = member.as_object() else {
+        return false;
+    };
+    let allowed = ["const", "enum", "type", "description"];
+    if member.keys().any(|key| !allowed.contains(&key.as_str()))
+        || member.get("type").is_some_and(|t| t != "string")
+    {
+        return false;
+    }
+    let choices = match (member.get("const"), member.get("enum")) {
+        (Some(constant), None) => vec![constant.clone()],
+        (None, Some(Value::Array(choices))) => choices.clone(),
+        _ => return false,
+    };
+    if !choices.iter().all(Value::is_string) {
+        return false;
+    }
+    if let Some(description) = member.get("description").and_then(Value::as_str) {
+        for choice in &choices {
+            notes.push(format!(
+                "`{}`: {description}",
+                choice.as_str().unwrap_or_default()
+            ));
+        }
+    }
+    values.extend(choices);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `$ref` under `value`.
+    fn references(value: &Value, found: &mut Vec<String>) {
+        match value {
+            Value::Object(object) => {
+                if let Some(Value::String(target)) = object.get("$ref") {
+                    found.push(target.clone());
+                }
+                object.values().for_each(|v| references(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| references(v, found)),
+            _ => {}
+        }
+    }
+
+    fn component_names(schemas: &Value) -> Vec<String> {
+        let mut names = Vec::new();
+        for (group, members) in schemas.as_object().unwrap() {
+            for short in members.as_object().unwrap().keys() {
+                names.push(component_name(group, short).unwrap());
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn every_game_has_its_state_setup_and_effects_and_common_its_shared_schemas() {
+        let schemas = all();
+        for (game, _) in GAMES {
+            for name in ["State", "Setup", "Effects", "Options"] {
+                assert!(
+                    schemas[game][name].is_object(),
+                    "{game} has no {name}: {}",
+                    schemas[game]
+                );
+            }
+        }
+        for name in COMMON_NAMES {
+            assert!(schemas[COMMON][name].is_object(), "common has no {name}");
+        }
+        assert_eq!(schemas.as_object().unwrap().len(), GAMES.len() + 1);
+    }
+
+    #[test]
+    fn every_reference_names_a_schema_that_exists() {
+        let schemas = all();
+        let names = component_names(&schemas);
+        let mut found = Vec::new();
+        references(&schemas, &mut found);
+        assert!(found.len() > 20, "{found:?}");
+        for target in found {
+            let name = target
+                .strip_prefix("#/components/schemas/")
+                .unwrap_or_else(|| panic!("{target} is not a component reference"));
+            assert!(names.iter().any(|n| n == name), "{target} names no schema");
+        }
+    }
+
+    #[test]
+    fn states_name_their_rules_and_enums_are_plain() {
+        let schemas = all();
+        for (game, _) in GAMES {
+            let rules = &schemas[game]["State"]["properties"]["rules"]["const"];
+            assert_eq!(rules, &json!(format!("{game}@1")), "{game}");
+        }
+        let text = schemas.to_string();
+        assert!(!text.contains("\"oneOf\""), "a oneOf is left: {text}");
+        assert!(!text.contains("\"$defs\""), "{text}");
+    }
+
+    #[test]
+    fn a_one_of_of_constants_becomes_a_plain_enum() {
+        let mut schema = json!({"description": "V.", "oneOf": [
+            {"type": "string", "const": "a"},
+            {"type": "string", "const": "b", "description": "Bee."},
+        ]});
+        plain_enums(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"description": "V.\n\n`b`: Bee.", "type": "string", "enum": ["a", "b"]})
+        );
+        let mut documented = json!({"oneOf": [
+            {"type": "string", "enum": ["a", "b"]},
+            {"type": "string", "const": "c", "description": "See."},
+        ]});
+        plain_enums(&mut documented);
+        assert_eq!(
+            documented,
+            json!({"description": "`c`: See.", "type": "string", "enum": ["a", "b", "c"]})
+        );
+        let mut mixed = json!({"oneOf": [{"const": "a"}, {"type": "object"}]});
+        let before = mixed.clone();
+        plain_enums(&mut mixed);
+        assert_eq!(mixed, before);
+    }
+}

@@ -1,0 +1,82 @@
+"""Every problem code, defined once: its HTTP status, its title and what it means. The service's
+problems (`referee.problems`), the engine's exception classes (`referee.errors`, named after their
+codes) and the contract's `ProblemCode` schema all come from this table."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class ProblemCode(NamedTuple):
+    status: int
+    title: str
+    meaning: str
+
+
+CODES: dict[str, ProblemCode] = {
+    "malformed-json": ProblemCode(
+        400, "The body is not valid JSON",
+        "The body (or an NDJSON line) is not JSON that the engine's reader takes (numbers that fit a double, "
+        "no lone surrogate, at most 128 levels of nesting), or is empty."),
+    "malformed-request": ProblemCode(
+        400, "The request does not have the expected shape",
+        "The request's envelope does not have the expected shape; `errors` lists the fields."),
+    "malformed-http": ProblemCode(
+        400, "The request is not valid HTTP/1.1",
+        "The request is not valid HTTP/1.1 (a bad request line, a bare CR or LF, a bad header, Content-Length "
+        "with chunked, broken chunked framing, a body shorter than its Content-Length). Answered by the server "
+        "before any route, with `X-Request-ID`; the connection closes."),
+    "not-found": ProblemCode(404, "No such resource", "No resource at that path."),
+    "unknown-game": ProblemCode(404, "No such game", "No game of that name; `known` lists the games."),
+    "method-not-allowed": ProblemCode(405, "Method not allowed", "The method is not allowed on that path."),
+    "request-timeout": ProblemCode(
+        408, "The client stopped sending the request",
+        "The client sent nothing for `REFEREE_READ_TIMEOUT` seconds in the middle of its body; the connection "
+        "closes."),
+    "payload-too-large": ProblemCode(
+        413, "The request body is too large",
+        "The body is larger than the limit (however it is framed: Content-Length or chunked); an NDJSON line is "
+        "longer than its limit (`line` numbers it); or a streamed batch's results pass their limit (`index` is "
+        "the first item not judged)."),
+    "request-line-too-long": ProblemCode(
+        414, "The request line is too long",
+        "The request line is longer than 8190 bytes. Answered by the server before any route."),
+    "unsupported-media-type": ProblemCode(
+        415, "Unsupported media type", "The body's media type is not accepted; `accepted` lists those that are."),
+    "invalid-options": ProblemCode(
+        422, "Invalid game options", "The variant or options are unknown or do not combine; `field` says which."),
+    "invalid-state": ProblemCode(
+        422, "The state cannot occur in this game",
+        "The state cannot occur in the game (shape, counts, side to move, rules version); `field` says where."),
+    "invalid-board": ProblemCode(
+        422, "The board description is not a playable board",
+        "Hypnosia: the board description (option `board`, in a setup or a state) is not a playable board; "
+        "`field` names the faulty field, e.g. `board.bridges[3].to`."),
+    "malformed-move": ProblemCode(422, "The move is not in the game's notation", "The move is not in the game's notation."),
+    "illegal-move": ProblemCode(
+        422, "The rules forbid this move", "The rules forbid the move; `rule` names the rule, with its facts."),
+    "game-over": ProblemCode(422, "The game is over", "The game is over."),
+    "not-your-turn": ProblemCode(
+        422, "It is not this player's turn", "The move was announced for a player of the game who is not to move."),
+    "unknown-player": ProblemCode(
+        422, "No such player in this game",
+        "The request names a player the game does not have; `players` lists its players."),
+    "headers-too-large": ProblemCode(
+        431, "The request headers are too large",
+        "More than 100 headers, or one longer than 8190 bytes. Answered by the server before any route."),
+    "internal-error": ProblemCode(500, "Internal error", "A bug; the request id finds it in the logs."),
+    "not-implemented": ProblemCode(
+        501, "The server does not support this HTTP feature",
+        "A transfer coding other than chunked. Answered by the server before any route."),
+    "not-ready": ProblemCode(503, "The engine is not ready", "The engine failed its self-test."),
+}
+
+
+def problem_code_schema() -> dict[str, Any]:
+    """The contract's `ProblemCode`: a plain string enum, each code's status and meaning in the text."""
+    lines = [f"- `{code}` ({entry.status}): {entry.meaning}" for code, entry in CODES.items()]
+    return {
+        "type": "string",
+        "description": "The stable machine code of a problem, with its HTTP status:\n" + "\n".join(lines),
+        "enum": list(CODES),
+    }

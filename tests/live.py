@@ -1,0 +1,136 @@
+"""The service as `make serve` runs it: gunicorn with the project's config on a free loopback port, and
+raw-socket clients that behave as real ones do (send a whole body before reading, trickle, go silent)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+GUNICORN = Path(sys.executable).with_name("gunicorn")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def get(url: str, timeout: float = 5) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+@dataclass
+class Server:
+    host: str
+    port: int
+    process: subprocess.Popen
+    log: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@contextlib.contextmanager
+def serve(**env: str) -> Iterator[Server]:
+    """gunicorn serving the app with the project's config and these REFEREE_* settings (2 workers, no
+    access log unless given); stopped (SIGKILL) on exit."""
+    port = free_port()
+    settings = {"REFEREE_WORKERS": "2", "REFEREE_ACCESS_LOG": "0"} | env | {"REFEREE_BIND": f"127.0.0.1:{port}"}
+    full_env = os.environ | settings
+    full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    with tempfile.TemporaryDirectory(prefix="referee-live-") as workdir:
+        log = Path(workdir) / "gunicorn.log"
+        with open(log, "wb") as out:
+            process = subprocess.Popen(
+                [str(GUNICORN), "-c", "python:referee.gunicorn_conf", "referee.app:create_app()"],
+                env=full_env, stdout=out, stderr=subprocess.STDOUT, cwd=workdir,
+            )
+        server = Server("127.0.0.1", port, process, log)
+        try:
+            wait_ready(server)
+            yield server
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def wait_ready(server: Server) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError("gunicorn exited: " + server.log_text()[-2000:])
+        try:
+            if get(f"{server.base}/readyz")[0] == 200:
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("gunicorn did not become ready: " + server.log_text()[-2000:])
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def read_answer(sock: socket.socket) -> Answer:
+    """One HTTP/1.1 answer (Content-Length or chunked framing, or up to the close)."""
+    reader = sock.makefile("rb")
+    status_line = reader.readline()
+    if not status_line:
+        raise ConnectionError("the server closed the connection without an answer")
+    status = int(status_line.split()[1])
+    headers = {}
+    while (line := reader.readline()) not in (b"\r\n", b"\n", b""):
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if "content-length" in headers:
+        body = reader.read(int(headers["content-length"]))
+    elif headers.get("transfer-encoding", "").lower() == "chunked":
+        parts = []
+        while (size := int(reader.readline().split(b";")[0], 16)) > 0:
+            parts.append(reader.read(size))
+            reader.readline()
+        reader.readline()
+        body = b"".join(parts)
+    else:
+        body = reader.read()
+    return Answer(status, headers, body)
+
+
+def exchange(server: Server, raw: bytes, timeout: float = 30) -> Answer:
+    """Sends a whole raw request, then reads the answer, as most clients do."""
+    with socket.create_connection((server.host, server.port), timeout=timeout) as sock:
+        sock.sendall(raw)
+        return read_answer(sock)
+
+
+def request_bytes(method: str, path: str, body: bytes = b"", content_type: str = "application/json",
+                  chunked: bool = False, extra: str = "") -> bytes:
+    """A raw HTTP/1.1 request; a chunked one sends its body in chunks of 64 KiB."""
+    head = f"{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Type: {content_type}\r\n{extra}"
+    if not chunked:
+        return f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
+    pieces = [body[i:i + 65536] for i in range(0, len(body), 65536)]
+    framed = b"".join(b"%x\r\n%b\r\n" % (len(piece), piece) for piece in pieces)
+    return f"{head}Transfer-Encoding: chunked\r\n\r\n".encode() + framed + b"0\r\n\r\n"

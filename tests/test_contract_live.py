@@ -1,0 +1,70 @@
+"""The contract against the live service: schemathesis generates requests from `openapi.yaml`, valid
+and invalid, sends them to gunicorn on loopback (as `make serve` runs it) and checks every answer
+with every check, positive data acceptance included. Bounded: a few dozen examples per operation."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import negative_data_rejection, positive_data_acceptance
+
+from live import serve
+
+#: Schema-valid requests the contract allows the service to refuse, by the problem code of the refusal.
+#: A JSON Schema cannot say everything a game can: a state can match its schema and still not occur in
+#: the game (counts, side to move), an option set can name a board that does not close, a well-formed
+#: move can be illegal or come after the end, and a player name can be no player of the game. Any
+#: other refusal of schema-valid data (a 400, a 404, a 422 for anything else) fails.
+ALLOWED_REFUSALS = {
+    "invalid-state", "invalid-options", "invalid-board", "malformed-move", "illegal-move", "game-over",
+    "not-your-turn", "unknown-player",
+}
+#: An NDJSON batch is text in the contract (a JSON Schema cannot say "one JSON object a line"): text
+#: whose lines are not JSON, or that holds no line, is refused as such.
+ALLOWED_NDJSON_REFUSALS = {"malformed-json"}
+
+
+#: The repository's contract (a test holds the served one to it); requests go to the live server.
+schema = schemathesis.openapi.from_path(Path(__file__).resolve().parent.parent / "openapi.yaml")
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serve() as live:
+        yield live
+
+
+@schemathesis.serializer("application/x-ndjson")
+def ndjson(ctx, value):  # noqa: ANN001 - schemathesis serializer signature
+    if isinstance(value, str):
+        return value.encode()
+    items = value if isinstance(value, list) else [value]
+    return b"".join(json.dumps(item).encode() + b"\n" for item in items)
+
+
+def valid_data_is_accepted_or_refused_as_allowed(ctx, response, case) -> None:  # noqa: ANN001
+    """positive_data_acceptance, with the refusals the contract allows (ALLOWED_REFUSALS)."""
+    if case.meta is None or not case.meta.generation.mode.is_positive or response.status_code < 400:
+        return
+    code = response.json().get("code") if "json" in response.headers.get("content-type", [""])[0] else None
+    if response.status_code == 422 and code in ALLOWED_REFUSALS:
+        return
+    if case.media_type == "application/x-ndjson" and code in ALLOWED_NDJSON_REFUSALS:
+        return
+    raise AssertionError(f"schema-valid data refused with {response.status_code} {code}: {response.text[:300]}")
+
+
+@schema.parametrize()
+@settings(max_examples=int(os.environ.get("REFEREE_CONTRACT_EXAMPLES", "30")), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+def test_the_live_service_keeps_its_contract(case, server) -> None:
+    excluded = [positive_data_acceptance]
+    if case.media_type == "application/x-ndjson":
+        # NDJSON is free text in the contract: any generated body is lines the batch answers one by one.
+        excluded.append(negative_data_rejection)
+    case.call_and_validate(base_url=server.base, excluded_checks=excluded,
+                           additional_checks=[valid_data_is_accepted_or_refused_as_allowed])
