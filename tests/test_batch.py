@@ -6,10 +6,12 @@ import random
 
 import orjson
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 from marshmallow import ValidationError
 
 import referee
+from properties import Branches, examples
+from records import assert_result_is_the_models, random_records
 from referee.app import create_app
 from referee.schemas import BatchItem, MoveRequest
 from referee.settings import Settings
@@ -46,6 +48,12 @@ items = st.one_of(
             "extra": json_values,
         },
     ),
+    # good envelopes, with at most one field of the wrong shape: the branch where both checks must accept
+    st.fixed_dictionaries(
+        {"state": st.just(START) | st.dictionaries(st.text(max_size=3), json_values, max_size=2),
+         "move": st.sampled_from(["e4", "e5", "zz", "x" * 256, "é" * 64])},
+        optional={"player": st.sampled_from(["black", "white", "p" * 64]) | st.none() | json_values},
+    ),
 )
 
 
@@ -58,22 +66,40 @@ def schema_fields(schema, item) -> set[str]:
         return set(error.messages)
 
 
-@given(item=items)
-@settings(max_examples=300, deadline=None)
-def test_the_native_item_check_agrees_with_the_marshmallow_schema(item) -> None:
+def test_the_native_item_check_agrees_with_the_marshmallow_schema() -> None:
     """The native batch checks item envelopes itself (no Python objects on the fast path); it must accept
     and refuse exactly what the service's BatchItem schema does, naming the same fields."""
-    [result] = results_of(game.validate_batch_ndjson(ndjson([item])))
-    native_fields = {error["field"] for error in result.get("error", {}).get("errors", [])}
-    expected = schema_fields(BatchItem(), item) if isinstance(item, dict) else {"item"}
-    assert native_fields == expected
+    branches = Branches()
+
+    @examples(300)
+    @given(item=items)
+    def check(item) -> None:
+        [result] = results_of(game.validate_batch_ndjson(ndjson([item])))
+        native_fields = {error["field"] for error in result.get("error", {}).get("errors", [])}
+        expected = schema_fields(BatchItem(), item) if isinstance(item, dict) else {"item"}
+        assert native_fields == expected
+        branches("refused" if expected else "accepted")
+
+    check()
+    branches.assert_share("accepted", 0.15)
 
 
-@given(body=items, path=st.sampled_from(["play", "validate"]))
-@settings(max_examples=300, deadline=None)
-def test_the_native_play_and_validate_bodies_agree_with_the_marshmallow_schema(body, path) -> None:
+def test_the_native_play_and_validate_bodies_agree_with_the_marshmallow_schema() -> None:
     """`play` and `validate` hand the body's bytes to the engine, which checks the envelope natively: the
     same refusals as the MoveRequest schema, naming the same fields, in the same problem."""
+    branches = Branches()
+
+    @examples(300)
+    @given(body=items, path=st.sampled_from(["play", "validate"]))
+    def check(body, path) -> None:
+        agree(body, path)
+        branches("accepted" if isinstance(body, dict) and not schema_fields(MoveRequest(), body) else "refused")
+
+    check()
+    branches.assert_share("accepted", 0.15)
+
+
+def agree(body, path) -> None:
     response = CLIENT.post(f"/v1/games/iago/{path}", data=orjson.dumps(body), content_type="application/json")
     expected = schema_fields(MoveRequest(), body) if isinstance(body, dict) else {"body"}
     if expected:
@@ -128,6 +154,36 @@ def test_records_of_any_game_replay_in_order() -> None:
     assert results[2]["error"]["code"] == "unknown-game"
     assert results[3]["error"]["code"] == "malformed-record"
     assert results[4]["error"]["code"] == "malformed-record"
+
+
+def expected_by_game_replay(record: dict) -> dict:
+    """The result a record should get, by `game.replay` of its setup and seed."""
+    setup = referee.game(record["game"], variant=record.get("variant"), options=record.get("options"))
+    replayed = setup.replay(record["moves"], seed=record.get("seed"))
+    fields = ("legal", "plies", "position", "outcome") + (() if replayed["legal"] else ("ply", "move", "reason"))
+    return {key: replayed[key] for key in fields}
+
+
+def assert_records_cover_every_game_and_chance(records: list[dict]) -> None:
+    """The records hold every game, seeds, options, and both engine-drawn and client-supplied chance."""
+    moves = {name: [m for r in records if r["game"] == name for m in r["moves"]] for name in referee.games()}
+    assert all(moves.values()) and all("seed" in r and "options" in r for r in records)
+    assert "roll" in moves["hypnosia"] and any(m[:1].isdigit() and ":" not in m for m in moves["hypnosia"])
+    assert any(": " in m for m in moves["hypnosia"])  # a whole turn with its supplied roll
+    assert any(" =" in m for m in moves["caesar"]) and any("=" not in m for m in moves["caesar"])
+    assert {(r["game"], bool(r.get("options"))) for r in records} >= {(name, True) for name in referee.games()}
+
+
+def test_records_of_every_game_with_seeds_options_and_chance_replay_as_game_replay_and_the_models() -> None:
+    records = random_records(160)
+    assert_records_cover_every_game_and_chance(records)
+    results = results_of(referee.replay_records(ndjson(records)))
+    assert [r["record"] for r in results] == list(range(1, len(records) + 1))
+    assert {r["legal"] for r in results} == {True, False}
+    for result, record in zip(results, records):
+        assert result["id"] == record["id"] and result["game"] == record["game"]
+        assert {key: result[key] for key in expected_by_game_replay(record)} == expected_by_game_replay(record)
+        assert_result_is_the_models(result, record)
 
 
 # ------------------------------------------------------------------ HTTP streaming

@@ -8,7 +8,6 @@ import orjson
 import pytest
 
 import referee
-from properties import assert_position_round_trips
 from test_http import post, problem
 
 BONUSES = {
@@ -162,42 +161,3 @@ def change(state: dict, path: str, value) -> dict:
 def test_untrusted_states_are_refused_precisely(client, path: str, value, field: str, needle: str) -> None:
     body = problem(post(client, "/v1/games/caesar/legal-moves", {"state": change(start(), path, value)}), 422, "invalid-state")
     assert body["field"] == field and needle in body["detail"], body
-
-
-# ------------------------------------------------------------------ hostile input to the engine
-
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-MIDGAME = game.play(game.play(start(), "L40@HU-HC =S51")["state"], "N42@MT-HU =D60")["state"]
-LEAF = st.none() | st.booleans() | st.integers(-3, 20) | st.sampled_from(["caesar", "pompey", "S60", "L22", "senate", "HU-HC"])
-
-
-@SETTINGS
-@given(text=st.text(alphabet="cp.,>!^-/: SLDNTWM0123456789abef", max_size=120) | st.just(game.position(MIDGAME)))
-def test_any_position_text_is_a_state_or_invalid_state(text: str) -> None:
-    assert_position_round_trips(game, text)
-
-
-@SETTINGS
-@given(move=st.text(alphabet="LSDN0123456@-HUCMTIAGYR=:W ", max_size=30))
-def test_any_move_text_is_a_verdict(move: str) -> None:
-    verdict = game.validate(MIDGAME, move)
-    assert isinstance(verdict["legal"], bool)
-
-
-@SETTINGS
-@given(path=st.sampled_from(["to_move", "italia_dashed", "hands.caesar", "bags.pompey", "markers.caesar", "senate.pompey",
-                             "hand_limits.caesar", "provinces.HU.control", "provinces.HC.bonus", "provinces.HU.flipped",
-                             "borders.HU-HC.faces", "borders.HU-MT.flipped", "borders.HU-HC.marker", "borders.SD-IT", "rng.word_pos"]),
-       value=LEAF | st.lists(LEAF, max_size=4) | st.dictionaries(st.sampled_from(["HU", "HC", "MT"]), LEAF, max_size=2))
-def test_any_changed_state_is_playable_or_invalid(path: str, value) -> None:
-    try:
-        state = game.check(change(MIDGAME, path, value))
-    except referee.InvalidState as error:
-        assert error.data["field"]
-        return
-    for move in game.legal_moves(state)[:20]:
-        result = game.play(state, move)
-        assert game.check(result["state"]) == result["state"]

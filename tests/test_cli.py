@@ -1,37 +1,27 @@
-"""`referee validate`: archives replayed locally and on a Dask cluster started by the test."""
+"""`referee validate`: archives of records of all four games (with seeds, options, engine-drawn and
+client-supplied chance, see records.py) replayed locally and on a Dask cluster started by the test, each
+result compared with `game.replay` and with the reference models."""
 
 from __future__ import annotations
 
+import functools
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-import referee
+from records import assert_result_is_the_models, model_replay, random_records
 from referee import cli
-
-game = referee.game("iago")
-
-
-def random_record(rng: random.Random, number: int) -> dict:
-    state, moves = game.new(), []
-    for _ in range(rng.randrange(0, 40)):
-        legal = game.legal_moves(state)
-        if not legal:
-            break
-        moves.append(rng.choice(legal))
-        state = game.play(state, moves[-1])["state"]
-    return {"game": "iago", "moves": moves, "id": number}
+from test_batch import assert_records_cover_every_game_and_chance, expected_by_game_replay
 
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory) -> tuple[Path, list[dict]]:
-    rng = random.Random(2026)
-    records = [random_record(rng, n) for n in range(300)]
-    records[17]["moves"] = records[17]["moves"][:3] + ["e5"] * 2  # an illegal ply somewhere
+    records = random_records(300, seed=2026)
+    records[17]["moves"] = records[17]["moves"][:3] + ["e5", "S60@HU-HU"]  # the last is no move in any game
+    assert_records_cover_every_game_and_chance(records)
     lines = [json.dumps(record) for record in records]
     lines.insert(40, "")  # blank lines are not records
     lines.insert(100, '{"game": "iago"}')  # no moves: not a record
@@ -40,31 +30,36 @@ def archive(tmp_path_factory) -> tuple[Path, list[dict]]:
     return path, records
 
 
-def expected_results(records: list[dict]) -> list[dict]:
-    return [game.replay(record["moves"]) for record in records]
+@functools.cache
+def expected_results(path: Path) -> list[tuple[dict, dict]]:
+    """Per record, once per archive: its result by `game.replay`, and the reference model's replay."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line and line != '{"game": "iago"}']
+    return [(expected_by_game_replay(record), model_replay(record)) for record in records]
 
 
-def check(output: str, records: list[dict]) -> None:
+def check(output: str, path: Path, records: list[dict]) -> None:
     results = [json.loads(line) for line in output.splitlines()]
     assert [r["record"] for r in results] == list(range(1, len(records) + 2))
     bad = results.pop(99)
     assert bad["error"]["code"] == "malformed-record"
-    for result, record, expected in zip(results, records, expected_results(records)):
-        assert result["id"] == record["id"] and result["game"] == "iago"
-        assert result["legal"] is expected["legal"] and result["plies"] == expected["plies"]
-        assert result["position"] == expected["position"] and result["outcome"] == expected["outcome"]
-        if not expected["legal"]:
-            assert result["ply"] == expected["ply"] and result["reason"] == expected["reason"]
+    for result, record, (replayed, modelled) in zip(results, records, expected_results(path), strict=True):
+        assert result["id"] == record["id"] and result["game"] == record["game"]
+        assert {key: result[key] for key in replayed} == replayed
+        assert_result_is_the_models(result, record, modelled)
+
+
+def summary(path: Path, records: list[dict]) -> str:
+    legal = sum(modelled["legal"] for _, modelled in expected_results(path))
+    return f"{len(records) + 1} records: {legal} legal, {len(records) - legal} illegal, 1 not records"
 
 
 def test_local_run_writes_one_result_a_record_in_order(archive, tmp_path, capsys) -> None:
     path, records = archive
     out = tmp_path / "results.jsonl"
     status = cli.main(["validate", str(path), "-o", str(out), "--chunk", "64", "--no-progress"])
-    assert status == 1  # one illegal record and one line that is not a record
-    check(out.read_text(), records)
-    summary = capsys.readouterr().err
-    assert "301 records: 299 legal, 1 illegal, 1 not records" in summary
+    assert status == 1  # illegal records and one line that is not a record
+    check(out.read_text(), path, records)
+    assert summary(path, records) in capsys.readouterr().err
 
 
 def test_the_installed_command_streams_stdin_to_stdout(archive) -> None:
@@ -74,7 +69,7 @@ def test_the_installed_command_streams_stdin_to_stdout(archive) -> None:
         input=path.read_bytes(), capture_output=True, timeout=120,
     )
     assert run.returncode == 1, run.stderr
-    check(run.stdout.decode(), records)
+    check(run.stdout.decode(), path, records)
 
 
 def test_a_missing_file_is_a_clear_error(tmp_path, capsys) -> None:
@@ -96,4 +91,4 @@ def test_on_a_dask_cluster_the_results_are_the_same(archive, tmp_path) -> None:
     assert len(chunks) == 7
     assert len({task["worker"] for task in chunks}) == 2
     assert status == 1
-    check(out.read_text(), records)
+    check(out.read_text(), path, records)

@@ -170,3 +170,135 @@ def test_the_hypnosia_shapes_and_examples_match_the_spec() -> None:
     finished = game.outcome("r:h4,centre,centre,centre/b:h1,h2,centre,centre - - rrbbr 0/0 7:0")
     assert components["Outcome"]["examples"] == [finished]
     assert set(finished) == set(components["Outcome"]["properties"])
+
+
+# ------------------------------------------------------------------ the examples against the reference models
+# The examples above are compared with the engine; here each is worked out again by the game's reference
+# model (tests/reference/), which shares no code with the engine, and chance by the reference generator.
+
+
+def spec_document() -> dict:
+    return yaml.safe_load(SPEC.read_text())
+
+
+def request_example(document: dict, route: str, game: str = "iago") -> dict:
+    return document["paths"][f"/v1/games/{game}/{route}"]["post"]["requestBody"]["content"]["application/json"]["example"]
+
+
+def response_example(document: dict, route: str, status: str, game: str = "iago") -> dict:
+    content = document["paths"][f"/v1/games/{game}/{route}"]["post"]["responses"][status]["content"]
+    return next(iter(content.values()))["example"]
+
+
+def iago_position(state: dict):
+    """The model's position of an Iago state JSON, through the README's notation (rows joined by /)."""
+    from reference import iago
+
+    text = "/".join(state["board"]) + " " + state["to_move"][0] + (" p" if state.get("penalty_claim") else "")
+    options = state.get("options", {})
+    return iago.parse_position(text, state.get("variant", "standard"), options.get("penalty", False))
+
+
+def test_the_iago_examples_are_what_the_model_answers() -> None:
+    from reference import iago
+
+    document = spec_document()
+    play = request_example(document, "play")
+    pos = iago_position(play["state"])
+    after, effects = iago.play(pos, play["move"])
+    answer = response_example(document, "play", "200")
+    assert answer["state"]["board"] == iago.format_position(after).split(" ")[0].split("/")
+    assert answer["state"]["to_move"] == after.to_move and answer["state"]["penalty_claim"] is after.penalty_claim
+    assert answer["position"] == iago.format_position(after)
+    assert {key: answer["effects"][key] for key in effects} == effects
+    assert answer["effects"]["cell"] == play["move"] and answer["effects"]["player"] == pos.to_move
+    assert answer["outcome"]["scores"] == iago.scores(after)
+    assert (answer["outcome"]["status"] == "finished") == iago.is_finished(after)
+    assert answer["outcome"]["winner"] == iago.winner(after)
+    # The illegal move of validate and of play's 422: not legal, and the facts are the model's best capture.
+    for illegal, reason in [(request_example(document, "validate"), response_example(document, "validate", "200")["reason"]),
+                            (play | {"move": "d4"}, response_example(document, "play", "422"))]:
+        pos = iago_position(illegal["state"])
+        assert illegal["move"] not in iago.legal_moves(pos)
+        counts = {cell: iago.capture_count(pos, cell) for cell in iago.empty_cells(pos)}
+        best = max(counts.values())
+        assert (reason["capture"], reason["cells"]) == (best, sorted(c for c, n in counts.items() if n == best))
+        assert iago.capture_count(pos, illegal["move"]) < best and reason["rule"] == "forced-capture"
+    # The other requests' states are states the model accepts, and the replay is a legal game.
+    assert iago.legal_moves(iago_position(request_example(document, "legal-moves")["state"]))
+    outcomes = []
+    for item in request_example(document, "batch"):
+        outcomes.append(item["move"] in iago.legal_moves(iago_position(item["state"])))
+    assert outcomes == [True, False]
+    # The replay example is a record whose last move is illegal (e5 is the centre, and it flips nothing):
+    # the model stops where the engine does.
+    replay = request_example(document, "replay")
+    pos, first_illegal = iago.initial(replay["variant"]), None
+    for ply, move in enumerate(replay["moves"]):
+        if move not in iago.legal_moves(pos):
+            first_illegal = ply
+            break
+        pos, _ = iago.play(pos, move)
+    answer = referee.game("iago", variant=replay["variant"]).replay(replay["moves"])
+    assert (answer["legal"], answer.get("ply"), answer["position"]) == (first_illegal is None, first_illegal, iago.format_position(pos))
+
+
+def test_the_isaac_examples_are_what_the_model_answers() -> None:
+    from reference import isaac
+
+    components = spec_schemas()
+    [state] = components["IsaacState"]["examples"]
+    pos = isaac.parse_position("Bd1-f1,Wa3-a7,Wb4-b6,Bc5-g5,Bh5-j5,Bd9-f9 scoring b 0,59 w - -/3",
+                               **state["options"])
+    assert {color: sorted(state["pieces"][color]) for color in ("black", "white")} == {
+        color: sorted(p.name() for p in pos.pieces if p.owner == color) for color in ("black", "white")}
+    assert (state["phase"], state["to_move"], state["first_to_pass"]) == (pos.phase, pos.to_move, pos.first_to_pass)
+    assert (state["scores"]["black"], state["scores"]["white"]) == pos.scores
+    assert state["passed"] == list(pos.passed)
+    assert (tuple(state["removed"]["black"]), tuple(state["removed"]["white"])) == pos.removed
+    _, effects = isaac.play(pos, "xc5-g5+18")
+    assert components["IsaacEffects"]["examples"] == [effects]
+
+
+def test_the_caesar_examples_are_what_the_model_answers() -> None:
+    from reference import caesar
+    from reference.chacha import ChaCha8
+
+    document = spec_document()
+    components = document["components"]["schemas"]
+    [setup] = components["CaesarSetup"]["examples"]
+    pos = caesar.initial(setup["options"]["bonuses"], setup["options"]["hands"])
+    pos, _ = caesar.play(pos, "L40@HU-HC =S51")
+    pos, effects = caesar.play(pos, "N42@MT-HU =D60")
+    [state] = components["CaesarState"]["examples"]
+    assert {key: state[key] for key in caesar.PROJECTION_KEYS} == caesar.projection(pos)
+    assert state["rules"] == "caesar@1" and set(state) == {*caesar.PROJECTION_KEYS, "rules", "rng"}
+    assert state["rng"] == ChaCha8.from_u64(7).state()  # seed 7; every draw given, so no word used
+    assert components["CaesarEffects"]["examples"] == [effects]
+    view = request_example(document, "view", "caesar")
+    shown = response_example(document, "view", "200", "caesar")
+    assert view["state"] == state
+    assert shown == caesar.view(pos, view["player"]) | {"rules": "caesar@1"}
+
+
+def test_the_hypnosia_examples_are_what_the_model_answers() -> None:
+    from hypnosia_boards import default_board
+    from reference import hypnosia
+    from reference.chacha import ChaCha8
+
+    components = spec_schemas()
+    start = hypnosia.initial({"players": 2, "first_player": "red"})
+    after, effects = hypnosia.play(start, "6-2: h1+6 0.5^2")
+    [state] = components["HypnosiaState"]["examples"]
+    assert {key: state[key] for key in hypnosia.projection(after)} == hypnosia.projection(after)
+    assert state["options"] == {"players": 2, "seats": [0, 3], "first_player": "red", "doubles_cross_bridges": True,
+                                "board": default_board()}
+    assert state["rng"] == ChaCha8.from_u64(7).state()  # seed 7, first player and roll given: no word used
+    assert components["HypnosiaEffects"]["examples"] == [effects]
+    [setup] = components["HypnosiaSetup"]["examples"]
+    model_setup = hypnosia.initial({key: value for key, value in setup["options"].items() if key != "seats"} | {"first_player": "red"})
+    assert list(model_setup.seats) == setup["options"]["seats"] and setup["options"]["board"] == default_board()
+    finished = hypnosia.make_position({"players": 2}, {"red": ["h4", "centre", "centre", "centre"],
+                                                       "blue": ["h1", "h2", "centre", "centre"]},
+                                      None, None, ["red", "red", "blue", "blue", "red"], {"red": 0, "blue": 0})
+    assert components["Outcome"]["examples"] == [hypnosia.outcome(finished)]

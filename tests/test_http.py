@@ -1,4 +1,6 @@
-"""The HTTP service: every endpoint, every problem code, and hostile input (never a 5xx)."""
+"""The HTTP service: every endpoint and every problem code for each of the four games (a per-game table of
+states and moves built from the engine's own `new` and `legal_moves`), Iago's rules-specific answers, and
+hostile input to every game's routes (never a 5xx)."""
 
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ def test_games_lists_every_game(client) -> None:
     assert games[0]["rules"] == "iago@1" and games[0]["variants"] == ["standard", "loose", "simple"]
 
 
-def test_game_info_has_variants_options_and_the_board(client) -> None:
+def test_iago_info_has_its_variants_option_and_board(client) -> None:
     info = client.get("/v1/games/iago").json
     assert {v["name"] for v in info["variants"]} == {"standard", "loose", "simple"}
     assert [o["name"] for o in info["options"]] == ["penalty"]
@@ -75,10 +77,148 @@ def test_unknown_game(client) -> None:
     problem(post(client, "/v1/games/chess/play", {"state": {}, "move": "e4"}), 404, "unknown-game")
 
 
-# ------------------------------------------------------------------ new, legal moves, play, validate
+# ------------------------------------------------------------------ every game: one table of states and moves
 
 
-def test_new_for_each_setup(client) -> None:
+def case_of(name: str) -> dict:
+    """A game's start (seed 7), one of its legal moves and the state after it, a well-formed move its rules
+    refuse there (with the rule), a malformed one, a seated player not to move, a finished state and a
+    whole seeded record: built from the engine's own `new`, `legal_moves` and `play`."""
+    one = referee.game(name)
+    start = one.new(seed=7)
+    legal = one.legal_moves(start)
+    to_move = one.outcome(start)["to_move"]
+    seated = [p for p in one.info()["players"] if p in one.outcome(start)["scores"]]
+    illegal = {"iago": ("e5", "centre-needs-flip"), "isaac": ("pass", "must-place"), "hypnosia": ("pass", "roll-first")}.get(name)
+    if name == "caesar":  # a legal placement made with a token of the bag instead of the hand
+        token = next(t for t in start["bags"][to_move] if t not in start["hands"][to_move])
+        illegal = (token + legal[0][3:], "token-not-in-hand")
+    rng, state, record = random.Random(name), start, []
+    while moves := one.legal_moves(state):
+        record.append(rng.choice(moves))
+        state = one.play(state, record[-1])["state"]
+    return {"game": one, "start": start, "legal": legal[0], "illegal": illegal, "malformed": "zz?",
+            "other": next(p for p in seated if p != to_move), "finished": state, "record": record}
+
+
+CASES = {name: case_of(name) for name in referee.games()}
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_game_info_names_its_rules_players_and_setups(client, name: str) -> None:
+    info = client.get(f"/v1/games/{name}").json
+    one = CASES[name]["game"]
+    assert info == one.info() and info["name"] == name and info["rules"] == one.rules_version
+    assert CASES[name]["start"]["rules"] == one.rules_version
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_new_answers_the_seeded_state_its_position_and_outcome(client, name: str) -> None:
+    one, start = CASES[name]["game"], CASES[name]["start"]
+    body = post(client, f"/v1/games/{name}/new", {"seed": 7}).json
+    assert body == {"state": start, "position": one.position(start), "outcome": one.outcome(start)}
+    assert one.parse_position(body["position"]) == start
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_legal_moves_and_play_answer_as_the_engine(client, name: str) -> None:
+    case = CASES[name]
+    one, start = case["game"], case["start"]
+    listed = post(client, f"/v1/games/{name}/legal-moves", {"state": start}).json
+    assert listed["moves"] == one.legal_moves(start) and listed["count"] == len(listed["moves"]) > 0
+    body = post(client, f"/v1/games/{name}/play", {"state": start, "move": case["legal"]}).json
+    assert body == one.play(start, case["legal"])
+    assert post(client, f"/v1/games/{name}/legal-moves", {"state": body["state"]}).status_code == 200
+    assert post(client, f"/v1/games/{name}/validate", {"state": start, "move": case["legal"]}).json == {"legal": True}
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_illegal_and_malformed_moves_are_422_in_play_and_verdicts_in_validate(client, name: str) -> None:
+    case = CASES[name]
+    move, rule = case["illegal"]
+    body = problem(post(client, f"/v1/games/{name}/play", {"state": case["start"], "move": move}), 422, "illegal-move")
+    assert body["rule"] == rule
+    verdict = post(client, f"/v1/games/{name}/validate", {"state": case["start"], "move": move}).json
+    assert verdict["legal"] is False and verdict["reason"]["code"] == "illegal-move" and verdict["reason"]["rule"] == rule
+    problem(post(client, f"/v1/games/{name}/play", {"state": case["start"], "move": case["malformed"]}), 422, "malformed-move")
+    verdict = post(client, f"/v1/games/{name}/validate", {"state": case["start"], "move": case["malformed"]}).json
+    assert verdict["legal"] is False and verdict["reason"]["code"] == "malformed-move"
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_not_your_turn_and_game_over(client, name: str) -> None:
+    case = CASES[name]
+    body = {"state": case["start"], "move": case["legal"], "player": case["other"]}
+    problem(post(client, f"/v1/games/{name}/play", body), 422, "not-your-turn")
+    problem(post(client, f"/v1/games/{name}/play", {"state": case["finished"], "move": case["legal"]}), 422, "game-over")
+    assert post(client, f"/v1/games/{name}/legal-moves", {"state": case["finished"]}).json["moves"] == []
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_untrusted_states_name_the_field_at_fault(client, name: str) -> None:
+    start = CASES[name]["start"]
+    for change, field in [({"rules": f"{name}@9"}, "rules"), ({"turn": 3}, "state")]:
+        body = problem(post(client, f"/v1/games/{name}/legal-moves", {"state": start | change}), 422, "invalid-state")
+        assert body["field"] == field, body
+    problem(post(client, f"/v1/games/{name}/validate", {"state": {"rules": f"{name}@1"}, "move": "x"}), 422, "invalid-state")
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_replay_of_a_seeded_record_and_its_first_illegal_ply(client, name: str) -> None:
+    case = CASES[name]
+    moves = case["record"][:60]
+    body = post(client, f"/v1/games/{name}/replay", {"seed": 7, "moves": moves}).json
+    expected = case["game"].replay(moves, seed=7)
+    assert body == expected and body["legal"] is True and body["plies"] == len(moves)
+    assert (body["outcome"]["status"] == "finished") == (len(moves) == len(case["record"]))
+    bad = post(client, f"/v1/games/{name}/replay", {"seed": 7, "moves": [case["legal"], case["legal"]]}).json
+    assert bad["legal"] is False and (bad["ply"], bad["move"], bad["plies"]) == (1, case["legal"], 1)
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_batch_json_and_ndjson_keep_order_and_isolate_bad_items(client, name: str) -> None:
+    case = CASES[name]
+    start = case["start"]
+    items = [
+        {"state": start, "move": case["legal"]},
+        {"state": start, "move": case["illegal"][0]},
+        {"state": {"rules": f"{name}@1"}, "move": case["legal"]},
+        {"state": start},
+        "not an item",
+        {"state": start, "move": case["legal"], "player": case["other"]},
+    ]
+    body = post(client, f"/v1/games/{name}/batch", items).json
+    results = body["results"]
+    assert body["count"] == 6 and [r["index"] for r in results] == list(range(6))
+    assert results[0] == {"index": 0, "legal": True}
+    assert results[1]["legal"] is False and results[1]["reason"]["rule"] == case["illegal"][1]
+    assert results[2]["error"]["code"] == "invalid-state"
+    assert results[3]["error"]["code"] == "malformed-request" and results[3]["error"]["errors"][0]["field"] == "move"
+    assert results[4]["error"]["code"] == "malformed-request"
+    assert results[5]["reason"]["code"] == "not-your-turn"
+    lines = b"".join(orjson.dumps(item) + b"\n" for item in items[:2])
+    response = client.post(f"/v1/games/{name}/batch?with_state=true", data=lines, content_type="application/x-ndjson")
+    streamed = [orjson.loads(line) for line in response.data.splitlines()]
+    played = case["game"].play(start, case["legal"])
+    assert streamed[0] == {"index": 0, "legal": True, **played}
+    assert streamed[1]["legal"] is False and "state" not in streamed[1]
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_view_for_each_seated_player(client, name: str) -> None:
+    case = CASES[name]
+    for player in [case["game"].outcome(case["start"])["to_move"], case["other"]]:
+        body = post(client, f"/v1/games/{name}/view", {"state": case["start"], "player": player}).json
+        assert body == case["game"].view(case["start"], player)
+        if not case["game"].info()["hidden_information"]:
+            assert body == case["start"]
+    problem(post(client, f"/v1/games/{name}/view", {"state": case["start"], "player": "nobody"}), 422, "unknown-player")
+
+
+# ------------------------------------------------------------------ Iago: new, legal moves, play, validate
+
+
+def test_iago_new_for_each_setup(client) -> None:
     body = post(client, "/v1/games/iago/new", {}).json
     assert body["position"] == f"{START} b"
     assert body["outcome"] == {"status": "ongoing", "to_move": "black", "scores": {"black": 1, "white": 1},
@@ -94,17 +234,17 @@ def test_new_for_each_setup(client) -> None:
     ({"options": {"handicap": 2}}, "setup"),
     ({"options": {"penalty": "yes"}}, "setup"),
 ])
-def test_new_refuses_bad_setups(client, setup: dict, field: str) -> None:
+def test_iago_new_refuses_bad_setups(client, setup: dict, field: str) -> None:
     assert problem(post(client, "/v1/games/iago/new", setup), 422, "invalid-options")["field"] == field
 
 
-def test_legal_moves(client) -> None:
+def test_iago_legal_moves_at_the_start_and_under_a_forced_capture(client) -> None:
     body = post(client, "/v1/games/iago/legal-moves", {"state": game.new()}).json
     assert body["count"] == 36 == len(body["moves"]) and "e5" not in body["moves"]
     assert post(client, "/v1/games/iago/legal-moves", {"state": state_of(CAPTURE)}).json["moves"] == ["e6"]
 
 
-def test_play_answers_the_next_state_and_effects(client) -> None:
+def test_iago_play_answers_the_capture_and_its_effects(client) -> None:
     body = post(client, "/v1/games/iago/play", {"state": state_of(CAPTURE), "move": "e6", "player": "black"}).json
     assert body["position"] == "...../....../......./......../...BwB.../......../......./....../..... w"
     assert body["effects"] == {"player": "black", "cell": "e6", "captured": ["e5"], "released": [],
@@ -115,7 +255,7 @@ def test_play_answers_the_next_state_and_effects(client) -> None:
     assert again.status_code == 200
 
 
-def test_an_illegal_move_names_the_rule_and_its_facts(client) -> None:
+def test_iago_illegal_moves_name_the_rule_and_its_facts(client) -> None:
     body = problem(post(client, "/v1/games/iago/play", {"state": state_of(CAPTURE), "move": "d4"}), 422, "illegal-move")
     assert body["rule"] == "forced-capture"
     assert body["capture"] == 1 and body["cells"] == ["e6"]
@@ -126,18 +266,18 @@ def test_an_illegal_move_names_the_rule_and_its_facts(client) -> None:
 
 
 @pytest.mark.parametrize("move", ["z1", "e0", "e10", "E4", " e4", "4e", "\u00e94", "e4;drop table"])
-def test_malformed_moves(client, move: str) -> None:
+def test_iago_malformed_moves(client, move: str) -> None:
     problem(post(client, "/v1/games/iago/play", {"state": game.new(), "move": move}), 422, "malformed-move")
 
 
-def test_not_your_turn_and_game_over(client) -> None:
+def test_iago_not_your_turn_and_game_over(client) -> None:
     problem(post(client, "/v1/games/iago/play", {"state": game.new(), "move": "e4", "player": "white"}), 422, "not-your-turn")
     final = game.replay(random_game(1))["state"]
     problem(post(client, "/v1/games/iago/play", {"state": final, "move": "a1"}), 422, "game-over")
     assert post(client, "/v1/games/iago/legal-moves", {"state": final}).json["moves"] == []
 
 
-def test_validate_answers_illegal_moves_with_200(client) -> None:
+def test_iago_validate_answers_illegal_moves_with_200(client) -> None:
     assert post(client, "/v1/games/iago/validate", {"state": state_of(CAPTURE), "move": "e6"}).json == {"legal": True}
     body = post(client, "/v1/games/iago/validate", {"state": state_of(CAPTURE), "move": "d4"}).json
     assert body["legal"] is False and body["reason"]["rule"] == "forced-capture"
@@ -162,13 +302,13 @@ def test_validate_answers_illegal_moves_with_200(client) -> None:
     ({"board": "........."}, "state", "expected a sequence"),
     ({"penalty_claim": {}}, "state", "expected a boolean"),
 ])
-def test_untrusted_states_are_refused_precisely(client, change: dict, field: str, needle: str) -> None:
+def test_iago_untrusted_states_are_refused_precisely(client, change: dict, field: str, needle: str) -> None:
     state = game.new() | change
     body = problem(post(client, "/v1/games/iago/legal-moves", {"state": state}), 422, "invalid-state")
     assert body["field"] == field and needle in body["detail"], body
 
 
-def test_a_pending_claim_needs_a_skippable_capture(client) -> None:
+def test_iago_a_pending_claim_needs_a_skippable_capture(client) -> None:
     state = state_of("B..../....../......./......../........./......../......./....../....W b", options={"penalty": True})
     body = problem(post(client, "/v1/games/iago/play", {"state": state | {"penalty_claim": True}, "move": "e4"}), 422, "invalid-state")
     assert "fewer than 3 discs" in body["detail"]
@@ -177,14 +317,14 @@ def test_a_pending_claim_needs_a_skippable_capture(client) -> None:
 # ------------------------------------------------------------------ replay and batch
 
 
-def test_replay_of_a_whole_game(client) -> None:
+def test_iago_replay_of_a_whole_game(client) -> None:
     moves = random_game(3)
     body = post(client, "/v1/games/iago/replay", {"moves": moves}).json
     assert body["legal"] is True and body["plies"] == len(moves)
     assert body["outcome"]["status"] == "finished" and body["outcome"]["winner"] in ("black", "white")
 
 
-def test_replay_reports_the_first_illegal_ply(client) -> None:
+def test_iago_replay_reports_the_first_illegal_ply(client) -> None:
     body = post(client, "/v1/games/iago/replay", {"moves": ["e4", "e6", "e3", "a1", "b2"]}).json
     assert body["legal"] is False
     assert (body["ply"], body["move"], body["plies"]) == (3, "a1", 3)
@@ -192,13 +332,13 @@ def test_replay_reports_the_first_illegal_ply(client) -> None:
     assert body["position"] == "...../....../......./......../..BB.W.../......../......./....../..... w"
 
 
-def test_replay_limits_and_setups(client) -> None:
+def test_iago_replay_limits_and_setups(client) -> None:
     problem(post(client, "/v1/games/iago/replay", {"moves": ["e4"] * 101}), 400, "malformed-request")
     problem(post(client, "/v1/games/iago/replay", {"moves": [], "variant": "chess"}), 422, "invalid-options")
     assert post(client, "/v1/games/iago/replay", {"moves": [], "variant": "simple"}).json["state"]["variant"] == "simple"
 
 
-def test_batch_json_keeps_order_and_isolates_bad_items(client) -> None:
+def test_iago_batch_json_keeps_order_and_isolates_bad_items(client) -> None:
     items = [
         {"state": state_of(CAPTURE), "move": "e6"},
         {"state": state_of(CAPTURE), "move": "d4"},
@@ -218,7 +358,7 @@ def test_batch_json_keeps_order_and_isolates_bad_items(client) -> None:
     assert results[5]["reason"]["code"] == "not-your-turn"
 
 
-def test_batch_ndjson_in_and_out_with_states(client) -> None:
+def test_iago_batch_ndjson_in_and_out_with_states(client) -> None:
     lines = b"\n".join(orjson.dumps({"state": state_of(CAPTURE), "move": move}) for move in ["e6", "d4"]) + b"\n\n"
     response = client.post("/v1/games/iago/batch?with_state=true", data=lines, content_type="application/x-ndjson")
     assert response.status_code == 200 and response.mimetype == "application/x-ndjson"
@@ -228,36 +368,39 @@ def test_batch_ndjson_in_and_out_with_states(client) -> None:
     assert results[1]["legal"] is False and "state" not in results[1]
 
 
-def test_batch_problems(client) -> None:
-    body = problem(client.post("/v1/games/iago/batch", data=b'{"move": "e4"}\n{"move": \n', content_type="application/x-ndjson"), 400, "malformed-json")
+@pytest.mark.parametrize("name", referee.games())
+def test_batch_problems(client, name: str) -> None:
+    body = problem(client.post(f"/v1/games/{name}/batch", data=b'{"move": "e4"}\n{"move": \n', content_type="application/x-ndjson"), 400, "malformed-json")
     assert body["detail"].startswith("line 2 ")
-    problem(post(client, "/v1/games/iago/batch", {"items": []}), 400, "malformed-request")
-    problem(post(client, "/v1/games/iago/batch", [{"state": {}, "move": "e4"}] * 51), 400, "malformed-request")
-    problem(client.post("/v1/games/iago/batch?with_state=yes", json=[]), 400, "malformed-request")
-    problem(client.post("/v1/games/iago/batch", data=b"[]", content_type="text/csv"), 415, "unsupported-media-type")
+    problem(post(client, f"/v1/games/{name}/batch", {"items": []}), 400, "malformed-request")
+    problem(post(client, f"/v1/games/{name}/batch", [{"state": {}, "move": "e4"}] * 51), 400, "malformed-request")
+    problem(client.post(f"/v1/games/{name}/batch?with_state=yes", json=[]), 400, "malformed-request")
+    problem(client.post(f"/v1/games/{name}/batch", data=b"[]", content_type="text/csv"), 415, "unsupported-media-type")
 
 
 # ------------------------------------------------------------------ hostile input
 
 
+@pytest.mark.parametrize("name", referee.games())
 @pytest.mark.parametrize("path", ["play", "validate", "legal-moves", "new"])
 @pytest.mark.parametrize("body", [
     b"", b"   ", b"\xff\xfe\x00", b"{", b"nul", b"[" * 2000, b'{"state": NaN}',
     b'{"a": 1}{"b": 2}', b"\xef\xbb\xbf{}",
 ])
-def test_bodies_that_are_not_json(client, body: bytes, path: str) -> None:
-    problem(client.post(f"/v1/games/iago/{path}", data=body, content_type="application/json"), 400, "malformed-json")
+def test_bodies_that_are_not_json(client, body: bytes, path: str, name: str) -> None:
+    problem(client.post(f"/v1/games/{name}/{path}", data=body, content_type="application/json"), 400, "malformed-json")
 
 
 STATE_OF_ROUTE = {"play": b', "move": "e4"', "validate": b', "move": "e4"', "legal-moves": b"", "view": b', "player": "black"'}
 
 
+@pytest.mark.parametrize("name", referee.games())
 @pytest.mark.parametrize("path", ["play", "validate", "legal-moves", "new", "view", "replay", "batch"])
 @pytest.mark.parametrize("body", [b"[" * 2000 + b"]" * 2000, b'"\\ud800"', b'{"move": "\\udc00", "state": {}}'])
-def test_json_at_the_edges_is_malformed_json_on_every_route(client, body: bytes, path: str) -> None:
+def test_json_at_the_edges_is_malformed_json_on_every_route(client, body: bytes, path: str, name: str) -> None:
     """Deep nesting and lone surrogates are JSON by the grammar, but not JSON every route can read: one
     reader (the engine's) decides for every route, and the answer is the same 400 everywhere."""
-    problem(client.post(f"/v1/games/iago/{path}", data=body, content_type="application/json"), 400, "malformed-json")
+    problem(client.post(f"/v1/games/{name}/{path}", data=body, content_type="application/json"), 400, "malformed-json")
 
 
 @pytest.mark.parametrize("path", STATE_OF_ROUTE)
@@ -277,8 +420,9 @@ def test_unreadable_json_inside_a_state_is_malformed_json_on_every_route(client,
     {"state": {}, "move": "e" * 300}, {"state": {}, "move": "e4", "extra": 1}, {"state": {}},
     {"state": {}, "move": "e4", "player": 7},
 ])
-def test_envelopes_of_the_wrong_shape(client, body) -> None:
-    response = post(client, "/v1/games/iago/play", body)
+@pytest.mark.parametrize("name", referee.games())
+def test_envelopes_of_the_wrong_shape(client, body, name: str) -> None:
+    response = post(client, f"/v1/games/{name}/play", body)
     assert problem(response, 400, "malformed-request")["errors"]
 
 
@@ -308,22 +452,25 @@ def test_a_json_batch_that_is_not_json_or_not_an_array(client) -> None:
     assert refused["errors"][0]["field"] == "body"
 
 
+@pytest.mark.parametrize("name", referee.games())
 @pytest.mark.parametrize("seed", [-1, 2**64, 10**400, 1.5, "7", True])
-def test_seeds_out_of_range_or_type(client, seed) -> None:
+def test_seeds_out_of_range_or_type(client, seed, name: str) -> None:
     raw = b'{"seed": ' + (str(seed).encode() if isinstance(seed, int) and not isinstance(seed, bool) else orjson.dumps(seed)) + b"}"
-    response = client.post("/v1/games/iago/new", data=raw, content_type="application/json")
+    response = client.post(f"/v1/games/{name}/new", data=raw, content_type="application/json")
     assert response.status_code == 400 and response.json["code"] in ("malformed-request", "malformed-json")
 
 
-def test_media_types_and_sizes(client) -> None:
-    problem(client.post("/v1/games/iago/play", data=b"{}", content_type="text/plain"), 415, "unsupported-media-type")
-    problem(client.post("/v1/games/iago/play", data=b"{}"), 415, "unsupported-media-type")
+@pytest.mark.parametrize("name", referee.games())
+def test_media_types_and_sizes(client, name: str) -> None:
+    problem(client.post(f"/v1/games/{name}/play", data=b"{}", content_type="text/plain"), 415, "unsupported-media-type")
+    problem(client.post(f"/v1/games/{name}/play", data=b"{}"), 415, "unsupported-media-type")
     huge = b'{"state": {}, "move": "' + b"e" * (300 * 1024) + b'"}'
-    problem(client.post("/v1/games/iago/play", data=huge, content_type="application/json"), 413, "payload-too-large")
+    problem(client.post(f"/v1/games/{name}/play", data=huge, content_type="application/json"), 413, "payload-too-large")
 
 
-def test_wrong_methods_and_paths(client) -> None:
-    response = client.get("/v1/games/iago/play")
+@pytest.mark.parametrize("name", referee.games())
+def test_wrong_methods_and_paths(client, name: str) -> None:
+    response = client.get(f"/v1/games/{name}/play")
     problem(response, 405, "method-not-allowed")
     assert "POST" in response.headers["Allow"]
     problem(client.get("/v2/anything"), 404, "not-found")

@@ -15,10 +15,12 @@ from reference import iago as model
 #: Random games per setup; raise it for a deeper run (e.g. REFEREE_CROSSCHECK_GAMES=2000).
 GAMES = int(os.environ.get("REFEREE_CROSSCHECK_GAMES", "60"))
 SETUPS = [("standard", False), ("loose", False), ("simple", False), ("standard", True)]
-#: Perft from the empty board, standard rules; depths 1-2 are the rules doc's, 3-5 were established by
-#: this engine and the reference model independently and agree (the model's depth 5 run is recorded in
-#: tests/reference/PERFT.md).
-PERFT = {1: 36, 2: 1_260, 3: 37_296, 4: 1_069_152, 5: 25_908_360}
+#: Perft from the empty board, standard rules. Depths 1-2 are the rules doc's; every depth up to 4 is
+#: counted again by the reference model in the test below (depth 4 takes the model about 30 s).
+PERFT = {1: 36, 2: 1_260, 3: 37_296, 4: 1_069_152}
+#: Depth 5 takes the model some 13 minutes (it gave this number when run outside the suite); in the suite it
+#: is a regression pin of the engine alone.
+PERFT_5_REGRESSION_PIN = 25_908_360
 
 
 def engine_for(variant: str, penalty: bool) -> referee.Game:
@@ -87,10 +89,15 @@ def test_hand_built_shapes(shape: dict) -> None:
             assert effects["penalty_skip"] is shape.get("penalty_skip", False)
 
 
-@pytest.mark.parametrize("depth", sorted(PERFT))
-def test_perft_from_the_empty_board(depth: int) -> None:
+@pytest.mark.parametrize("depth", [1, 2, 3, pytest.param(4, marks=pytest.mark.slow)])
+def test_perft_from_the_empty_board_agrees_with_the_model(depth: int) -> None:
     game = referee.game("iago")
-    assert game.perft(game.new(), depth) == PERFT[depth]
+    assert game.perft(game.new(), depth) == model.perft(model.initial(), depth) == PERFT[depth]
+
+
+def test_perft_5_from_the_empty_board_regression_pin() -> None:
+    game = referee.game("iago")
+    assert game.perft(game.new(), 5) == PERFT_5_REGRESSION_PIN
 
 
 @pytest.mark.parametrize(("variant", "penalty"), SETUPS)

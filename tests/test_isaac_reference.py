@@ -1,6 +1,7 @@
 """Tests of the naive Isaac reference model (tests/reference/isaac.py): hand-built shapes, notation,
 perft and seeded random playouts."""
 
+import functools
 import random
 
 import pytest
@@ -249,9 +250,11 @@ def test_perft_shallow():
     assert isaac.perft(isaac.initial(), 2) == PERFT[2]
 
 
-def test_perft_independent_count():
-    # Depth 2: ordered pairs of disjoint placements.  Depth 3: for each such pair (P1 Black, P2 White), the
-    # placements of Black disjoint from both, except a second length 7 when P1 was Black's only 7.
+@functools.cache
+def independent_perft() -> dict[int, int]:
+    """Perft 2 and 3 from the empty board, counted over cell sets without the model (or the engine).
+    Depth 2: ordered pairs of disjoint placements.  Depth 3: for each such pair (P1 Black, P2 White), the
+    placements of Black disjoint from both, except a second length 7 when P1 was Black's only 7."""
     placements = _all_placements()
     assert len(placements) == 600
     n = len(placements)
@@ -267,8 +270,11 @@ def test_perft_independent_count():
             if placements[i][0] == 7:
                 blocked = blocked | sevens
             depth3 += n - len(blocked)
-    assert depth2 == PERFT[2]
-    assert depth3 == PERFT[3]
+    return {1: n, 2: depth2, 3: depth3}
+
+
+def test_perft_independent_count():
+    assert independent_perft() == PERFT
 
 
 def test_perft_late_positions():
