@@ -74,6 +74,7 @@ def declared_length(environ: dict[str, Any]) -> int | None:
 
 
 def has_body(environ: dict[str, Any]) -> bool:
+    """A request with a body: a Content-Length (even 0) or chunked framing."""
     chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
     return chunked or declared_length(environ) is not None
 

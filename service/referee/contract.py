@@ -39,6 +39,11 @@ ENVELOPES: dict[str, type[Schema]] = {
     "ViewRequest": schemas.ViewRequest,
     "BatchItem": schemas.BatchItem,
 }
+#: What a `player` field of a request means, on every route that has one.
+PLAYER = (
+    "The player announcing the move (or viewing). A player of the game who is not to move makes the move "
+    "`not-your-turn` (a verdict of `validate`); a name that is no player of the game is `unknown-player`."
+)
 #: What each game's title is as a prefix of its components.
 PREFIXES = {"iago": "Iago", "isaac": "Isaac", "hypnosia": "Hypnosia", "caesar": "Caesar"}
 
@@ -92,7 +97,7 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) ->
     setup = game_schemas["Setup"]["properties"]
     player = "Player" if "Player" in game_schemas else "Colour"
     own = {"state": ref(prefix + "State"), "variant": setup["variant"], "options": setup["options"],
-           "move": ref("Move"), "player": ref(prefix + player)}
+           "move": ref("Move"), "player": ref(prefix + player) | {"description": PLAYER}}
     properties, required = {}, []
     for name, field in schema().fields.items():
         properties[name] = own.get(name) or field_schema(field)

@@ -23,8 +23,8 @@ from gunicorn.http import errors as http_errors
 from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker
 
-from referee.observe import new_request_id
 from referee.codes import CODES
+from referee.observe import new_request_id
 from referee.problems import document
 from referee.settings import Settings
 
@@ -72,7 +72,7 @@ class RefereeWorker(GeventWorker):
         request_id = new_request_id(dict(getattr(req, "headers", None) or []).get("X-REQUEST-ID", ""))
         if code == "internal-error":
             self.log.exception("error handling a request (request id %s)", request_id)
-            code, detail = "internal-error", "an internal error occurred; the request id identifies it in the logs"
+            detail = "an internal error occurred; the request id identifies it in the logs"
         else:
             self.log.info("refused a request gunicorn could not parse (request id %s): %s", request_id, exc)
             detail = str(exc) or type(exc).__name__
