@@ -5,7 +5,6 @@ refuses too, naming the same field."""
 
 from __future__ import annotations
 
-import random
 import re
 
 from hypothesis import given
@@ -13,10 +12,11 @@ from hypothesis import strategies as st
 
 import referee
 from hypnosia_boards import CUSTOM_BOARDS, default_board
-from properties import Branches, assert_playable, examples
+from properties import SETUPS, Branches, assert_playable, examples, played
 from reference import hypnosia as model
 
 OPTIONS = {"players": 3, "first_player": "red"}
+assert SETUPS["hypnosia"][1] == {"options": OPTIONS}
 game = referee.game("hypnosia", options=OPTIONS)
 TYPED = (referee.InvalidState, referee.InvalidBoard)
 LOCATIONS = ["h1", "h2", "h3", "h4", "0.0", "0.5", "0.7", "1.0", "1.3", "2.1", "2.11", "centre", "captured", "9.9", "0.36"]
@@ -24,13 +24,8 @@ BOARDS = [default_board(), *CUSTOM_BOARDS.values()]
 
 
 def played_3(seed: int, plies: int) -> dict:
-    rng, state = random.Random(seed), game.new(seed=seed)
-    for _ in range(plies):
-        moves = game.legal_moves(state)
-        if not moves:
-            break
-        state = game.play(state, rng.choice(moves))["state"]
-    return state
+    """A reachable state of the 3-player setup (`properties.SETUPS["hypnosia"][1]`, this file's OPTIONS)."""
+    return played("hypnosia", 1, seed, plies)
 
 
 @st.composite
