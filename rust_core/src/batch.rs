@@ -9,9 +9,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use rayon::prelude::*;
-use std::marker::PhantomData;
 
-use serde::de::value::MapAccessDeserializer;
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -318,27 +316,12 @@ fn exact_item<G: Rules>(item: &str, whole: &str) -> Taken<G::Position> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, bound = "S: DeserializeOwned")]
 struct GoodItem<S> {
-    #[serde(deserialize_with = "object")]
+    #[serde(deserialize_with = "crate::strict::object")]
     state: S,
     #[serde(rename = "move")]
     mv: String,
     #[serde(default)]
     player: Option<String>,
-}
-
-/// A value that must be a JSON object (serde would also take a struct from an array).
-fn object<'de, D: Deserializer<'de>, S: DeserializeOwned>(deserializer: D) -> Result<S, D::Error> {
-    struct ObjectVisitor<S>(PhantomData<S>);
-    impl<'de, S: DeserializeOwned> Visitor<'de> for ObjectVisitor<S> {
-        type Value = S;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<S, M::Error> {
-            S::deserialize(MapAccessDeserializer::new(map))
-        }
-    }
-    deserializer.deserialize_map(ObjectVisitor(PhantomData))
 }
 
 /// Whether a text has 1..=`max` characters, as the schemas count them.

@@ -1,12 +1,34 @@
 //! Deserializing the parts of a state that are JSON objects, refusing a JSON array in their place:
 //! serde's derive takes a struct from an array of its fields in order, which the API does not accept.
 
-use serde::de::{DeserializeOwned, Deserializer, Error as _, Unexpected};
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{DeserializeOwned, Deserializer, Error as _, MapAccess, Unexpected, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// For `#[serde(deserialize_with = "crate::strict::no_array")]`: the value as `T`, unless it is a
-/// JSON array. (Read as a JSON value first: `Option`s, enums and maps then read as they always do.)
+/// For `#[serde(deserialize_with = "crate::strict::object")]` on a struct-typed field: a JSON object
+/// and nothing else, read in one pass.
+pub fn object<'de, D: Deserializer<'de>, S: DeserializeOwned>(
+    deserializer: D,
+) -> Result<S, D::Error> {
+    struct ObjectVisitor<S>(PhantomData<S>);
+    impl<'de, S: DeserializeOwned> Visitor<'de> for ObjectVisitor<S> {
+        type Value = S;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<S, M::Error> {
+            S::deserialize(MapAccessDeserializer::new(map))
+        }
+    }
+    deserializer.deserialize_map(ObjectVisitor(PhantomData))
+}
+
+/// Any value as `T` unless it is a JSON array: for values that may also be null or a scalar (the
+/// values of a map such as Caesar!'s borders, which are a struct or null). Read as a JSON value first,
+/// so that `Option`s, enums and scalars read as they always do.
 pub fn no_array<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     deserializer: D,
 ) -> Result<T, D::Error> {
@@ -18,7 +40,7 @@ pub fn no_array<'de, D: Deserializer<'de>, T: DeserializeOwned>(
 }
 
 /// `no_array` as a seed, for values read one by one (`MapAccess::next_value_seed`).
-pub struct NoArray<T>(pub std::marker::PhantomData<T>);
+pub struct NoArray<T>(pub PhantomData<T>);
 
 impl<'de, T: DeserializeOwned> serde::de::DeserializeSeed<'de> for NoArray<T> {
     type Value = T;
@@ -40,7 +62,7 @@ mod tests {
 
     #[derive(Debug, Deserialize)]
     struct Holder {
-        #[serde(deserialize_with = "no_array")]
+        #[serde(deserialize_with = "object")]
         pair: Pair,
         #[serde(default, deserialize_with = "no_array")]
         maybe: Option<Pair>,

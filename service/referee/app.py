@@ -24,8 +24,9 @@ from referee.settings import Settings
 
 log = logging.getLogger("referee.http")
 ops = Blueprint("ops", __name__)
-#: Werkzeug's HTTP errors that can reach a client, as our codes.
-HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large", 415: "unsupported-media-type"}
+#: Werkzeug's HTTP errors that can reach a client, as our codes (a body over the limit never reaches Flask:
+#: referee.body refuses it first).
+HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 415: "unsupported-media-type"}
 
 
 @cache
@@ -92,7 +93,6 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config["REFEREE"] = settings
-    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     logs.configure(settings.log_level)
     app.register_blueprint(v1)
     app.register_blueprint(ops)
@@ -115,7 +115,6 @@ def create_app(settings: Settings | None = None) -> Flask:
         detail = {
             "not-found": f"no resource at {request.path}",
             "method-not-allowed": f"{request.method} is not allowed on {request.path}",
-            "payload-too-large": f"the body is larger than {settings.max_body_bytes} bytes",
             "unsupported-media-type": error.description or "unsupported media type",
         }[code]
         response = Problem(code, detail).response()

@@ -178,21 +178,21 @@ pub struct State {
     #[serde(deserialize_with = "Option::deserialize")] // required, even when null
     pub italia_dashed: Option<String>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub hands: PerPlayer<Vec<String>>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub bags: PerPlayer<Vec<String>>,
     #[schemars(with = "PerPlayer<CountSchema>")]
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub hand_limits: PerPlayer<u32>,
     #[schemars(with = "PerPlayer<CountSchema>")]
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub senate: PerPlayer<u32>,
     #[schemars(with = "PerPlayer<CountSchema>")]
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub markers: PerPlayer<u32>,
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub rng: ChanceState,
 }
 

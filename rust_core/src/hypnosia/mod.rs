@@ -1496,10 +1496,10 @@ pub struct State {
     pub rules: String,
     #[serde(default)]
     pub variant: Variant,
-    #[serde(default, deserialize_with = "crate::strict::no_array")]
+    #[serde(default, deserialize_with = "crate::strict::object")]
     pub options: Options,
     /// The seeded random source the dice are drawn from.
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub rng: ChanceState,
     /// The colour to move; null once the game is over.
     #[schemars(with = "Option<ColourSchema>")]

@@ -610,7 +610,7 @@ pub struct State {
     pub rules: String,
     #[serde(default)]
     pub variant: Variant,
-    #[serde(default, deserialize_with = "crate::strict::no_array")]
+    #[serde(default, deserialize_with = "crate::strict::object")]
     pub options: Options,
     /// Rows a..i (5, 6, 7, 8, 9, 8, 7, 6, 5 hexes), one character a hex: `.` empty, `B`/`W` face
     /// up, `b`/`w` captive.

@@ -1435,11 +1435,11 @@ pub struct State {
     #[serde(default = "standard")]
     #[schemars(with = "VariantName")]
     pub variant: String,
-    #[serde(default, deserialize_with = "crate::strict::no_array")]
+    #[serde(default, deserialize_with = "crate::strict::object")]
     pub options: Options,
     /// Each player's pieces on the board by their end cells (`c4-g4`), lower-left cell ascending.
     #[schemars(with = "PerPlayer<PiecesSchema>")]
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub pieces: PerPlayer<Vec<String>>,
     /// `placement` or `scoring` (a finished game keeps the phase it ended in).
     #[schemars(with = "Phase")]
@@ -1450,7 +1450,7 @@ pub struct State {
     pub to_move: Option<String>,
     /// Score-track positions; a winner's final score may pass 99 (at most 171).
     #[schemars(with = "PerPlayer<ScoreSchema>")]
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub scores: PerPlayer<i64>,
     /// Who passed first in the placement phase; null until someone did. Required, even when null.
     #[serde(deserialize_with = "Option::deserialize")]
@@ -1462,7 +1462,7 @@ pub struct State {
     pub passed: Vec<String>,
     /// Lengths each player removed, in removal order.
     #[schemars(with = "PerPlayer<LengthsSchema>")]
-    #[serde(deserialize_with = "crate::strict::no_array")]
+    #[serde(deserialize_with = "crate::strict::object")]
     pub removed: PerPlayer<Vec<i64>>,
 }
 
