@@ -69,12 +69,37 @@ impl Chance {
     }
 
     pub fn to_state(&self) -> ChanceState {
-        let seed = self.rng.get_seed();
         ChanceState {
             algorithm: ALGORITHM.to_owned(),
-            seed: seed.iter().map(|byte| format!("{byte:02x}")).collect(),
-            word_pos: self.rng.get_word_pos() as u64,
+            seed: self.seed_hex(),
+            word_pos: self.word_pos(),
         }
+    }
+
+    /// The 32-bit words consumed so far.
+    pub fn word_pos(&self) -> u64 {
+        self.rng.get_word_pos() as u64
+    }
+
+    /// The key as 64 lower-case hexadecimal digits.
+    pub fn seed_hex(&self) -> String {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(64);
+        for byte in self.rng.get_seed() {
+            hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+            hex.push(char::from(DIGITS[usize::from(byte & 15)]));
+        }
+        hex
+    }
+
+    /// The `u64` seed the key was made from, when it was made from one (24 zero bytes follow it).
+    pub fn short_seed(&self) -> Option<u64> {
+        let key = self.rng.get_seed();
+        let (low, rest) = key.split_at(8);
+        let low: [u8; 8] = low.try_into().expect("8 bytes");
+        rest.iter()
+            .all(|&b| b == 0)
+            .then(|| u64::from_le_bytes(low))
     }
 
     /// Checks an untrusted generator state; `field` names it in the error.
