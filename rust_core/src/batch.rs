@@ -16,13 +16,16 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::error::Error;
-use crate::game::{self, Played, Rules, Verdict};
+use crate::game::{self, Form, Played, Rules, StateIn, Verdict};
 use crate::registry::GameKind;
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
 pub const MAX_MOVE_CHARS: usize = 256;
 /// Longest player name of a batch item, in characters.
 pub const MAX_PLAYER_CHARS: usize = 64;
+/// What the envelope check says of a state that is neither an object nor a string (as the
+/// service's `State` field says it).
+pub const STATE_TYPE_MESSAGE: &str = "Not a valid state: a JSON object or a position string.";
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +55,12 @@ fn lines(data: &[u8]) -> Vec<(usize, &[u8])> {
 /// Validates NDJSON items (`{"state", "move", "player"?}` a line), one result a line in input order,
 /// each with its `index` (counted from `first_index`). A bad item gets an error result and never fails
 /// its neighbours; a line that is not JSON stops the batch there.
-pub fn validate_lines<G: Rules>(data: &[u8], with_state: bool, first_index: usize) -> Output {
+pub fn validate_lines<G: Rules>(
+    data: &[u8],
+    setup: &G::Setup,
+    with_state: bool,
+    first_index: usize,
+) -> Output {
     let lines = lines(data);
     let chunks: Vec<(Vec<u8>, usize, Option<MalformedLine>)> = lines
         .par_chunks(ITEMS_PER_TASK)
@@ -63,7 +71,7 @@ pub fn validate_lines<G: Rules>(data: &[u8], with_state: bool, first_index: usiz
                 let index = first_index + task * ITEMS_PER_TASK + offset;
                 let written = std::str::from_utf8(text)
                     .map_err(|e| e.to_string())
-                    .and_then(|text| write_result::<G>(&mut out, text, index, with_state));
+                    .and_then(|text| write_result::<G>(&mut out, text, setup, index, with_state));
                 if let Err(detail) = written {
                     return (out, offset, Some(MalformedLine { line, detail }));
                 }
@@ -93,6 +101,7 @@ const RESULT_BYTES: usize = 160;
 /// and their count. `Err` says why when the input is not such an array.
 pub fn validate_array<G: Rules>(
     data: &[u8],
+    setup: &G::Setup,
     with_state: bool,
     max_items: usize,
 ) -> Result<(Vec<u8>, usize), Value> {
@@ -126,7 +135,7 @@ pub fn validate_array<G: Rules>(
                 if index > 0 {
                     out.push(b',');
                 }
-                write_result::<G>(&mut out, item, index, with_state)
+                write_result::<G>(&mut out, item, setup, index, with_state)
                     .map_err(|detail| not_json(format!("item {index}: {detail}")))?;
             }
             Ok(out)
@@ -201,18 +210,23 @@ pub fn judge<G: Rules>(
     player: Option<&str>,
     with_state: bool,
 ) -> Result<Value, Error> {
-    game::validate::<G>(position, mv, player).map(|verdict| verdict_json::<G>(verdict, with_state))
+    let verdict = game::validate::<G>(position, mv, player)?;
+    Ok(verdict_json::<G>(
+        verdict,
+        with_state.then_some(Form::Object),
+    ))
 }
 
-fn verdict_json<G: Rules>(verdict: Verdict<G::Position, G::Effects>, with_state: bool) -> Value {
-    match verdict {
-        Verdict::Legal { position, effects } if with_state => {
-            let mut result = json!(Played::<G>::new(&position, effects));
+/// A verdict as JSON, with the next state in `form` when one is given.
+fn verdict_json<G: Rules>(verdict: Verdict<G::Position, G::Effects>, form: Option<Form>) -> Value {
+    match (verdict, form) {
+        (Verdict::Legal { position, effects }, Some(form)) => {
+            let mut result = json!(Played::<G>::in_form(&position, effects, form));
             result["legal"] = Value::Bool(true);
             result
         }
-        Verdict::Legal { .. } => json!({ "legal": true }),
-        Verdict::Illegal(error) => json!({ "legal": false, "reason": error.reason() }),
+        (Verdict::Legal { .. }, None) => json!({ "legal": true }),
+        (Verdict::Illegal(error), _) => json!({ "legal": false, "reason": error.reason() }),
     }
 }
 
@@ -265,8 +279,8 @@ fn text_field(raw: &RawValue, max: usize) -> Result<String, String> {
 /// An item or request body taken apart.
 #[derive(Debug, PartialEq)]
 enum Taken<P> {
-    /// The checked position, the move, the player.
-    Item(P, String, Option<String>),
+    /// The checked position (and the form its state came in), the move, the player.
+    Item((P, Form), String, Option<String>),
     /// Why there is no item: a `malformed-request` about the envelope, or the state's error.
     Refused(Value),
     /// Not JSON at all; why.
@@ -276,14 +290,16 @@ enum Taken<P> {
 /// Takes an item (or a request body, as `whole` names it in errors) apart. An item in the usual good
 /// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
 /// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
-fn take_item<G: Rules>(item: &str, whole: &str) -> Taken<G::Position> {
-    quick_item::<G>(item).unwrap_or_else(|| exact_item::<G>(item, whole))
+fn take_item<G: Rules>(item: &str, whole: &str, setup: &G::Setup) -> Taken<G::Position> {
+    quick_item::<G>(item, setup).unwrap_or_else(|| exact_item::<G>(item, whole, setup))
 }
 
 /// An item in the usual good shape, its state parsed straight into the game's type; `None` for any
 /// other item.
-fn quick_item<G: Rules>(item: &str) -> Option<Taken<G::Position>> {
-    let good = serde_json::from_str::<GoodItem<G::State>>(item).ok()?;
+fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Position>> {
+    let mut json = serde_json::Deserializer::from_str(item);
+    let good: GoodItem<G::State> = crate::strict::object(&mut json).ok()?;
+    json.end().ok()?;
     let player_fits = good
         .player
         .as_deref()
@@ -291,7 +307,7 @@ fn quick_item<G: Rules>(item: &str) -> Option<Taken<G::Position>> {
     if !fits(&good.mv, MAX_MOVE_CHARS) || !player_fits {
         return None;
     }
-    Some(match G::from_state(good.state) {
+    Some(match game::read_state::<G>(good.state, setup) {
         Ok(position) => Taken::Item(position, good.mv, good.player),
         Err(error) => Taken::Refused(error.reason()),
     })
@@ -299,13 +315,13 @@ fn quick_item<G: Rules>(item: &str) -> Option<Taken<G::Position>> {
 
 /// Any item: its JSON checked whole (so that a fault of the JSON is one everywhere in the item, as
 /// on routes that parse the whole body first), then the envelope field by field, then the state.
-fn exact_item<G: Rules>(item: &str, whole: &str) -> Taken<G::Position> {
+fn exact_item<G: Rules>(item: &str, whole: &str, setup: &G::Setup) -> Taken<G::Position> {
     if let Some(detail) = json_error(item) {
         return Taken::NotJson(detail);
     }
     match open_item(item, whole) {
         Opened::Refused(reason) => Taken::Refused(reason),
-        Opened::Item(state, mv, player) => match parse_state::<G>(state) {
+        Opened::Item(state, mv, player) => match parse_state::<G>(state, setup) {
             Ok(position) => Taken::Item(position, mv, player),
             Err(error) => Taken::Refused(error.reason()),
         },
@@ -316,8 +332,7 @@ fn exact_item<G: Rules>(item: &str, whole: &str) -> Taken<G::Position> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, bound = "S: DeserializeOwned")]
 struct GoodItem<S> {
-    #[serde(deserialize_with = "crate::strict::object")]
-    state: S,
+    state: StateIn<S>,
     #[serde(rename = "move")]
     mv: String,
     #[serde(default)]
@@ -354,9 +369,9 @@ fn open_item<'a>(item: &'a str, whole: &str) -> Opened<'a> {
             errors.push(("state".into(), "Missing data for required field.".into()));
             None
         }
-        Some(raw) if raw.get().starts_with('{') => Some(raw.get()),
+        Some(raw) if raw.get().starts_with(['{', '"']) => Some(raw.get()),
         Some(_) => {
-            errors.push(("state".into(), "Not a valid mapping type.".into()));
+            errors.push(("state".into(), STATE_TYPE_MESSAGE.into()));
             None
         }
     };
@@ -466,10 +481,14 @@ fn malformed_request_detail(errors: &[(String, String)], detail: String) -> Valu
 /// envelope), answered as JSON bytes: for `play` the next state with its effects and outcome, for
 /// `validate` the verdict. `Err` is the reason there is no answer: `malformed-json`,
 /// `malformed-request`, the state's error, or (`play` only) the move's.
-pub fn answer_request<G: Rules>(body: &[u8], play: bool) -> Result<Vec<u8>, Value> {
+pub fn answer_request<G: Rules>(
+    body: &[u8],
+    setup: &G::Setup,
+    play: bool,
+) -> Result<Vec<u8>, Value> {
     let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
     let body = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
-    let (position, mv, player) = match take_item::<G>(body, "body") {
+    let ((position, form), mv, player) = match take_item::<G>(body, "body", setup) {
         Taken::Item(position, mv, player) => (position, mv, player),
         Taken::Refused(reason) => return Err(reason),
         Taken::NotJson(detail) => return Err(not_json(detail)),
@@ -477,11 +496,11 @@ pub fn answer_request<G: Rules>(body: &[u8], play: bool) -> Result<Vec<u8>, Valu
     let answer = if play {
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
-        serde_json::to_vec(&Played::<G>::new(&next, effects))
+        serde_json::to_vec(&Played::<G>::in_form(&next, effects, form))
     } else {
-        serde_json::to_vec(
-            &judge::<G>(&position, &mv, player.as_deref(), false).map_err(|e| e.reason())?,
-        )
+        let verdict =
+            game::validate::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
+        serde_json::to_vec(&verdict_json::<G>(verdict, None))
     };
     Ok(answer.expect("an answer serializes"))
 }
@@ -491,20 +510,21 @@ pub fn answer_request<G: Rules>(body: &[u8], play: bool) -> Result<Vec<u8>, Valu
 fn write_result<G: Rules>(
     out: &mut Vec<u8>,
     item: &str,
+    setup: &G::Setup,
     index: usize,
     with_state: bool,
 ) -> Result<(), String> {
-    let verdict = match take_item::<G>(item, "item") {
+    let verdict = match take_item::<G>(item, "item", setup) {
         Taken::NotJson(detail) => return Err(detail),
         Taken::Refused(reason) => json!({ "error": reason }),
-        Taken::Item(position, mv, player) => {
+        Taken::Item((position, form), mv, player) => {
             match game::validate::<G>(&position, &mv, player.as_deref()) {
                 // The common answer, written without building a JSON value.
                 Ok(Verdict::Legal { .. }) if !with_state => {
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
                     return Ok(());
                 }
-                Ok(verdict) => verdict_json::<G>(verdict, with_state),
+                Ok(verdict) => verdict_json::<G>(verdict, with_state.then_some(form)),
                 Err(error) => json!({ "error": error.reason() }),
             }
         }
@@ -516,11 +536,11 @@ fn write_result<G: Rules>(
     Ok(())
 }
 
-/// A state given as JSON text, checked.
-pub fn parse_state<G: Rules>(json: &str) -> Result<G::Position, Error> {
-    let state: G::State =
+/// A state given as JSON text (an object, or a position string of `setup`), checked, and its form.
+pub fn parse_state<G: Rules>(json: &str, setup: &G::Setup) -> Result<(G::Position, Form), Error> {
+    let state: StateIn<G::State> =
         serde_json::from_str(json).map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    G::from_state(state)
+    game::read_state::<G>(state, setup)
 }
 
 /// One game record of an archive: which game, its setup, and the moves played.
@@ -643,11 +663,12 @@ mod tests {
     use super::*;
     use crate::iago::Iago;
 
+    fn setup() -> <Iago as Rules>::Setup {
+        game::default_setup::<Iago>()
+    }
+
     fn start() -> String {
-        let position = Iago::start(
-            &Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap(),
-            None,
-        );
+        let position = Iago::start(&setup(), None);
         serde_json::to_string(&Iago::to_state(&position)).unwrap()
     }
 
@@ -665,7 +686,7 @@ mod tests {
         let input = format!(
             "{{\"state\":{state},\"move\":\"e4\"}}\n\n{{\"state\":{state},\"move\":\"e5\"}}\n{{\"move\":7}}\nnot json\n{{\"state\":{state},\"move\":\"e5\"}}\n"
         );
-        let output = validate_lines::<Iago>(input.as_bytes(), false, 10);
+        let output = validate_lines::<Iago>(input.as_bytes(), &setup(), false, 10);
         let results = ndjson_values(&output.ndjson);
         assert_eq!(output.items, 3);
         assert_eq!(results[0]["index"], 10);
@@ -689,16 +710,19 @@ mod tests {
         let input = format!(
             "[{{\"state\":{state},\"move\":\"e4\"}}, 3, {{\"state\":{{}},\"move\":\"e5\"}}]"
         );
-        let results: Vec<Value> =
-            serde_json::from_slice(&validate_array::<Iago>(input.as_bytes(), true, 3).unwrap().0)
-                .unwrap();
+        let results: Vec<Value> = serde_json::from_slice(
+            &validate_array::<Iago>(input.as_bytes(), &setup(), true, 3)
+                .unwrap()
+                .0,
+        )
+        .unwrap();
         assert_eq!(results.len(), 3);
         assert_eq!(results[0]["legal"], true);
         assert!(results[0]["state"].is_object());
         assert_eq!(results[1]["error"]["errors"][0]["field"], "item");
         assert_eq!(results[2]["error"]["code"], "invalid-state");
-        assert!(validate_array::<Iago>(b"{}", false, 3).is_err());
-        assert!(validate_array::<Iago>(input.as_bytes(), false, 2).is_err());
+        assert!(validate_array::<Iago>(b"{}", &setup(), false, 3).is_err());
+        assert!(validate_array::<Iago>(input.as_bytes(), &setup(), false, 2).is_err());
     }
 
     #[test]
@@ -725,17 +749,17 @@ mod tests {
         ];
         let mut quick = 0;
         for item in &items {
-            let exact = exact_item::<Iago>(item, "item");
-            if let Some(answer) = quick_item::<Iago>(item) {
+            let exact = exact_item::<Iago>(item, "item", &setup());
+            if let Some(answer) = quick_item::<Iago>(item, &setup()) {
                 quick += 1;
                 assert_eq!(answer, exact, "{item}");
             }
-            assert_eq!(take_item::<Iago>(item, "item"), exact, "{item}");
+            assert_eq!(take_item::<Iago>(item, "item", &setup()), exact, "{item}");
         }
         assert_eq!(quick, 6, "the good shapes take the quick path");
-        let refused = exact_item::<Iago>(&items[10], "item");
+        let refused = exact_item::<Iago>(&items[10], "item", &setup());
         assert!(
-            matches!(refused, Taken::Refused(reason) if reason["errors"][0]["message"] == "Not a valid mapping type.")
+            matches!(refused, Taken::Refused(reason) if reason["errors"][0]["message"] == STATE_TYPE_MESSAGE)
         );
     }
 
@@ -751,14 +775,14 @@ mod tests {
         }
         // Items are cut at top-level commas only; each is parsed later, which finds `[1 2]` is no JSON.
         assert_eq!(array_items("[1 2]").unwrap(), ["1 2"]);
-        let refused = validate_array::<Iago>(b"[1 2]", false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"[1 2]", &setup(), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
         assert!(refused["detail"].as_str().unwrap().contains("item 0"));
         // JSON that is no array is a malformed request; text that is no JSON, malformed JSON.
-        let refused = validate_array::<Iago>(b"{}", false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"{}", &setup(), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-request");
         assert_eq!(refused["errors"][0]["field"], "body");
-        let refused = validate_array::<Iago>(b"{bad", false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"{bad", &setup(), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
     }
 

@@ -5,8 +5,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -20,7 +23,7 @@ pub trait Rules {
     const RULES_VERSION: &'static str;
 
     /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
-    type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema;
+    type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema + 'static;
     type Position: Clone + Send + Sync;
     type Move: Clone + Eq + fmt::Display;
     /// The JSON form of a state, exactly as clients send and receive it.
@@ -125,11 +128,74 @@ pub struct Outcome {
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
+/// The two forms a state travels in: the game's JSON object, or its position notation (a string,
+/// read with the setup of the engine that reads it, the default one in the service: the compact
+/// form, a fraction of the bytes for big states).
+/// An answer gives a state back in the form the request gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Object,
+    Notation,
+}
+
+/// A state as a request gives it, in either form.
+pub enum StateIn<S> {
+    Object(S),
+    Notation(String),
+}
+
+impl<'de, S: DeserializeOwned> Deserialize<'de> for StateIn<S> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct StateVisitor<S>(PhantomData<S>);
+        impl<'de, S: DeserializeOwned> Visitor<'de> for StateVisitor<S> {
+            type Value = StateIn<S>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a state: a JSON object, or a position in the game's notation")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Self::Value, E> {
+                Ok(StateIn::Notation(text.to_owned()))
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                map: M,
+            ) -> std::result::Result<Self::Value, M::Error> {
+                S::deserialize(MapAccessDeserializer::new(map)).map(StateIn::Object)
+            }
+        }
+        deserializer.deserialize_any(StateVisitor(PhantomData))
+    }
+}
+
+/// The position of a state in either form (a position string of `setup`), and the form.
+pub fn read_state<G: Rules>(
+    state: StateIn<G::State>,
+    setup: &G::Setup,
+) -> Result<(G::Position, Form)> {
+    match state {
+        StateIn::Object(state) => Ok((G::from_state(state)?, Form::Object)),
+        StateIn::Notation(text) => Ok((G::parse_position(&text, setup)?, Form::Notation)),
+    }
+}
+
+/// The game's default setup, checked (every game's default is valid).
+pub fn default_setup<G: Rules>() -> G::Setup {
+    let setup = serde_json::from_str("{}").expect("every setup field has a default");
+    G::check_setup(setup).expect("the default setup is valid")
+}
+
+/// A state as an answer gives it, in the form of the request's.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum StateOut<S> {
+    Object(S),
+    Notation(String),
+}
+
 /// A move's result as clients receive it: the next state, its notation, what the move did, and
 /// where the game stands.
 #[derive(Serialize)]
 pub struct Played<G: Rules> {
-    pub state: G::State,
+    pub state: StateOut<G::State>,
     pub position: String,
     pub effects: G::Effects,
     pub outcome: Outcome,
@@ -137,9 +203,18 @@ pub struct Played<G: Rules> {
 
 impl<G: Rules> Played<G> {
     pub fn new(position: &G::Position, effects: G::Effects) -> Self {
+        Self::in_form(position, effects, Form::Object)
+    }
+
+    pub fn in_form(position: &G::Position, effects: G::Effects, form: Form) -> Self {
+        let text = G::position_text(position);
+        let state = match form {
+            Form::Object => StateOut::Object(G::to_state(position)),
+            Form::Notation => StateOut::Notation(text.clone()),
+        };
         Played {
-            state: G::to_state(position),
-            position: G::position_text(position),
+            state,
+            position: text,
             effects,
             outcome: G::outcome(position),
         }

@@ -33,8 +33,20 @@ class NewRequest(Schema):
     seed = WholeNumber(strict=True, validate=SEED_RANGE, allow_none=True)
 
 
+class State(fields.Field):
+    """A state in either form: the game's JSON object, or its position notation (a string, read with
+    the game's default setup). The engine checks what is inside."""
+
+    default_error_messages = {"invalid": "Not a valid state: a JSON object or a position string."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any] | str:
+        if not isinstance(value, (dict, str)):
+            raise self.make_error("invalid")
+        return value
+
+
 class StateRequest(Schema):
-    state = fields.Dict(required=True)
+    state = State(required=True)
 
 
 class StrictBoolean(fields.Boolean):
