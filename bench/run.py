@@ -46,7 +46,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -235,10 +235,13 @@ def midgame_samples(game: referee.Game, count: int, seed: int) -> list[Sample]:
 
 
 def sample_games(args: argparse.Namespace, games: dict[str, referee.Game]) -> dict[str, list[Sample]]:
+    """Each game's samples, their states in the form `--form` asks for (objects, or position strings)."""
     samples = {}
     for name, game in games.items():
         progress(f"sampling {args.states} mid-game {name} states")
         samples[name] = midgame_samples(game, args.states, args.seed)
+        if args.form == "position":
+            samples[name] = [replace(sample, state=game.position(sample.state)) for sample in samples[name]]
     return samples
 
 
@@ -614,14 +617,15 @@ class Bodies:
     rule: str
 
 
-def write_bodies(game: referee.Game, samples: list[Sample]) -> Bodies:
+def write_bodies(game: referee.Game, samples: list[Sample], form: str) -> Bodies:
     """The bodies of the first sampled game's sample nearest to its middle (deterministic for a given engine
     and seed)."""
     first = [sample for sample in samples if sample.seed == samples[0].seed]
     sample = min(first, key=lambda found: abs(found.ply - found.plies / 2))
     reason = game.validate(sample.state, sample.illegal)["reason"]
     BODIES.mkdir(exist_ok=True)
-    play, validate = BODIES / f"{game.name}-play.json", BODIES / f"{game.name}-validate.json"
+    suffix = "" if form == "object" else f"-{form}"
+    play, validate = BODIES / f"{game.name}-play{suffix}.json", BODIES / f"{game.name}-validate{suffix}.json"
     play.write_text(json.dumps({"state": sample.state, "move": sample.legal}) + "\n")
     validate.write_text(json.dumps({"state": sample.state, "move": sample.illegal}) + "\n")
     return Bodies(game.name, play, validate, sample.ply, sample.plies, reason.get("rule") or reason["code"])
@@ -1174,7 +1178,7 @@ def bench_http(args: argparse.Namespace, games: dict[str, referee.Game], samples
                json_rates: dict[str, float], workdir: Path) -> str:
     bodies = {}
     if {"http", "slow", "soak"} & set(args.only):
-        bodies = {name: write_bodies(game, samples[name]) for name, game in games.items()}
+        bodies = {name: write_bodies(game, samples[name], args.form) for name, game in games.items()}
     parts = []
     with contextlib.ExitStack() as servers:  # stops every server started here, whatever happens
         real = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers))
@@ -1205,6 +1209,7 @@ def header(args: argparse.Namespace, started: datetime.datetime, load_at_start: 
         f"{(datetime.datetime.now(datetime.timezone.utc) - started).total_seconds():.0f} s)",
         f"- command: `{shlex.join([Path(sys.executable).name, *sys.argv])}`",
         f"- git commit: {commit}",
+        f"- states travel as: {'JSON objects' if args.form == 'object' else 'position strings (the compact form)'}",
         f"- games: {', '.join(args.games_list)}; sections: {', '.join(args.only)}",
         f"- CPU: {cpu_model()}, {os.cpu_count()} cores; load average (1, 5, 15 min) at start: "
         f"{', '.join(f'{load:.2f}' for load in load_at_start)}, at end: "
@@ -1232,6 +1237,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                       help="rounds of random games, and passes of each embedding measure; best kept (default: 5)")
     embedding = parser.add_argument_group("embedding, batch, archive, soak")
     embedding.add_argument("--states", type=int, default=2000, help="mid-game states sampled a game (default: 2000)")
+    embedding.add_argument("--form", choices=("object", "position"), default="object",
+                           help="the form the sampled states travel in: JSON objects, or position strings, the "
+                                "compact form (default: object)")
     embedding.add_argument("--batch-size", type=int, default=10_000, help="items in a batch (default: 10000)")
     embedding.add_argument("--batch-repeat", type=int, default=5, help="HTTP batch requests a game (default: 5)")
     embedding.add_argument("--json-batch-size", type=int, default=400_000,

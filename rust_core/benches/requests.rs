@@ -20,8 +20,7 @@ const ARRAY_ITEMS: usize = 1000;
 
 /// Every position of a seeded uniform random game, from the default setup to the end.
 fn random_game<G: Rules>(seed: u64) -> Vec<G::Position> {
-    let setup: G::Setup = serde_json::from_str("{}").expect("an empty setup parses");
-    let setup = G::check_setup(setup).expect("the default setup is valid");
+    let setup = game::default_setup::<G>();
     let mut rng = Chance::from_seed(seed);
     let mut positions = vec![G::start(&setup, Some(seed))];
     for _ in 0..MAX_PLIES {
@@ -73,10 +72,21 @@ fn bodies<G: Rules>(seed: u64) -> (String, String) {
     (body::<G>(position, &legal), body::<G>(position, &refused))
 }
 
+/// The same body with its state in the compact form, the position string.
+fn with_position<G: Rules>(body: &str) -> String {
+    let mut body: serde_json::Value = serde_json::from_str(body).expect("a body is JSON");
+    let state: G::State = serde_json::from_value(body["state"].take()).expect("a state");
+    let position = G::from_state(state).expect("a valid state");
+    body["state"] = G::position_text(&position).into();
+    body.to_string()
+}
+
 fn requests<G: Rules>(c: &mut Criterion) {
+    let setup = game::default_setup::<G>();
     let (play, refused) = bodies::<G>(1);
-    assert!(batch::answer_request::<G>(play.as_bytes(), true).is_ok());
-    assert!(batch::answer_request::<G>(refused.as_bytes(), false).is_ok());
+    let play_position = with_position::<G>(&play);
+    assert!(batch::answer_request::<G>(play.as_bytes(), &setup, true).is_ok());
+    assert!(batch::answer_request::<G>(refused.as_bytes(), &setup, false).is_ok());
     let items: Vec<&str> = (0..ARRAY_ITEMS)
         .map(|index| {
             if index % 2 == 0 {
@@ -90,14 +100,17 @@ fn requests<G: Rules>(c: &mut Criterion) {
     let mut group = c.benchmark_group(G::NAME);
     group.throughput(Throughput::Elements(1));
     group.bench_function("play_json", |b| {
-        b.iter(|| batch::answer_request::<G>(play.as_bytes(), true))
+        b.iter(|| batch::answer_request::<G>(play.as_bytes(), &setup, true))
+    });
+    group.bench_function("play_json (state as its position)", |b| {
+        b.iter(|| batch::answer_request::<G>(play_position.as_bytes(), &setup, true))
     });
     group.bench_function("validate_json (refused move)", |b| {
-        b.iter(|| batch::answer_request::<G>(refused.as_bytes(), false))
+        b.iter(|| batch::answer_request::<G>(refused.as_bytes(), &setup, false))
     });
     group.throughput(Throughput::Elements(ARRAY_ITEMS as u64));
     group.bench_function(format!("validate_array({ARRAY_ITEMS})"), |b| {
-        b.iter(|| batch::validate_array::<G>(array.as_bytes(), false, ARRAY_ITEMS))
+        b.iter(|| batch::validate_array::<G>(array.as_bytes(), &setup, false, ARRAY_ITEMS))
     });
     group.finish();
 }
