@@ -38,6 +38,8 @@ def render(engine: _core.Engine, state: Mapping[str, Any], *, move: str | None =
     legal moves (never those of a hand the viewer may not see); `player` draws the picture for that
     player (their side at the bottom; Caesar!: the other hand hidden); `size` is the width in pixels.
     Raises the engine's errors: a bad state, an illegal move, an unknown player."""
+    if size is not None and not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"size must be {MIN_SIZE} to {MAX_SIZE} pixels, not {size}")
     checked = engine.check_state(dict(state))
     effects = None
     if move is not None:
