@@ -74,23 +74,35 @@ class Layout:
     def space(self, circle: int, index: int) -> tuple[float, float]:
         return polar(self.cx, self.cy, self.radii[circle], self.angle(circle, index))
 
-    def home(self, entry: int, distance: int) -> tuple[float, float]:
-        return polar(self.cx, self.cy, OUTER + HOME_STEP * (distance + 0.3), self.angle(0, entry))
+    def home(self, entry: int, distance: int, shift: float = 0.0) -> tuple[float, float]:
+        """A home space: `distance` steps outward from the player's entry (turned by `shift` radians when
+        players share an entry, so that each track shows)."""
+        return polar(self.cx, self.cy, OUTER + HOME_STEP * (distance + 0.3), self.angle(0, entry) + shift)
 
     def spot_radius(self, circle: int) -> float:
         return min(13.0, math.pi * self.radii[circle] / self.circles[circle] * 0.78)
 
 
-def seated(scene: Scene, board: dict[str, Any]) -> list[tuple[str, int]]:
-    """Each seated player's colour and entry, in seat order."""
+Homes = dict[str, tuple[int, float]]
+
+
+def seated(scene: Scene, board: dict[str, Any]) -> Homes:
+    """Each seated player's entry and the turn of their home track (players may share an entry), in
+    seat order."""
     seats = scene.info["board"]["seats"]
-    return [(seats[seat]["colour"], board["entries"][seat]) for seat in scene.state["options"]["seats"]]
+    entries = [(seats[seat]["colour"], board["entries"][seat]) for seat in scene.state["options"]["seats"]]
+    homes = {}
+    for colour, entry in entries:
+        sharing = [other for other, at in entries if at == entry]
+        homes[colour] = (entry, (sharing.index(colour) - (len(sharing) - 1) / 2) * 0.17)
+    return homes
 
 
-def where(layout: Layout, entries: dict[str, int], location: str, player: str) -> tuple[float, float] | None:
+def where(layout: Layout, homes: Homes, location: str, player: str) -> tuple[float, float] | None:
     """The pixel position of a location in notation (`h2` of a player, `0.5`, `centre`)."""
     if location.startswith("h"):
-        return layout.home(entries[player], int(location[1:]))
+        entry, shift = homes[player]
+        return layout.home(entry, int(location[1:]), shift)
     if location == "centre":
         return layout.cx, layout.cy
     if "." in location:
@@ -104,9 +116,11 @@ def draw_marks(svg: Svg, group: Any, x: float, y: float, radius: float, marks: l
         svg.circle(group, x, y, radius, class_=f"mark-{mark}")
 
 
-def draw_board(svg: Svg, layout: Layout, marks: dict[str, list[str]], entries: dict[str, int]) -> None:
+def draw_board(svg: Svg, layout: Layout, marks: dict[str, list[str]], homes: Homes) -> None:
     board = layout.board
-    entry_colours = {f"0.{entry}": colour for colour, entry in entries.items()}
+    entry_colours: dict[str, list[str]] = {}
+    for colour, (entry, _) in homes.items():
+        entry_colours.setdefault(f"0.{entry}", []).append(colour)
     feet = {f"{b['from'][0]}.{b['from'][1]}" for b in board["bridges"]}
     for radius in layout.radii:
         svg.circle(None, layout.cx, layout.cy, radius, class_="ring")
@@ -124,9 +138,9 @@ def draw_board(svg: Svg, layout: Layout, marks: dict[str, list[str]], entries: d
                               data_space=name)
             radius = layout.spot_radius(circle)
             svg.circle(group, x, y, radius, class_="spot")
-            if name in entry_colours:
-                svg.circle(group, x, y, radius - 3, fill=PLAYER_COLOURS[entry_colours[name]], fill_opacity=0.35,
-                           class_="entry", data_entry=entry_colours[name])
+            for number, colour in enumerate(entry_colours.get(name, [])):  # players may share an entry
+                svg.circle(group, x, y, (radius - 3) / (number + 1), fill=PLAYER_COLOURS[colour], fill_opacity=0.35,
+                           class_="entry", data_entry=colour)
             draw_marks(svg, group, x, y, radius + 3.5, marks.get(name, []))
             svg.tooltip(group, name)
 
@@ -145,10 +159,10 @@ def draw_centre(svg: Svg, layout: Layout, entered: list[str], marks: list[str]) 
     svg.tooltip(group, "centre")
 
 
-def draw_homes(svg: Svg, layout: Layout, players: list[tuple[str, int]], marks: dict[str, list[str]]) -> None:
-    for colour, entry in players:
+def draw_homes(svg: Svg, layout: Layout, homes: Homes, marks: dict[str, list[str]]) -> None:
+    for colour, (entry, shift) in homes.items():
         for distance in range(1, layout.board["home_length"] + 1):
-            x, y = layout.home(entry, distance)
+            x, y = layout.home(entry, distance, shift)
             name = f"h{distance}"
             group = svg.group(None, class_=classes("space", "home", *marks.get(f"{colour}:{name}", [])),
                               data_space=name, data_player=colour)
@@ -157,11 +171,11 @@ def draw_homes(svg: Svg, layout: Layout, players: list[tuple[str, int]], marks: 
             svg.tooltip(group, f"{colour} {name}")
 
 
-def draw_units(svg: Svg, layout: Layout, scene: Scene, entries: dict[str, int], movable: set[str]) -> None:
+def draw_units(svg: Svg, layout: Layout, scene: Scene, homes: Homes, movable: set[str]) -> None:
     to_move = scene.state.get("to_move")
     for player, locations in scene.state["pawns"].items():
         for location, count in sorted(Counter(locations).items()):
-            position = where(layout, entries, location, player)
+            position = where(layout, homes, location, player)
             if position is None or location == "centre":
                 continue
             for pawn in range(count if location.startswith("h") else 1):
@@ -216,24 +230,23 @@ def movable_units(legal: list[str] | None) -> set[str]:
 
 def draw(scene: Scene) -> Svg:
     board = board_description(scene.state, scene.info)
-    players = seated(scene, board)
-    entries = dict(players)
-    bottom = entries.get(scene.viewer, players[0][1])
+    homes = seated(scene, board)
+    bottom = homes.get(scene.viewer, next(iter(homes.values())))[0]
     layout = Layout(board, bottom)
     svg = Svg(layout.size, layout.size + CAPTION, game="hypnosia", title="Hypnosia: " + caption(scene.outcome),
               style=STYLE)
     marks, trails = effect_marks(scene, scene.state.get("to_move"))
-    draw_board(svg, layout, marks, entries)
+    draw_board(svg, layout, marks, homes)
     draw_centre(svg, layout, scene.state["centre"], marks.get("centre", []))
-    draw_homes(svg, layout, players, marks)
+    draw_homes(svg, layout, homes, marks)
     for start, end, player in trails:
-        a, b = where(layout, entries, start, player), where(layout, entries, end, player)
+        a, b = where(layout, homes, start, player), where(layout, homes, end, player)
         if a and b:
             svg.line(None, a, b, class_="trail")
-    draw_units(svg, layout, scene, entries, movable_units(scene.legal))
+    draw_units(svg, layout, scene, homes, movable_units(scene.legal))
     draw_dice(svg, scene.state["dice"], bool((scene.effects or {}).get("roll")))
     lines = [f"{title_of(colour)}: captured {scene.state['captures'][colour]}, lost "
-             f"{scene.state['pawns'][colour].count('captured')}" for colour, _ in players]
+             f"{scene.state['pawns'][colour].count('captured')}" for colour in homes]
     for number, line in enumerate(lines):
         svg.text(None, layout.size - MARGIN, MARGIN + 8 + 15 * number, line, class_="label", text_anchor="end")
     svg.text(None, layout.size / 2, layout.size + CAPTION / 2 - 8, caption(scene.outcome), class_="caption")
