@@ -143,7 +143,7 @@ def test_isaac_marks_the_piece_placed_and_the_line_a_removal_scored() -> None:
 
 
 def hypnosia_spaces(state: dict) -> set[tuple[str, str | None]]:
-    board = state["options"]["board"]
+    board = board_description(state, referee.game("hypnosia").info())
     spaces = {(f"{c}.{i}", None) for c, count in enumerate(board["circles"]) for i in range(count)}
     colours = list(state["pawns"])
     homes = {(f"h{d}", colour) for colour in colours for d in range(1, board["home_length"] + 1)}
