@@ -201,6 +201,18 @@ class Game:
         and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``."""
         return self._engine.view(state, player)
 
+    def svg(self, state: State | str, *, move: str | None = None, legal: bool = False, player: str | None = None,
+            size: int | None = None) -> str:
+        """An SVG picture of the state (in the spirit of python-chess's ``chess.svg``). ``move``: play it
+        first and mark what it did (the picture shows the state after it); ``legal``: mark the legal
+        moves; ``player``: draw it for that player (their side at the bottom; Caesar!: the other hand
+        face down); ``size``: the width in pixels. Every element a move names carries its notation
+        (``data-cell="e5"``, ``data-border="HC-GA"``, ...). Raises the engine's errors for a bad state,
+        an illegal move or an unknown player, ValueError for a size out of range."""
+        from referee import pictures
+
+        return pictures.render(self._engine, self._state(state), move=move, legal=legal, player=player, size=size)
+
     def perft(self, state: State | str, depth: int) -> int:
         """The number of move sequences of exactly ``depth`` plies."""
         return self._engine.perft(state, depth)
