@@ -37,8 +37,8 @@ STYLE = """
 
 
 def board_description(state: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
-    """The description of the board a state plays on: the state's own (`options.board`), or, for a
-    board given by name, the game's published default (the only named board)."""
+    """The description of the board a state plays on: the state's own (`options.board`), or the game's
+    published default when the state writes it as null (or names it)."""
     board = state["options"]["board"]
     if isinstance(board, dict):
         return board
