@@ -211,7 +211,7 @@ class Game:
         an illegal move or an unknown player, ValueError for a size out of range."""
         from referee import pictures
 
-        return pictures.render(self._engine, self._state(state), move=move, legal=legal, player=player, size=size)
+        return pictures.render(self._engine, state, move=move, legal=legal, player=player, size=size)
 
     def perft(self, state: State | str, depth: int) -> int:
         """The number of move sequences of exactly ``depth`` plies."""

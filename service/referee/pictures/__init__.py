@@ -32,7 +32,7 @@ def info_of(game: str) -> dict[str, Any]:
     return _core.Engine(game).info()
 
 
-def render(engine: _core.Engine, state: Mapping[str, Any], *, move: str | None = None, legal: bool = False,
+def render(engine: _core.Engine, state: Mapping[str, Any] | str, *, move: str | None = None, legal: bool = False,
            player: str | None = None, size: int | None = None) -> str:
     """The SVG of `state`, or of the state after `move` with what the move did marked. `legal` marks the
     legal moves (never those of a hand the viewer may not see); `player` draws the picture for that
@@ -40,7 +40,7 @@ def render(engine: _core.Engine, state: Mapping[str, Any], *, move: str | None =
     Raises the engine's errors: a bad state, an illegal move, an unknown player."""
     if size is not None and not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"size must be {MIN_SIZE} to {MAX_SIZE} pixels, not {size}")
-    checked = engine.check_state(dict(state))
+    checked = engine.check_state(state if isinstance(state, str) else dict(state))
     effects = None
     if move is not None:
         played = engine.play(checked, move)
