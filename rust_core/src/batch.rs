@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use crate::error::Error;
 use crate::game::{self, Played, Rules, Verdict};
 use crate::registry::GameKind;
+use crate::seal::{self, SealKeys, Unsealed};
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
 pub const MAX_MOVE_CHARS: usize = 256;
@@ -51,8 +52,14 @@ fn lines(data: &[u8]) -> Vec<(usize, &[u8])> {
 
 /// Validates NDJSON items (`{"state", "move", "player"?}` a line), one result a line in input order,
 /// each with its `index` (counted from `first_index`). A bad item gets an error result and never fails
-/// its neighbours; a line that is not JSON stops the batch there.
-pub fn validate_lines<G: Rules>(data: &[u8], with_state: bool, first_index: usize) -> Output {
+/// its neighbours; a line that is not JSON stops the batch there. With `keys`, every state must carry
+/// a valid seal and every next state is sealed.
+pub fn validate_lines<G: Rules>(
+    data: &[u8],
+    with_state: bool,
+    first_index: usize,
+    keys: Option<&SealKeys>,
+) -> Output {
     let lines = lines(data);
     let chunks: Vec<(Vec<u8>, usize, Option<MalformedLine>)> = lines
         .par_chunks(ITEMS_PER_TASK)
@@ -63,7 +70,7 @@ pub fn validate_lines<G: Rules>(data: &[u8], with_state: bool, first_index: usiz
                 let index = first_index + task * ITEMS_PER_TASK + offset;
                 let written = std::str::from_utf8(text)
                     .map_err(|e| e.to_string())
-                    .and_then(|text| write_result::<G>(&mut out, text, index, with_state));
+                    .and_then(|text| write_result::<G>(&mut out, text, index, with_state, keys));
                 if let Err(detail) = written {
                     return (out, offset, Some(MalformedLine { line, detail }));
                 }
@@ -90,11 +97,12 @@ const ITEMS_PER_TASK: usize = 256;
 const RESULT_BYTES: usize = 160;
 
 /// Validates a JSON array of at most `max_items` items; the results as a JSON array in input order,
-/// and their count. `Err` says why when the input is not such an array.
+/// and their count. `Err` says why when the input is not such an array. `keys` as `validate_lines`.
 pub fn validate_array<G: Rules>(
     data: &[u8],
     with_state: bool,
     max_items: usize,
+    keys: Option<&SealKeys>,
 ) -> Result<(Vec<u8>, usize), Value> {
     let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
     let text = std::str::from_utf8(data).map_err(|e| not_json(e.to_string()))?;
@@ -126,7 +134,7 @@ pub fn validate_array<G: Rules>(
                 if index > 0 {
                     out.push(b',');
                 }
-                write_result::<G>(&mut out, item, index, with_state)
+                write_result::<G>(&mut out, item, index, with_state, keys)
                     .map_err(|detail| not_json(format!("item {index}: {detail}")))?;
             }
             Ok(out)
@@ -193,21 +201,27 @@ fn array_items(text: &str) -> Result<Vec<&str>, String> {
 }
 
 /// The verdict on one `(state, move, player)`: `{"legal": true}` (with the next state, effects and
-/// outcome when `with_state`), or `{"legal": false, "reason": ...}`; `Err` for a player the game
-/// does not have.
+/// outcome when `with_state`, sealed when there are `keys`), or `{"legal": false, "reason": ...}`;
+/// `Err` for a player the game does not have.
 pub fn judge<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
     with_state: bool,
+    keys: Option<&SealKeys>,
 ) -> Result<Value, Error> {
-    game::validate::<G>(position, mv, player).map(|verdict| verdict_json::<G>(verdict, with_state))
+    game::validate::<G>(position, mv, player)
+        .map(|verdict| verdict_json::<G>(verdict, with_state, keys))
 }
 
-fn verdict_json<G: Rules>(verdict: Verdict<G::Position, G::Effects>, with_state: bool) -> Value {
+fn verdict_json<G: Rules>(
+    verdict: Verdict<G::Position, G::Effects>,
+    with_state: bool,
+    keys: Option<&SealKeys>,
+) -> Value {
     match verdict {
         Verdict::Legal { position, effects } if with_state => {
-            let mut result = json!(Played::<G>::new(&position, effects));
+            let mut result = json!(Played::<G>::new(&position, effects, keys));
             result["legal"] = Value::Bool(true);
             result
         }
@@ -276,39 +290,58 @@ enum Taken<P> {
 /// Takes an item (or a request body, as `whole` names it in errors) apart. An item in the usual good
 /// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
 /// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
-fn take_item<G: Rules>(item: &str, whole: &str) -> Taken<G::Position> {
-    quick_item::<G>(item).unwrap_or_else(|| exact_item::<G>(item, whole))
+/// With `keys`, the state's seal is checked before anything else about the state.
+fn take_item<G: Rules>(item: &str, whole: &str, keys: Option<&SealKeys>) -> Taken<G::Position> {
+    let quick = match keys {
+        None => quick_item::<G>(item),
+        Some(keys) => quick_sealed_item::<G>(item, keys),
+    };
+    quick.unwrap_or_else(|| exact_item::<G>(item, whole, keys))
 }
 
-/// An item in the usual good shape, its state parsed straight into the game's type; `None` for any
-/// other item.
+/// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
+/// ignored); `None` for any other item.
 fn quick_item<G: Rules>(item: &str) -> Option<Taken<G::Position>> {
-    let good = serde_json::from_str::<GoodItem<G::State>>(item).ok()?;
-    let player_fits = good
-        .player
-        .as_deref()
-        .is_none_or(|p| fits(p, MAX_PLAYER_CHARS));
-    if !fits(&good.mv, MAX_MOVE_CHARS) || !player_fits {
+    let good = serde_json::from_str::<GoodItem<Unsealed<G::State>>>(item).ok()?;
+    if !envelope_fits(&good.mv, good.player.as_deref()) {
         return None;
     }
-    Some(match G::from_state(good.state) {
-        Ok(position) => Taken::Item(position, good.mv, good.player),
+    Some(taken(G::from_state(good.state.0), good.mv, good.player))
+}
+
+/// `quick_item` with keys: the state's text goes to the seal check.
+fn quick_sealed_item<G: Rules>(item: &str, keys: &SealKeys) -> Option<Taken<G::Position>> {
+    let good = serde_json::from_str::<GoodSealedItem>(item).ok()?;
+    if !good.state.get().starts_with('{') || !envelope_fits(&good.mv, good.player.as_deref()) {
+        return None;
+    }
+    Some(taken(
+        parse_state::<G>(good.state.get(), Some(keys)),
+        good.mv,
+        good.player,
+    ))
+}
+
+fn taken<P>(position: Result<P, Error>, mv: String, player: Option<String>) -> Taken<P> {
+    match position {
+        Ok(position) => Taken::Item(position, mv, player),
         Err(error) => Taken::Refused(error.reason()),
-    })
+    }
+}
+
+fn envelope_fits(mv: &str, player: Option<&str>) -> bool {
+    fits(mv, MAX_MOVE_CHARS) && player.is_none_or(|p| fits(p, MAX_PLAYER_CHARS))
 }
 
 /// Any item: its JSON checked whole (so that a fault of the JSON is one everywhere in the item, as
 /// on routes that parse the whole body first), then the envelope field by field, then the state.
-fn exact_item<G: Rules>(item: &str, whole: &str) -> Taken<G::Position> {
+fn exact_item<G: Rules>(item: &str, whole: &str, keys: Option<&SealKeys>) -> Taken<G::Position> {
     if let Some(detail) = json_error(item) {
         return Taken::NotJson(detail);
     }
     match open_item(item, whole) {
         Opened::Refused(reason) => Taken::Refused(reason),
-        Opened::Item(state, mv, player) => match parse_state::<G>(state) {
-            Ok(position) => Taken::Item(position, mv, player),
-            Err(error) => Taken::Refused(error.reason()),
-        },
+        Opened::Item(state, mv, player) => taken(parse_state::<G>(state, keys), mv, player),
     }
 }
 
@@ -318,6 +351,18 @@ fn exact_item<G: Rules>(item: &str, whole: &str) -> Taken<G::Position> {
 struct GoodItem<S> {
     #[serde(deserialize_with = "crate::strict::object")]
     state: S,
+    #[serde(rename = "move")]
+    mv: String,
+    #[serde(default)]
+    player: Option<String>,
+}
+
+/// `GoodItem` for engines with keys: the state's text, for the seal check.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GoodSealedItem<'a> {
+    #[serde(borrow)]
+    state: &'a RawValue,
     #[serde(rename = "move")]
     mv: String,
     #[serde(default)]
@@ -465,11 +510,16 @@ fn malformed_request_detail(errors: &[(String, String)], detail: String) -> Valu
 /// A single `play` or `validate` request body, `{"state", "move", "player"?}` (a batch item's
 /// envelope), answered as JSON bytes: for `play` the next state with its effects and outcome, for
 /// `validate` the verdict. `Err` is the reason there is no answer: `malformed-json`,
-/// `malformed-request`, the state's error, or (`play` only) the move's.
-pub fn answer_request<G: Rules>(body: &[u8], play: bool) -> Result<Vec<u8>, Value> {
+/// `malformed-request`, the state's error (`invalid-seal` first, with `keys`), or (`play` only) the
+/// move's. With `keys`, the next state is sealed.
+pub fn answer_request<G: Rules>(
+    body: &[u8],
+    play: bool,
+    keys: Option<&SealKeys>,
+) -> Result<Vec<u8>, Value> {
     let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
     let body = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
-    let (position, mv, player) = match take_item::<G>(body, "body") {
+    let (position, mv, player) = match take_item::<G>(body, "body", keys) {
         Taken::Item(position, mv, player) => (position, mv, player),
         Taken::Refused(reason) => return Err(reason),
         Taken::NotJson(detail) => return Err(not_json(detail)),
@@ -477,10 +527,10 @@ pub fn answer_request<G: Rules>(body: &[u8], play: bool) -> Result<Vec<u8>, Valu
     let answer = if play {
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
-        serde_json::to_vec(&Played::<G>::new(&next, effects))
+        serde_json::to_vec(&Played::<G>::new(&next, effects, keys))
     } else {
         serde_json::to_vec(
-            &judge::<G>(&position, &mv, player.as_deref(), false).map_err(|e| e.reason())?,
+            &judge::<G>(&position, &mv, player.as_deref(), false, None).map_err(|e| e.reason())?,
         )
     };
     Ok(answer.expect("an answer serializes"))
@@ -493,8 +543,9 @@ fn write_result<G: Rules>(
     item: &str,
     index: usize,
     with_state: bool,
+    keys: Option<&SealKeys>,
 ) -> Result<(), String> {
-    let verdict = match take_item::<G>(item, "item") {
+    let verdict = match take_item::<G>(item, "item", keys) {
         Taken::NotJson(detail) => return Err(detail),
         Taken::Refused(reason) => json!({ "error": reason }),
         Taken::Item(position, mv, player) => {
@@ -504,7 +555,7 @@ fn write_result<G: Rules>(
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
                     return Ok(());
                 }
-                Ok(verdict) => verdict_json::<G>(verdict, with_state),
+                Ok(verdict) => verdict_json::<G>(verdict, with_state, keys),
                 Err(error) => json!({ "error": error.reason() }),
             }
         }
@@ -516,11 +567,9 @@ fn write_result<G: Rules>(
     Ok(())
 }
 
-/// A state given as JSON text, checked.
-pub fn parse_state<G: Rules>(json: &str) -> Result<G::Position, Error> {
-    let state: G::State =
-        serde_json::from_str(json).map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    G::from_state(state)
+/// A state given as JSON text, checked (with `keys`, its seal first).
+pub fn parse_state<G: Rules>(json: &str, keys: Option<&SealKeys>) -> Result<G::Position, Error> {
+    G::from_state(seal::open_text::<G>(json, keys)?)
 }
 
 /// One game record of an archive: which game, its setup, and the moves played.
@@ -627,8 +676,8 @@ fn replay_record<G: Rules>(record: &Record) -> Value {
     match setup {
         Err(error) => json!({ "error": error.reason() }),
         Ok(setup) => {
-            let mut summary =
-                game::replay::<G, _>(&setup, record.seed, &record.moves).summary(&record.moves);
+            let mut summary = game::replay::<G, _>(&setup, record.seed, &record.moves)
+                .summary(&record.moves, None);
             // The position string says all the state does, in a fraction of the bytes of an archive.
             if let Some(object) = summary.as_object_mut() {
                 object.remove("state");
@@ -665,7 +714,7 @@ mod tests {
         let input = format!(
             "{{\"state\":{state},\"move\":\"e4\"}}\n\n{{\"state\":{state},\"move\":\"e5\"}}\n{{\"move\":7}}\nnot json\n{{\"state\":{state},\"move\":\"e5\"}}\n"
         );
-        let output = validate_lines::<Iago>(input.as_bytes(), false, 10);
+        let output = validate_lines::<Iago>(input.as_bytes(), false, 10, None);
         let results = ndjson_values(&output.ndjson);
         assert_eq!(output.items, 3);
         assert_eq!(results[0]["index"], 10);
@@ -689,16 +738,19 @@ mod tests {
         let input = format!(
             "[{{\"state\":{state},\"move\":\"e4\"}}, 3, {{\"state\":{{}},\"move\":\"e5\"}}]"
         );
-        let results: Vec<Value> =
-            serde_json::from_slice(&validate_array::<Iago>(input.as_bytes(), true, 3).unwrap().0)
-                .unwrap();
+        let results: Vec<Value> = serde_json::from_slice(
+            &validate_array::<Iago>(input.as_bytes(), true, 3, None)
+                .unwrap()
+                .0,
+        )
+        .unwrap();
         assert_eq!(results.len(), 3);
         assert_eq!(results[0]["legal"], true);
         assert!(results[0]["state"].is_object());
         assert_eq!(results[1]["error"]["errors"][0]["field"], "item");
         assert_eq!(results[2]["error"]["code"], "invalid-state");
-        assert!(validate_array::<Iago>(b"{}", false, 3).is_err());
-        assert!(validate_array::<Iago>(input.as_bytes(), false, 2).is_err());
+        assert!(validate_array::<Iago>(b"{}", false, 3, None).is_err());
+        assert!(validate_array::<Iago>(input.as_bytes(), false, 2, None).is_err());
     }
 
     #[test]
@@ -725,18 +777,69 @@ mod tests {
         ];
         let mut quick = 0;
         for item in &items {
-            let exact = exact_item::<Iago>(item, "item");
+            let exact = exact_item::<Iago>(item, "item", None);
             if let Some(answer) = quick_item::<Iago>(item) {
                 quick += 1;
                 assert_eq!(answer, exact, "{item}");
             }
-            assert_eq!(take_item::<Iago>(item, "item"), exact, "{item}");
+            assert_eq!(take_item::<Iago>(item, "item", None), exact, "{item}");
         }
         assert_eq!(quick, 6, "the good shapes take the quick path");
-        let refused = exact_item::<Iago>(&items[10], "item");
+        let refused = exact_item::<Iago>(&items[10], "item", None);
         assert!(
             matches!(refused, Taken::Refused(reason) if reason["errors"][0]["message"] == "Not a valid mapping type.")
         );
+    }
+
+    #[test]
+    fn with_keys_both_paths_check_the_seal_and_a_bad_one_fails_its_item_alone() {
+        let keys = SealKeys::parse("k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0").unwrap();
+        let setup = Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
+        let stamped = seal::stamp::<Iago>(Iago::to_state(&Iago::start(&setup, None)), Some(&keys));
+        let sealed = serde_json::to_string(&stamped).unwrap();
+        let tampered = sealed.replace("\"black\"", "\"white\"");
+        let unsealed = start();
+        let items = [
+            format!(r#"{{"state":{sealed},"move":"e4"}}"#),
+            format!(r#"{{"state":{sealed},"move":"e4","player":"black"}}"#),
+            format!(r#"{{"state":{tampered},"move":"e4"}}"#),
+            format!(r#"{{"state":{unsealed},"move":"e4"}}"#),
+            format!(r#"{{"state":{sealed},"move":""}}"#),
+        ];
+        let mut quick = 0;
+        for item in &items {
+            let exact = exact_item::<Iago>(item, "item", Some(&keys));
+            if let Some(answer) = quick_sealed_item::<Iago>(item, &keys) {
+                quick += 1;
+                assert_eq!(answer, exact, "{item}");
+            }
+            assert_eq!(
+                take_item::<Iago>(item, "item", Some(&keys)),
+                exact,
+                "{item}"
+            );
+        }
+        assert_eq!(quick, 4);
+        let array = format!("[{}]", items.join(","));
+        let (results, _) = validate_array::<Iago>(array.as_bytes(), true, 10, Some(&keys)).unwrap();
+        let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
+        assert_eq!(results[0]["legal"], true);
+        assert!(results[0]["state"]["seal"]
+            .as_str()
+            .unwrap()
+            .starts_with("k1."));
+        assert_eq!(results[1]["legal"], true);
+        for refused in [&results[2], &results[3]] {
+            assert_eq!(refused["error"]["code"], "invalid-seal");
+            assert_eq!(refused["error"]["field"], "state.seal");
+        }
+        assert_eq!(results[4]["error"]["code"], "malformed-request");
+        // Without keys, the seal of the same items is ignored.
+        let (results, _) = validate_array::<Iago>(array.as_bytes(), true, 10, None).unwrap();
+        let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
+        assert_eq!(results[2]["error"]["code"], "invalid-state");
+        assert_eq!(results[3]["legal"], true);
+        assert!(results[0]["state"].get("seal").is_none());
     }
 
     #[test]
@@ -751,14 +854,14 @@ mod tests {
         }
         // Items are cut at top-level commas only; each is parsed later, which finds `[1 2]` is no JSON.
         assert_eq!(array_items("[1 2]").unwrap(), ["1 2"]);
-        let refused = validate_array::<Iago>(b"[1 2]", false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"[1 2]", false, 10, None).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
         assert!(refused["detail"].as_str().unwrap().contains("item 0"));
         // JSON that is no array is a malformed request; text that is no JSON, malformed JSON.
-        let refused = validate_array::<Iago>(b"{}", false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"{}", false, 10, None).unwrap_err();
         assert_eq!(refused["code"], "malformed-request");
         assert_eq!(refused["errors"][0]["field"], "body");
-        let refused = validate_array::<Iago>(b"{bad", false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"{bad", false, 10, None).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
     }
 

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::seal::{self, SealKeys, Stamped};
 
 /// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
 /// `start`, `from_state`, `parse_position` (which check untrusted input) and `play`.
@@ -125,20 +126,20 @@ pub struct Outcome {
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
-/// A move's result as clients receive it: the next state, its notation, what the move did, and
-/// where the game stands.
+/// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
+/// what the move did, and where the game stands.
 #[derive(Serialize)]
 pub struct Played<G: Rules> {
-    pub state: G::State,
+    pub state: Stamped<G::State>,
     pub position: String,
     pub effects: G::Effects,
     pub outcome: Outcome,
 }
 
 impl<G: Rules> Played<G> {
-    pub fn new(position: &G::Position, effects: G::Effects) -> Self {
+    pub fn new(position: &G::Position, effects: G::Effects, keys: Option<&SealKeys>) -> Self {
         Played {
-            state: G::to_state(position),
+            state: seal::stamp::<G>(G::to_state(position), keys),
             position: G::position_text(position),
             effects,
             outcome: G::outcome(position),
@@ -201,12 +202,13 @@ pub struct Replay<G: Rules> {
 }
 
 impl<G: Rules> Replay<G> {
-    /// The result as clients receive it: legal, plies, the final state, and the failing ply if any.
-    pub fn summary<S: AsRef<str>>(&self, moves: &[S]) -> Value {
+    /// The result as clients receive it: legal, plies, the final state (sealed when there are keys),
+    /// and the failing ply if any.
+    pub fn summary<S: AsRef<str>>(&self, moves: &[S], keys: Option<&SealKeys>) -> Value {
         let mut result = serde_json::json!({
             "legal": self.failure.is_none(),
             "plies": self.plies,
-            "state": G::to_state(&self.position),
+            "state": seal::stamp::<G>(G::to_state(&self.position), keys),
             "position": G::position_text(&self.position),
             "outcome": G::outcome(&self.position),
         });

@@ -5,6 +5,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::sync::Arc;
+
 use pythonize::{depythonize, pythonize};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -14,6 +16,7 @@ use crate::batch;
 use crate::error::Error;
 use crate::game::{self, Played, Rules};
 use crate::registry::GameKind;
+use crate::seal::{self, SealKeys};
 use crate::with_game;
 
 // Batches allocate and free many small strings from every core at once, where glibc's allocator took
@@ -56,28 +59,82 @@ fn setup_of<G: Rules>(py: Python<'_>, setup: Option<&Bound<'_, PyAny>>) -> PyRes
     G::check_setup(setup).map_err(|e| raise(py, &e))
 }
 
-fn parse_state<G: Rules>(state: &Bound<'_, PyAny>) -> Result<G::Position, Error> {
-    let state =
-        from_python::<G::State>(state).map_err(|detail| Error::invalid_state("state", detail))?;
-    G::from_state(state)
+/// An untrusted state from Python: read with JSON's strict types (as `from_python`), its seal
+/// checked when there are keys (ignored when there are none).
+fn parse_state<G: Rules>(
+    state: &Bound<'_, PyAny>,
+    keys: Option<&SealKeys>,
+) -> Result<G::Position, Error> {
+    let value =
+        depythonize::<Value>(state).map_err(|e| Error::invalid_state("state", e.to_string()))?;
+    G::from_state(seal::open_value::<G>(value, keys)?)
 }
 
-fn position_of<G: Rules>(state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
-    parse_state::<G>(state).map_err(|e| raise(state.py(), &e))
+/// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify. Raises
+/// ValueError naming the entry at fault, never showing a secret.
+#[pyclass(module = "referee._core", frozen, name = "SealKeys")]
+struct PySealKeys(Arc<SealKeys>);
+
+#[pymethods]
+impl PySealKeys {
+    #[new]
+    fn new(text: &str) -> PyResult<Self> {
+        SealKeys::parse(text)
+            .map(|keys| PySealKeys(Arc::new(keys)))
+            .map_err(PyValueError::new_err)
+    }
+
+    /// The key ids, the sealing one first.
+    #[getter]
+    fn ids(&self) -> Vec<String> {
+        self.0.ids().into_iter().map(str::to_owned).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("SealKeys(ids={:?})", self.0.ids())
+    }
 }
 
-/// A game engine: every operation of one game on plain Python values.
+/// A game engine: every operation of one game on plain Python values. With seal keys, every state it
+/// takes must carry a valid seal, and every state it answers is sealed.
 #[pyclass(module = "referee._core", frozen)]
 struct Engine {
     kind: GameKind,
+    keys: Option<Arc<SealKeys>>,
+}
+
+impl Engine {
+    fn keys(&self) -> Option<&SealKeys> {
+        self.keys.as_deref()
+    }
+
+    /// The checked position of an untrusted state (its seal first, with keys).
+    fn position_of<G: Rules>(&self, state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
+        parse_state::<G>(state, self.keys()).map_err(|e| raise(state.py(), &e))
+    }
+
+    /// A state on its way out, sealed when there are keys.
+    fn answer_state<G: Rules>(
+        &self,
+        py: Python<'_>,
+        position: &G::Position,
+    ) -> PyResult<Py<PyAny>> {
+        to_py(py, &seal::stamp::<G>(G::to_state(position), self.keys()))
+    }
 }
 
 #[pymethods]
 impl Engine {
     #[new]
-    fn new(py: Python<'_>, game: &str) -> PyResult<Self> {
+    #[pyo3(signature = (game, seal_keys=None))]
+    fn new(
+        py: Python<'_>,
+        game: &str,
+        seal_keys: Option<&Bound<'_, PySealKeys>>,
+    ) -> PyResult<Self> {
+        let keys = seal_keys.map(|keys| Arc::clone(&keys.get().0));
         match GameKind::named(game) {
-            Some(kind) => Ok(Engine { kind }),
+            Some(kind) => Ok(Engine { kind, keys }),
             None => {
                 let known = GameKind::names();
                 let detail = format!("unknown game {game:?}; known games: {}", known.join(", "));
@@ -95,6 +152,12 @@ impl Engine {
     #[getter]
     fn rules_version(&self) -> &'static str {
         with_game!(self.kind, G => G::RULES_VERSION)
+    }
+
+    /// Whether the engine has seal keys (checks and seals every state).
+    #[getter]
+    fn sealed(&self) -> bool {
+        self.keys.is_some()
     }
 
     /// Static description of the game: variants, options, board.
@@ -118,21 +181,22 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let position = G::start(&setup_of::<G>(py, setup)?, seed);
-            to_py(py, &G::to_state(&position))
+            self.answer_state::<G>(py, &position)
         })
     }
 
-    /// Checks an untrusted state and returns it normalised (defaults filled in).
+    /// Checks an untrusted state and returns it normalised (defaults filled in; sealed again with
+    /// keys).
     fn check_state(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => to_py(py, &G::to_state(&position_of::<G>(state)?)))
+        with_game!(self.kind, G => self.answer_state::<G>(py, &self.position_of::<G>(state)?))
     }
 
     /// The one-line position notation of a state.
     fn position(&self, state: &Bound<'_, PyAny>) -> PyResult<String> {
-        with_game!(self.kind, G => Ok(G::position_text(&position_of::<G>(state)?)))
+        with_game!(self.kind, G => Ok(G::position_text(&self.position_of::<G>(state)?)))
     }
 
-    /// The state of a position written in notation, for a setup.
+    /// The state of a position written in notation, for a setup. Never sealed: notation is untrusted.
     #[pyo3(signature = (text, setup=None))]
     fn parse_position(
         &self,
@@ -157,7 +221,7 @@ impl Engine {
         compact: bool,
     ) -> PyResult<Vec<String>> {
         with_game!(self.kind, G => {
-            let position = position_of::<G>(state)?;
+            let position = self.position_of::<G>(state)?;
             Ok(py.detach(|| {
                 if compact {
                     G::compact_moves(&position)
@@ -169,7 +233,7 @@ impl Engine {
     }
 
     fn outcome(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => to_py(py, &G::outcome(&position_of::<G>(state)?)))
+        with_game!(self.kind, G => to_py(py, &G::outcome(&self.position_of::<G>(state)?)))
     }
 
     /// Plays a move: `{"state", "position", "effects", "outcome"}`; raises the move's error.
@@ -182,9 +246,9 @@ impl Engine {
         player: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let position = position_of::<G>(state)?;
+            let position = self.position_of::<G>(state)?;
             let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
-            to_py(py, &Played::<G>::new(&next, effects))
+            to_py(py, &Played::<G>::new(&next, effects, self.keys()))
         })
     }
 
@@ -198,8 +262,8 @@ impl Engine {
         player: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let position = position_of::<G>(state)?;
-            let verdict = batch::judge::<G>(&position, r#move, player, false).map_err(|e| raise(py, &e))?;
+            let position = self.position_of::<G>(state)?;
+            let verdict = batch::judge::<G>(&position, r#move, player, false, None).map_err(|e| raise(py, &e))?;
             to_py(py, &verdict)
         })
     }
@@ -208,7 +272,8 @@ impl Engine {
     /// whole request in one call, without a Python object. Raises MalformedJson, MalformedRequest (the
     /// envelope, checked as a batch item's), or the error of the state or the move.
     fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_game!(self.kind, G => batch::answer_request::<G>(body, true));
+        let answer =
+            with_game!(self.kind, G => batch::answer_request::<G>(body, true, self.keys()));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -216,7 +281,8 @@ impl Engine {
 
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
     fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_game!(self.kind, G => batch::answer_request::<G>(body, false));
+        let answer =
+            with_game!(self.kind, G => batch::answer_request::<G>(body, false, self.keys()));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -234,7 +300,7 @@ impl Engine {
         with_game!(self.kind, G => {
             let setup = setup_of::<G>(py, setup)?;
             let replay = py.detach(|| game::replay::<G, _>(&setup, seed, &moves));
-            to_py(py, &replay.summary(&moves))
+            to_py(py, &replay.summary(&moves, self.keys()))
         })
     }
 
@@ -249,7 +315,7 @@ impl Engine {
         with_state: bool,
         first_index: usize,
     ) -> (Bound<'py, PyBytes>, usize, Option<(usize, String)>) {
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, with_state, first_index)));
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, with_state, first_index, self.keys())));
         let malformed = output.malformed.map(|m| (m.line, m.detail));
         (PyBytes::new(py, &output.ndjson), output.items, malformed)
     }
@@ -265,17 +331,18 @@ impl Engine {
         with_state: bool,
         max_items: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, with_state, max_items)));
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, with_state, max_items, self.keys())));
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
             .map_err(|reason| raise_reason(py, &reason))
     }
 
     /// What `player` may see of a state (games with hidden information hide the rest); raises
-    /// UnknownPlayer for a name that is not a player of the game.
+    /// UnknownPlayer for a name that is not a player of the game. A view is never sealed: it is not
+    /// a state to send back.
     fn view(&self, py: Python<'_>, state: &Bound<'_, PyAny>, player: &str) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let position = position_of::<G>(state)?;
+            let position = self.position_of::<G>(state)?;
             let view = G::view(&position, player).map_err(|e| raise(py, &e))?;
             to_py(py, &view)
         })
@@ -287,7 +354,7 @@ impl Engine {
             return Err(PyValueError::new_err("perft depth is at most 12"));
         }
         with_game!(self.kind, G => {
-            let position = position_of::<G>(state)?;
+            let position = self.position_of::<G>(state)?;
             Ok(py.detach(|| G::perft(&position, depth)))
         })
     }
@@ -340,6 +407,7 @@ fn json_schemas(py: Python<'_>) -> PyResult<Py<PyAny>> {
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Engine>()?;
+    module.add_class::<PySealKeys>()?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;

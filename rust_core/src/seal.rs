@@ -1,0 +1,736 @@
+//! Seals: a keyed MAC over a state, so that a state Referee issued can be verified when a client
+//! sends it back, and any change to it is refused.
+//!
+//! - **Keys**: `k2:SECRET,k1:SECRET`, a key id (`[A-Za-z0-9_-]`, 1 to 64 characters), a colon and the
+//!   secret as base64url (padded or not) of at least 32 bytes; comma-separated. The first key seals,
+//!   every key verifies, so keys rotate without breaking games in flight.
+//! - **Seal**: `"seal": "<key id>.<MAC>"` in the state object, the MAC HMAC-SHA-256 written as 43
+//!   characters of unpadded base64url (exactly one spelling is accepted).
+//! - **What the MAC covers**: `referee-seal/1`, a newline, the game's name, a newline, then the
+//!   state object without its `seal` in canonical JSON: compact, the keys of every object sorted by
+//!   their UTF-8 bytes, strings escaped as serde_json writes them (`"` `\` and control characters
+//!   only), integers in decimal. The state holds the rules version (`rules`), the setup (variant
+//!   and options) and the whole position, so all of them are covered, and so is every field as sent:
+//!   a field changed, added or removed (even one at its default) breaks the seal. A state with a key
+//!   twice in one object has no canonical form and is refused.
+//! - **Verification** reads the state's canonical form, checks the MAC in constant time
+//!   (`Mac::verify_slice`), and then parses the state from exactly those canonical bytes: what is
+//!   verified is what is played.
+//!
+//! Without keys, a `seal` field is ignored: not checked, and answers carry none.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
+use base64::engine::DecodePaddingMode;
+use base64::{alphabet, Engine as _};
+use hmac::{Hmac, Mac};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess,
+    Visitor,
+};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use sha2::Sha256;
+
+use crate::error::Error;
+use crate::game::Rules;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The name of the seal field in a state object.
+pub const SEAL_FIELD: &str = "seal";
+/// What starts every MAC's input: the seal format's version.
+const DOMAIN: &[u8] = b"referee-seal/1\n";
+/// Fewest bytes a secret has.
+pub const MIN_SECRET_BYTES: usize = 32;
+/// Longest key id.
+pub const MAX_KEY_ID_CHARS: usize = 64;
+/// Characters of a MAC in a seal (32 bytes in unpadded base64url).
+const MAC_CHARS: usize = 43;
+/// A seal as the contract states it.
+pub const SEAL_PATTERN: &str = r"^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{43}$";
+
+/// Secrets are read padded or not; MACs are written and read unpadded, in their one canonical spelling.
+const SECRET_BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+struct SealKey {
+    id: String,
+    /// The HMAC keyed once: each use clones it instead of hashing the secret again.
+    mac: HmacSha256,
+}
+
+/// The keys of a service or an embedding: the first seals, all verify. Never shows its secrets.
+pub struct SealKeys {
+    keys: Vec<SealKey>,
+}
+
+impl fmt::Debug for SealKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SealKeys(ids={:?})", self.ids())
+    }
+}
+
+fn is_key_id(id: &str) -> bool {
+    (1..=MAX_KEY_ID_CHARS).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+impl SealKeys {
+    /// Reads `id:SECRET,id:SECRET,...`. The error names the entry at fault and never repeats a secret.
+    pub fn parse(text: &str) -> Result<SealKeys, String> {
+        if text.trim().is_empty() {
+            return Err("no key given: at least one `key-id:secret` is needed".into());
+        }
+        let mut keys: Vec<SealKey> = Vec::new();
+        for (index, entry) in text.split(',').map(str::trim).enumerate() {
+            let number = index + 1;
+            let Some((id, secret)) = entry.split_once(':') else {
+                return Err(format!(
+                    "entry {number} is not `key-id:secret` (no colon; entries are separated by commas)"
+                ));
+            };
+            if !is_key_id(id) {
+                return Err(format!(
+                    "entry {number}: a key id is 1 to {MAX_KEY_ID_CHARS} characters of A-Z a-z 0-9 _ -"
+                ));
+            }
+            if keys.iter().any(|key| key.id == id) {
+                return Err(format!("entry {number}: the key id {id:?} is given twice"));
+            }
+            let secret = SECRET_BASE64.decode(secret).map_err(|_| {
+                format!("entry {number}: the secret of key {id:?} is not base64url")
+            })?;
+            if secret.len() < MIN_SECRET_BYTES {
+                return Err(format!(
+                    "entry {number}: the secret of key {id:?} is {} bytes; at least {MIN_SECRET_BYTES} random bytes are needed",
+                    secret.len()
+                ));
+            }
+            let mac = HmacSha256::new_from_slice(&secret).expect("HMAC takes a key of any length");
+            keys.push(SealKey {
+                id: id.to_owned(),
+                mac,
+            });
+        }
+        Ok(SealKeys { keys })
+    }
+
+    /// The key ids, the sealing one first.
+    pub fn ids(&self) -> Vec<&str> {
+        self.keys.iter().map(|key| key.id.as_str()).collect()
+    }
+
+    fn mac(key: &SealKey, game: &str, canonical: &[u8]) -> HmacSha256 {
+        let mut mac = key.mac.clone();
+        mac.update(DOMAIN);
+        mac.update(game.as_bytes());
+        mac.update(b"\n");
+        mac.update(canonical);
+        mac
+    }
+
+    /// The seal of a state's canonical form, with the first key.
+    fn seal(&self, game: &str, canonical: &[u8]) -> String {
+        let key = &self.keys[0];
+        let tag = Self::mac(key, game, canonical).finalize().into_bytes();
+        format!("{}.{}", key.id, URL_SAFE_NO_PAD.encode(tag))
+    }
+
+    /// Checks a state's seal (the JSON value of its `seal` field, if any) against its canonical form.
+    fn verify(&self, game: &str, canonical: &[u8], seal: Option<&Value>) -> Result<(), Error> {
+        let seal = seal.ok_or_else(|| {
+            invalid_seal(
+                "missing: the state has no seal, and this service accepts only states it sealed",
+            )
+        })?;
+        let malformed = || {
+            invalid_seal(format!(
+                "malformed: a seal is a string, a key id, a dot and {MAC_CHARS} base64url characters"
+            ))
+        };
+        let (id, tag) = seal
+            .as_str()
+            .and_then(|text| text.split_once('.'))
+            .ok_or_else(malformed)?;
+        if !is_key_id(id) || tag.len() != MAC_CHARS {
+            return Err(malformed());
+        }
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| malformed())?;
+        let key = self.keys.iter().find(|key| key.id == id).ok_or_else(|| {
+            invalid_seal(format!(
+                "unknown key id: {id:?} is not a key of this service"
+            ))
+        })?;
+        verify_tag(Self::mac(key, game, canonical), &tag).map_err(|_| {
+            invalid_seal("mismatch: the seal does not match this state (the state or its seal was changed, or another key sealed it)")
+        })
+    }
+}
+
+/// The one comparison of a MAC with a seal's: the `hmac` crate's constant-time check (`subtle`),
+/// whatever number of leading bytes agree. Nothing else compares MAC bytes.
+fn verify_tag(mac: HmacSha256, tag: &[u8]) -> Result<(), hmac::digest::MacError> {
+    mac.verify_slice(tag)
+}
+
+fn invalid_seal(detail: impl Into<String>) -> Error {
+    Error::InvalidSeal {
+        detail: detail.into(),
+    }
+}
+
+/// A state as Referee answers it: its own fields, then `seal` when the engine has keys.
+#[derive(Debug, Serialize)]
+pub struct Stamped<S> {
+    #[serde(flatten)]
+    pub state: S,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
+}
+
+/// A state on its way out: sealed with the first key when there are keys.
+pub fn stamp<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Stamped<G::State> {
+    let seal = keys.map(|keys| {
+        let value = serde_json::to_value(&state).expect("a state serializes");
+        let canonical = Canonical::deserialize(value).expect("a serialized state is canonical");
+        keys.seal(G::NAME, &canonical.0)
+    });
+    Stamped { state, seal }
+}
+
+/// An untrusted state given as JSON text, on its way in: with keys, its seal verified and the state
+/// read from its canonical form; without, read with any `seal` ignored.
+pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::State, Error> {
+    let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
+    match keys {
+        None => serde_json::from_str::<Unsealed<G::State>>(text)
+            .map(|unsealed| unsealed.0)
+            .map_err(not_state),
+        Some(keys) => {
+            if !text.trim_start().starts_with('{') {
+                return Err(Error::invalid_state("state", "a state is a JSON object"));
+            }
+            let mut reader = serde_json::Deserializer::from_str(text);
+            let opened = Opened::deserialize(&mut reader).map_err(no_canonical_form)?;
+            reader
+                .end()
+                .map_err(|e| Error::invalid_state("state", e.to_string()))?;
+            verified::<G>(keys, opened)
+        }
+    }
+}
+
+/// `open_text` for a state given as a JSON value (from Python).
+pub fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::State, Error> {
+    let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
+    match keys {
+        None => Unsealed::<G::State>::deserialize(value)
+            .map(|unsealed| unsealed.0)
+            .map_err(not_state),
+        Some(keys) => {
+            if !value.is_object() {
+                return Err(Error::invalid_state("state", "a state is a JSON object"));
+            }
+            verified::<G>(keys, Opened::deserialize(value).map_err(no_canonical_form)?)
+        }
+    }
+}
+
+fn no_canonical_form(error: serde_json::Error) -> Error {
+    invalid_seal(format!("mismatch: {error}"))
+}
+
+fn verified<G: Rules>(keys: &SealKeys, opened: Opened) -> Result<G::State, Error> {
+    keys.verify(G::NAME, &opened.canonical, opened.seal.as_ref())?;
+    serde_json::from_slice(&opened.canonical)
+        .map_err(|e| Error::invalid_state("state", e.to_string()))
+}
+
+/// A state object taken apart: its canonical form without `seal`, and the `seal` as given.
+struct Opened {
+    canonical: Vec<u8>,
+    seal: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for Opened {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OpenedVisitor;
+        impl<'de> Visitor<'de> for OpenedVisitor {
+            type Value = Opened;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a state object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Opened, M::Error> {
+                let mut seal = None;
+                let mut entries = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == SEAL_FIELD {
+                        if seal.is_some() {
+                            return Err(twice::<M::Error>(&key));
+                        }
+                        seal = Some(map.next_value::<Value>()?);
+                    } else {
+                        entries.push((key, map.next_value::<Canonical>()?.0));
+                    }
+                }
+                let mut canonical = Vec::new();
+                write_object(&mut canonical, entries)?;
+                Ok(Opened { canonical, seal })
+            }
+        }
+        deserializer.deserialize_map(OpenedVisitor)
+    }
+}
+
+fn twice<E: de::Error>(key: &str) -> E {
+    E::custom(format!(
+        "the state has the key {key:?} twice in one object, so no seal can match it"
+    ))
+}
+
+/// The canonical JSON text of a value (see the module's documentation).
+struct Canonical(Vec<u8>);
+
+impl<'de> Deserialize<'de> for Canonical {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(CanonicalVisitor)
+    }
+}
+
+struct CanonicalVisitor;
+
+impl CanonicalVisitor {
+    fn json<T: Serialize + ?Sized>(value: &T) -> Canonical {
+        Canonical(serde_json::to_vec(value).expect("a JSON scalar serializes"))
+    }
+}
+
+impl<'de> Visitor<'de> for CanonicalVisitor {
+    type Value = Canonical;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Canonical, E> {
+        Ok(Canonical(b"null".to_vec()))
+    }
+    fn visit_none<E>(self) -> Result<Canonical, E> {
+        Ok(Canonical(b"null".to_vec()))
+    }
+    fn visit_some<D: Deserializer<'de>>(self, value: D) -> Result<Canonical, D::Error> {
+        Canonical::deserialize(value)
+    }
+    fn visit_bool<E>(self, value: bool) -> Result<Canonical, E> {
+        Ok(Self::json(&value))
+    }
+    fn visit_i64<E>(self, value: i64) -> Result<Canonical, E> {
+        Ok(Self::json(&value))
+    }
+    fn visit_u64<E>(self, value: u64) -> Result<Canonical, E> {
+        Ok(Self::json(&value))
+    }
+    fn visit_f64<E>(self, value: f64) -> Result<Canonical, E> {
+        Ok(Self::json(&value))
+    }
+    fn visit_str<E>(self, value: &str) -> Result<Canonical, E> {
+        Ok(Self::json(value))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Canonical, A::Error> {
+        let mut out = vec![b'['];
+        while let Some(item) = seq.next_element::<Canonical>()? {
+            if out.len() > 1 {
+                out.push(b',');
+            }
+            out.extend_from_slice(&item.0);
+        }
+        out.push(b']');
+        Ok(Canonical(out))
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Canonical, M::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            entries.push((key, map.next_value::<Canonical>()?.0));
+        }
+        let mut out = Vec::new();
+        write_object(&mut out, entries)?;
+        Ok(Canonical(out))
+    }
+}
+
+/// Writes an object's entries (values already canonical) with the keys sorted by their bytes.
+fn write_object<E: de::Error>(
+    out: &mut Vec<u8>,
+    mut entries: Vec<(String, Vec<u8>)>,
+) -> Result<(), E> {
+    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    if let Some(pair) = entries.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        return Err(twice::<E>(&pair[0].0));
+    }
+    out.push(b'{');
+    for (index, (key, value)) in entries.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut *out, key).expect("a string serializes");
+        out.push(b':');
+        out.extend_from_slice(value);
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// A state read with its `seal` field left out, in one pass (engines without keys ignore it).
+pub struct Unsealed<S>(pub S);
+
+impl<'de, S: DeserializeOwned> Deserialize<'de> for Unsealed<S> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct UnsealedVisitor<S>(PhantomData<S>);
+        impl<'de, S: DeserializeOwned> Visitor<'de> for UnsealedVisitor<S> {
+            type Value = Unsealed<S>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Unsealed<S>, M::Error> {
+                S::deserialize(MapAccessDeserializer::new(WithoutSeal(map))).map(Unsealed)
+            }
+        }
+        deserializer.deserialize_map(UnsealedVisitor(PhantomData))
+    }
+}
+
+/// A map's entries but `seal`.
+struct WithoutSeal<M>(M);
+
+impl<'de, M: MapAccess<'de>> MapAccess<'de> for WithoutSeal<M> {
+    type Error = M::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, M::Error> {
+        while let Some(key) = self.0.next_key::<Key<'de>>()? {
+            if key.0 == SEAL_FIELD {
+                self.0.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            return seed.deserialize(key.0.into_deserializer()).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, M::Error> {
+        self.0.next_value_seed(seed)
+    }
+}
+
+/// A map key, borrowed from the input when it can be.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(key)))
+            }
+            fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(key.to_owned())))
+            }
+            fn visit_string<E>(self, key: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(key)))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::caesar::Caesar;
+    use crate::iago::Iago;
+
+    const SECRET_1: &str = "c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0"; // 32 bytes, unpadded
+    const SECRET_2: &str = "c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0="; // 32 bytes, padded
+
+    fn keys(text: &str) -> SealKeys {
+        SealKeys::parse(text).unwrap()
+    }
+
+    fn iago_start() -> crate::iago::State {
+        let setup = Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
+        Iago::to_state(&Iago::start(&setup, None))
+    }
+
+    /// A state as a client gets it: the JSON text of a stamped state.
+    fn sealed_text(keys: &SealKeys) -> String {
+        serde_json::to_string(&stamp::<Iago>(iago_start(), Some(keys))).unwrap()
+    }
+
+    fn refusal(result: Result<impl fmt::Debug, Error>) -> String {
+        match result.unwrap_err() {
+            Error::InvalidSeal { detail } => detail,
+            other => panic!("not invalid-seal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn keys_are_read_and_faults_named_without_the_secret() {
+        let read = keys(&format!(" k2:{SECRET_2} , k1:{SECRET_1}"));
+        assert_eq!(read.ids(), ["k2", "k1"]);
+        assert_eq!(format!("{read:?}"), r#"SealKeys(ids=["k2", "k1"])"#);
+        let short = "c2hvcnQ"; // 5 bytes
+        for (text, says) in [
+            ("", "no key"),
+            ("  ", "no key"),
+            (SECRET_1, "entry 1 is not `key-id:secret`"),
+            (&format!("k1:{SECRET_1},"), "entry 2"),
+            (&format!("k.1:{SECRET_1}"), "key id"),
+            (&format!(":{SECRET_1}"), "key id"),
+            (&format!("k1:{SECRET_1},k1:{SECRET_2}"), "given twice"),
+            (&format!("k1:{SECRET_1}!"), "not base64url"),
+            (&format!("k1:{short}"), "5 bytes; at least 32"),
+        ] {
+            let error = SealKeys::parse(text).unwrap_err();
+            assert!(error.contains(says), "{text:?}: {error}");
+            assert!(
+                !error.contains(SECRET_1) && !error.contains(short),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sealed_state_opens_as_sent_and_as_a_client_rewrites_it() {
+        let keys = keys(&format!("k1:{SECRET_1}"));
+        let text = sealed_text(&keys);
+        let seal = serde_json::from_str::<Value>(&text).unwrap()["seal"].clone();
+        assert!(regex_like_seal(seal.as_str().unwrap()), "{seal}");
+        assert_eq!(open_text::<Iago>(&text, Some(&keys)).unwrap(), iago_start());
+        // Key order, whitespace and string escapes are not part of the canonical form.
+        let mut value: Value = serde_json::from_str(&text).unwrap();
+        let pretty = serde_json::to_string_pretty(&value)
+            .unwrap()
+            .replace("iago@1", "\\u0069ago@1");
+        assert_eq!(
+            open_text::<Iago>(&pretty, Some(&keys)).unwrap(),
+            iago_start()
+        );
+        let object = value.as_object_mut().unwrap();
+        let reversed: serde_json::Map<String, Value> = object
+            .iter()
+            .rev()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        assert_eq!(
+            open_value::<Iago>(Value::Object(reversed), Some(&keys)).unwrap(),
+            iago_start()
+        );
+    }
+
+    fn regex_like_seal(seal: &str) -> bool {
+        let (id, mac) = seal.split_once('.').unwrap();
+        is_key_id(id) && mac.len() == MAC_CHARS && URL_SAFE_NO_PAD.decode(mac).is_ok()
+    }
+
+    #[test]
+    fn any_field_changed_added_or_removed_breaks_the_seal() {
+        let keys = keys(&format!("k1:{SECRET_1}"));
+        let value: Value = serde_json::from_str(&sealed_text(&keys)).unwrap();
+        let changes: [(&str, fn(&mut serde_json::Map<String, Value>)); 5] = [
+            ("a cell", |s| s["board"][4] = json_str("...BW....")),
+            ("the side", |s| s["to_move"] = json_str("white")),
+            ("a default removed", |s| drop(s.remove("penalty_claim"))),
+            ("a field added", |s| {
+                drop(s.insert("extra".into(), Value::Null))
+            }),
+            ("an option", |s| s["options"]["penalty"] = Value::Bool(true)),
+        ];
+        for (what, change) in changes {
+            let mut changed = value.clone();
+            change(changed.as_object_mut().unwrap());
+            let detail = refusal(open_value::<Iago>(changed, Some(&keys)));
+            assert!(detail.starts_with("mismatch"), "{what}: {detail}");
+        }
+    }
+
+    fn json_str(text: &str) -> Value {
+        Value::String(text.into())
+    }
+
+    #[test]
+    fn missing_malformed_unknown_and_mismatched_seals_are_told_apart() {
+        let keys = keys(&format!("k1:{SECRET_1}"));
+        let text = sealed_text(&keys);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let seal = value["seal"].as_str().unwrap().to_owned();
+        let with_seal = |seal: Value| {
+            let mut state = value.clone();
+            state["seal"] = seal;
+            state
+        };
+        let mut unsealed = value.clone();
+        unsealed.as_object_mut().unwrap().remove("seal");
+        assert!(refusal(open_value::<Iago>(unsealed, Some(&keys))).starts_with("missing"));
+        let mac = seal.split_once('.').unwrap().1;
+        for bad in [
+            json_str(""),
+            json_str("k1"),
+            json_str(&format!("k1.{mac}=")),
+            json_str(&format!("k1.{}", &mac[1..])),
+            json_str(&format!("k 1.{mac}")),
+            Value::Null,
+            serde_json::json!(7),
+        ] {
+            let detail = refusal(open_value::<Iago>(with_seal(bad.clone()), Some(&keys)));
+            assert!(detail.starts_with("malformed"), "{bad}: {detail}");
+        }
+        let detail = refusal(open_value::<Iago>(
+            with_seal(json_str(&format!("k9.{mac}"))),
+            Some(&keys),
+        ));
+        assert!(detail.starts_with("unknown key id"), "{detail}");
+        // Every character of the seal changed: never accepted, whichever part it hits.
+        for at in 0..seal.len() {
+            for replacement in ['A', 'g', '-', '_', '0'] {
+                let mut changed: Vec<char> = seal.chars().collect();
+                if changed[at] == replacement || changed[at] == '.' {
+                    continue;
+                }
+                changed[at] = replacement;
+                let changed: String = changed.into_iter().collect();
+                assert!(open_value::<Iago>(with_seal(json_str(&changed)), Some(&keys)).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_key_seals_and_every_key_verifies() {
+        let old = keys(&format!("k1:{SECRET_1}"));
+        let rotated = keys(&format!("k2:{SECRET_2},k1:{SECRET_1}"));
+        let by_old = sealed_text(&old);
+        assert!(open_text::<Iago>(&by_old, Some(&rotated)).is_ok());
+        let by_new = sealed_text(&rotated);
+        assert!(by_new.contains("\"seal\":\"k2."));
+        assert!(refusal(open_text::<Iago>(&by_new, Some(&old))).starts_with("unknown key id"));
+        // The same id with another secret: another key set.
+        let other = keys(&format!("k1:{SECRET_2}"));
+        assert!(refusal(open_text::<Iago>(&by_old, Some(&other))).starts_with("mismatch"));
+    }
+
+    #[test]
+    fn a_seal_binds_the_game() {
+        let keys = keys(&format!("k1:{SECRET_1}"));
+        let canonical = b"{}";
+        assert_ne!(keys.seal("iago", canonical), keys.seal("isaac", canonical));
+        let setup = Caesar::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
+        let state = Caesar::to_state(&Caesar::start(&setup, Some(7)));
+        let text = serde_json::to_string(&stamp::<Caesar>(state.clone(), Some(&keys))).unwrap();
+        let opened = open_text::<Caesar>(&text, Some(&keys)).unwrap();
+        assert_eq!(
+            Caesar::to_state(&Caesar::from_state(opened).unwrap()),
+            state
+        );
+    }
+
+    #[test]
+    fn a_key_twice_in_one_object_has_no_canonical_form() {
+        let keys = keys(&format!("k1:{SECRET_1}"));
+        let text = sealed_text(&keys);
+        let doubled = text.replacen("{\"rules\"", "{\"to_move\":\"black\",\"rules\"", 1);
+        assert!(refusal(open_text::<Iago>(&doubled, Some(&keys))).contains("twice"));
+        let nested = text.replacen("\"options\":{", "\"options\":{\"penalty\":false,", 1);
+        assert!(refusal(open_text::<Iago>(&nested, Some(&keys))).contains("twice"));
+        let seal_twice = text.replacen("{\"rules\"", "{\"seal\":\"x\",\"rules\"", 1);
+        assert!(refusal(open_text::<Iago>(&seal_twice, Some(&keys))).contains("twice"));
+    }
+
+    #[test]
+    fn without_keys_a_seal_is_ignored_and_none_is_written() {
+        let keys = keys(&format!("k1:{SECRET_1}"));
+        let mut value: Value = serde_json::from_str(&sealed_text(&keys)).unwrap();
+        assert_eq!(
+            open_value::<Iago>(value.clone(), None).unwrap(),
+            iago_start()
+        );
+        value["seal"] = serde_json::json!({"any": ["thing"]});
+        let text = value.to_string();
+        assert_eq!(open_text::<Iago>(&text, None).unwrap(), iago_start());
+        let unsealed = serde_json::to_value(stamp::<Iago>(iago_start(), None)).unwrap();
+        assert_eq!(unsealed, serde_json::to_value(iago_start()).unwrap());
+        // Only the state's own `seal` is left out: other unknown fields are still refused.
+        value["extra"] = Value::Null;
+        assert!(matches!(
+            open_value::<Iago>(value, None),
+            Err(Error::InvalidState { .. })
+        ));
+    }
+
+    #[test]
+    fn canonical_json_is_compact_with_sorted_keys() {
+        let text =
+            r#" { "b" : [1, -2, {"z": null, "a": true}], "a": "x\u00e9\"", "\u00e9": 1.5 } "#;
+        let canonical =
+            Canonical::deserialize(&mut serde_json::Deserializer::from_str(text)).unwrap();
+        assert_eq!(
+            String::from_utf8(canonical.0).unwrap(),
+            "{\"a\":\"xé\\\"\",\"b\":[1,-2,{\"a\":true,\"z\":null}],\"é\":1.5}"
+        );
+    }
+
+    #[test]
+    fn the_mac_is_compared_only_by_the_constant_time_primitive() {
+        // Timing is measured in bench/, never in a test; this holds the code to the one primitive.
+        let source = include_str!("seal.rs");
+        let code = source.split("#[cfg(test)]").next().unwrap();
+        let verify = code
+            .split("fn verify_tag")
+            .nth(1)
+            .unwrap()
+            .split("\n}\n")
+            .next()
+            .unwrap();
+        assert!(verify.contains("mac.verify_slice(tag)"), "{verify}");
+        for early_exit in ["==", "!=", "for ", "while ", "iter", "return", "?"] {
+            assert!(
+                !verify.contains(early_exit),
+                "verify_tag has {early_exit:?}"
+            );
+        }
+        assert_eq!(
+            code.matches("verify_tag(").count(),
+            2,
+            "defined once, called once"
+        );
+        assert_eq!(
+            code.matches(".finalize()").count(),
+            1,
+            "a MAC is finalized only to seal"
+        );
+        assert_eq!(code.matches(".verify_slice(").count(), 1);
+        // A MAC wrong in its first byte or in its last is refused alike.
+        let keys = keys(&format!("k1:{SECRET_1}"));
+        let right = SealKeys::mac(&keys.keys[0], "iago", b"{}")
+            .finalize()
+            .into_bytes();
+        for at in [0, right.len() - 1] {
+            let mut wrong = right;
+            wrong[at] ^= 1;
+            let mac = SealKeys::mac(&keys.keys[0], "iago", b"{}");
+            assert!(verify_tag(mac, &wrong).is_err());
+        }
+        assert!(verify_tag(SealKeys::mac(&keys.keys[0], "iago", b"{}"), &right).is_ok());
+    }
+}
