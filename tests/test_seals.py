@@ -183,14 +183,20 @@ def test_position_strings_carry_no_seal() -> None:
         assert_refused(game, game.parse_position(text), "missing")
 
 
-def test_without_keys_a_seal_is_ignored() -> None:
+#: A seal of the right form that no key made.
+BOGUS_SEAL = "k9." + "A" * 43
+
+
+def test_without_keys_a_seal_is_ignored_but_for_its_form() -> None:
     for name in GAMES:
         state = mid_game(name)
         plain = referee.game(name, **SETUPS[name][0])
         assert not plain.sealed
-        for seal in [state["seal"], "anything", 7, None, {"x": [1]}]:
+        for seal in [state["seal"], BOGUS_SEAL, mid_game(name, keys=KEYS_OTHER)["seal"]]:
             moves = plain.legal_moves(state | {"seal": seal})
             assert moves == sealed(name).legal_moves(state)
+        for malformed in ["anything", 7, None, {"x": [1]}]:
+            assert_refused(plain, state | {"seal": malformed}, "malformed")
         assert "seal" not in plain.play(state, moves[0])["state"]
         assert "seal" not in plain.new()
 
@@ -198,6 +204,7 @@ def test_without_keys_a_seal_is_ignored() -> None:
 def test_seal_keys_are_read_once_and_never_shown() -> None:
     keys = referee.SealKeys(KEYS_ROTATED)
     assert keys.ids == ["k2", "k1"]
+    assert repr(keys) == "SealKeys(ids=['k2', 'k1'])"
     assert SECRET_1 not in repr(keys) and SECRET_2 not in repr(keys)
     assert referee.game("iago", seal_keys=keys).sealed
     for bad in ["", "k1", f"k1:{SECRET_1[:20]}", f"k1:{SECRET_1},k1:{SECRET_2}", f"k.1:{SECRET_1}"]:
@@ -296,9 +303,11 @@ def test_live_without_keys_a_seal_is_ignored() -> None:
     for name in GAMES:
         state = mid_game(name)
         move = sealed(name).legal_moves(state)[0]
-        answer = client.post(f"/v1/games/{name}/play", json={"state": state | {"seal": "not checked"}, "move": move})
+        answer = client.post(f"/v1/games/{name}/play", json={"state": state | {"seal": BOGUS_SEAL}, "move": move})
         assert answer.status_code == 200, answer.json
         assert "seal" not in answer.json["state"]
+        answer = client.post(f"/v1/games/{name}/play", json={"state": state | {"seal": 7}, "move": move})
+        assert answer.status_code == 422 and answer.json["code"] == "invalid-seal", answer.json
 
 
 # Every malformation is a test of the engine's reader (rust_core/src/seal.rs); these two show that the

@@ -306,7 +306,8 @@ fn quick_item<G: Rules>(item: &str) -> Option<Taken<G::Position>> {
     if !envelope_fits(&good.mv, good.player.as_deref()) {
         return None;
     }
-    Some(taken(G::from_state(good.state.0), good.mv, good.player))
+    let state = good.state.into_state().and_then(G::from_state);
+    Some(taken(state, good.mv, good.player))
 }
 
 /// `quick_item` with keys: the state's text goes to the seal check.

@@ -91,7 +91,8 @@ impl PySealKeys {
     }
 
     fn __repr__(&self) -> String {
-        format!("SealKeys(ids={:?})", self.0.ids())
+        let ids: Vec<String> = self.0.ids().iter().map(|id| format!("'{id}'")).collect();
+        format!("SealKeys(ids=[{}])", ids.join(", "))
     }
 }
 

@@ -17,7 +17,8 @@
 //!   (`Mac::verify_slice`), and then parses the state from exactly those canonical bytes: what is
 //!   verified is what is played.
 //!
-//! Without keys, a `seal` field is ignored: not checked, and answers carry none.
+//! Without keys, a `seal` field is ignored but for its form (a string as above, else `invalid-seal`,
+//! as the contract types it): it is not verified, and answers carry none.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -29,8 +30,7 @@ use base64::{alphabet, Engine as _};
 use hmac::{Hmac, Mac};
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess,
-    Visitor,
+    self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor,
 };
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -51,8 +51,11 @@ pub const MIN_SECRET_BYTES: usize = 32;
 pub const MAX_KEY_ID_CHARS: usize = 64;
 /// Characters of a MAC in a seal (32 bytes in unpadded base64url).
 const MAC_CHARS: usize = 43;
-/// A seal as the contract states it.
-pub const SEAL_PATTERN: &str = r"^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{43}$";
+/// A seal as the contract states it: 43 base64url characters hold 258 bits, so the last one's low
+/// two bits are zero in the one spelling of 32 bytes.
+pub const SEAL_PATTERN: &str = r"^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$";
+/// The characters that may end a MAC (see `SEAL_PATTERN`).
+const MAC_LAST: &str = "AEIMQUYcgkosw048";
 
 /// Secrets are read padded or not; MACs are written and read unpadded, in their one canonical spelling.
 const SECRET_BASE64: GeneralPurpose = GeneralPurpose::new(
@@ -152,19 +155,7 @@ impl SealKeys {
                 "missing: the state has no seal, and this service accepts only states it sealed",
             )
         })?;
-        let malformed = || {
-            invalid_seal(format!(
-                "malformed: a seal is a string, a key id, a dot and {MAC_CHARS} base64url characters"
-            ))
-        };
-        let (id, tag) = seal
-            .as_str()
-            .and_then(|text| text.split_once('.'))
-            .ok_or_else(malformed)?;
-        if !is_key_id(id) || tag.len() != MAC_CHARS {
-            return Err(malformed());
-        }
-        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| malformed())?;
+        let (id, tag) = seal_parts(seal)?;
         let key = self.keys.iter().find(|key| key.id == id).ok_or_else(|| {
             invalid_seal(format!(
                 "unknown key id: {id:?} is not a key of this service"
@@ -174,6 +165,24 @@ impl SealKeys {
             invalid_seal("mismatch: the seal does not match this state (the state or its seal was changed, or another key sealed it)")
         })
     }
+}
+
+/// A seal's key id and MAC, or why it is malformed.
+fn seal_parts(seal: &Value) -> Result<(&str, Vec<u8>), Error> {
+    let malformed = || {
+        invalid_seal(format!(
+            "malformed: a seal is a string, a key id, a dot and {MAC_CHARS} base64url characters"
+        ))
+    };
+    let (id, tag) = seal
+        .as_str()
+        .and_then(|text| text.split_once('.'))
+        .ok_or_else(malformed)?;
+    if !is_key_id(id) || tag.len() != MAC_CHARS {
+        return Err(malformed());
+    }
+    let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| malformed())?;
+    Ok((id, tag))
 }
 
 /// The one comparison of a MAC with a seal's: the `hmac` crate's constant-time check (`subtle`),
@@ -213,8 +222,8 @@ pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Sta
     let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
     match keys {
         None => serde_json::from_str::<Unsealed<G::State>>(text)
-            .map(|unsealed| unsealed.0)
-            .map_err(not_state),
+            .map_err(not_state)?
+            .into_state(),
         Some(keys) => {
             if !text.trim_start().starts_with('{') {
                 return Err(Error::invalid_state("state", "a state is a JSON object"));
@@ -234,8 +243,8 @@ pub fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::
     let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
     match keys {
         None => Unsealed::<G::State>::deserialize(value)
-            .map(|unsealed| unsealed.0)
-            .map_err(not_state),
+            .map_err(not_state)?
+            .into_state(),
         Some(keys) => {
             if !value.is_object() {
                 return Err(Error::invalid_state("state", "a state is a JSON object"));
@@ -387,8 +396,22 @@ fn write_object<E: de::Error>(
     Ok(())
 }
 
-/// A state read with its `seal` field left out, in one pass (engines without keys ignore it).
-pub struct Unsealed<S>(pub S);
+/// A state read in one pass with its `seal` field set aside (engines without keys ignore it, but
+/// for its form).
+pub struct Unsealed<S> {
+    state: S,
+    seal: Option<Value>,
+}
+
+impl<S> Unsealed<S> {
+    /// The state, once its seal (if any) has the form of a seal.
+    pub fn into_state(self) -> Result<S, Error> {
+        match &self.seal {
+            Some(seal) => seal_parts(seal).map(|_| self.state),
+            None => Ok(self.state),
+        }
+    }
+}
 
 impl<'de, S: DeserializeOwned> Deserialize<'de> for Unsealed<S> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -399,35 +422,46 @@ impl<'de, S: DeserializeOwned> Deserialize<'de> for Unsealed<S> {
                 f.write_str("a JSON object")
             }
             fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Unsealed<S>, M::Error> {
-                S::deserialize(MapAccessDeserializer::new(WithoutSeal(map))).map(Unsealed)
+                let mut seal = None;
+                let entries = WithoutSeal {
+                    map,
+                    seal: &mut seal,
+                };
+                let state = S::deserialize(MapAccessDeserializer::new(entries))?;
+                Ok(Unsealed { state, seal })
             }
         }
         deserializer.deserialize_map(UnsealedVisitor(PhantomData))
     }
 }
 
-/// A map's entries but `seal`.
-struct WithoutSeal<M>(M);
+/// A map's entries but `seal`, which goes aside.
+struct WithoutSeal<'a, M> {
+    map: M,
+    seal: &'a mut Option<Value>,
+}
 
-impl<'de, M: MapAccess<'de>> MapAccess<'de> for WithoutSeal<M> {
+impl<'de, M: MapAccess<'de>> MapAccess<'de> for WithoutSeal<'_, M> {
     type Error = M::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, M::Error> {
-        while let Some(key) = self.0.next_key::<Key<'de>>()? {
-            if key.0 == SEAL_FIELD {
-                self.0.next_value::<IgnoredAny>()?;
-                continue;
+        while let Some(key) = self.map.next_key::<Key<'de>>()? {
+            if key.0 != SEAL_FIELD {
+                return seed.deserialize(key.0.into_deserializer()).map(Some);
             }
-            return seed.deserialize(key.0.into_deserializer()).map(Some);
+            if self.seal.is_some() {
+                return Err(twice::<M::Error>(SEAL_FIELD));
+            }
+            *self.seal = Some(self.map.next_value::<Value>()?);
         }
         Ok(None)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, M::Error> {
-        self.0.next_value_seed(seed)
+        self.map.next_value_seed(seed)
     }
 }
 
@@ -538,6 +572,16 @@ mod tests {
             open_value::<Iago>(Value::Object(reversed), Some(&keys)).unwrap(),
             iago_start()
         );
+    }
+
+    #[test]
+    fn the_contract_pattern_is_exactly_the_mac_spelling() {
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        for last in alphabet.chars() {
+            let seal = json_str(&format!("k1.{}{last}", "A".repeat(MAC_CHARS - 1)));
+            assert_eq!(seal_parts(&seal).is_ok(), MAC_LAST.contains(last), "{last}");
+        }
+        assert!(SEAL_PATTERN.ends_with(&format!("[{MAC_LAST}]$")));
     }
 
     fn regex_like_seal(seal: &str) -> bool {
@@ -665,9 +709,20 @@ mod tests {
             open_value::<Iago>(value.clone(), None).unwrap(),
             iago_start()
         );
-        value["seal"] = serde_json::json!({"any": ["thing"]});
+        value["seal"] = json_str("k9.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
         let text = value.to_string();
         assert_eq!(open_text::<Iago>(&text, None).unwrap(), iago_start());
+        // But for its form, which the contract states.
+        for malformed in [
+            serde_json::json!({"any": ["thing"]}),
+            json_str("x"),
+            Value::Null,
+        ] {
+            value["seal"] = malformed;
+            let refused = open_text::<Iago>(&value.to_string(), None);
+            assert!(refusal(refused).starts_with("malformed"));
+        }
+        value["seal"] = json_str("k9.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
         let unsealed = serde_json::to_value(stamp::<Iago>(iago_start(), None)).unwrap();
         assert_eq!(unsealed, serde_json::to_value(iago_start()).unwrap());
         // Only the state's own `seal` is left out: other unknown fields are still refused.
