@@ -15,6 +15,7 @@ Sections (the default runs the first six):
     slow       64 clients trickling bodies at a byte a second: /healthz and play latency meanwhile
     archive    `referee validate` on a generated archive of random games (--archive-games, 100,000)
     soak       play at full load for --soak-seconds (600): errors, worker restarts, worker memory
+    seals      play with seals (REFEREE_SEAL_KEYS) against without, every game: in process and over HTTP
 
 Run it with a release build of `referee` installed (see bench/README.md), not an editable debug build.
 """
@@ -47,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 BODIES = BENCH / "bodies"
 MODEL_PATH = ROOT / "tests" / "reference" / "iago.py"
-SECTIONS = ("core", "games", "embedding", "http", "batch", "slow", "archive", "soak")
+SECTIONS = ("core", "games", "embedding", "http", "batch", "slow", "archive", "soak", "seals")
 DEFAULT_SECTIONS = SECTIONS[:6]
 #: An Iago game has at most 61 plies (one disc a hex); a longer playout is a bug, not a slow game.
 MAX_PLIES = 100
@@ -457,11 +458,13 @@ def stop_server(process: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def gunicorn(app: str, workdir: Path, workers: int | None,
-             extra: tuple[str, ...] = ()) -> Iterator[tuple[str, int, subprocess.Popen]]:
-    """Serves `app` with the project's gunicorn config on a free loopback port; yields (host, port, master)."""
+def gunicorn(app: str, workdir: Path, workers: int | None, extra: tuple[str, ...] = (),
+             settings: dict[str, str] | None = None) -> Iterator[tuple[str, int, subprocess.Popen]]:
+    """Serves `app` with the project's gunicorn config (and these REFEREE_* `settings`) on a free loopback
+    port; yields (host, port, master)."""
     host, port = "127.0.0.1", free_port()
     env = dict(os.environ, REFEREE_BIND=f"{host}:{port}", REFEREE_ACCESS_LOG="0", REFEREE_GRACEFUL_TIMEOUT="5")
+    env.update(settings or {})
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # the config makes (and removes) a directory of its own
     if workers:
         env["REFEREE_WORKERS"] = str(workers)
@@ -921,6 +924,131 @@ def header(args: argparse.Namespace, started: datetime.datetime, load_at_start: 
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------------------------------
+# seals: play with seals against without
+# --------------------------------------------------------------------------------------------------
+
+#: A key set for the benchmark only (32 bytes each): the first seals, both verify, as after a rotation.
+BENCH_SEAL_KEYS = ("k2:YmVuY2gtc2VhbC1rZXktdHdvLWJlbmNoLXNlYWwta2V5,"
+                   "k1:YmVuY2gtc2VhbC1rZXktb25lLWJlbmNoLXNlYWwta2V5")
+
+
+def seal_bodies(workdir: Path, plies: int = 12) -> dict[str, tuple[bytes, bytes]]:
+    """Each game's `play` body, unsealed and sealed: the same mid-game state (a seeded game, `plies` in)
+    and the same legal move."""
+    bodies = {}
+    for name in referee.games():
+        plain, sealed = referee.game(name), referee.game(name, seal_keys=BENCH_SEAL_KEYS)
+        rng, state = random.Random(name), sealed.new(seed=1)
+        for _ in range(plies):
+            state = sealed.play(state, rng.choice(sealed.legal_moves(state)))["state"]
+        move = rng.choice(sealed.legal_moves(state))
+        unsealed = {key: value for key, value in state.items() if key != "seal"}
+        assert plain.play(unsealed, move)["state"] == {k: v for k, v in sealed.play(state, move)["state"].items()
+                                                        if k != "seal"}
+        bodies[name] = (json.dumps({"state": unsealed, "move": move}).encode(),
+                        json.dumps({"state": state, "move": move}).encode())
+        for kind, body in zip(("plain", "sealed"), bodies[name]):
+            (workdir / f"{name}-{kind}.json").write_bytes(body)
+    return bodies
+
+
+def per_call_us(call: Callable[[], Any], seconds: float = 0.5) -> float:
+    """Microseconds a call, best of 5 runs of about `seconds` each."""
+    best = float("inf")
+    for _ in range(5):
+        count, start = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds:
+            for _ in range(100):
+                call()
+            count += 100
+        best = min(best, elapsed / count * 1e6)
+    return best
+
+
+def seal_in_process_rows(bodies: dict[str, tuple[bytes, bytes]]) -> list[list[str]]:
+    keys = referee.SealKeys(BENCH_SEAL_KEYS)
+    rows = []
+    for name, (plain_body, sealed_body) in bodies.items():
+        progress(f"seals: {name} in process")
+        plain, sealed = referee._core.Engine(name), referee._core.Engine(name, keys)
+        plain_us = per_call_us(lambda: plain.play_json(plain_body))
+        sealed_us = per_call_us(lambda: sealed.play_json(sealed_body))
+        rows.append([name, f"{len(sealed_body):,}", f"{plain_us:.1f}", f"{sealed_us:.1f}",
+                     f"+{sealed_us - plain_us:.1f}"])
+    return rows
+
+
+def seal_timing_rows(bodies: dict[str, tuple[bytes, bytes]]) -> list[list[str]]:
+    """A refused seal wrong in its MAC's first character against one wrong in its last: the comparison is
+    constant-time, so the two cost the same (to the noise)."""
+    engine = referee._core.Engine("caesar", referee.SealKeys(BENCH_SEAL_KEYS))
+    body = json.loads(bodies["caesar"][1])
+    seal = body["state"]["seal"]
+    at = seal.index(".") + 1
+    rows = []
+    for where, index in (("first", at), ("last", len(seal) - 1)):
+        wrong = seal[:index] + ("A" if seal[index] != "A" else "Q") + seal[index + 1:]
+        data = json.dumps(body | {"state": body["state"] | {"seal": wrong}}).encode()
+
+        def refused(data: bytes = data) -> None:
+            try:
+                engine.play_json(data)
+            except referee.InvalidSeal:
+                return
+            raise RuntimeError("a wrong seal was taken")
+        rows.append([f"MAC wrong in its {where} character", f"{per_call_us(refused):.2f}"])
+    return rows
+
+
+def bench_seals(args: argparse.Namespace, workdir: Path) -> str:
+    bodies = seal_bodies(workdir)
+    in_process = seal_in_process_rows(bodies)
+    timing = seal_timing_rows(bodies)
+    with contextlib.ExitStack() as servers:
+        plain_host, plain_port, _ = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers))
+        sealed_host, sealed_port, _ = servers.enter_context(gunicorn(
+            "referee.app:create_app()", workdir, args.workers, settings={"REFEREE_SEAL_KEYS": BENCH_SEAL_KEYS}))
+        targets = {}
+        for name in bodies:
+            for kind, (host, port) in (("plain", (plain_host, plain_port)), ("sealed", (sealed_host, sealed_port))):
+                path, body = f"/v1/games/{name}/play", workdir / f"{name}-{kind}.json"
+                check_answer(host, port, path, body, lambda data, kind=kind: ("seal" in data["state"]) == (kind == "sealed"))
+                targets[f"{name}-{kind}"] = (f"http://{host}:{port}{path}", body)
+        results = wrk_rounds(args, targets)
+    rows = []
+    for name in bodies:
+        plain, sealed = results[f"{name}-plain"], results[f"{name}-sealed"]
+        rows.append([name, number(plain["rps"]), number(sealed["rps"]), f"{sealed['rps'] / plain['rps']:.2f}×",
+                     f"{plain['p50_us'] / 1000:,.2f} / {sealed['p50_us'] / 1000:,.2f}",
+                     f"{plain['p99_us'] / 1000:,.2f} / {sealed['p99_us'] / 1000:,.2f}",
+                     number(plain["errors"] + sealed["errors"])])
+    workers = args.workers or f"the config's default, {2 * (os.cpu_count() or 1) + 1}"
+    return "\n".join([
+        "## seals: play with seals against without",
+        "",
+        "Each game's `play` body: the state 12 plies into a seeded game and a legal move, sent once without a seal "
+        "to a service without keys, once sealed to a service with two keys (`REFEREE_SEAL_KEYS`, the first seals). "
+        "The sealed request verifies the seal (canonical form of the state, HMAC-SHA-256) and seals the next state.",
+        "",
+        "In process (`Engine.play_json`, the whole request in the engine; µs a call, best of 5):",
+        "",
+        table(["game", "sealed body bytes", "unsealed µs", "sealed µs", "seal costs µs"], in_process),
+        "",
+        "A refused seal, wrong in the first or the last character of its MAC (Caesar!'s state; µs a call): "
+        "verification compares the whole MAC in constant time, so neither is faster.",
+        "",
+        table(["refused seal", "µs a call"], timing),
+        "",
+        f"Over HTTP: gunicorn `-c python:referee.gunicorn_conf` ({workers} workers, `REFEREE_ACCESS_LOG=0`), one "
+        f"server without keys and one with; `wrk -t{args.threads} -c{args.connections} -d{args.duration}s`, "
+        f"{args.rounds} rounds taking turns after a {args.warmup} s warm-up each. Latencies unsealed / sealed.",
+        "",
+        table(["game", "unsealed requests/s", "sealed requests/s", "sealed ÷ unsealed", "p50 ms", "p99 ms", "errors"],
+              rows),
+    ])
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default=",".join(DEFAULT_SECTIONS),
@@ -992,6 +1120,9 @@ def main() -> None:
     if {"http", "batch", "slow", "soak"} & set(args.only):
         with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
             parts.append(bench_http(args, game, Path(workdir), samples, batch_rate))
+    if "seals" in args.only:
+        with tempfile.TemporaryDirectory(prefix="referee-seals-") as workdir:
+            parts.append(bench_seals(args, Path(workdir)))
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
     print(report)
     if args.out:

@@ -209,15 +209,16 @@ pub struct Stamped<S> {
 /// A state on its way out: sealed with the first key when there are keys.
 pub fn stamp<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Stamped<G::State> {
     let seal = keys.map(|keys| {
-        let value = serde_json::to_value(&state).expect("a state serializes");
-        let canonical = Canonical::deserialize(value).expect("a serialized state is canonical");
-        keys.seal(G::NAME, &canonical.0)
+        let text = serde_json::to_vec(&state).expect("a state serializes");
+        let mut reader = serde_json::Deserializer::from_slice(&text);
+        let (canonical, _) = opened(&mut reader).expect("a serialized state is canonical");
+        keys.seal(G::NAME, &canonical)
     });
     Stamped { state, seal }
 }
 
 /// An untrusted state given as JSON text, on its way in: with keys, its seal verified and the state
-/// read from its canonical form; without, read with any `seal` ignored.
+/// read from its canonical form; without, read with any `seal` set aside.
 pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::State, Error> {
     let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
     match keys {
@@ -229,11 +230,9 @@ pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Sta
                 return Err(Error::invalid_state("state", "a state is a JSON object"));
             }
             let mut reader = serde_json::Deserializer::from_str(text);
-            let opened = Opened::deserialize(&mut reader).map_err(no_canonical_form)?;
-            reader
-                .end()
-                .map_err(|e| Error::invalid_state("state", e.to_string()))?;
-            verified::<G>(keys, opened)
+            let (canonical, seal) = opened(&mut reader).map_err(no_canonical_form)?;
+            reader.end().map_err(not_state)?;
+            verified::<G>(keys, &canonical, seal.as_ref())
         }
     }
 }
@@ -249,7 +248,8 @@ pub fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::
             if !value.is_object() {
                 return Err(Error::invalid_state("state", "a state is a JSON object"));
             }
-            verified::<G>(keys, Opened::deserialize(value).map_err(no_canonical_form)?)
+            let (canonical, seal) = opened(&value).map_err(no_canonical_form)?;
+            verified::<G>(keys, &canonical, seal.as_ref())
         }
     }
 }
@@ -258,46 +258,36 @@ fn no_canonical_form(error: serde_json::Error) -> Error {
     invalid_seal(format!("mismatch: {error}"))
 }
 
-fn verified<G: Rules>(keys: &SealKeys, opened: Opened) -> Result<G::State, Error> {
-    keys.verify(G::NAME, &opened.canonical, opened.seal.as_ref())?;
-    serde_json::from_slice(&opened.canonical)
-        .map_err(|e| Error::invalid_state("state", e.to_string()))
+fn verified<G: Rules>(
+    keys: &SealKeys,
+    canonical: &[u8],
+    seal: Option<&Value>,
+) -> Result<G::State, Error> {
+    keys.verify(G::NAME, canonical, seal)?;
+    serde_json::from_slice(canonical).map_err(|e| Error::invalid_state("state", e.to_string()))
 }
 
 /// A state object taken apart: its canonical form without `seal`, and the `seal` as given.
-struct Opened {
-    canonical: Vec<u8>,
-    seal: Option<Value>,
-}
-
-impl<'de> Deserialize<'de> for Opened {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct OpenedVisitor;
-        impl<'de> Visitor<'de> for OpenedVisitor {
-            type Value = Opened;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a state object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Opened, M::Error> {
-                let mut seal = None;
-                let mut entries = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == SEAL_FIELD {
-                        if seal.is_some() {
-                            return Err(twice::<M::Error>(&key));
-                        }
-                        seal = Some(map.next_value::<Value>()?);
-                    } else {
-                        entries.push((key, map.next_value::<Canonical>()?.0));
-                    }
-                }
-                let mut canonical = Vec::new();
-                write_object(&mut canonical, entries)?;
-                Ok(Opened { canonical, seal })
-            }
-        }
-        deserializer.deserialize_map(OpenedVisitor)
+fn opened<'de, D: Deserializer<'de>>(state: D) -> Result<(Vec<u8>, Option<Value>), D::Error> {
+    struct StateVisitor<'a> {
+        out: &'a mut Vec<u8>,
+        seal: &'a mut Option<Value>,
     }
+    impl<'de> Visitor<'de> for StateVisitor<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a state object")
+        }
+        fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<(), M::Error> {
+            write_object(self.out, map, Some(self.seal))
+        }
+    }
+    let (mut out, mut seal) = (Vec::with_capacity(1024), None);
+    state.deserialize_map(StateVisitor {
+        out: &mut out,
+        seal: &mut seal,
+    })?;
+    Ok((out, seal))
 }
 
 fn twice<E: de::Error>(key: &str) -> E {
@@ -306,91 +296,110 @@ fn twice<E: de::Error>(key: &str) -> E {
     ))
 }
 
-/// The canonical JSON text of a value (see the module's documentation).
-struct Canonical(Vec<u8>);
+/// Writes the canonical JSON text of a value into its buffer (see the module's documentation).
+struct Canonical<'a>(&'a mut Vec<u8>);
 
-impl<'de> Deserialize<'de> for Canonical {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(CanonicalVisitor)
+impl<'de> DeserializeSeed<'de> for Canonical<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-struct CanonicalVisitor;
-
-impl CanonicalVisitor {
-    fn json<T: Serialize + ?Sized>(value: &T) -> Canonical {
-        Canonical(serde_json::to_vec(value).expect("a JSON scalar serializes"))
+impl Canonical<'_> {
+    fn json<T: Serialize + ?Sized, E>(self, value: &T) -> Result<(), E> {
+        serde_json::to_writer(&mut *self.0, value).expect("a JSON scalar serializes");
+        Ok(())
     }
 }
 
-impl<'de> Visitor<'de> for CanonicalVisitor {
-    type Value = Canonical;
+impl<'de> Visitor<'de> for Canonical<'_> {
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_unit<E>(self) -> Result<Canonical, E> {
-        Ok(Canonical(b"null".to_vec()))
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.0.extend_from_slice(b"null");
+        Ok(())
     }
-    fn visit_none<E>(self) -> Result<Canonical, E> {
-        Ok(Canonical(b"null".to_vec()))
+    fn visit_none<E>(self) -> Result<(), E> {
+        self.0.extend_from_slice(b"null");
+        Ok(())
     }
-    fn visit_some<D: Deserializer<'de>>(self, value: D) -> Result<Canonical, D::Error> {
-        Canonical::deserialize(value)
+    fn visit_some<D: Deserializer<'de>>(self, value: D) -> Result<(), D::Error> {
+        value.deserialize_any(self)
     }
-    fn visit_bool<E>(self, value: bool) -> Result<Canonical, E> {
-        Ok(Self::json(&value))
+    fn visit_bool<E>(self, value: bool) -> Result<(), E> {
+        self.json(&value)
     }
-    fn visit_i64<E>(self, value: i64) -> Result<Canonical, E> {
-        Ok(Self::json(&value))
+    fn visit_i64<E>(self, value: i64) -> Result<(), E> {
+        self.json(&value)
     }
-    fn visit_u64<E>(self, value: u64) -> Result<Canonical, E> {
-        Ok(Self::json(&value))
+    fn visit_u64<E>(self, value: u64) -> Result<(), E> {
+        self.json(&value)
     }
-    fn visit_f64<E>(self, value: f64) -> Result<Canonical, E> {
-        Ok(Self::json(&value))
+    fn visit_f64<E>(self, value: f64) -> Result<(), E> {
+        self.json(&value)
     }
-    fn visit_str<E>(self, value: &str) -> Result<Canonical, E> {
-        Ok(Self::json(value))
+    fn visit_str<E>(self, value: &str) -> Result<(), E> {
+        self.json(value)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Canonical, A::Error> {
-        let mut out = vec![b'['];
-        while let Some(item) = seq.next_element::<Canonical>()? {
-            if out.len() > 1 {
-                out.push(b',');
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.push(b'[');
+        let mut first = true;
+        loop {
+            let mark = self.0.len();
+            if !first {
+                self.0.push(b',');
             }
-            out.extend_from_slice(&item.0);
+            if seq.next_element_seed(Canonical(&mut *self.0))?.is_none() {
+                self.0.truncate(mark);
+                break;
+            }
+            first = false;
         }
-        out.push(b']');
-        Ok(Canonical(out))
+        self.0.push(b']');
+        Ok(())
     }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Canonical, M::Error> {
-        let mut entries = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            entries.push((key, map.next_value::<Canonical>()?.0));
-        }
-        let mut out = Vec::new();
-        write_object(&mut out, entries)?;
-        Ok(Canonical(out))
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<(), M::Error> {
+        write_object(self.0, map, None)
     }
 }
 
-/// Writes an object's entries (values already canonical) with the keys sorted by their bytes.
-fn write_object<E: de::Error>(
+/// Writes an object with its keys sorted by their bytes: each value is written canonical as it is
+/// read, then the values are put in key order. With `seal`, a top-level `seal` goes there instead.
+fn write_object<'de, M: MapAccess<'de>>(
     out: &mut Vec<u8>,
-    mut entries: Vec<(String, Vec<u8>)>,
-) -> Result<(), E> {
-    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    if let Some(pair) = entries.windows(2).find(|pair| pair[0].0 == pair[1].0) {
-        return Err(twice::<E>(&pair[0].0));
+    mut map: M,
+    mut seal: Option<&mut Option<Value>>,
+) -> Result<(), M::Error> {
+    let start = out.len();
+    let mut entries: Vec<(Key<'de>, std::ops::Range<usize>)> = Vec::new();
+    while let Some(key) = map.next_key::<Key<'de>>()? {
+        if let (Some(seal), SEAL_FIELD) = (seal.as_deref_mut(), key.0.as_ref()) {
+            if seal.is_some() {
+                return Err(twice::<M::Error>(SEAL_FIELD));
+            }
+            *seal = Some(map.next_value::<Value>()?);
+            continue;
+        }
+        let from = out.len() - start;
+        map.next_value_seed(Canonical(&mut *out))?;
+        entries.push((key, from..out.len() - start));
     }
+    entries.sort_unstable_by(|a, b| a.0 .0.as_bytes().cmp(b.0 .0.as_bytes()));
+    if let Some(pair) = entries.windows(2).find(|pair| pair[0].0 .0 == pair[1].0 .0) {
+        return Err(twice::<M::Error>(&pair[0].0 .0));
+    }
+    let values = out.split_off(start);
     out.push(b'{');
-    for (index, (key, value)) in entries.iter().enumerate() {
+    for (index, (key, range)) in entries.iter().enumerate() {
         if index > 0 {
             out.push(b',');
         }
-        serde_json::to_writer(&mut *out, key).expect("a string serializes");
+        serde_json::to_writer(&mut *out, key.0.as_ref()).expect("a string serializes");
         out.push(b':');
-        out.extend_from_slice(value);
+        out.extend_from_slice(&values[range.clone()]);
     }
     out.push(b'}');
     Ok(())
@@ -737,10 +746,12 @@ mod tests {
     fn canonical_json_is_compact_with_sorted_keys() {
         let text =
             r#" { "b" : [1, -2, {"z": null, "a": true}], "a": "x\u00e9\"", "\u00e9": 1.5 } "#;
-        let canonical =
-            Canonical::deserialize(&mut serde_json::Deserializer::from_str(text)).unwrap();
+        let mut canonical = Vec::new();
+        Canonical(&mut canonical)
+            .deserialize(&mut serde_json::Deserializer::from_str(text))
+            .unwrap();
         assert_eq!(
-            String::from_utf8(canonical.0).unwrap(),
+            String::from_utf8(canonical).unwrap(),
             "{\"a\":\"xé\\\"\",\"b\":[1,-2,{\"a\":true,\"z\":null}],\"é\":1.5}"
         );
     }
