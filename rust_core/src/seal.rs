@@ -55,6 +55,7 @@ const MAC_CHARS: usize = 43;
 /// two bits are zero in the one spelling of 32 bytes.
 pub const SEAL_PATTERN: &str = r"^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$";
 /// The characters that may end a MAC (see `SEAL_PATTERN`).
+#[cfg(test)]
 const MAC_LAST: &str = "AEIMQUYcgkosw048";
 
 /// Secrets are read padded or not; MACs are written and read unpadded, in their one canonical spelling.
@@ -602,7 +603,8 @@ mod tests {
     fn any_field_changed_added_or_removed_breaks_the_seal() {
         let keys = keys(&format!("k1:{SECRET_1}"));
         let value: Value = serde_json::from_str(&sealed_text(&keys)).unwrap();
-        let changes: [(&str, fn(&mut serde_json::Map<String, Value>)); 5] = [
+        type Change = fn(&mut serde_json::Map<String, Value>);
+        let changes: [(&str, Change); 5] = [
             ("a cell", |s| s["board"][4] = json_str("...BW....")),
             ("the side", |s| s["to_move"] = json_str("white")),
             ("a default removed", |s| drop(s.remove("penalty_claim"))),
