@@ -17,6 +17,7 @@ Sections (the default runs the first five):
     slow       64 clients trickling bodies at a byte a second: /healthz and every game's play meanwhile
     archive    `referee validate` on a generated archive of random games of each game (--archive-games)
     soak       every game's play at full load in turn, --soak-seconds (600) in all: errors, restarts, memory
+    seals      play with seals (REFEREE_SEAL_KEYS) against without, every game: in process and over HTTP
 
 (`games`, the old section of Isaac, Hypnosia and Caesar! against their models, is now part of `core`
 and still accepted as its name.) The targets of issue 13 are printed next to the numbers they judge
@@ -59,7 +60,7 @@ BODIES = BENCH / "bodies"
 MODELS = ROOT / "tests" / "reference"
 GAMES = ("iago", "isaac", "hypnosia", "caesar")
 REFERENCE = "iago"  # the game the "× Iago" columns compare with
-SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak")
+SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals")
 DEFAULT_SECTIONS = SECTIONS[:5]
 SAMPLED_SECTIONS = {"embedding", "http", "batch", "slow", "soak"}  # they need mid-game samples
 SERVED_SECTIONS = {"http", "batch", "slow", "soak"}  # they start gunicorn
@@ -1224,6 +1225,139 @@ def header(args: argparse.Namespace, started: datetime.datetime, load_at_start: 
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------------------------------
+# seals: play with seals against without
+# --------------------------------------------------------------------------------------------------
+
+#: A key set for the benchmark only (32 bytes each): the first seals, both verify, as after a rotation.
+BENCH_SEAL_KEYS = ("k2:YmVuY2gtc2VhbC1rZXktdHdvLWJlbmNoLXNlYWwta2V5,"
+                   "k1:YmVuY2gtc2VhbC1rZXktb25lLWJlbmNoLXNlYWwta2V5")
+
+
+def seal_bodies(args: argparse.Namespace, workdir: Path, plies: int = 12) -> dict[str, tuple[bytes, bytes]]:
+    """Each game's `play` body, unsealed and sealed: the same mid-game state (a seeded game, `plies` in)
+    and the same legal move."""
+    bodies = {}
+    for name in args.games_list:
+        plain, sealed = referee.game(name), referee.game(name, seal_keys=BENCH_SEAL_KEYS)
+        rng, state = random.Random(name), sealed.new(seed=1)
+        for _ in range(plies):
+            state = sealed.play(state, rng.choice(sealed.legal_moves(state)))["state"]
+        move = rng.choice(sealed.legal_moves(state))
+        unsealed = {key: value for key, value in state.items() if key != "seal"}
+        assert plain.play(unsealed, move)["state"] == {k: v for k, v in sealed.play(state, move)["state"].items()
+                                                        if k != "seal"}
+        bodies[name] = (json.dumps({"state": unsealed, "move": move}).encode(),
+                        json.dumps({"state": state, "move": move}).encode())
+        for kind, body in zip(("plain", "sealed"), bodies[name]):
+            (workdir / f"{name}-{kind}.json").write_bytes(body)
+    return bodies
+
+
+def per_call_us(call: Callable[[], Any], seconds: float = 0.5) -> float:
+    """Microseconds a call, best of 5 runs of about `seconds` each."""
+    best = float("inf")
+    for _ in range(5):
+        count, start = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds:
+            for _ in range(100):
+                call()
+            count += 100
+        best = min(best, elapsed / count * 1e6)
+    return best
+
+
+def seal_in_process_rows(bodies: dict[str, tuple[bytes, bytes]]) -> list[list[str]]:
+    keys = referee.SealKeys(BENCH_SEAL_KEYS)
+    rows = []
+    for name, (plain_body, sealed_body) in bodies.items():
+        progress(f"seals: {name} in process")
+        plain, sealed = referee._core.Engine(name), referee._core.Engine(name, None, keys)
+        plain_us = per_call_us(lambda: plain.play_json(plain_body))
+        sealed_us = per_call_us(lambda: sealed.play_json(sealed_body))
+        rows.append([name, f"{len(sealed_body):,}", f"{plain_us:.1f}", f"{sealed_us:.1f}",
+                     f"+{sealed_us - plain_us:.1f}"])
+    return rows
+
+
+def seal_timing_rows(bodies: dict[str, tuple[bytes, bytes]], rounds: int = 7) -> list[list[str]]:
+    """A refused seal wrong in its MAC's first character against one wrong in its last, measured in turns
+    (`rounds` of each): the comparison is constant-time, so the two should differ by no more than runs of
+    either vary."""
+    engine = referee._core.Engine("caesar", None, referee.SealKeys(BENCH_SEAL_KEYS))
+    body = json.loads(bodies["caesar"][1])
+    seal = body["state"]["seal"]
+    at = seal.index(".") + 1
+    calls = {}
+    for where, index in (("first", at), ("last", len(seal) - 1)):
+        wrong = seal[:index] + ("A" if seal[index] != "A" else "Q") + seal[index + 1:]
+        data = json.dumps(body | {"state": body["state"] | {"seal": wrong}}).encode()
+
+        def refused(data: bytes = data) -> None:
+            try:
+                engine.play_json(data)
+            except referee.InvalidSeal:
+                return
+            raise RuntimeError("a wrong seal was taken")
+        calls[where] = refused
+    runs: dict[str, list[float]] = {where: [] for where in calls}
+    for _ in range(rounds):
+        for where, call in calls.items():
+            runs[where].append(per_call_us(call, seconds=0.2))
+    return [[f"MAC wrong in its {where} character", f"{min(times):.2f}", f"{statistics.median(times):.2f}",
+             f"{max(times) - min(times):.2f}"] for where, times in runs.items()]
+
+
+def bench_seals(args: argparse.Namespace, workdir: Path) -> str:
+    bodies = seal_bodies(args, workdir)
+    in_process = seal_in_process_rows(bodies)
+    timing = seal_timing_rows(bodies)
+    with contextlib.ExitStack() as servers:
+        plain = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers))
+        sealed = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers,
+                                                env_extra={"REFEREE_SEAL_KEYS": BENCH_SEAL_KEYS}))
+        targets = {}
+        for name in bodies:
+            for kind, server in (("plain", plain), ("sealed", sealed)):
+                path, body = f"/v1/games/{name}/play", workdir / f"{name}-{kind}.json"
+                check_answer(server, path, body, lambda data, kind=kind: ("seal" in data["state"]) == (kind == "sealed"))
+                targets[f"{name}-{kind}"] = (f"http://{server.host}:{server.port}{path}", body)
+        results = wrk_rounds(args, targets)
+    rows = []
+    for name in bodies:
+        plain, sealed = results[f"{name}-plain"], results[f"{name}-sealed"]
+        rows.append([name, number(plain["rps"]), number(sealed["rps"]), f"{sealed['rps'] / plain['rps']:.2f}×",
+                     f"{plain['p50_us'] / 1000:,.2f} / {sealed['p50_us'] / 1000:,.2f}",
+                     f"{plain['p99_us'] / 1000:,.2f} / {sealed['p99_us'] / 1000:,.2f}",
+                     number(plain["errors"] + sealed["errors"])])
+    workers = args.workers or f"the config's default, {2 * (os.cpu_count() or 1) + 1}"
+    return "\n".join([
+        "## seals: play with seals against without",
+        "",
+        "Each game's `play` body: the state 12 plies into a seeded game and a legal move, sent once without a seal "
+        "to a service without keys, once sealed to a service with two keys (`REFEREE_SEAL_KEYS`, the first seals). "
+        "The sealed request verifies the seal (canonical form of the state, HMAC-SHA-256) and seals the next state.",
+        "",
+        "In process (`Engine.play_json`, the whole request in the engine; µs a call, best of 5):",
+        "",
+        table(["game", "sealed body bytes", "unsealed µs", "sealed µs", "seal costs µs"], in_process),
+        "",
+        "A refused seal, wrong in the first or the last character of its MAC (Caesar!'s state; µs a call, "
+        "7 runs of each in turns): verification compares the whole MAC in constant time (`hmac`'s "
+        "`verify_slice`), so where the MAC differs should not show beyond the spread of the runs.",
+        "",
+        table(["refused seal", "best µs", "median µs", "spread of the runs µs"], timing),
+        "",
+        f"Over HTTP: gunicorn `-c python:referee.gunicorn_conf` ({workers} workers, `REFEREE_ACCESS_LOG=0`), one "
+        f"server without keys and one with; `wrk -t{args.threads} -c{args.connections} -d{args.duration}s`, "
+        f"{args.rounds} rounds taking turns after a {args.warmup} s warm-up each. Latencies unsealed / sealed.",
+        "",
+        table(["game", "unsealed requests/s", "sealed requests/s", "sealed ÷ unsealed", "p50 ms", "p99 ms", "errors"],
+              rows),
+    ])
+
+
+
 def add_options(parser: argparse.ArgumentParser) -> None:
     core = parser.add_argument_group("core")
     core.add_argument("--engine-depth", type=int, default=5, help="Iago's engine perft depth (default: 5)")
@@ -1315,6 +1449,9 @@ def main() -> None:
     if SERVED_SECTIONS & set(args.only):
         with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
             parts.append(bench_http(args, games, samples, json_rates, Path(workdir)))
+    if "seals" in args.only:
+        with tempfile.TemporaryDirectory(prefix="referee-seals-") as workdir:
+            parts.append(bench_seals(args, Path(workdir)))
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
     print(report)
     if args.out:

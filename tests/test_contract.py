@@ -3,6 +3,8 @@ requests from it (valid and invalid) and checks every response against it, in-pr
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import schemathesis
@@ -98,7 +100,7 @@ def test_the_engine_shapes_match_the_spec() -> None:
     components = spec_schemas()
     game = referee.game("iago", options={"penalty": True})
     played = game.play(game.new(), "e4")
-    assert set(played["state"]) == set(components["IagoState"]["properties"])
+    assert set(played["state"]) | {"seal"} == set(components["IagoState"]["properties"])  # unsealed
     assert set(played["effects"]) == set(components["IagoEffects"]["properties"])
     # `ranking` is optional (games of more than two players only).
     outcome = components["Outcome"]
@@ -107,12 +109,20 @@ def test_the_engine_shapes_match_the_spec() -> None:
     assert set(game.setup["options"]) == set(components["IagoOptions"]["properties"])
 
 
+def test_a_sealed_state_has_every_property_of_the_spec() -> None:
+    components = spec_schemas()
+    for name, prefix in contract.PREFIXES.items():
+        state = referee.game(name, seal_keys="k1:" + "A" * 43).new(seed=1)
+        assert set(state) == set(components[prefix + "State"]["properties"]), name
+        assert re.fullmatch(components[prefix + "State"]["properties"]["seal"]["pattern"], state["seal"])
+
+
 def test_the_isaac_shapes_match_the_spec() -> None:
 
     components = spec_schemas()
     game = referee.game("isaac", options={"first_player": "white"})
     played = game.play(game.new(), "c4-g4")
-    assert set(played["state"]) == set(components["IsaacState"]["properties"])
+    assert set(played["state"]) | {"seal"} == set(components["IsaacState"]["properties"])  # unsealed
     assert set(components["IsaacState"]["required"]) == set(played["state"]) - {"variant", "options"}
     assert set(played["effects"]) <= set(components["IsaacEffects"]["properties"])
     assert set(game.setup) == set(components["IsaacSetup"]["properties"])
@@ -141,7 +151,7 @@ def test_the_caesar_shapes_match_the_spec() -> None:
     game = referee.game("caesar")
     state = game.new(seed=3)
     played = game.play(state, game.legal_moves(state)[0])
-    assert set(played["state"]) == set(components["CaesarState"]["properties"])
+    assert set(played["state"]) | {"seal"} == set(components["CaesarState"]["properties"])  # unsealed
     assert set(played["effects"]) == set(components["CaesarEffects"]["properties"])
     assert set(game.view(state, "caesar")) == set(components["CaesarView"]["properties"])
     assert set(game.setup) == set(components["CaesarSetup"]["properties"])
@@ -163,7 +173,7 @@ def test_the_hypnosia_shapes_and_examples_match_the_spec() -> None:
     # The spec's examples are exactly what the engine answers.
     assert components["HypnosiaState"]["examples"] == [played["state"]]
     assert components["HypnosiaEffects"]["examples"] == [played["effects"]]
-    assert set(played["state"]) == set(components["HypnosiaState"]["properties"])
+    assert set(played["state"]) | {"seal"} == set(components["HypnosiaState"]["properties"])  # unsealed
     assert set(played["effects"]) == set(components["HypnosiaEffects"]["properties"])
     assert set(played["effects"]["moves"][0]) == set(components["HypnosiaDieMove"]["properties"])
     assert set(game.setup) == set(components["HypnosiaSetup"]["properties"])

@@ -83,10 +83,14 @@ fn with_position<G: Rules>(body: &str) -> String {
 
 fn requests<G: Rules>(c: &mut Criterion) {
     let setup = game::default_setup::<G>();
+    let reader = batch::Reader::<G> {
+        setup: &setup,
+        keys: None,
+    };
     let (play, refused) = bodies::<G>(1);
     let play_position = with_position::<G>(&play);
-    assert!(batch::answer_request::<G>(play.as_bytes(), &setup, true).is_ok());
-    assert!(batch::answer_request::<G>(refused.as_bytes(), &setup, false).is_ok());
+    assert!(batch::answer_request::<G>(play.as_bytes(), reader, true).is_ok());
+    assert!(batch::answer_request::<G>(refused.as_bytes(), reader, false).is_ok());
     let items: Vec<&str> = (0..ARRAY_ITEMS)
         .map(|index| {
             if index % 2 == 0 {
@@ -100,17 +104,17 @@ fn requests<G: Rules>(c: &mut Criterion) {
     let mut group = c.benchmark_group(G::NAME);
     group.throughput(Throughput::Elements(1));
     group.bench_function("play_json", |b| {
-        b.iter(|| batch::answer_request::<G>(play.as_bytes(), &setup, true))
+        b.iter(|| batch::answer_request::<G>(play.as_bytes(), reader, true))
     });
     group.bench_function("play_json (state as its position)", |b| {
-        b.iter(|| batch::answer_request::<G>(play_position.as_bytes(), &setup, true))
+        b.iter(|| batch::answer_request::<G>(play_position.as_bytes(), reader, true))
     });
     group.bench_function("validate_json (refused move)", |b| {
-        b.iter(|| batch::answer_request::<G>(refused.as_bytes(), &setup, false))
+        b.iter(|| batch::answer_request::<G>(refused.as_bytes(), reader, false))
     });
     group.throughput(Throughput::Elements(ARRAY_ITEMS as u64));
     group.bench_function(format!("validate_array({ARRAY_ITEMS})"), |b| {
-        b.iter(|| batch::validate_array::<G>(array.as_bytes(), &setup, false, ARRAY_ITEMS))
+        b.iter(|| batch::validate_array::<G>(array.as_bytes(), reader, false, ARRAY_ITEMS))
     });
     group.finish();
 }

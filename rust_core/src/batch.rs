@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use crate::error::Error;
 use crate::game::{self, Form, Played, Rules, StateIn, Verdict};
 use crate::registry::GameKind;
+use crate::seal::{self, SealKeys, Unsealed};
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
 pub const MAX_MOVE_CHARS: usize = 256;
@@ -26,6 +27,21 @@ pub const MAX_PLAYER_CHARS: usize = 64;
 /// What the envelope check says of a state that is neither an object nor a string (as the
 /// service's `State` field says it).
 pub const STATE_TYPE_MESSAGE: &str = "Not a valid state: a JSON object or a position string.";
+
+/// How an engine reads the states it is given and writes those it answers: a position string with
+/// its setup; with seal keys, every state sealed (objects only), without, seals ignored.
+pub struct Reader<'a, G: Rules> {
+    pub setup: &'a G::Setup,
+    pub keys: Option<&'a SealKeys>,
+}
+
+impl<G: Rules> Clone for Reader<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G: Rules> Copy for Reader<'_, G> {}
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,10 +70,11 @@ fn lines(data: &[u8]) -> Vec<(usize, &[u8])> {
 
 /// Validates NDJSON items (`{"state", "move", "player"?}` a line), one result a line in input order,
 /// each with its `index` (counted from `first_index`). A bad item gets an error result and never fails
-/// its neighbours; a line that is not JSON stops the batch there.
+/// its neighbours; a line that is not JSON stops the batch there. With `keys`, every state must carry
+/// a valid seal and every next state is sealed.
 pub fn validate_lines<G: Rules>(
     data: &[u8],
-    setup: &G::Setup,
+    reader: Reader<G>,
     with_state: bool,
     first_index: usize,
 ) -> Output {
@@ -71,7 +88,7 @@ pub fn validate_lines<G: Rules>(
                 let index = first_index + task * ITEMS_PER_TASK + offset;
                 let written = std::str::from_utf8(text)
                     .map_err(|e| e.to_string())
-                    .and_then(|text| write_result::<G>(&mut out, text, setup, index, with_state));
+                    .and_then(|text| write_result::<G>(&mut out, text, reader, index, with_state));
                 if let Err(detail) = written {
                     return (out, offset, Some(MalformedLine { line, detail }));
                 }
@@ -98,10 +115,10 @@ const ITEMS_PER_TASK: usize = 256;
 const RESULT_BYTES: usize = 160;
 
 /// Validates a JSON array of at most `max_items` items; the results as a JSON array in input order,
-/// and their count. `Err` says why when the input is not such an array.
+/// and their count. `Err` says why when the input is not such an array. `keys` as `validate_lines`.
 pub fn validate_array<G: Rules>(
     data: &[u8],
-    setup: &G::Setup,
+    reader: Reader<G>,
     with_state: bool,
     max_items: usize,
 ) -> Result<(Vec<u8>, usize), Value> {
@@ -135,7 +152,7 @@ pub fn validate_array<G: Rules>(
                 if index > 0 {
                     out.push(b',');
                 }
-                write_result::<G>(&mut out, item, setup, index, with_state)
+                write_result::<G>(&mut out, item, reader, index, with_state)
                     .map_err(|detail| not_json(format!("item {index}: {detail}")))?;
             }
             Ok(out)
@@ -202,26 +219,28 @@ fn array_items(text: &str) -> Result<Vec<&str>, String> {
 }
 
 /// The verdict on one `(state, move, player)`: `{"legal": true}` (with the next state, effects and
-/// outcome when `with_state`), or `{"legal": false, "reason": ...}`; `Err` for a player the game
-/// does not have.
+/// outcome when `with_state`, sealed when there are `keys`), or `{"legal": false, "reason": ...}`;
+/// `Err` for a player the game does not have.
 pub fn judge<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
     with_state: bool,
+    keys: Option<&SealKeys>,
 ) -> Result<Value, Error> {
-    let verdict = game::validate::<G>(position, mv, player)?;
-    Ok(verdict_json::<G>(
-        verdict,
-        with_state.then_some(Form::Object),
-    ))
+    game::validate::<G>(position, mv, player)
+        .map(|verdict| verdict_json::<G>(verdict, with_state.then_some(Form::Object), keys))
 }
 
-/// A verdict as JSON, with the next state in `form` when one is given.
-fn verdict_json<G: Rules>(verdict: Verdict<G::Position, G::Effects>, form: Option<Form>) -> Value {
+/// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given.
+fn verdict_json<G: Rules>(
+    verdict: Verdict<G::Position, G::Effects>,
+    form: Option<Form>,
+    keys: Option<&SealKeys>,
+) -> Value {
     match (verdict, form) {
         (Verdict::Legal { position, effects }, Some(form)) => {
-            let mut result = json!(Played::<G>::in_form(&position, effects, form));
+            let mut result = json!(Played::<G>::in_form(&position, effects, form, keys));
             result["legal"] = Value::Bool(true);
             result
         }
@@ -290,41 +309,68 @@ enum Taken<P> {
 /// Takes an item (or a request body, as `whole` names it in errors) apart. An item in the usual good
 /// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
 /// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
-fn take_item<G: Rules>(item: &str, whole: &str, setup: &G::Setup) -> Taken<G::Position> {
-    quick_item::<G>(item, setup).unwrap_or_else(|| exact_item::<G>(item, whole, setup))
+/// With `keys`, the state's seal is checked before anything else about the state.
+fn take_item<G: Rules>(item: &str, whole: &str, reader: Reader<G>) -> Taken<G::Position> {
+    let quick = match reader.keys {
+        None => quick_item::<G>(item, reader.setup),
+        Some(keys) => quick_sealed_item::<G>(item, keys),
+    };
+    quick.unwrap_or_else(|| exact_item::<G>(item, whole, reader))
 }
 
-/// An item in the usual good shape, its state parsed straight into the game's type; `None` for any
-/// other item.
+/// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
+/// ignored) or read from its position string; `None` for any other item.
 fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Position>> {
     let mut json = serde_json::Deserializer::from_str(item);
-    let good: GoodItem<G::State> = crate::strict::object(&mut json).ok()?;
+    let good: GoodItem<StateIn<Unsealed<G::State>>> = crate::strict::object(&mut json).ok()?;
     json.end().ok()?;
-    let player_fits = good
-        .player
-        .as_deref()
-        .is_none_or(|p| fits(p, MAX_PLAYER_CHARS));
-    if !fits(&good.mv, MAX_MOVE_CHARS) || !player_fits {
+    if !envelope_fits(&good.mv, good.player.as_deref()) {
         return None;
     }
-    Some(match game::read_state::<G>(good.state, setup) {
-        Ok(position) => Taken::Item(position, good.mv, good.player),
+    let position = match good.state {
+        StateIn::Object(state) => state
+            .into_state()
+            .and_then(G::from_state)
+            .map(|p| (p, Form::Object)),
+        StateIn::Notation(text) => G::parse_position(&text, setup).map(|p| (p, Form::Notation)),
+    };
+    Some(taken(position, good.mv, good.player))
+}
+
+/// `quick_item` with keys: the state's text goes to the seal check.
+fn quick_sealed_item<G: Rules>(item: &str, keys: &SealKeys) -> Option<Taken<G::Position>> {
+    let good = serde_json::from_str::<GoodSealedItem>(item).ok()?;
+    if !good.state.get().starts_with('{') || !envelope_fits(&good.mv, good.player.as_deref()) {
+        return None;
+    }
+    let position = seal::open_text::<G>(good.state.get(), Some(keys)).and_then(G::from_state);
+    Some(taken(
+        position.map(|p| (p, Form::Object)),
+        good.mv,
+        good.player,
+    ))
+}
+
+fn taken<P>(position: Result<(P, Form), Error>, mv: String, player: Option<String>) -> Taken<P> {
+    match position {
+        Ok(position) => Taken::Item(position, mv, player),
         Err(error) => Taken::Refused(error.reason()),
-    })
+    }
+}
+
+fn envelope_fits(mv: &str, player: Option<&str>) -> bool {
+    fits(mv, MAX_MOVE_CHARS) && player.is_none_or(|p| fits(p, MAX_PLAYER_CHARS))
 }
 
 /// Any item: its JSON checked whole (so that a fault of the JSON is one everywhere in the item, as
 /// on routes that parse the whole body first), then the envelope field by field, then the state.
-fn exact_item<G: Rules>(item: &str, whole: &str, setup: &G::Setup) -> Taken<G::Position> {
+fn exact_item<G: Rules>(item: &str, whole: &str, reader: Reader<G>) -> Taken<G::Position> {
     if let Some(detail) = json_error(item) {
         return Taken::NotJson(detail);
     }
     match open_item(item, whole) {
         Opened::Refused(reason) => Taken::Refused(reason),
-        Opened::Item(state, mv, player) => match parse_state::<G>(state, setup) {
-            Ok(position) => Taken::Item(position, mv, player),
-            Err(error) => Taken::Refused(error.reason()),
-        },
+        Opened::Item(state, mv, player) => taken(parse_state::<G>(state, reader), mv, player),
     }
 }
 
@@ -332,7 +378,19 @@ fn exact_item<G: Rules>(item: &str, whole: &str, setup: &G::Setup) -> Taken<G::P
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, bound = "S: DeserializeOwned")]
 struct GoodItem<S> {
-    state: StateIn<S>,
+    state: S,
+    #[serde(rename = "move")]
+    mv: String,
+    #[serde(default)]
+    player: Option<String>,
+}
+
+/// `GoodItem` for engines with keys: the state's text, for the seal check.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GoodSealedItem<'a> {
+    #[serde(borrow)]
+    state: &'a RawValue,
     #[serde(rename = "move")]
     mv: String,
     #[serde(default)]
@@ -480,15 +538,16 @@ fn malformed_request_detail(errors: &[(String, String)], detail: String) -> Valu
 /// A single `play` or `validate` request body, `{"state", "move", "player"?}` (a batch item's
 /// envelope), answered as JSON bytes: for `play` the next state with its effects and outcome, for
 /// `validate` the verdict. `Err` is the reason there is no answer: `malformed-json`,
-/// `malformed-request`, the state's error, or (`play` only) the move's.
+/// `malformed-request`, the state's error (`invalid-seal` first, with `keys`), or (`play` only) the
+/// move's. With `keys`, the next state is sealed.
 pub fn answer_request<G: Rules>(
     body: &[u8],
-    setup: &G::Setup,
+    reader: Reader<G>,
     play: bool,
 ) -> Result<Vec<u8>, Value> {
     let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
     let body = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
-    let ((position, form), mv, player) = match take_item::<G>(body, "body", setup) {
+    let ((position, form), mv, player) = match take_item::<G>(body, "body", reader) {
         Taken::Item(position, mv, player) => (position, mv, player),
         Taken::Refused(reason) => return Err(reason),
         Taken::NotJson(detail) => return Err(not_json(detail)),
@@ -496,11 +555,11 @@ pub fn answer_request<G: Rules>(
     let answer = if play {
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
-        serde_json::to_vec(&Played::<G>::in_form(&next, effects, form))
+        serde_json::to_vec(&Played::<G>::in_form(&next, effects, form, reader.keys))
     } else {
         let verdict =
             game::validate::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
-        serde_json::to_vec(&verdict_json::<G>(verdict, None))
+        serde_json::to_vec(&verdict_json::<G>(verdict, None, None))
     };
     Ok(answer.expect("an answer serializes"))
 }
@@ -510,11 +569,11 @@ pub fn answer_request<G: Rules>(
 fn write_result<G: Rules>(
     out: &mut Vec<u8>,
     item: &str,
-    setup: &G::Setup,
+    reader: Reader<G>,
     index: usize,
     with_state: bool,
 ) -> Result<(), String> {
-    let verdict = match take_item::<G>(item, "item", setup) {
+    let verdict = match take_item::<G>(item, "item", reader) {
         Taken::NotJson(detail) => return Err(detail),
         Taken::Refused(reason) => json!({ "error": reason }),
         Taken::Item((position, form), mv, player) => {
@@ -524,7 +583,7 @@ fn write_result<G: Rules>(
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
                     return Ok(());
                 }
-                Ok(verdict) => verdict_json::<G>(verdict, with_state.then_some(form)),
+                Ok(verdict) => verdict_json::<G>(verdict, with_state.then_some(form), reader.keys),
                 Err(error) => json!({ "error": error.reason() }),
             }
         }
@@ -536,11 +595,19 @@ fn write_result<G: Rules>(
     Ok(())
 }
 
-/// A state given as JSON text (an object, or a position string of `setup`), checked, and its form.
-pub fn parse_state<G: Rules>(json: &str, setup: &G::Setup) -> Result<(G::Position, Form), Error> {
-    let state: StateIn<G::State> =
+/// A state given as JSON text, checked, and its form: an object (with keys, its seal first), or a
+/// position string of the reader's setup (refused with keys: it cannot carry a seal).
+pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
+    if !json.starts_with('"') {
+        let state = seal::open_text::<G>(json, reader.keys)?;
+        return Ok((G::from_state(state)?, Form::Object));
+    }
+    if reader.keys.is_some() {
+        return Err(seal::position_refused());
+    }
+    let text: String =
         serde_json::from_str(json).map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    game::read_state::<G>(state, setup)
+    Ok((G::parse_position(&text, reader.setup)?, Form::Notation))
 }
 
 /// One game record of an archive: which game, its setup, and the moves played.
@@ -647,8 +714,8 @@ fn replay_record<G: Rules>(record: &Record) -> Value {
     match setup {
         Err(error) => json!({ "error": error.reason() }),
         Ok(setup) => {
-            let mut summary =
-                game::replay::<G, _>(&setup, record.seed, &record.moves).summary(&record.moves);
+            let mut summary = game::replay::<G, _>(&setup, record.seed, &record.moves)
+                .summary(&record.moves, None);
             // The position string says all the state does, in a fraction of the bytes of an archive.
             if let Some(object) = summary.as_object_mut() {
                 object.remove("state");
@@ -663,12 +730,21 @@ mod tests {
     use super::*;
     use crate::iago::Iago;
 
-    fn setup() -> <Iago as Rules>::Setup {
-        game::default_setup::<Iago>()
+    fn setup() -> &'static <Iago as Rules>::Setup {
+        static SETUP: std::sync::OnceLock<<Iago as Rules>::Setup> = std::sync::OnceLock::new();
+        SETUP.get_or_init(game::default_setup::<Iago>)
+    }
+
+    /// The reader of an engine of the default setup, with `keys` or none.
+    fn reader(keys: Option<&SealKeys>) -> Reader<'_, Iago> {
+        Reader {
+            setup: setup(),
+            keys,
+        }
     }
 
     fn start() -> String {
-        let position = Iago::start(&setup(), None);
+        let position = Iago::start(setup(), None);
         serde_json::to_string(&Iago::to_state(&position)).unwrap()
     }
 
@@ -686,7 +762,7 @@ mod tests {
         let input = format!(
             "{{\"state\":{state},\"move\":\"e4\"}}\n\n{{\"state\":{state},\"move\":\"e5\"}}\n{{\"move\":7}}\nnot json\n{{\"state\":{state},\"move\":\"e5\"}}\n"
         );
-        let output = validate_lines::<Iago>(input.as_bytes(), &setup(), false, 10);
+        let output = validate_lines::<Iago>(input.as_bytes(), reader(None), false, 10);
         let results = ndjson_values(&output.ndjson);
         assert_eq!(output.items, 3);
         assert_eq!(results[0]["index"], 10);
@@ -711,7 +787,7 @@ mod tests {
             "[{{\"state\":{state},\"move\":\"e4\"}}, 3, {{\"state\":{{}},\"move\":\"e5\"}}]"
         );
         let results: Vec<Value> = serde_json::from_slice(
-            &validate_array::<Iago>(input.as_bytes(), &setup(), true, 3)
+            &validate_array::<Iago>(input.as_bytes(), reader(None), true, 3)
                 .unwrap()
                 .0,
         )
@@ -721,8 +797,8 @@ mod tests {
         assert!(results[0]["state"].is_object());
         assert_eq!(results[1]["error"]["errors"][0]["field"], "item");
         assert_eq!(results[2]["error"]["code"], "invalid-state");
-        assert!(validate_array::<Iago>(b"{}", &setup(), false, 3).is_err());
-        assert!(validate_array::<Iago>(input.as_bytes(), &setup(), false, 2).is_err());
+        assert!(validate_array::<Iago>(b"{}", reader(None), false, 3).is_err());
+        assert!(validate_array::<Iago>(input.as_bytes(), reader(None), false, 2).is_err());
     }
 
     #[test]
@@ -749,18 +825,75 @@ mod tests {
         ];
         let mut quick = 0;
         for item in &items {
-            let exact = exact_item::<Iago>(item, "item", &setup());
-            if let Some(answer) = quick_item::<Iago>(item, &setup()) {
+            let exact = exact_item::<Iago>(item, "item", reader(None));
+            if let Some(answer) = quick_item::<Iago>(item, setup()) {
                 quick += 1;
                 assert_eq!(answer, exact, "{item}");
             }
-            assert_eq!(take_item::<Iago>(item, "item", &setup()), exact, "{item}");
+            assert_eq!(
+                take_item::<Iago>(item, "item", reader(None)),
+                exact,
+                "{item}"
+            );
         }
         assert_eq!(quick, 6, "the good shapes take the quick path");
-        let refused = exact_item::<Iago>(&items[10], "item", &setup());
+        let refused = exact_item::<Iago>(&items[10], "item", reader(None));
         assert!(
             matches!(refused, Taken::Refused(reason) if reason["errors"][0]["message"] == STATE_TYPE_MESSAGE)
         );
+    }
+
+    #[test]
+    fn with_keys_both_paths_check_the_seal_and_a_bad_one_fails_its_item_alone() {
+        let keys = SealKeys::parse("k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0").unwrap();
+        let setup = Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
+        let stamped = seal::stamp::<Iago>(Iago::to_state(&Iago::start(&setup, None)), Some(&keys));
+        let sealed = serde_json::to_string(&stamped).unwrap();
+        let tampered = sealed.replace("\"black\"", "\"white\"");
+        let unsealed = start();
+        let items = [
+            format!(r#"{{"state":{sealed},"move":"e4"}}"#),
+            format!(r#"{{"state":{sealed},"move":"e4","player":"black"}}"#),
+            format!(r#"{{"state":{tampered},"move":"e4"}}"#),
+            format!(r#"{{"state":{unsealed},"move":"e4"}}"#),
+            format!(r#"{{"state":{sealed},"move":""}}"#),
+        ];
+        let mut quick = 0;
+        for item in &items {
+            let exact = exact_item::<Iago>(item, "item", reader(Some(&keys)));
+            if let Some(answer) = quick_sealed_item::<Iago>(item, &keys) {
+                quick += 1;
+                assert_eq!(answer, exact, "{item}");
+            }
+            assert_eq!(
+                take_item::<Iago>(item, "item", reader(Some(&keys))),
+                exact,
+                "{item}"
+            );
+        }
+        assert_eq!(quick, 4);
+        let array = format!("[{}]", items.join(","));
+        let (results, _) =
+            validate_array::<Iago>(array.as_bytes(), reader(Some(&keys)), true, 10).unwrap();
+        let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
+        assert_eq!(results[0]["legal"], true);
+        assert!(results[0]["state"]["seal"]
+            .as_str()
+            .unwrap()
+            .starts_with("k1."));
+        assert_eq!(results[1]["legal"], true);
+        for refused in [&results[2], &results[3]] {
+            assert_eq!(refused["error"]["code"], "invalid-seal");
+            assert_eq!(refused["error"]["field"], "state.seal");
+        }
+        assert_eq!(results[4]["error"]["code"], "malformed-request");
+        // Without keys, the seal of the same items is ignored.
+        let (results, _) =
+            validate_array::<Iago>(array.as_bytes(), reader(None), true, 10).unwrap();
+        let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
+        assert_eq!(results[2]["error"]["code"], "invalid-state");
+        assert_eq!(results[3]["legal"], true);
+        assert!(results[0]["state"].get("seal").is_none());
     }
 
     #[test]
@@ -775,14 +908,14 @@ mod tests {
         }
         // Items are cut at top-level commas only; each is parsed later, which finds `[1 2]` is no JSON.
         assert_eq!(array_items("[1 2]").unwrap(), ["1 2"]);
-        let refused = validate_array::<Iago>(b"[1 2]", &setup(), false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"[1 2]", reader(None), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
         assert!(refused["detail"].as_str().unwrap().contains("item 0"));
         // JSON that is no array is a malformed request; text that is no JSON, malformed JSON.
-        let refused = validate_array::<Iago>(b"{}", &setup(), false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"{}", reader(None), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-request");
         assert_eq!(refused["errors"][0]["field"], "body");
-        let refused = validate_array::<Iago>(b"{bad", &setup(), false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"{bad", reader(None), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
     }
 

@@ -12,6 +12,10 @@ pub enum Error {
     /// A state that cannot occur in this game (bad shape, impossible counts, unknown rules version).
     #[error("invalid state: {detail}")]
     InvalidState { field: String, detail: String },
+    /// With seal keys: a state whose `seal` is missing, malformed, names an unknown key id, or does
+    /// not match the state (see `seal`). Its field is always `state.seal`.
+    #[error("invalid seal: {detail}")]
+    InvalidSeal { detail: String },
     /// A board description (Hypnosia's `board` option) that is not a playable board.
     #[error("invalid board: {detail}")]
     InvalidBoard { field: String, detail: String },
@@ -46,6 +50,7 @@ impl Error {
         match self {
             Error::InvalidOptions { .. } => "invalid-options",
             Error::InvalidState { .. } => "invalid-state",
+            Error::InvalidSeal { .. } => "invalid-seal",
             Error::InvalidBoard { .. } => "invalid-board",
             Error::MalformedMove { .. } => "malformed-move",
             Error::IllegalMove { .. } => "illegal-move",
@@ -104,6 +109,7 @@ impl Error {
         match self {
             Error::InvalidOptions { detail, .. }
             | Error::InvalidState { detail, .. }
+            | Error::InvalidSeal { detail }
             | Error::InvalidBoard { detail, .. }
             | Error::MalformedMove { detail }
             | Error::IllegalMove { detail, .. }
@@ -130,6 +136,7 @@ impl Error {
             | Error::InvalidBoard { field, .. } => {
                 serde_json::json!({ "field": field })
             }
+            Error::InvalidSeal { .. } => serde_json::json!({ "field": "state.seal" }),
             Error::IllegalMove { rule, data, .. } => {
                 let mut object = serde_json::json!({ "rule": rule });
                 if let (Some(target), Value::Object(extra)) = (object.as_object_mut(), data) {

@@ -3,16 +3,16 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-
-use schemars::JsonSchema;
 use std::marker::PhantomData;
 
+use schemars::JsonSchema;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::seal::{self, SealKeys, Stamped};
 
 /// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
 /// `start`, `from_state`, `parse_position` (which check untrusted input) and `play`.
@@ -130,8 +130,8 @@ pub struct Outcome {
 
 /// The two forms a state travels in: the game's JSON object, or its position notation (a string,
 /// read with the setup of the engine that reads it, the default one in the service: the compact
-/// form, a fraction of the bytes for big states).
-/// An answer gives a state back in the form the request gave it.
+/// form, a fraction of the bytes for big states). An answer gives a state back in the form the
+/// request gave it. A position cannot carry a seal: engines with seal keys take objects only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
     Object,
@@ -166,33 +166,22 @@ impl<'de, S: DeserializeOwned> Deserialize<'de> for StateIn<S> {
     }
 }
 
-/// The position of a state in either form (a position string of `setup`), and the form.
-pub fn read_state<G: Rules>(
-    state: StateIn<G::State>,
-    setup: &G::Setup,
-) -> Result<(G::Position, Form)> {
-    match state {
-        StateIn::Object(state) => Ok((G::from_state(state)?, Form::Object)),
-        StateIn::Notation(text) => Ok((G::parse_position(&text, setup)?, Form::Notation)),
-    }
-}
-
 /// The game's default setup, checked (every game's default is valid).
 pub fn default_setup<G: Rules>() -> G::Setup {
     let setup = serde_json::from_str("{}").expect("every setup field has a default");
     G::check_setup(setup).expect("the default setup is valid")
 }
 
-/// A state as an answer gives it, in the form of the request's.
+/// A state as an answer gives it, in the form of the request's (an object sealed when there are keys).
 #[derive(Serialize)]
 #[serde(untagged)]
 pub enum StateOut<S> {
-    Object(S),
+    Object(Stamped<S>),
     Notation(String),
 }
 
-/// A move's result as clients receive it: the next state, its notation, what the move did, and
-/// where the game stands.
+/// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
+/// what the move did, and where the game stands.
 #[derive(Serialize)]
 pub struct Played<G: Rules> {
     pub state: StateOut<G::State>,
@@ -202,14 +191,19 @@ pub struct Played<G: Rules> {
 }
 
 impl<G: Rules> Played<G> {
-    pub fn new(position: &G::Position, effects: G::Effects) -> Self {
-        Self::in_form(position, effects, Form::Object)
+    pub fn new(position: &G::Position, effects: G::Effects, keys: Option<&SealKeys>) -> Self {
+        Self::in_form(position, effects, Form::Object, keys)
     }
 
-    pub fn in_form(position: &G::Position, effects: G::Effects, form: Form) -> Self {
+    pub fn in_form(
+        position: &G::Position,
+        effects: G::Effects,
+        form: Form,
+        keys: Option<&SealKeys>,
+    ) -> Self {
         let text = G::position_text(position);
         let state = match form {
-            Form::Object => StateOut::Object(G::to_state(position)),
+            Form::Object => StateOut::Object(seal::stamp::<G>(G::to_state(position), keys)),
             Form::Notation => StateOut::Notation(text.clone()),
         };
         Played {
@@ -276,12 +270,13 @@ pub struct Replay<G: Rules> {
 }
 
 impl<G: Rules> Replay<G> {
-    /// The result as clients receive it: legal, plies, the final state, and the failing ply if any.
-    pub fn summary<S: AsRef<str>>(&self, moves: &[S]) -> Value {
+    /// The result as clients receive it: legal, plies, the final state (sealed when there are keys),
+    /// and the failing ply if any.
+    pub fn summary<S: AsRef<str>>(&self, moves: &[S], keys: Option<&SealKeys>) -> Value {
         let mut result = serde_json::json!({
             "legal": self.failure.is_none(),
             "plies": self.plies,
-            "state": G::to_state(&self.position),
+            "state": seal::stamp::<G>(G::to_state(&self.position), keys),
             "position": G::position_text(&self.position),
             "outcome": G::outcome(&self.position),
         });

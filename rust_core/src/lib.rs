@@ -10,6 +10,7 @@ pub mod iago;
 pub mod isaac;
 pub mod registry;
 pub mod schemas;
+pub mod seal;
 pub mod strict;
 
 #[cfg(feature = "python")]

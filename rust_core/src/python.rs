@@ -3,20 +3,23 @@
 //! exception classes of `referee.errors`, each with its stable code.
 
 use std::any::Any;
+use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyString};
+
 use pythonize::{depythonize, pythonize};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::batch;
+use crate::batch::{self, Reader};
 use crate::error::Error;
 use crate::game::{self, Played, Rules};
 use crate::registry::GameKind;
+use crate::seal::{self, SealKeys};
 use crate::with_game;
 
 // Batches allocate and free many small strings from every core at once, where glibc's allocator took
@@ -48,24 +51,25 @@ fn to_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
     Ok(loads.call1((PyBytes::new(py, &json),))?.unbind())
 }
 
-/// A Python value read with JSON's strict types, as JSON text: orjson writes a dict or a list many
-/// times faster than Rust can walk it value by value. Anything orjson does not write (a mapping that
-/// is not a dict, say) goes through a JSON value; either way `{}` is not a boolean and a string is
-/// not a list of characters.
-fn from_python<T: DeserializeOwned>(value: &Bound<'_, PyAny>) -> Result<T, String> {
-    if let Ok(json) = orjson_dumps(value) {
-        return serde_json::from_slice(json.as_bytes()).map_err(|e| e.to_string());
+/// A Python value as JSON text, with JSON's strict types: orjson writes a dict or a list many times
+/// faster than Rust can walk it value by value; anything orjson does not write (a mapping that is
+/// not a dict, say) goes through a JSON value. Either way `{}` is not a boolean and a string is not
+/// a list of characters.
+fn json_text(value: &Bound<'_, PyAny>) -> Result<String, String> {
+    static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let dumped = DUMPS
+        .import(value.py(), "orjson", "dumps")
+        .and_then(|dumps| dumps.call1((value,)))
+        .and_then(|json| Ok(json.cast_into::<PyBytes>()?));
+    if let Ok(json) = dumped {
+        return String::from_utf8(json.as_bytes().to_vec()).map_err(|e| e.to_string());
     }
     let json = depythonize::<Value>(value).map_err(|e| e.to_string())?;
-    serde_json::from_value(json).map_err(|e| e.to_string())
+    Ok(json.to_string())
 }
 
-/// `orjson.dumps(value)`.
-fn orjson_dumps<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
-    static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let py = value.py();
-    let dumps = DUMPS.import(py, "orjson", "dumps")?;
-    Ok(dumps.call1((value,))?.cast_into::<PyBytes>()?)
+fn from_python<T: DeserializeOwned>(value: &Bound<'_, PyAny>) -> Result<T, String> {
+    serde_json::from_str(&json_text(value)?).map_err(|e| e.to_string())
 }
 
 fn checked_setup<G: Rules>(py: Python<'_>, setup: &Bound<'_, PyAny>) -> PyResult<G::Setup> {
@@ -74,20 +78,61 @@ fn checked_setup<G: Rules>(py: Python<'_>, setup: &Bound<'_, PyAny>) -> PyResult
     G::check_setup(setup).map_err(|e| raise(py, &e))
 }
 
+/// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify. Raises
+/// ValueError naming the entry at fault, never showing a secret.
+#[pyclass(module = "referee._core", frozen, name = "SealKeys")]
+struct PySealKeys(Arc<SealKeys>);
+
+#[pymethods]
+impl PySealKeys {
+    #[new]
+    fn new(text: &str) -> PyResult<Self> {
+        SealKeys::parse(text)
+            .map(|keys| PySealKeys(Arc::new(keys)))
+            .map_err(PyValueError::new_err)
+    }
+
+    /// The key ids, the sealing one first.
+    #[getter]
+    fn ids(&self) -> Vec<String> {
+        self.0.ids().into_iter().map(str::to_owned).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let ids: Vec<String> = self.0.ids().iter().map(|id| format!("'{id}'")).collect();
+        format!("SealKeys(ids=[{}])", ids.join(", "))
+    }
+}
+
 /// A game engine: every operation of one game on plain Python values, with a setup of its own (checked
-/// once) for the calls that start a game and for states given as position strings.
+/// once) for the calls that start a game and for states given as position strings. With seal keys,
+/// every state it takes must carry a valid seal (so it takes no position string), and every state it
+/// answers is sealed.
 #[pyclass(module = "referee._core", frozen)]
 struct Engine {
     kind: GameKind,
     /// The game's checked `Setup`.
     setup: Box<dyn Any + Send + Sync>,
+    keys: Option<Arc<SealKeys>>,
 }
 
 impl Engine {
+    fn keys(&self) -> Option<&SealKeys> {
+        self.keys.as_deref()
+    }
+
     fn own_setup<G: Rules>(&self) -> &G::Setup {
         self.setup
             .downcast_ref()
             .expect("an engine keeps its own game's setup")
+    }
+
+    /// How the batch paths read states and write answers: this engine's setup and keys.
+    fn reader<G: Rules>(&self) -> Reader<'_, G> {
+        Reader {
+            setup: self.own_setup::<G>(),
+            keys: self.keys(),
+        }
     }
 
     /// The setup given (checked), or the engine's own.
@@ -102,30 +147,48 @@ impl Engine {
         }
     }
 
-    /// A state in either form: a dict, or a position string of the engine's setup.
+    /// The checked position of an untrusted state in either form: a dict (its seal first, with keys),
+    /// or a position string of the engine's setup (refused with keys: it cannot carry a seal).
     fn position_of<G: Rules>(&self, state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
         let position = match state.cast::<PyString>() {
+            Ok(_) if self.keys.is_some() => Err(seal::position_refused()),
             Ok(text) => G::parse_position(&text.to_cow()?, self.own_setup::<G>()),
-            Err(_) => from_python::<G::State>(state)
+            Err(_) => json_text(state)
                 .map_err(|detail| Error::invalid_state("state", detail))
+                .and_then(|json| seal::open_text::<G>(&json, self.keys()))
                 .and_then(G::from_state),
         };
         position.map_err(|e| raise(state.py(), &e))
+    }
+
+    /// A state on its way out, sealed when there are keys.
+    fn answer_state<G: Rules>(
+        &self,
+        py: Python<'_>,
+        position: &G::Position,
+    ) -> PyResult<Py<PyAny>> {
+        to_py(py, &seal::stamp::<G>(G::to_state(position), self.keys()))
     }
 }
 
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (game, setup=None))]
-    fn new(py: Python<'_>, game: &str, setup: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (game, setup=None, seal_keys=None))]
+    fn new(
+        py: Python<'_>,
+        game: &str,
+        setup: Option<&Bound<'_, PyAny>>,
+        seal_keys: Option<&Bound<'_, PySealKeys>>,
+    ) -> PyResult<Self> {
+        let keys = seal_keys.map(|keys| Arc::clone(&keys.get().0));
         match GameKind::named(game) {
             Some(kind) => {
                 let setup: Box<dyn Any + Send + Sync> = with_game!(kind, G => match setup {
                     None => Box::new(game::default_setup::<G>()),
                     Some(setup) => Box::new(checked_setup::<G>(py, setup)?),
                 });
-                Ok(Engine { kind, setup })
+                Ok(Engine { kind, setup, keys })
             }
             None => {
                 let known = GameKind::names();
@@ -144,6 +207,12 @@ impl Engine {
     #[getter]
     fn rules_version(&self) -> &'static str {
         with_game!(self.kind, G => G::RULES_VERSION)
+    }
+
+    /// Whether the engine has seal keys (checks and seals every state).
+    #[getter]
+    fn sealed(&self) -> bool {
+        self.keys.is_some()
     }
 
     /// Static description of the game: variants, options, board.
@@ -168,13 +237,14 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let position = G::start(&self.setup_of::<G>(py, setup)?, seed);
-            to_py(py, &G::to_state(&position))
+            self.answer_state::<G>(py, &position)
         })
     }
 
-    /// Checks an untrusted state and returns it normalised (defaults filled in).
+    /// Checks an untrusted state and returns it normalised (defaults filled in; sealed again with
+    /// keys).
     fn check_state(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => to_py(py, &G::to_state(&self.position_of::<G>(state)?)))
+        with_game!(self.kind, G => self.answer_state::<G>(py, &self.position_of::<G>(state)?))
     }
 
     /// The one-line position notation of a state.
@@ -182,7 +252,7 @@ impl Engine {
         with_game!(self.kind, G => Ok(G::position_text(&self.position_of::<G>(state)?)))
     }
 
-    /// The state of a position written in notation, for a setup.
+    /// The state of a position written in notation, for a setup. Never sealed: notation is untrusted.
     #[pyo3(signature = (text, setup=None))]
     fn parse_position(
         &self,
@@ -234,7 +304,7 @@ impl Engine {
         with_game!(self.kind, G => {
             let position = self.position_of::<G>(state)?;
             let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
-            to_py(py, &Played::<G>::new(&next, effects))
+            to_py(py, &Played::<G>::new(&next, effects, self.keys()))
         })
     }
 
@@ -249,7 +319,7 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let position = self.position_of::<G>(state)?;
-            let verdict = batch::judge::<G>(&position, r#move, player, false).map_err(|e| raise(py, &e))?;
+            let verdict = batch::judge::<G>(&position, r#move, player, false, None).map_err(|e| raise(py, &e))?;
             to_py(py, &verdict)
         })
     }
@@ -258,7 +328,8 @@ impl Engine {
     /// whole request in one call, without a Python object. Raises MalformedJson, MalformedRequest (the
     /// envelope, checked as a batch item's), or the error of the state or the move.
     fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_game!(self.kind, G => batch::answer_request::<G>(body, self.own_setup::<G>(), true));
+        let answer =
+            with_game!(self.kind, G => batch::answer_request::<G>(body, self.reader::<G>(), true));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -266,7 +337,8 @@ impl Engine {
 
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
     fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_game!(self.kind, G => batch::answer_request::<G>(body, self.own_setup::<G>(), false));
+        let answer =
+            with_game!(self.kind, G => batch::answer_request::<G>(body, self.reader::<G>(), false));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -284,7 +356,7 @@ impl Engine {
         with_game!(self.kind, G => {
             let setup = self.setup_of::<G>(py, setup)?;
             let replay = py.detach(|| game::replay::<G, _>(&setup, seed, &moves));
-            to_py(py, &replay.summary(&moves))
+            to_py(py, &replay.summary(&moves, self.keys()))
         })
     }
 
@@ -299,7 +371,7 @@ impl Engine {
         with_state: bool,
         first_index: usize,
     ) -> (Bound<'py, PyBytes>, usize, Option<(usize, String)>) {
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, self.own_setup::<G>(), with_state, first_index)));
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, self.reader::<G>(), with_state, first_index)));
         let malformed = output.malformed.map(|m| (m.line, m.detail));
         (PyBytes::new(py, &output.ndjson), output.items, malformed)
     }
@@ -315,14 +387,15 @@ impl Engine {
         with_state: bool,
         max_items: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, self.own_setup::<G>(), with_state, max_items)));
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, self.reader::<G>(), with_state, max_items)));
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
             .map_err(|reason| raise_reason(py, &reason))
     }
 
     /// What `player` may see of a state (games with hidden information hide the rest); raises
-    /// UnknownPlayer for a name that is not a player of the game.
+    /// UnknownPlayer for a name that is not a player of the game. A view is never sealed: it is not
+    /// a state to send back.
     fn view(&self, py: Python<'_>, state: &Bound<'_, PyAny>, player: &str) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let position = self.position_of::<G>(state)?;
@@ -390,6 +463,7 @@ fn json_schemas(py: Python<'_>) -> PyResult<Py<PyAny>> {
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Engine>()?;
+    module.add_class::<PySealKeys>()?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;

@@ -24,6 +24,7 @@ use crate::game::{Outcome, Rules};
 use crate::hypnosia::Hypnosia;
 use crate::iago::Iago;
 use crate::isaac::Isaac;
+use crate::seal::{SEAL_FIELD, SEAL_PATTERN};
 
 /// Where the definitions live in the document they are dropped into.
 pub const DEFINITIONS_PATH: &str = "#/components/schemas";
@@ -94,13 +95,18 @@ fn merge(into: &mut Map<String, Value>, more: Map<String, Value>) {
     }
 }
 
-/// One game's schemas under their full names: `State` and `Setup` as the engine reads them,
-/// `Effects` as it writes them.
+/// One game's schemas under their full names: `State` and `Setup` as the engine reads them (the
+/// state with its optional `seal`), `Effects` as it writes them.
 fn game_definitions<G: Rules>() -> Map<String, Value> {
     let mut all = definitions(Contract::Deserialize, |generator| {
         generator.subschema_for::<G::State>();
         generator.subschema_for::<G::Setup>();
     });
+    let state = all
+        .get_mut(G::State::schema_name().as_ref())
+        .and_then(|state| state["properties"].as_object_mut())
+        .expect("a state is an object with properties");
+    state.insert(SEAL_FIELD.into(), seal_schema());
     merge(
         &mut all,
         definitions(Contract::Serialize, |generator| {
@@ -108,6 +114,20 @@ fn game_definitions<G: Rules>() -> Map<String, Value> {
         }),
     );
     all
+}
+
+/// The `seal` of a state (see `seal`).
+fn seal_schema() -> Value {
+    json!({
+        "type": "string",
+        "pattern": SEAL_PATTERN,
+        "description": "Present when the service has seal keys (`REFEREE_SEAL_KEYS`): `<key id>.<MAC>`, \
+            HMAC-SHA-256 over the state without its seal in canonical JSON (compact, keys sorted), \
+            after `referee-seal/1`, a newline, the game's name and a newline. Such a service answers \
+            every state sealed and takes back only a state with a seal that matches it exactly \
+            (`invalid-seal` otherwise); without keys a `seal` is ignored. Send the state back as \
+            received: any field changed, added or removed breaks the seal.",
+    })
 }
 
 fn common_definitions() -> Map<String, Value> {

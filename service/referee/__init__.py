@@ -21,6 +21,7 @@ from referee.errors import (
     IllegalMove,
     InvalidBoard,
     InvalidOptions,
+    InvalidSeal,
     InvalidState,
     MalformedMove,
     NotYourTurn,
@@ -35,10 +36,12 @@ __all__ = [
     "IllegalMove",
     "InvalidBoard",
     "InvalidOptions",
+    "InvalidSeal",
     "InvalidState",
     "MalformedMove",
     "NotYourTurn",
     "RefereeError",
+    "SealKeys",
     "UnknownGame",
     "UnknownPlayer",
     "game",
@@ -46,6 +49,7 @@ __all__ = [
     "replay_records",
 ]
 __version__ = _core.__version__
+SealKeys = _core.SealKeys
 
 State = Mapping[str, Any]
 
@@ -92,23 +96,38 @@ def replay_records(data: bytes, first_record: int = 1) -> bytes:
     return _core.replay_records(data, first_record)[0]
 
 
-def game(name: str, variant: str | None = None, options: Mapping[str, Any] | None = None) -> Game:
-    """A game with a setup: its variant and options apply to ``new``, ``replay`` and position strings."""
-    return Game(name, variant=variant, options=options)
+def game(
+    name: str,
+    variant: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    seal_keys: str | SealKeys | None = None,
+) -> Game:
+    """A game with a setup: its variant and options apply to ``new``, ``replay`` and position strings.
+    With ``seal_keys`` (``"k2:SECRET,k1:SECRET"`` as ``REFEREE_SEAL_KEYS``, or a ``SealKeys``), every
+    state it answers is sealed and every state it takes must carry a valid seal."""
+    return Game(name, variant=variant, options=options, seal_keys=seal_keys)
 
 
 class Game:
     """One game and setup. States carry their own variant and options, so one ``Game`` per game name
-    can judge states of any setup; a state may also be given as a position string of this setup."""
+    can judge states of any setup; a state may also be given as a position string of this setup (not
+    with seal keys: a position string carries no seal)."""
 
-    def __init__(self, name: str, variant: str | None = None, options: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        variant: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        seal_keys: str | SealKeys | None = None,
+    ) -> None:
         setup: dict[str, Any] = {}
         if variant is not None:
             setup["variant"] = variant
         if options is not None:
             setup["options"] = dict(options)
+        keys = SealKeys(seal_keys) if isinstance(seal_keys, str) else seal_keys
         # The engine checks the setup once and keeps it: for new games, replays and position strings.
-        self._engine = _core.Engine(name, setup)
+        self._engine = _core.Engine(name, setup, keys)
         self.setup: dict[str, Any] = self._engine.check_setup()
 
     @property
@@ -118,6 +137,11 @@ class Game:
     @property
     def rules_version(self) -> str:
         return self._engine.rules_version
+
+    @property
+    def sealed(self) -> bool:
+        """Whether this game has seal keys: it seals every state it answers and checks every one it takes."""
+        return self._engine.sealed
 
     def __repr__(self) -> str:
         return f"referee.game({self.name!r}, setup={self.setup!r})"
@@ -139,7 +163,7 @@ class Game:
         return self._engine.position(state)
 
     def parse_position(self, text: str) -> dict[str, Any]:
-        """The JSON state of a position written in notation, with this game's setup."""
+        """The JSON state of a position written in notation, with this game's setup. Never sealed."""
         return self._engine.parse_position(text)
 
     def legal_moves(self, state: State | str, compact: bool = False) -> list[str]:
@@ -198,7 +222,8 @@ class Game:
 
     def view(self, state: State | str, player: str) -> dict[str, Any]:
         """What ``player`` may see of a state: games with hidden information (Caesar!'s hands, bags
-        and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``."""
+        and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``. A view
+        is never sealed: it is for showing, not for sending back."""
         return self._engine.view(state, player)
 
     def svg(self, state: State | str, *, move: str | None = None, legal: bool = False, player: str | None = None,

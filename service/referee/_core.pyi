@@ -12,12 +12,26 @@ def json_schemas() -> dict[str, dict[str, dict[str, Any]]]:
     ``{"iago": {"State": ..., "Setup": ..., "Effects": ...}, ...}``. ``Name`` under a game is the
     component ``<Prefix>Name`` (``IagoState``); every ``$ref`` is ``#/components/schemas/<that>``."""
 
-class Engine:
-    """Every operation of one game on plain Python values; errors are ``referee.errors`` classes."""
+class SealKeys:
+    """Seal keys read once from ``"id:SECRET,id:SECRET"`` (the first seals, all verify); raises ValueError
+    naming the entry at fault. Its repr shows the ids only."""
 
-    def __init__(self, game: str, setup: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, text: str) -> None: ...
+    @property
+    def ids(self) -> list[str]: ...
+
+class Engine:
+    """Every operation of one game on plain Python values; errors are ``referee.errors`` classes. With
+    ``seal_keys`` every state it takes must carry a valid seal (``InvalidSeal``), and every state it
+    answers is sealed."""
+
+    def __init__(
+        self, game: str, setup: Mapping[str, Any] | None = None, seal_keys: SealKeys | None = None
+    ) -> None:
         """An engine of ``game`` with its own ``setup`` (checked once; the default when None): for new
-        games and replays, and for states given as position strings."""
+        games and replays, and for states given as position strings (not with seal keys)."""
+    @property
+    def sealed(self) -> bool: ...
     @property
     def name(self) -> str: ...
     @property

@@ -17,9 +17,11 @@ from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, Replay
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
-ENGINES: dict[str, _core.Engine] = {name: _core.Engine(name) for name in _core.games()}
+GAMES: list[str] = _core.games()
 #: Static game descriptions, built once: they never change while the process runs.
-INFO: dict[str, dict[str, Any]] = {name: engine.info() for name, engine in ENGINES.items()}
+INFO: dict[str, dict[str, Any]] = {name: _core.Engine(name).info() for name in GAMES}
+#: Where an app keeps its engines (`engines`): with the app's seal keys, if any.
+ENGINES_KEY = "REFEREE_ENGINES"
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
 
@@ -34,10 +36,16 @@ def json_response(body: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(body), status=status, mimetype=JSON)
 
 
+def engines(seal_keys: _core.SealKeys | None = None) -> dict[str, _core.Engine]:
+    """An engine a game; with seal keys, each checks the seal of every state it takes and seals every
+    state it answers."""
+    return {name: _core.Engine(name, None, seal_keys) for name in GAMES}
+
+
 def engine_of(game: str) -> _core.Engine:
-    engine = ENGINES.get(game)
+    engine = current_app.config[ENGINES_KEY].get(game)
     if engine is None:
-        raise Problem("unknown-game", f"unknown game {game!r}; known games: {', '.join(ENGINES)}", known=list(ENGINES))
+        raise Problem("unknown-game", f"unknown game {game!r}; known games: {', '.join(GAMES)}", known=GAMES)
     return engine
 
 
@@ -88,7 +96,7 @@ def game_route(path: str, method: str) -> Callable[[Callable[..., Response]], Ca
     matches them by lookup, while a converter costs a tenth of a whole `play` request."""
 
     def register(view: Callable[..., Response]) -> Callable[..., Response]:
-        for name in ENGINES:
+        for name in GAMES:
             v1.add_url_rule(f"/games/{name}{path}", view_func=view, methods=[method], defaults={"game": name})
         v1.add_url_rule(f"/games/<game>{path}", view_func=view, methods=[method])
         return view

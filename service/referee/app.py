@@ -10,12 +10,12 @@ from importlib import resources
 from typing import Any
 
 import yaml
-from flask import Blueprint, Flask, Response, render_template, request
+from flask import Blueprint, Flask, Response, current_app, render_template, request
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from referee import logs, metrics
-from referee.api import ENGINES, json_response, v1
+from referee.api import ENGINES_KEY, engines, json_response, v1
 from referee.body import Bodies
 from referee.codes import CODES
 from referee.observe import Observed, RoutedRequest
@@ -41,9 +41,10 @@ def openapi_document() -> dict[str, Any]:
 
 
 def self_test() -> list[str]:
-    """Plays every legal first move of every game: a broken engine build fails here, not on traffic."""
+    """Plays every legal first move of every game with the app's engines (sealing and checking seals, when
+    the app has keys): a broken engine build fails here, not on traffic."""
     failures = []
-    for name, engine in ENGINES.items():
+    for name, engine in current_app.config[ENGINES_KEY].items():
         try:
             state = engine.new_state()
             moves = engine.legal_moves(state)
@@ -65,7 +66,7 @@ def readyz() -> Response:
     failures = self_test()
     if failures:
         raise Problem("not-ready", f"engine self-test failed for {', '.join(failures)}", games=failures)
-    return json_response({"status": "ready", "games": list(ENGINES)})
+    return json_response({"status": "ready", "games": list(current_app.config[ENGINES_KEY])})
 
 
 @ops.get("/metrics")
@@ -94,7 +95,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config["REFEREE"] = settings
+    app.config[ENGINES_KEY] = engines(settings.seal_keys)
     logs.configure(settings.log_level)
+    if settings.seal_keys is not None:
+        log.info("seals on: key %s seals, keys %s verify", settings.seal_keys.ids[0], ", ".join(settings.seal_keys.ids))
     app.register_blueprint(v1)
     app.register_blueprint(ops)
     app.register_blueprint(playground)

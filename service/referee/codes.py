@@ -48,6 +48,12 @@ CODES: dict[str, ProblemCode] = {
     "invalid-state": ProblemCode(
         422, "The state cannot occur in this game",
         "The state cannot occur in the game (shape, counts, side to move, rules version); `field` says where."),
+    "invalid-seal": ProblemCode(
+        422, "The state's seal is missing or does not match",
+        "The service seals its states (`REFEREE_SEAL_KEYS`) and takes back only a state whose `seal` matches it "
+        "exactly; this one's is missing, malformed, names a key id the service does not hold, or does not match "
+        "(the state or its seal was changed, or another key sealed it). `field` is `state.seal`; `detail` starts "
+        "with which (`missing`, `malformed`, `unknown key id`, `mismatch`) and says nothing about the keys."),
     "invalid-board": ProblemCode(
         422, "The board description is not a playable board",
         "Hypnosia: the board description (option `board`, in a setup or a state) is not a playable board; "

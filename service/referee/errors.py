@@ -52,6 +52,11 @@ class InvalidState(RefereeError):
     """A state that cannot occur in the game; ``data["field"]`` says where."""
 
 
+class InvalidSeal(RefereeError):
+    """With seal keys: the state's ``seal`` is missing, malformed, names an unknown key id, or does not
+    match the state; ``data["field"]`` is ``state.seal``."""
+
+
 class InvalidBoard(RefereeError):
     """A board description (Hypnosia's ``board`` option) that is not a playable board;
     ``data["field"]`` names the faulty field, e.g. ``board.bridges[3].to``."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from referee.api import ENGINES, INFO, engine_of
+from referee.api import GAMES, INFO, engine_of
 
 playground = Blueprint("playground", __name__)
 
@@ -15,11 +15,11 @@ playground = Blueprint("playground", __name__)
 def page(game: str) -> str:
     engine_of(game)  # unknown games are a 404 problem
     info = INFO[game]
-    config = {"game": game, "title": info["title"], "players": info["players"], "games": list(ENGINES)}
+    config = {"game": game, "title": info["title"], "players": info["players"], "games": list(GAMES)}
     return render_template("play.html", config=config, title=info["title"])
 
 
 # Static paths for the known games (as the API's routes), and any other name answers `unknown-game`.
-for _name in ENGINES:
+for _name in GAMES:
     playground.add_url_rule(f"/play/{_name}", view_func=page, defaults={"game": _name})
 playground.add_url_rule("/play/<game>", view_func=page)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from referee._core import SealKeys
+
 
 def _int(name: str, default: int, low: int = 1) -> int:
     raw = os.environ.get(name)
@@ -17,6 +19,18 @@ def _int(name: str, default: int, low: int = 1) -> int:
     if value < low:
         raise SystemExit(f"{name} must be at least {low}, not {value}")
     return value
+
+
+def _seal_keys(name: str) -> SealKeys | None:
+    """Seal keys, `id:SECRET,...`: unset means no seals; set but empty or malformed stops the service
+    (an empty value is more likely a secret that failed to reach the process than a wish for no seals)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return None
+    try:
+        return SealKeys(raw)
+    except ValueError as error:
+        raise SystemExit(f"{name} is malformed: {error} (unset it to run without seals)") from None
 
 
 @dataclass(frozen=True)
@@ -41,6 +55,8 @@ class Settings:
     log_level: str = "INFO"
     #: One JSON log line per request.
     access_log: bool = True
+    #: Seal keys: with them, every state answered is sealed and every state taken must carry a valid seal.
+    seal_keys: SealKeys | None = None
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -55,4 +71,5 @@ class Settings:
             read_timeout=_int("REFEREE_READ_TIMEOUT", cls.read_timeout),
             log_level=os.environ.get("REFEREE_LOG_LEVEL", cls.log_level).upper(),
             access_log=os.environ.get("REFEREE_ACCESS_LOG", "1") not in ("0", "false", "no"),
+            seal_keys=_seal_keys("REFEREE_SEAL_KEYS"),
         )
