@@ -339,6 +339,10 @@ fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Positio
 
 /// `quick_item` with keys: the state's text goes to the seal check.
 fn quick_sealed_item<G: Rules>(item: &str, keys: &SealKeys) -> Option<Taken<G::Position>> {
+    // An object only: serde's derive would also take the envelope's fields from an array.
+    if !item.trim_start().starts_with('{') {
+        return None;
+    }
     let good = serde_json::from_str::<GoodSealedItem>(item).ok()?;
     if !good.state.get().starts_with('{') || !envelope_fits(&good.mv, good.player.as_deref()) {
         return None;
@@ -857,6 +861,7 @@ mod tests {
             format!(r#"{{"state":{tampered},"move":"e4"}}"#),
             format!(r#"{{"state":{unsealed},"move":"e4"}}"#),
             format!(r#"{{"state":{sealed},"move":""}}"#),
+            format!(r#"[{sealed},"e4"]"#),
         ];
         let mut quick = 0;
         for item in &items {
@@ -887,6 +892,10 @@ mod tests {
             assert_eq!(refused["error"]["field"], "state.seal");
         }
         assert_eq!(results[4]["error"]["code"], "malformed-request");
+        assert_eq!(
+            results[5]["error"]["errors"][0]["message"],
+            "not a JSON object"
+        );
         // Without keys, the seal of the same items is ignored.
         let (results, _) =
             validate_array::<Iago>(array.as_bytes(), reader(None), true, 10).unwrap();
