@@ -218,18 +218,14 @@ fn array_items(text: &str) -> Result<Vec<&str>, String> {
     Err("the array does not end".to_owned())
 }
 
-/// The verdict on one `(state, move, player)`: `{"legal": true}` (with the next state, effects and
-/// outcome when `with_state`, sealed when there are `keys`), or `{"legal": false, "reason": ...}`;
+/// The verdict on one `(state, move, player)`: `{"legal": true}` or `{"legal": false, "reason": ...}`;
 /// `Err` for a player the game does not have.
 pub fn judge<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
-    with_state: bool,
-    keys: Option<&SealKeys>,
 ) -> Result<Value, Error> {
-    game::validate::<G>(position, mv, player)
-        .map(|verdict| verdict_json::<G>(verdict, with_state.then_some(Form::Object), keys))
+    game::validate::<G>(position, mv, player).map(|verdict| verdict_json::<G>(verdict, None, None))
 }
 
 /// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given.
@@ -561,9 +557,7 @@ pub fn answer_request<G: Rules>(
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
         serde_json::to_vec(&Played::<G>::in_form(&next, effects, form, reader.keys))
     } else {
-        let verdict =
-            game::validate::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
-        serde_json::to_vec(&verdict_json::<G>(verdict, None, None))
+        serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?)
     };
     Ok(answer.expect("an answer serializes"))
 }

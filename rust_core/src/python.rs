@@ -319,7 +319,7 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let position = self.position_of::<G>(state)?;
-            let verdict = batch::judge::<G>(&position, r#move, player, false, None).map_err(|e| raise(py, &e))?;
+            let verdict = batch::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             to_py(py, &verdict)
         })
     }
