@@ -230,3 +230,40 @@ def test_winner_none_while_running():
     for _ in range(10):
         assert iago.winner(pos) is None
         pos, _ = iago.play(pos, rng.choice(iago.legal_moves(pos)))
+
+
+# ---------------------------------------------------------------------------
+# Consistency: necessary conditions of reachability
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "penalty", "blamed"), [
+    # The forgeries of issue 14: lone discs on the outer ring and the centre, an unflanked captive.
+    ("B..../....../......./......../........./......../......./....../..... w", False, "a1"),
+    ("...../....../......./......../....B..../......../......./....../..... w", False, "e5"),
+    ("...../....w./..B..../...W..../........./......../..B..../....../..... b", False, "b5"),
+    # A captive in a corner: no line has a hex on both sides of it.
+    ("...../....../......./...B..../...W...../.....B../......./....../....w b", False, "i9"),
+    # With the penalty option a claim may place without a flip, but not before ply 4.
+    ("B..../....../......./......../........./......../......./....../..... w", True, "a1"),
+])
+def test_boards_no_game_reaches_are_refused(text, penalty, blamed):
+    assert iago.refusal(iago.parse_position(text, penalty=penalty))[0] == blamed
+
+
+def test_a_claim_or_the_centre_exception_may_place_without_a_flip():
+    # Black d4, White d5, Black skips the capture at d6 for f6, White claims a1 (no flip).
+    claimed = iago.parse_position("W..../....../......./...BW.../........./....B.../......./....../..... b", penalty=True)
+    assert iago.refusal(claimed) is None
+    assert iago.refusal(iago.parse_position(iago.format_position(claimed)))[0] == "a1"  # standard rules
+    # Game over, Black moved last, a face-up black centre with white discs on every line from it.
+    last = "...../.WBBW./.BWWWB./.BWbbWB./.WWbBbWW./.BWbbWB./.BWWWB./.WBBW./..... w"
+    assert iago.refusal(iago.parse_position(last)) is None
+    assert iago.refusal(iago.parse_position(last.replace("WWbBbWW", "WWbbbWW")))[0] == "e5"
+
+
+def test_every_state_of_random_games_passes_the_checks():
+    for variant, penalty in [("standard", False), ("loose", False), ("simple", False), ("standard", True)]:
+        rng, pos = random.Random(f"checks-{variant}-{penalty}"), iago.initial(variant, penalty)
+        while iago.legal_moves(pos):
+            pos, _ = iago.play(pos, rng.choice(iago.legal_moves(pos)))
+            assert iago.refusal(pos) is None, iago.format_position(pos)
