@@ -115,11 +115,12 @@ pub(super) fn anchor_discs_show_a_flip(position: &Position) -> Result<()> {
     let first = cells.trailing_zeros() as usize;
     let claims = if position.setup.options.penalty {
         format!(
-            "only a penalty claim places there without a flip, and {whose} can have made at most \
-             {budget} with these disc counts"
+            "otherwise only a penalty claim places a disc without a flip, and {whose} can have made \
+             at most {budget} with these disc counts"
         )
     } else {
-        "only a penalty claim places there without a flip, and the penalty option is off".to_owned()
+        "otherwise only a penalty claim places a disc without a flip, and the penalty option is off"
+            .to_owned()
     };
     Err(Error::invalid_state(
         field_of(first),
@@ -152,4 +153,18 @@ fn describe(position: &Position, cells: u64) -> String {
         "{} are discs on the outer ring or the centre, where a placement must flip discs",
         names.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::geometry::DIRECTIONS;
+    use super::LINES;
+
+    #[test]
+    fn each_line_pairs_opposite_directions() {
+        for (a, b) in LINES {
+            let ((ra, da), (rb, db)) = (DIRECTIONS[a], DIRECTIONS[b]);
+            assert_eq!((ra, da), (-rb, -db));
+        }
+    }
 }
