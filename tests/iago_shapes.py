@@ -139,14 +139,15 @@ SHAPES = [
     {"name": "release anchored on the centre (new disc)", "variant": "standard", "penalty": False,
      "position": "...../....../......./.....B../.....wbBW/....B.../......./.WW.../..... b",
      "move": "e5", "captured": [], "released": ["e6", "e7"]},
-    # e1 -> d1 W, c1 B captures d1; e1 -> e2 b, e3 B releases e2 (e1 outer).  The only capture.
-    # e2 b is flanked by d1 W and f3 W; d1 W shows its flip (e2 then f3 W), c1 B (d2 then e3 B),
-    # g3 B (f3 then e3 B), which also closes f3 W; h6 h7 h8 W are padding.
+    # e1 -> d1 W, c1 B captures d1; e1 -> e2 w, e3 B releases e2 (helping White).  The only capture.
+    # e2 w is flanked by d2 B and f2 B (column 2); the ring discs show their flips along their lines:
+    # a1 B (b1, c1 B), b1 W (c1, d1 W), c1 B (b1, a1 B), d1 W (c1, b1 W), f2 B (e2, d2 B);
+    # a1 B also closes b1 W; h6 h7 W are padding.
     {"name": "capture and release from one placement", "variant": "standard", "penalty": False,
-     "position": "...../....../B....../WB....../.bB....../.W....../B....../..WWW./..... b",
+     "position": "B..../W...../B....../WB....../.wB....../B......./......./..WW../..... b",
      "move": "e1", "captured": ["d1"], "released": ["e2"]},
     {"name": "capture and release: forced", "variant": "standard", "penalty": False,
-     "position": "...../....../B....../WB....../.bB....../.W....../B....../..WWW./..... b",
+     "position": "B..../W...../B....../WB....../.wB....../B......./......./..WW../..... b",
      "legal_moves": ["e1"]},
 
     # ---------------------------------------------------------------- forced capture
@@ -191,7 +192,7 @@ SHAPES = [
      "move": "e9", "legal": False, "captured": [], "released": []},
     # Capture still forced in simple, and a capturing placement releases nothing.
     {"name": "simple: capture without the release", "variant": "simple", "penalty": False,
-     "position": "...../....../B....../WB....../.bB....../.W....../B....../..WWW./..... b",
+     "position": "B..../W...../B....../WB....../.wB....../B......./......./..WW../..... b",
      "move": "e1", "captured": ["d1"], "released": []},
 
     # ---------------------------------------------------------------- loose variant
