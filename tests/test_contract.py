@@ -211,7 +211,9 @@ def iago_position(state: dict):
 
     text = "/".join(state["board"]) + " " + state["to_move"][0] + (" p" if state.get("penalty_claim") else "")
     options = state.get("options", {})
-    return iago.parse_position(text, state.get("variant", "standard"), options.get("penalty", False))
+    pos = iago.parse_position(text, state.get("variant", "standard"), options.get("penalty", False))
+    assert iago.refusal(pos) is None, text  # an example state is one the model's checks accept
+    return pos
 
 
 def test_the_iago_examples_are_what_the_model_answers() -> None:

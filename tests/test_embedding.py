@@ -11,7 +11,7 @@ import pytest
 import referee
 from referee import _core
 
-CAPTURE = "...../....../......./......../...BW..../......../......./....../..... b"
+CAPTURE = "...../....../......./......../......WB./......../......./....../..... b"
 
 
 def test_a_game_from_new_to_the_end() -> None:
@@ -89,7 +89,7 @@ def test_validate_batch_keeps_order_and_isolates_bad_items() -> None:
     assert odd == [{"legal": True}, not_json, not_json]
     assert results[5999]["reason"]["code"] == "malformed-move"
     with_state = game.validate_batch(items[:1], with_state=True)[0]
-    assert with_state["effects"]["captured"] == ["e5"] and with_state["state"]["to_move"] == "white"
+    assert with_state["effects"]["captured"] == ["e7"] and with_state["state"]["to_move"] == "white"
 
 
 def test_the_stubs_describe_the_native_module() -> None:

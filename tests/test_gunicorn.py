@@ -22,12 +22,12 @@ def server():
 def test_serves_shares_metrics_and_stops_gracefully(server) -> None:
     base, process = server
     body = json.dumps({"state": {"rules": "iago@1", "to_move": "black", "board": [
-        ".....", "......", ".......", "........", "...BW....", "........", ".......", "......", "....."]},
+        ".....", "......", ".......", "........", "......WB.", "........", ".......", "......", "....."]},
         "move": "e6"}).encode()
     for _ in range(40):
         request = urllib.request.Request(f"{base}/v1/games/iago/play", data=body, headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=5) as response:
-            assert json.loads(response.read())["effects"]["captured"] == ["e5"]
+            assert json.loads(response.read())["effects"]["captured"] == ["e7"]
     status, metrics = get(f"{base}/metrics")
     assert status == 200
     line = next(l for l in metrics.decode().splitlines() if l.startswith('referee_request_seconds_count{endpoint="/v1/games/iago/play",method="POST",status="200"}'))
@@ -52,7 +52,7 @@ def test_a_bounded_load_gets_no_errors_and_no_5xx(server) -> None:
 
     base, _ = server
     state = {"rules": "iago@1", "to_move": "black", "board": [
-        ".....", "......", ".......", "........", "...BW....", "........", ".......", "......", "....."]}
+        ".....", "......", ".......", "........", "......WB.", "........", ".......", "......", "....."]}
     item = json.dumps({"state": state, "move": "e6"}).encode()
     cases = [
         ("/v1/games/iago/play", item, "application/json", 200),

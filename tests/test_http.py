@@ -19,8 +19,8 @@ from referee.codes import CODES
 from referee.settings import Settings
 
 START = "...../....../......./......../........./......../......./....../....."
-# Black e4, White e5; Black to move must capture e5 from e6.
-CAPTURE = "...../....../......./......../...BW..../......../......./....../..... b"
+# White e7, Black e8; Black to move must capture e7 from e6.
+CAPTURE = "...../....../......./......../......WB./......../......./....../..... b"
 game = referee.game("iago")
 
 
@@ -246,8 +246,8 @@ def test_iago_legal_moves_at_the_start_and_under_a_forced_capture(client) -> Non
 
 def test_iago_play_answers_the_capture_and_its_effects(client) -> None:
     body = post(client, "/v1/games/iago/play", {"state": state_of(CAPTURE), "move": "e6", "player": "black"}).json
-    assert body["position"] == "...../....../......./......../...BwB.../......../......./....../..... w"
-    assert body["effects"] == {"player": "black", "cell": "e6", "captured": ["e5"], "released": [],
+    assert body["position"] == "...../....../......./......../.....BwB./......../......./....../..... w"
+    assert body["effects"] == {"player": "black", "cell": "e6", "captured": ["e7"], "released": [],
                                "penalty_skip": False, "penalty_claimed": False}
     assert body["outcome"]["scores"] == {"black": 2, "white": 1}
     # The answered state is accepted back as it is.
@@ -260,7 +260,7 @@ def test_iago_illegal_moves_name_the_rule_and_its_facts(client) -> None:
     assert body["rule"] == "forced-capture"
     assert body["capture"] == 1 and body["cells"] == ["e6"]
     assert body["detail"] == "a capture of 1 is available at e6: d4 captures fewer"
-    for move, rule in [("e4", "occupied"), ("a1", "outer-needs-flip")]:
+    for move, rule in [("e8", "occupied"), ("a1", "outer-needs-flip")]:
         assert problem(post(client, "/v1/games/iago/play", {"state": state_of(CAPTURE), "move": move}), 422, "illegal-move")["rule"] == rule
     assert problem(post(client, "/v1/games/iago/play", {"state": game.new(), "move": "e5"}), 422, "illegal-move")["rule"] == "centre-needs-flip"
 
@@ -308,8 +308,31 @@ def test_iago_untrusted_states_are_refused_precisely(client, change: dict, field
     assert body["field"] == field and needle in body["detail"], body
 
 
+# The forgeries of issue 14, which the consistency checks used to accept: a lone disc that only a flip
+# can have placed, on the outer ring or the centre, and a captive that no capture can have turned.
+FORGERIES = [
+    ("B..../....../......./......../........./......../......./....../..... w", "board[0]",
+     "a1 is a black disc on the outer ring, where a placement must flip discs, but no line from it shows what a flip leaves"),
+    ("...../....../......./......../....B..../......../......./....../..... w", "board[4]",
+     "e5 is a black disc on the centre, where a placement must flip discs or, by the centre exception, end the game"),
+    ("...../....w./..B..../...W..../........./......../..B..../....../..... b", "board[1]",
+     "b5 is a white captive, but no line through it has a black disc at both ends of a run of white discs"),
+]
+
+
+@pytest.mark.parametrize("endpoint", ["legal-moves", "validate"])
+@pytest.mark.parametrize(("position", "field", "start"), FORGERIES)
+def test_iago_boards_no_game_reaches_are_refused(client, endpoint: str, position: str, field: str, start: str) -> None:
+    board, side = position.split(" ")
+    state = game.new() | {"board": board.split("/"), "to_move": {"b": "black", "w": "white"}[side]}
+    for sent in (state, position):  # the JSON state and the position string alike
+        request = {"state": sent} | ({"move": "e4"} if endpoint == "validate" else {})
+        body = problem(post(client, f"/v1/games/iago/{endpoint}", request), 422, "invalid-state")
+        assert body["field"] == field and body["detail"].startswith(start), body
+
+
 def test_iago_a_pending_claim_needs_a_skippable_capture(client) -> None:
-    state = state_of("B..../....../......./......../........./......../......./....../....W b", options={"penalty": True})
+    state = state_of("...../....../......./......../...B.W.../......../......./....../..... b", options={"penalty": True})
     body = problem(post(client, "/v1/games/iago/play", {"state": state | {"penalty_claim": True}, "move": "e4"}), 422, "invalid-state")
     assert "fewer than 3 discs" in body["detail"]
 
@@ -363,7 +386,7 @@ def test_iago_batch_ndjson_in_and_out_with_states(client) -> None:
     response = client.post("/v1/games/iago/batch?with_state=true", data=lines, content_type="application/x-ndjson")
     assert response.status_code == 200 and response.mimetype == "application/x-ndjson"
     results = [orjson.loads(line) for line in response.data.splitlines()]
-    assert results[0]["legal"] is True and results[0]["effects"]["captured"] == ["e5"]
+    assert results[0]["legal"] is True and results[0]["effects"]["captured"] == ["e7"]
     assert results[0]["position"].endswith(" w") and results[0]["index"] == 0
     assert results[1]["legal"] is False and "state" not in results[1]
 

@@ -75,11 +75,7 @@ def test_illegal_move_raises():
 def test_shape(shape):
     pos = iago.parse_position(shape["position"], shape["variant"], shape["penalty"])
     assert iago.format_position(pos) == shape["position"]
-    black, white = _disc_counts(pos)
-    if pos.to_move == "black":
-        assert black == white
-    else:
-        assert black == white + 1
+    assert iago.refusal(pos) is None  # every shape is one some game could reach, as far as checks go
 
     if "legal_moves" in shape:
         assert iago.legal_moves(pos) == shape["legal_moves"]
@@ -132,9 +128,11 @@ def test_centre_exception_move_finishes_the_game():
     nxt, _ = iago.play(pos, "e5")
     assert iago.is_finished(nxt)
     assert iago.legal_moves(nxt) == []
-    # Black: only e5 face up (inner 1, outer 0 -> 1); White: none face up -> 1.  Tie, centre B up.
-    assert iago.scores(nxt) == {"black": 1, "white": 1}
-    assert iago.winner(nxt) == "black"
+    # Black: only e5 face up (inner 1, outer 0 -> 1); White: the 18 ring-3 discs (outer 0 -> 1).
+    assert iago.scores(nxt) == {"black": 1, "white": 18}
+    assert iago.winner(nxt) == "white"
+    # The centre shows a flip here (e4 b then e3 b), so this does not need the exception's exemption.
+    assert iago.refusal(nxt) is None
 
 
 def test_claim_lapses_after_one_turn():
@@ -232,3 +230,40 @@ def test_winner_none_while_running():
     for _ in range(10):
         assert iago.winner(pos) is None
         pos, _ = iago.play(pos, rng.choice(iago.legal_moves(pos)))
+
+
+# ---------------------------------------------------------------------------
+# Consistency: necessary conditions of reachability
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "penalty", "blamed"), [
+    # The forgeries of issue 14: lone discs on the outer ring and the centre, an unflanked captive.
+    ("B..../....../......./......../........./......../......./....../..... w", False, "a1"),
+    ("...../....../......./......../....B..../......../......./....../..... w", False, "e5"),
+    ("...../....w./..B..../...W..../........./......../..B..../....../..... b", False, "b5"),
+    # A captive in a corner: no line has a hex on both sides of it.
+    ("...../....../......./...B..../...W...../.....B../......./....../....w b", False, "i9"),
+    # With the penalty option a claim may place without a flip, but not before ply 4.
+    ("B..../....../......./......../........./......../......./....../..... w", True, "a1"),
+])
+def test_boards_no_game_reaches_are_refused(text, penalty, blamed):
+    assert iago.refusal(iago.parse_position(text, penalty=penalty))[0] == blamed
+
+
+def test_a_claim_or_the_centre_exception_may_place_without_a_flip():
+    # Black d4, White d5, Black skips the capture at d6 for f6, White claims a1 (no flip).
+    claimed = iago.parse_position("W..../....../......./...BW.../........./....B.../......./....../..... b", penalty=True)
+    assert iago.refusal(claimed) is None
+    assert iago.refusal(iago.parse_position(iago.format_position(claimed)))[0] == "a1"  # standard rules
+    # Game over, Black moved last, a face-up black centre with white discs on every line from it.
+    last = "...../.WBBW./.BWWWB./.BWbbWB./.WWbBbWW./.BWbbWB./.BWWWB./.WBBW./..... w"
+    assert iago.refusal(iago.parse_position(last)) is None
+    assert iago.refusal(iago.parse_position(last.replace("WWbBbWW", "WWbbbWW")))[0] == "e5"
+
+
+def test_every_state_of_random_games_passes_the_checks():
+    for variant, penalty in [("standard", False), ("loose", False), ("simple", False), ("standard", True)]:
+        rng, pos = random.Random(f"checks-{variant}-{penalty}"), iago.initial(variant, penalty)
+        while iago.legal_moves(pos):
+            pos, _ = iago.play(pos, rng.choice(iago.legal_moves(pos)))
+            assert iago.refusal(pos) is None, iago.format_position(pos)

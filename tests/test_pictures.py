@@ -99,7 +99,8 @@ def test_iago_marks_are_the_effects_of_the_move() -> None:
 
 def test_iago_discs_are_the_board() -> None:
     game = referee.game("iago")
-    state = game.parse_position("...../....../......./......../...BWbw../......../......./....../..... b")
+    # e6 b between d6 W and f6 W, e7 w between e6 b and e8 B: as captures leave them.
+    state = game.parse_position("...../....../......./.....W../...B.bwB./....W.../......./....../..... b")
     root = parse(game.svg(state))
     discs = {element.get("data-owner") + ":" + element.get("data-face") for element in with_attribute(root, "data-face")}
     assert discs == {"black:up", "white:up", "black:captive", "white:captive"}

@@ -56,7 +56,7 @@ fn the_generic_perft_agrees_with_the_bulk_count() {
 
 #[test]
 fn notation_round_trips() {
-    let text = "b...b/....../..WB.../......../.WWB...../....B.../.WWB.../....../..... w p";
+    let text = "...../....B./..WB.../......../.WWB...../....B.../.WWB.../....B./..... w p";
     let pos = position(text, penalty());
     assert_eq!(Iago::position_text(&pos), text);
     let state = Iago::to_state(&pos);
@@ -214,9 +214,9 @@ fn moves_are_refused_with_the_rule_that_forbids_them() {
         game::validate::<Iago>(&start, "e4", Some("purple")),
         Err(Error::UnknownPlayer { .. })
     ));
-    // Black e4, White e5 (the centre is not needed: set it up by notation), Black to move: e6 captures.
+    // White e7, Black e8, Black to move: e6 captures e7, and nothing else captures.
     let pos = position(
-        "...../....../......./......../...BW..../......../......./....../..... b",
+        "...../....../......./......../......WB./......../......./....../..... b",
         standard(),
     );
     match refuse(&pos, "d4") {
@@ -234,17 +234,17 @@ fn moves_are_refused_with_the_rule_that_forbids_them() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        refuse(&pos, "e4"),
+        refuse(&pos, "e8"),
         Error::IllegalMove {
             rule: "occupied",
             ..
         }
     ));
     let (next, effects) = game::play_text::<Iago>(&pos, "e6", Some("black")).unwrap();
-    assert_eq!(effects.captured, vec!["e5"]);
+    assert_eq!(effects.captured, vec!["e7"]);
     assert_eq!(
         Iago::position_text(&next),
-        "...../....../......./......../...BwB.../......../......./....../..... w"
+        "...../....../......./......../.....BwB./......../......./....../..... w"
     );
 }
 
@@ -272,4 +272,69 @@ fn replay_reports_the_first_illegal_ply() {
             ..
         }
     ));
+}
+
+#[test]
+fn boards_no_game_reaches_are_refused_with_the_cell_and_the_reason() {
+    // The forgeries of issue 14, and a budget of penalty claims exceeded.
+    let cases: &[(&str, Setup, &str, &str)] = &[
+        (
+            "B..../....../......./......../........./......../......./....../..... w",
+            standard(),
+            "board[0]",
+            "a1 is a black disc on the outer ring, where a placement must flip discs, but no line from it shows what a flip leaves",
+        ),
+        (
+            "...../....../......./......../....B..../......../......./....../..... w",
+            standard(),
+            "board[4]",
+            "e5 is a black disc on the centre",
+        ),
+        // B c3, B g5, W d4, and a captive w on b5 that no black disc flanks.
+        (
+            "...../....w./..B..../...W..../........./......../..B..../....../..... b",
+            standard(),
+            "board[1]",
+            "b5 is a white captive, but no line through it has a black disc at both ends of a run of white discs",
+        ),
+        (
+            "B..../....../......./......../........./......../......./....../..... w",
+            penalty(),
+            "board[0]",
+            "black can have made at most 0",
+        ),
+    ];
+    for (text, setup, field, needle) in cases {
+        let (got_field, detail) = state_error(text, *setup);
+        assert_eq!(&got_field, field, "{text}: {detail}");
+        assert!(
+            detail.contains(needle),
+            "{text}: {detail:?} lacks {needle:?}"
+        );
+    }
+}
+
+#[test]
+fn a_placement_without_a_flip_is_allowed_where_the_rules_allow_one() {
+    // Black d4, White d5, Black skips the capture at d6 for f6, White claims a1 (no flip): a claim
+    // places anywhere, so the penalty option accepts the board and the standard rules do not.
+    let claimed = "W..../....../......./...BW.../........./....B.../......./....../..... b";
+    position(claimed, penalty());
+    assert_eq!(state_error(claimed, standard()).0, "board[0]");
+    // The centre exception: the centre, the last empty inner hole, may be taken without a flip, and
+    // that ends the game. Here no line from the black centre shows a flip (ring 1 black captives, then
+    // white discs on every line from it), so only the exception can have placed it: accepted while it
+    // can be the last placement (game over, Black moved last, face up), refused as a captive.
+    let last = "...../.WBBW./.BWWWB./.BWbbWB./.WWbBbWW./.BWbbWB./.BWWWB./.WBBW./..... w";
+    assert_eq!(
+        Iago::outcome(&position(last, standard())).status,
+        Status::Finished
+    );
+    let captive_centre = last.replace("WWbBbWW", "WWbbbWW");
+    let (field, detail) = state_error(&captive_centre, standard());
+    assert_eq!(field, "board[4]");
+    assert!(
+        detail.starts_with("e5 is a black disc on the centre"),
+        "{detail}"
+    );
 }

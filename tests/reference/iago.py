@@ -313,6 +313,118 @@ def play(pos: Position, cell: str) -> tuple[Position, dict]:
 
 
 # ---------------------------------------------------------------------------
+# Consistency: what a state must show to be reachable at all
+# ---------------------------------------------------------------------------
+# Discs never move and never change owner; only their face turns.  So whatever a placement leaves on
+# the board in terms of *occupied cells and owners* stays there for the rest of the game.
+
+SUPPLY = {"black": 31, "white": 30}
+
+
+def _opposite(direction: tuple[int, int]) -> tuple[int, int]:
+    return (-direction[0], -direction[1])
+
+
+def _walk(cell: str, direction: tuple[int, int]) -> list[str]:
+    return RAYS[cell][DIRECTIONS.index(direction)]
+
+
+def _end_of_run(board: dict[str, str], cell: str, direction: tuple[int, int]) -> str | None:
+    """Walking from ``cell`` over discs of its owner, the first hex that is not one (None: off the board)."""
+    mine = owner(board[cell])
+    for c in _walk(cell, direction):
+        if owner(board[c]) != mine:
+            return c
+    return None
+
+
+def _flanked(board: dict[str, str], cell: str) -> bool:
+    """A capture turned ``cell``: along one line, the capturer's discs at both ends of a run of discs
+    of the captive's owner, ``cell`` among them."""
+    theirs = opponent(owner(board[cell]))
+    for direction in DIRECTIONS[::2]:  # one direction of each of the three lines
+        ends = [_end_of_run(board, cell, way) for way in (direction, _opposite(direction))]
+        if all(end is not None and owner(board[end]) == theirs for end in ends):
+            return True
+    return False
+
+
+def _shows_flip(board: dict[str, str], cell: str) -> bool:
+    """A flip from ``cell``: along one line, one or more discs (the run) and then a disc of the placer."""
+    mine = owner(board[cell])
+    for line in RAYS[cell]:
+        for i in range(1, len(line)):
+            if any(board[c] == "." for c in line[:i + 1]):
+                break
+            if owner(board[line[i]]) == mine:
+                return True
+    return False
+
+
+def _plies(pos: Position) -> int:
+    return sum(1 for c in CELLS if pos.board[c] != ".")
+
+
+def _max_claims(pos: Position) -> tuple[dict[str, int], int]:
+    """The most penalty claims each side, and both, can have made: a claim follows a skip, a skip needs
+    a capture on offer (the mover's and the opponent's disc on the board: ply 3 at the earliest), and a
+    claimed placement is never itself a skip."""
+    if not pos.penalty:
+        return {"black": 0, "white": 0}, 0
+    n = _plies(pos)
+    black = len(range(5, n + 1, 2))   # Black plays the odd plies
+    white = len(range(4, n + 1, 2))   # White the even ones
+    both = (len(range(4, n + 1)) + 1) // 2  # no two claims on consecutive plies
+    return {"black": black, "white": white}, both
+
+
+def _unflipped(pos: Position, player: str) -> list[str]:
+    """``player``'s discs on the outer ring or the centre that show no flip."""
+    last_mover = opponent(pos.to_move)
+    found = []
+    for c in CELLS:
+        if owner(pos.board[c]) != player or not _is_anchor_area(c):
+            continue
+        if c == CENTRE and is_finished(pos) and pos.board[c] == face_up_char(last_mover):
+            continue  # may be the centre exception, the game's last placement
+        if not _shows_flip(pos.board, c):
+            found.append(c)
+    return found
+
+
+def refusal(pos: Position) -> tuple[str, str] | None:
+    """(cell or field, reason) for a position no game can reach by these necessary conditions, else None."""
+    black = sum(1 for c in CELLS if owner(pos.board[c]) == "black")
+    white = sum(1 for c in CELLS if owner(pos.board[c]) == "white")
+    for player, count in (("black", black), ("white", white)):
+        if count > SUPPLY[player]:
+            return "board", f"{player} has more discs than its supply"
+    if black - white not in (0, 1):
+        return "board", "disc counts that alternation cannot give"
+    if pos.to_move != ("black" if black == white else "white"):
+        return "to_move", "the counts say the other side is to move"
+    last_mover = opponent(pos.to_move)
+    if black + white and not any(pos.board[c] == face_up_char(last_mover) for c in CELLS):
+        return "board", "the last mover has no face-up disc"
+    if is_finished(pos) and not any(pos.board[c] == face_up_char(last_mover) for c in INNER):
+        return "board", "the game is over but the last mover shows no face-up inner disc"
+    if pos.penalty_claim and (black + white < 3 or is_finished(pos)):
+        return "penalty_claim", "no claim can be pending"
+    for c in CELLS:
+        if is_captive(pos.board[c]) and not _flanked(pos.board, c):
+            return c, "a captive with no capture line through it"
+    each, both = _max_claims(pos)
+    unflipped = {player: _unflipped(pos, player) for player in PLAYERS}
+    for player in PLAYERS:
+        if len(unflipped[player]) > each[player]:
+            return unflipped[player][0], "a disc on the outer ring or the centre that shows no flip"
+    everyone = in_cells_order(unflipped["black"] + unflipped["white"])
+    if len(everyone) > both:
+        return everyone[0], "discs on the outer ring or the centre that show no flip"
+    return None
+
+
+# ---------------------------------------------------------------------------
 # Scoring
 # ---------------------------------------------------------------------------
 

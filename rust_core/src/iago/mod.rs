@@ -2,6 +2,7 @@
 //! back), forced maximal capture, and the outer-area/centre restrictions. Spec: `rules/iago.md`.
 
 mod geometry;
+mod invariants;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -174,6 +175,15 @@ impl Position {
 
     fn up(&self, color: Color) -> u64 {
         self.owners[color as usize] & !self.captive
+    }
+
+    /// The owner of the disc on an occupied `cell`.
+    fn owner_of(&self, cell: usize) -> Color {
+        if self.owners[0] >> cell & 1 == 1 {
+            Color::Black
+        } else {
+            Color::White
+        }
     }
 
     pub fn is_finished(&self) -> bool {
@@ -597,6 +607,8 @@ impl Position {
             }
         }
         position.penalty_claim = penalty_claim;
+        invariants::captives_are_flanked(&position)?;
+        invariants::anchor_discs_show_a_flip(&position)?;
         Ok(position)
     }
 }

@@ -1,0 +1,170 @@
+//! Necessary conditions of reachability that an untrusted board must meet: each is a fact every
+//! placement leaves behind for good, since discs never move and never change owner (only their face).
+//! They make a state consistent with some game, never proven reachable.
+
+use super::geometry::{cell_name, cells_of, ANCHORS, CENTRE, COORDS, RAYS};
+use super::{Color, Position};
+use crate::error::{Error, Result};
+
+/// Opposite directions come in pairs in `RAYS` (see `geometry::DIRECTIONS`): the three lines through a cell.
+const LINES: [(usize, usize); 3] = [(0, 1), (2, 3), (4, 5)];
+
+/// The field of a refusal about `cell`: its row of the board.
+fn field_of(cell: usize) -> String {
+    format!("board[{}]", COORDS[cell].0)
+}
+
+/// The first cell along `ray` that is not in `run`, if the board goes on that far.
+fn first_beyond(ray: &[u8], run: u64) -> Option<usize> {
+    ray.iter()
+        .map(|&cell| cell as usize)
+        .find(|&cell| run >> cell & 1 == 0)
+}
+
+/// A capture turns a run of the owner's discs that the capturer brackets with its own discs on one line.
+/// Discs never move nor change owner, so a captive keeps, along some line, a run of its owner's discs
+/// (itself included) with an opponent's disc at each end.
+pub(super) fn captives_are_flanked(position: &Position) -> Result<()> {
+    for cell in cells_of(position.captive) {
+        let owner = position.owner_of(cell);
+        let (own, theirs) = (
+            position.owners[owner as usize],
+            position.owners[owner.other() as usize],
+        );
+        let ends_theirs = |dir: usize| {
+            first_beyond(RAYS[cell][dir].cells(), own).is_some_and(|end| theirs >> end & 1 == 1)
+        };
+        if !LINES.iter().any(|&(a, b)| ends_theirs(a) && ends_theirs(b)) {
+            return Err(Error::invalid_state(
+                field_of(cell),
+                format!(
+                    "{} is a {} captive, but no line through it has a {} disc at both ends of a run of \
+                     {} discs, which is where a capture leaves its captives",
+                    cell_name(cell),
+                    owner.name(),
+                    owner.other().name(),
+                    owner.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A flip leaves, along one line from the placed disc, a run of discs (the captured or released ones)
+/// and then another disc of the placer (the far one that bracketed them): all still on the board.
+fn shows_a_flip(position: &Position, cell: usize) -> bool {
+    let occupied = position.occupied();
+    let own = position.owners[position.owner_of(cell) as usize];
+    RAYS[cell].iter().any(|ray| {
+        ray.cells()
+            .iter()
+            .take_while(|&&next| occupied >> next & 1 == 1)
+            .skip(1)
+            .any(|&far| own >> far & 1 == 1)
+    })
+}
+
+/// The discs of `color` on the outer ring or the centre that show no flip. The centre is left out when
+/// it may have been the game's last placement by the centre exception (rule 3): the game is over and
+/// the centre holds the last mover's disc, face up.
+fn unflipped_anchor_discs(position: &Position, color: Color) -> u64 {
+    let mut discs = position.owners[color as usize] & ANCHORS;
+    let last_mover = position.to_move.other();
+    if position.is_finished() && color == last_mover && position.up(color) & CENTRE != 0 {
+        discs &= !CENTRE;
+    }
+    cells_of(discs)
+        .filter(|&cell| !shows_a_flip(position, cell))
+        .fold(0, |set, cell| set | 1 << cell)
+}
+
+/// How many penalty claims each colour, and both together, can have made with these disc counts: a
+/// skip needs a capture to skip (an own and an opponent disc on the board), so the first claim is ply 4
+/// at the earliest, and a claim is never a skip, so claims are at least two plies apart.
+fn claim_budget(position: &Position, [black, white]: [u32; 2]) -> ([u32; 2], u32) {
+    if !position.setup.options.penalty {
+        return ([0, 0], 0);
+    }
+    // Black claims on plies 5, 7, ... (its 3rd disc on), White on plies 4, 6, ... (its 2nd disc on).
+    let each = [black.saturating_sub(2), white.saturating_sub(1)];
+    (each, (black + white).saturating_sub(2) / 2)
+}
+
+/// A placement on the outer ring or the centre must flip discs (rule 2), unless it is the centre
+/// exception (rule 3) or uses a penalty claim, which may go anywhere.
+pub(super) fn anchor_discs_show_a_flip(position: &Position) -> Result<()> {
+    let counts = position.owners.map(u64::count_ones);
+    let (each, total) = claim_budget(position, counts);
+    let unflipped =
+        [Color::Black, Color::White].map(|color| unflipped_anchor_discs(position, color));
+    let over = [Color::Black, Color::White]
+        .into_iter()
+        .find(|&color| unflipped[color as usize].count_ones() > each[color as usize]);
+    let (cells, budget, whose) = match over {
+        Some(color) => (
+            unflipped[color as usize],
+            each[color as usize],
+            color.name(),
+        ),
+        None if (unflipped[0] | unflipped[1]).count_ones() > total => {
+            (unflipped[0] | unflipped[1], total, "both sides together")
+        }
+        None => return Ok(()),
+    };
+    let first = cells.trailing_zeros() as usize;
+    let claims = if position.setup.options.penalty {
+        format!(
+            "otherwise only a penalty claim places a disc without a flip, and {whose} can have made \
+             at most {budget} with these disc counts"
+        )
+    } else {
+        "otherwise only a penalty claim places a disc without a flip, and the penalty option is off"
+            .to_owned()
+    };
+    Err(Error::invalid_state(
+        field_of(first),
+        format!(
+            "{}, but no line from {} shows what a flip leaves (a run of discs, then another disc of the \
+             same owner); {claims}",
+            describe(position, cells),
+            if cells.count_ones() == 1 { "it" } else { "them" },
+        ),
+    ))
+}
+
+/// Which discs, and why a placement there needs a flip: "a1 is a black disc on the outer ring, where
+/// ...", "a1, e5 are discs on the outer ring or the centre, where ...".
+fn describe(position: &Position, cells: u64) -> String {
+    let names: Vec<String> = cells_of(cells).map(cell_name).collect();
+    if let [name] = names.as_slice() {
+        let cell = cells.trailing_zeros() as usize;
+        let area = if cells & CENTRE != 0 {
+            "centre, where a placement must flip discs or, by the centre exception, end the game"
+        } else {
+            "outer ring, where a placement must flip discs"
+        };
+        return format!(
+            "{name} is a {} disc on the {area}",
+            position.owner_of(cell).name()
+        );
+    }
+    format!(
+        "{} are discs on the outer ring or the centre, where a placement must flip discs",
+        names.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::geometry::DIRECTIONS;
+    use super::LINES;
+
+    #[test]
+    fn each_line_pairs_opposite_directions() {
+        for (a, b) in LINES {
+            let ((ra, da), (rb, db)) = (DIRECTIONS[a], DIRECTIONS[b]);
+            assert_eq!((ra, da), (-rb, -db));
+        }
+    }
+}
