@@ -211,17 +211,19 @@ pub fn judge<G: Rules>(
     keys: Option<&SealKeys>,
 ) -> Result<Value, Error> {
     game::validate::<G>(position, mv, player)
-        .map(|verdict| verdict_json::<G>(verdict, with_state, keys))
+        .map(|verdict| verdict_json::<G>(verdict, with_state, keys, G::to_move(position)))
 }
 
+/// `mover`: the player to move before the move (whose view an opaque answer carries).
 fn verdict_json<G: Rules>(
     verdict: Verdict<G::Position, G::Effects>,
     with_state: bool,
     keys: Option<&SealKeys>,
+    mover: Option<&str>,
 ) -> Value {
     match verdict {
         Verdict::Legal { position, effects } if with_state => {
-            let mut result = json!(Played::<G>::new(&position, effects, keys));
+            let mut result = json!(Played::<G>::new(&position, effects, keys, mover));
             result["legal"] = Value::Bool(true);
             result
         }
@@ -528,7 +530,8 @@ pub fn answer_request<G: Rules>(
     let answer = if play {
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
-        serde_json::to_vec(&Played::<G>::new(&next, effects, keys))
+        let mover = G::to_move(&position);
+        serde_json::to_vec(&Played::<G>::new(&next, effects, keys, mover))
     } else {
         serde_json::to_vec(
             &judge::<G>(&position, &mv, player.as_deref(), false, None).map_err(|e| e.reason())?,
@@ -556,7 +559,7 @@ fn write_result<G: Rules>(
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
                     return Ok(());
                 }
-                Ok(verdict) => verdict_json::<G>(verdict, with_state, keys),
+                Ok(verdict) => verdict_json::<G>(verdict, with_state, keys, G::to_move(&position)),
                 Err(error) => json!({ "error": error.reason() }),
             }
         }
@@ -568,9 +571,11 @@ fn write_result<G: Rules>(
     Ok(())
 }
 
-/// A state given as JSON text, checked (with `keys`, its seal first).
+/// A state given as JSON text, checked (with `keys`, its seal first, or opened when opaque; its
+/// chance keyed by them).
 pub fn parse_state<G: Rules>(json: &str, keys: Option<&SealKeys>) -> Result<G::Position, Error> {
-    G::from_state(seal::open_text::<G>(json, keys)?)
+    let state = seal::open_text::<G>(json, keys)?;
+    seal::with_chance::<G, _>(keys, || G::from_state(state))
 }
 
 /// One game record of an archive: which game, its setup, and the moves played.

@@ -127,20 +127,37 @@ pub struct Outcome {
 }
 
 /// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
-/// what the move did, and where the game stands.
+/// what the move did, and where the game stands. An opaque state comes without its notation (which
+/// would show it all) and with the view of the player who moved.
 #[derive(Serialize)]
 pub struct Played<G: Rules> {
     pub state: Stamped<G::State>,
-    pub position: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<Value>,
     pub effects: G::Effects,
     pub outcome: Outcome,
 }
 
 impl<G: Rules> Played<G> {
-    pub fn new(position: &G::Position, effects: G::Effects, keys: Option<&SealKeys>) -> Self {
+    /// `mover`: the player who played the move (the player to move before it).
+    pub fn new(
+        position: &G::Position,
+        effects: G::Effects,
+        keys: Option<&SealKeys>,
+        mover: Option<&str>,
+    ) -> Self {
+        let state = seal::stamp::<G>(G::to_state(position), keys);
+        let (text, view) = if state.is_opaque() {
+            (None, mover.and_then(|mover| G::view(position, mover).ok()))
+        } else {
+            (Some(G::position_text(position)), None)
+        };
         Played {
-            state: seal::stamp::<G>(G::to_state(position), keys),
-            position: G::position_text(position),
+            state,
+            position: text,
+            view,
             effects,
             outcome: G::outcome(position),
         }
@@ -205,13 +222,18 @@ impl<G: Rules> Replay<G> {
     /// The result as clients receive it: legal, plies, the final state (sealed when there are keys),
     /// and the failing ply if any.
     pub fn summary<S: AsRef<str>>(&self, moves: &[S], keys: Option<&SealKeys>) -> Value {
+        let state = seal::stamp::<G>(G::to_state(&self.position), keys);
+        let opaque = state.is_opaque();
         let mut result = serde_json::json!({
             "legal": self.failure.is_none(),
             "plies": self.plies,
-            "state": seal::stamp::<G>(G::to_state(&self.position), keys),
+            "state": state,
             "position": G::position_text(&self.position),
             "outcome": G::outcome(&self.position),
         });
+        if let (true, Some(object)) = (opaque, result.as_object_mut()) {
+            object.remove("position");
+        }
         if let (Some((ply, error)), Some(object)) = (&self.failure, result.as_object_mut()) {
             object.insert("ply".into(), serde_json::json!(ply));
             object.insert("move".into(), serde_json::json!(moves[*ply].as_ref()));

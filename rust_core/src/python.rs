@@ -67,21 +67,37 @@ fn parse_state<G: Rules>(
 ) -> Result<G::Position, Error> {
     let value =
         depythonize::<Value>(state).map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    G::from_state(seal::open_value::<G>(value, keys)?)
+    let state = seal::open_value::<G>(value, keys)?;
+    seal::with_chance::<G, _>(keys, || G::from_state(state))
 }
 
-/// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify. Raises
-/// ValueError naming the entry at fault, never showing a secret.
+/// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify; `opaque`, the
+/// games whose states are answered encrypted (see `opaque`). Raises ValueError naming the entry at
+/// fault (or the unknown game), never showing a secret.
 #[pyclass(module = "referee._core", frozen, name = "SealKeys")]
 struct PySealKeys(Arc<SealKeys>);
 
 #[pymethods]
 impl PySealKeys {
     #[new]
-    fn new(text: &str) -> PyResult<Self> {
-        SealKeys::parse(text)
-            .map(|keys| PySealKeys(Arc::new(keys)))
-            .map_err(PyValueError::new_err)
+    #[pyo3(signature = (text, opaque=Vec::new()))]
+    fn new(text: &str, opaque: Vec<String>) -> PyResult<Self> {
+        let keys = SealKeys::parse(text).map_err(PyValueError::new_err)?;
+        for game in &opaque {
+            if GameKind::named(game).is_none() {
+                return Err(PyValueError::new_err(format!(
+                    "opaque states: {game:?} is not a game ({})",
+                    GameKind::names().join(", ")
+                )));
+            }
+        }
+        Ok(PySealKeys(Arc::new(keys.with_opaque_games(opaque))))
+    }
+
+    /// The games whose states are answered opaque (encrypted).
+    #[getter]
+    fn opaque(&self) -> Vec<String> {
+        self.0.opaque_games().to_vec()
     }
 
     /// The key ids, the sealing one first.
@@ -92,7 +108,16 @@ impl PySealKeys {
 
     fn __repr__(&self) -> String {
         let ids: Vec<String> = self.0.ids().iter().map(|id| format!("'{id}'")).collect();
-        format!("SealKeys(ids=[{}])", ids.join(", "))
+        let opaque = self.0.opaque_games();
+        if opaque.is_empty() {
+            return format!("SealKeys(ids=[{}])", ids.join(", "));
+        }
+        let opaque: Vec<String> = opaque.iter().map(|game| format!("'{game}'")).collect();
+        format!(
+            "SealKeys(ids=[{}], opaque=[{}])",
+            ids.join(", "),
+            opaque.join(", ")
+        )
     }
 }
 
@@ -161,6 +186,12 @@ impl Engine {
         self.keys.is_some()
     }
 
+    /// Whether the engine answers its states opaque (encrypted; see `SealKeys`).
+    #[getter]
+    fn opaque(&self) -> bool {
+        with_game!(self.kind, G => self.keys().is_some_and(|keys| keys.opaque_for(G::NAME)))
+    }
+
     /// Static description of the game: variants, options, board.
     fn info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => to_py(py, &G::info()))
@@ -181,7 +212,8 @@ impl Engine {
         seed: Option<u64>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let position = G::start(&setup_of::<G>(py, setup)?, seed);
+            let setup = setup_of::<G>(py, setup)?;
+            let position = seal::with_chance::<G, _>(self.keys(), || G::start(&setup, seed));
             self.answer_state::<G>(py, &position)
         })
     }
@@ -249,7 +281,8 @@ impl Engine {
         with_game!(self.kind, G => {
             let position = self.position_of::<G>(state)?;
             let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
-            to_py(py, &Played::<G>::new(&next, effects, self.keys()))
+            let mover = G::to_move(&position);
+            to_py(py, &Played::<G>::new(&next, effects, self.keys(), mover))
         })
     }
 
@@ -300,7 +333,8 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let setup = setup_of::<G>(py, setup)?;
-            let replay = py.detach(|| game::replay::<G, _>(&setup, seed, &moves));
+            let keys = self.keys();
+            let replay = py.detach(|| seal::with_chance::<G, _>(keys, || game::replay::<G, _>(&setup, seed, &moves)));
             to_py(py, &replay.summary(&moves, self.keys()))
         })
     }

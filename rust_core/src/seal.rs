@@ -17,6 +17,9 @@
 //!   (`Mac::verify_slice`), and then parses the state from exactly those canonical bytes: what is
 //!   verified is what is played.
 //!
+//! With keys, a game listed as opaque answers its states encrypted instead (see `opaque`), and every
+//! engine with keys accepts them; chance games key their generators (see `chance`).
+//!
 //! Without keys, a `seal` field is ignored but for its form (a string as above, else `invalid-seal`,
 //! as the contract types it): it is not verified, and answers carry none.
 
@@ -36,8 +39,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use sha2::Sha256;
 
+use crate::chance::{self, ChanceKeys, CHANCE_LABEL};
 use crate::error::Error;
 use crate::game::Rules;
+use crate::opaque::{self, OPAQUE_FIELD};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -68,20 +73,28 @@ struct SealKey {
     id: String,
     /// The HMAC keyed once: each use clones it instead of hashing the secret again.
     mac: HmacSha256,
+    /// The cipher of opaque states, keyed by a secret derived from this key (see `opaque`).
+    opaque: chacha20poly1305::XChaCha20Poly1305,
 }
 
 /// The keys of a service or an embedding: the first seals, all verify. Never shows its secrets.
+/// Also the games whose states are answered opaque (encrypted).
 pub struct SealKeys {
     keys: Vec<SealKey>,
+    opaque_games: Vec<String>,
 }
 
 impl fmt::Debug for SealKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SealKeys(ids={:?})", self.ids())
+        write!(f, "SealKeys(ids={:?}", self.ids())?;
+        if !self.opaque_games.is_empty() {
+            write!(f, ", opaque={:?}", self.opaque_games)?;
+        }
+        f.write_str(")")
     }
 }
 
-fn is_key_id(id: &str) -> bool {
+pub(crate) fn is_key_id(id: &str) -> bool {
     (1..=MAX_KEY_ID_CHARS).contains(&id.len())
         && id
             .bytes()
@@ -122,10 +135,46 @@ impl SealKeys {
             let mac = HmacSha256::new_from_slice(&secret).expect("HMAC takes a key of any length");
             keys.push(SealKey {
                 id: id.to_owned(),
+                opaque: opaque::cipher(&mac),
                 mac,
             });
         }
-        Ok(SealKeys { keys })
+        Ok(SealKeys {
+            keys,
+            opaque_games: Vec::new(),
+        })
+    }
+
+    /// These keys, answering the states of `games` opaque (encrypted). The caller checks the names.
+    pub fn with_opaque_games(mut self, games: Vec<String>) -> SealKeys {
+        self.opaque_games = games;
+        self
+    }
+
+    /// The games whose states are answered opaque.
+    pub fn opaque_games(&self) -> &[String] {
+        &self.opaque_games
+    }
+
+    /// Whether `game`'s states are answered opaque.
+    pub fn opaque_for(&self, game: &str) -> bool {
+        self.opaque_games.iter().any(|name| name == game)
+    }
+
+    /// The chance keys of `game` (see `chance`): every key, the sealing one first.
+    pub fn chance_keys(&self, game: &str) -> ChanceKeys {
+        ChanceKeys::new(
+            self.keys
+                .iter()
+                .map(|key| {
+                    let mut mac = key.mac.clone();
+                    mac.update(CHANCE_LABEL);
+                    mac.update(game.as_bytes());
+                    mac.update(b"\n");
+                    (key.id.clone(), mac)
+                })
+                .collect(),
+        )
     }
 
     /// The key ids, the sealing one first.
@@ -198,30 +247,89 @@ fn invalid_seal(detail: impl Into<String>) -> Error {
     }
 }
 
-/// A state as Referee answers it: its own fields, then `seal` when the engine has keys.
+/// A state as Referee answers it: its own fields, then `seal` when the engine has keys; or, for the
+/// games the keys make opaque, `{"opaque": ...}`.
 #[derive(Debug, Serialize)]
-pub struct Stamped<S> {
-    #[serde(flatten)]
-    pub state: S,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seal: Option<String>,
+#[serde(untagged)]
+pub enum Stamped<S> {
+    Plain {
+        #[serde(flatten)]
+        state: S,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        seal: Option<String>,
+    },
+    Opaque {
+        opaque: String,
+    },
 }
 
-/// A state on its way out: sealed with the first key when there are keys.
+impl<S> Stamped<S> {
+    pub fn is_opaque(&self) -> bool {
+        matches!(self, Stamped::Opaque { .. })
+    }
+}
+
+/// A state on its way out: sealed with the first key when there are keys, encrypted with it when
+/// they make the game opaque.
 pub fn stamp<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Stamped<G::State> {
-    let seal = keys.map(|keys| {
-        let text = serde_json::to_vec(&state).expect("a state serializes");
-        let mut reader = serde_json::Deserializer::from_slice(&text);
-        let (canonical, _) = opened(&mut reader).expect("a serialized state is canonical");
-        keys.seal(G::NAME, &canonical)
-    });
-    Stamped { state, seal }
+    let Some(keys) = keys else {
+        return Stamped::Plain { state, seal: None };
+    };
+    let text = serde_json::to_vec(&state).expect("a state serializes");
+    let mut reader = serde_json::Deserializer::from_slice(&text);
+    let (canonical, _) = opened(&mut reader).expect("a serialized state is canonical");
+    if keys.opaque_for(G::NAME) {
+        let key = &keys.keys[0];
+        let text = opaque::seal(&key.opaque, &key.id, G::NAME, G::RULES_VERSION, &canonical);
+        return Stamped::Opaque { opaque: text };
+    }
+    Stamped::Plain {
+        state,
+        seal: Some(keys.seal(G::NAME, &canonical)),
+    }
+}
+
+/// Runs `f` (which starts or reads positions of `G`) with `G`'s chance keyed by `keys`, if any.
+pub fn with_chance<G: Rules, R>(keys: Option<&SealKeys>, f: impl FnOnce() -> R) -> R {
+    chance::keyed(keys.map(|keys| keys.chance_keys(G::NAME)), f)
+}
+
+/// An opaque state's text, given the JSON text of a state object that may be one.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpaqueForm {
+    opaque: Value,
+}
+
+/// The state inside an opaque one (`text`, the value of its `opaque` field), decrypted.
+fn open_opaque<G: Rules>(text: &Value, keys: Option<&SealKeys>) -> Result<G::State, Error> {
+    let Some(keys) = keys else {
+        return Err(invalid_seal(
+            "opaque: this engine has no seal keys, so it cannot open an opaque state",
+        ));
+    };
+    let text = text
+        .as_str()
+        .ok_or_else(|| opaque::parts("").unwrap_err())?;
+    let (id, bytes) = opaque::parts(text)?;
+    let key = keys.keys.iter().find(|key| key.id == id).ok_or_else(|| {
+        invalid_seal(format!(
+            "unknown key id: {id:?} is not a key of this service"
+        ))
+    })?;
+    let canonical = opaque::open(&key.opaque, id, G::NAME, G::RULES_VERSION, &bytes)?;
+    serde_json::from_slice(&canonical).map_err(|e| Error::invalid_state("state", e.to_string()))
 }
 
 /// An untrusted state given as JSON text, on its way in: with keys, its seal verified and the state
 /// read from its canonical form; without, read with any `seal` set aside.
 pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::State, Error> {
     let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
+    if text.contains(OPAQUE_FIELD) {
+        if let Ok(form) = serde_json::from_str::<OpaqueForm>(text) {
+            return open_opaque::<G>(&form.opaque, keys);
+        }
+    }
     match keys {
         None => serde_json::from_str::<Unsealed<G::State>>(text)
             .map_err(not_state)?
@@ -241,6 +349,11 @@ pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Sta
 /// `open_text` for a state given as a JSON value (from Python).
 pub fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::State, Error> {
     let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
+    if let Some(object) = value.as_object() {
+        if let (1, Some(text)) = (object.len(), object.get(OPAQUE_FIELD)) {
+            return open_opaque::<G>(text, keys);
+        }
+    }
     match keys {
         None => Unsealed::<G::State>::deserialize(value)
             .map_err(not_state)?
@@ -762,7 +875,7 @@ mod tests {
     fn the_mac_is_compared_only_by_the_constant_time_primitive() {
         // Timing is measured in bench/, never in a test; this holds the code to the one primitive.
         let source = include_str!("seal.rs");
-        let code = source.split("#[cfg(test)]").next().unwrap();
+        let code = source.split("#[cfg(test)]\nmod tests").next().unwrap();
         let verify = code
             .split("fn verify_tag")
             .nth(1)

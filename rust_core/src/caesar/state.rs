@@ -947,7 +947,7 @@ pub fn text(position: &Position) -> String {
         pair(position.markers),
         rng.seed,
         rng.word_pos
-    )
+    ) + &rng.keyed_by.map(|id| format!("@{id}")).unwrap_or_default()
 }
 
 fn notation_error(detail: impl Into<String>) -> Error {
@@ -1136,6 +1136,7 @@ pub fn parse_text(text: &str) -> Result<State> {
         markers: pair_of(markers, "the markers", number)?,
         rng: ChanceState {
             algorithm: crate::chance::ALGORITHM.to_owned(),
+            keyed_by: None,
             seed: seed.to_string(),
             word_pos,
         },

@@ -1539,7 +1539,12 @@ fn rng_text(chance: &Chance) -> String {
         Some(le) if short => u64::from_le_bytes(le).to_string(),
         _ => state.seed.clone(),
     };
-    format!("{seed}:{}", state.word_pos)
+    // A keyed generator cannot be played from notation (its key is secret): its key id follows, so
+    // that reading it back is refused rather than silently unkeyed.
+    match &state.keyed_by {
+        None => format!("{seed}:{}", state.word_pos),
+        Some(id) => format!("{seed}:{}@{id}", state.word_pos),
+    }
 }
 
 fn parse_rng(text: &str) -> Result<Chance> {
@@ -1574,6 +1579,7 @@ fn parse_rng(text: &str) -> Result<Chance> {
     Chance::from_state(
         &ChanceState {
             algorithm: chance::ALGORITHM.to_owned(),
+            keyed_by: None,
             seed: hex,
             word_pos,
         },

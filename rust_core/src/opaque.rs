@@ -1,0 +1,228 @@
+//! Opaque states: with seal keys, a game may answer its states encrypted and authenticated, so that
+//! whoever carries one can neither read nor change it (hidden hands, bags).
+//!
+//! - **Form**: `{"opaque": "<key id>.<base64url(nonce || ciphertext)>"}`, unpadded base64url, the
+//!   object's one field.
+//! - **Cipher**: XChaCha20-Poly1305 (the `chacha20poly1305` crate), a fresh random 24-byte nonce
+//!   from the operating system for every state. Its key, one a seal key, is
+//!   `HMAC-SHA-256(secret, "referee-opaque-key/1")` (the seal MAC's input starts `referee-seal/1`,
+//!   keyed chance's `referee-chance/1`: the three never meet).
+//! - **Plaintext**: the state's canonical JSON, as a seal's MAC covers it (see `seal`); the
+//!   **associated data** `referee-opaque/1\n<game>\n<rules version>\n<key id>`: a state of another
+//!   game, rules version or key does not open.
+//! - A state that does not open is `invalid-seal`; the detail says which check failed and nothing
+//!   of the key.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::error::Error;
+
+/// The one field of an opaque state.
+pub const OPAQUE_FIELD: &str = "opaque";
+/// An opaque state's text as the contract states it.
+pub const OPAQUE_PATTERN: &str = r"^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{54,}$";
+const KEY_LABEL: &[u8] = b"referee-opaque-key/1";
+const AD_LABEL: &str = "referee-opaque/1";
+const NONCE_BYTES: usize = 24;
+const TAG_BYTES: usize = 16;
+
+/// The cipher of one seal key, derived from its HMAC (already keyed with the secret).
+pub(crate) fn cipher(mac: &Hmac<Sha256>) -> XChaCha20Poly1305 {
+    let mut mac = mac.clone();
+    mac.update(KEY_LABEL);
+    XChaCha20Poly1305::new(&mac.finalize().into_bytes())
+}
+
+fn associated(game: &str, rules: &str, key_id: &str) -> String {
+    format!("{AD_LABEL}\n{game}\n{rules}\n{key_id}")
+}
+
+/// Encrypts a state's canonical JSON: the text of the `opaque` field.
+pub(crate) fn seal(
+    cipher: &XChaCha20Poly1305,
+    key_id: &str,
+    game: &str,
+    rules: &str,
+    plaintext: &[u8],
+) -> String {
+    let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
+    let aad = associated(game, rules, key_id);
+    let sealed = cipher
+        .encrypt(
+            &nonce,
+            Payload {
+                msg: plaintext,
+                aad: aad.as_bytes(),
+            },
+        )
+        .expect("XChaCha20-Poly1305 encrypts any state");
+    let mut bytes = Vec::with_capacity(NONCE_BYTES + sealed.len());
+    bytes.extend_from_slice(&nonce);
+    bytes.extend_from_slice(&sealed);
+    format!("{key_id}.{}", URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// The key id and the encrypted bytes of an opaque text, or why it is malformed.
+pub(crate) fn parts(text: &str) -> Result<(&str, Vec<u8>), Error> {
+    let malformed = || Error::InvalidSeal {
+        detail: "malformed: an opaque state is {\"opaque\": \"<key id>.<base64url>\"}".into(),
+    };
+    let (id, body) = text.split_once('.').ok_or_else(malformed)?;
+    let bytes = URL_SAFE_NO_PAD.decode(body).map_err(|_| malformed())?;
+    if !crate::seal::is_key_id(id) || bytes.len() < NONCE_BYTES + TAG_BYTES {
+        return Err(malformed());
+    }
+    Ok((id, bytes))
+}
+
+/// Decrypts and authenticates an opaque state's bytes: its canonical JSON.
+pub(crate) fn open(
+    cipher: &XChaCha20Poly1305,
+    key_id: &str,
+    game: &str,
+    rules: &str,
+    bytes: &[u8],
+) -> Result<Vec<u8>, Error> {
+    let (nonce, sealed) = bytes.split_at(NONCE_BYTES);
+    let aad = associated(game, rules, key_id);
+    cipher
+        .decrypt(
+            XNonce::from_slice(nonce),
+            Payload {
+                msg: sealed,
+                aad: aad.as_bytes(),
+            },
+        )
+        .map_err(|_| Error::InvalidSeal {
+            detail: format!(
+                "undecryptable: the opaque state does not open with key {key_id:?} for {game} ({rules}): it was changed, or is of another game, rules version or service"
+            ),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::caesar::Caesar;
+    use crate::game::Rules;
+    use crate::seal::{open_text, open_value, stamp, with_chance, SealKeys};
+
+    const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
+    const K2: &str = "k2:c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0=";
+
+    fn keys(text: &str) -> SealKeys {
+        SealKeys::parse(text)
+            .unwrap()
+            .with_opaque_games(vec!["caesar".into()])
+    }
+
+    fn start(keys: &SealKeys) -> (crate::caesar::State, Value) {
+        let setup = Caesar::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
+        let position = with_chance::<Caesar, _>(Some(keys), || Caesar::start(&setup, Some(5)));
+        let state = Caesar::to_state(&position);
+        let answered = serde_json::to_value(stamp::<Caesar>(state.clone(), Some(keys))).unwrap();
+        (state, answered)
+    }
+
+    /// A state as the engine reads it back (maps in the game's own order).
+    fn normal(state: crate::caesar::State, keys: &SealKeys) -> crate::caesar::State {
+        with_chance::<Caesar, _>(Some(keys), || {
+            Caesar::to_state(&Caesar::from_state(state).unwrap())
+        })
+    }
+
+    fn refusal(result: Result<crate::caesar::State, Error>) -> String {
+        match result {
+            Err(Error::InvalidSeal { detail }) => detail,
+            other => panic!("not invalid-seal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_opaque_state_hides_everything_and_opens_with_the_key() {
+        let keys = keys(K1);
+        let (state, answered) = start(&keys);
+        let object = answered.as_object().unwrap();
+        assert_eq!(object.len(), 1);
+        let text = object["opaque"].as_str().unwrap();
+        assert!(text.starts_with("k1."));
+        assert!(!text.contains("caesar") && !text.contains("hands"));
+        let opened = open_value::<Caesar>(answered.clone(), Some(&keys)).unwrap();
+        assert_eq!(normal(opened, &keys), state);
+        let opened = open_text::<Caesar>(&answered.to_string(), Some(&keys)).unwrap();
+        assert_eq!(normal(opened, &keys), state);
+        // A fresh nonce every time: the same state never encrypts the same twice.
+        let again = serde_json::to_value(stamp::<Caesar>(state, Some(&keys))).unwrap();
+        assert_ne!(again, answered);
+    }
+
+    #[test]
+    fn changed_foreign_or_keyless_opaque_states_are_refused() {
+        let keys = keys(K1);
+        let (_, answered) = start(&keys);
+        let text = answered["opaque"].as_str().unwrap().to_owned();
+        let with = |text: String| serde_json::json!({ "opaque": text });
+        // Every character of the ciphertext changed, in turn.
+        let (id, body) = text.split_once('.').unwrap();
+        for at in 0..body.len() {
+            let mut bytes = body.as_bytes().to_vec();
+            bytes[at] = if bytes[at] == b'A' { b'B' } else { b'A' };
+            let changed = format!("{id}.{}", String::from_utf8(bytes).unwrap());
+            let detail = refusal(open_value::<Caesar>(with(changed), Some(&keys)));
+            assert!(
+                detail.starts_with("undecryptable") || detail.starts_with("malformed"),
+                "{detail}"
+            );
+        }
+        let mut bytes = URL_SAFE_NO_PAD.decode(body).unwrap();
+        bytes.pop();
+        let truncated = format!("{id}.{}", URL_SAFE_NO_PAD.encode(bytes));
+        assert!(refusal(open_value::<Caesar>(with(truncated), Some(&keys)))
+            .starts_with("undecryptable"));
+        // Another key with the same id, another game, no keys, an unknown id, a malformed form.
+        let other = SealKeys::parse("k1:c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0=").unwrap();
+        assert!(
+            refusal(open_value::<Caesar>(with(text.clone()), Some(&other)))
+                .starts_with("undecryptable")
+        );
+        let as_iago = open_value::<crate::iago::Iago>(with(text.clone()), Some(&keys));
+        assert!(matches!(as_iago, Err(Error::InvalidSeal { .. })));
+        assert!(refusal(open_value::<Caesar>(with(text.clone()), None)).contains("no seal keys"));
+        assert!(
+            refusal(open_text::<Caesar>(&with(text.clone()).to_string(), None))
+                .contains("no seal keys")
+        );
+        let renamed = text.replacen("k1.", "k9.", 1);
+        assert!(
+            refusal(open_value::<Caesar>(with(renamed), Some(&keys))).starts_with("unknown key id")
+        );
+        for bad in ["", "k1", "k1.!!", "k1.AAAA"] {
+            assert!(refusal(open_value::<Caesar>(with(bad.into()), Some(&keys)))
+                .starts_with("malformed"));
+        }
+        assert!(refusal(open_value::<Caesar>(
+            serde_json::json!({"opaque": 3}),
+            Some(&keys)
+        ))
+        .starts_with("malformed"));
+    }
+
+    #[test]
+    fn rotation_reads_older_opaque_states_and_writes_with_the_new_key() {
+        let old = keys(K1);
+        let (state, answered) = start(&old);
+        let rotated = keys(&format!("{K2},{K1}"));
+        let opened = open_value::<Caesar>(answered, Some(&rotated)).unwrap();
+        assert_eq!(normal(opened.clone(), &rotated), state);
+        let again = serde_json::to_value(stamp::<Caesar>(opened, Some(&rotated))).unwrap();
+        assert!(again["opaque"].as_str().unwrap().starts_with("k2."));
+        assert!(refusal(open_value::<Caesar>(again, Some(&old))).starts_with("unknown key id"));
+    }
+}
