@@ -104,7 +104,10 @@ def game(
 ) -> Game:
     """A game with a setup: its variant and options apply to ``new``, ``replay`` and position strings.
     With ``seal_keys`` (``"k2:SECRET,k1:SECRET"`` as ``REFEREE_SEAL_KEYS``, or a ``SealKeys``), every
-    state it answers is sealed and every state it takes must carry a valid seal."""
+    state it answers is sealed and every state it takes must carry a valid seal (or be an opaque state
+    of these keys); chance is keyed by them. Keys that list the game as opaque
+    (``SealKeys("k1:SECRET", opaque=["caesar"])``) answer every state of it encrypted,
+    ``{"opaque": "<key id>.<...>"}``, and a play with the view of the player who moved."""
     return Game(name, variant=variant, options=options, seal_keys=seal_keys)
 
 
@@ -141,6 +144,11 @@ class Game:
     def sealed(self) -> bool:
         """Whether this game has seal keys: it seals every state it answers and checks every one it takes."""
         return self._engine.sealed
+
+    @property
+    def opaque(self) -> bool:
+        """Whether this game answers its states opaque (encrypted with its seal keys)."""
+        return self._engine.opaque
 
     def __repr__(self) -> str:
         return f"referee.game({self.name!r}, setup={self.setup!r})"

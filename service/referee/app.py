@@ -98,6 +98,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     logs.configure(settings.log_level)
     if settings.seal_keys is not None:
         log.info("seals on: key %s seals, keys %s verify", settings.seal_keys.ids[0], ", ".join(settings.seal_keys.ids))
+        if settings.seal_keys.opaque:
+            log.info("opaque states: %s", ", ".join(settings.seal_keys.opaque))
     app.register_blueprint(v1)
     app.register_blueprint(ops)
 

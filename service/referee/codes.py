@@ -52,8 +52,12 @@ CODES: dict[str, ProblemCode] = {
         422, "The state's seal is missing or does not match",
         "The service seals its states (`REFEREE_SEAL_KEYS`) and takes back only a state whose `seal` matches it "
         "exactly; this one's is missing, malformed, names a key id the service does not hold, or does not match "
-        "(the state or its seal was changed, or another key sealed it). `field` is `state.seal`; `detail` starts "
-        "with which (`missing`, `malformed`, `unknown key id`, `mismatch`) and says nothing about the keys."),
+        "(the state or its seal was changed, or another key sealed it). An opaque state (`{\"opaque\": ...}`) "
+        "is refused alike when it does not decrypt (`undecryptable`: changed, or of another game, rules version "
+        "or service), or when the service has no keys (`opaque`); so is a state whose keyed generator names a key "
+        "the service does not hold (`keyed chance`, `unknown key id`). `field` is `state.seal`; `detail` starts "
+        "with which (`missing`, `malformed`, `unknown key id`, `mismatch`, `undecryptable`, `opaque`, "
+        "`keyed chance`) and says nothing about the keys."),
     "invalid-board": ProblemCode(
         422, "The board description is not a playable board",
         "Hypnosia: the board description (option `board`, in a setup or a state) is not a playable board; "

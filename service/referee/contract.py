@@ -96,7 +96,7 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) ->
     setup fields and players."""
     setup = game_schemas["Setup"]["properties"]
     player = "Player" if "Player" in game_schemas else "Colour"
-    own = {"state": ref(prefix + "State"), "variant": setup["variant"], "options": setup["options"],
+    own = {"state": ref(prefix + "CarriedState"), "variant": setup["variant"], "options": setup["options"],
            "move": ref("Move"), "player": ref(prefix + player) | {"description": PLAYER}}
     properties, required = {}, []
     for name, field in schema().fields.items():
