@@ -15,7 +15,8 @@ Sections (the default runs the first six):
     slow       64 clients trickling bodies at a byte a second: /healthz and play latency meanwhile
     archive    `referee validate` on a generated archive of random games (--archive-games, 100,000)
     soak       play at full load for --soak-seconds (600): errors, worker restarts, worker memory
-    seals      play with seals (REFEREE_SEAL_KEYS) against without, every game: in process and over HTTP
+    seals      play with seals (REFEREE_SEAL_KEYS, keyed chance) and opaque states (REFEREE_OPAQUE_STATES)
+               against without, every game: in process and over HTTP
 
 Run it with a release build of `referee` installed (see bench/README.md), not an editable debug build.
 """
@@ -933,23 +934,28 @@ BENCH_SEAL_KEYS = ("k2:YmVuY2gtc2VhbC1rZXktdHdvLWJlbmNoLXNlYWwta2V5,"
                    "k1:YmVuY2gtc2VhbC1rZXktb25lLWJlbmNoLXNlYWwta2V5")
 
 
-def seal_bodies(workdir: Path, plies: int = 12) -> dict[str, tuple[bytes, bytes]]:
-    """Each game's `play` body, unsealed and sealed: the same mid-game state (a seeded game, `plies` in)
-    and the same legal move."""
-    bodies = {}
+KINDS = ("plain", "sealed", "opaque")
+
+
+def seal_bodies(workdir: Path, plies: int = 12) -> dict[str, dict[str, bytes]]:
+    """Each game's `play` body, unsealed, sealed and opaque: the state `plies` into a game seeded alike and
+    played alike (the same random choices), and a legal move. Without keys chance is the documented
+    generator, with keys it is keyed, so Hypnosia's and Caesar!'s unsealed game draws otherwise than the
+    sealed and opaque ones (which are the same game)."""
+    bodies: dict[str, dict[str, bytes]] = {}
     for name in referee.games():
-        plain, sealed = referee.game(name), referee.game(name, seal_keys=BENCH_SEAL_KEYS)
-        rng, state = random.Random(name), sealed.new(seed=1)
-        for _ in range(plies):
-            state = sealed.play(state, rng.choice(sealed.legal_moves(state)))["state"]
-        move = rng.choice(sealed.legal_moves(state))
-        unsealed = {key: value for key, value in state.items() if key != "seal"}
-        assert plain.play(unsealed, move)["state"] == {k: v for k, v in sealed.play(state, move)["state"].items()
-                                                        if k != "seal"}
-        bodies[name] = (json.dumps({"state": unsealed, "move": move}).encode(),
-                        json.dumps({"state": state, "move": move}).encode())
-        for kind, body in zip(("plain", "sealed"), bodies[name]):
-            (workdir / f"{name}-{kind}.json").write_bytes(body)
+        bodies[name] = {}
+        games = {"plain": referee.game(name), "sealed": referee.game(name, seal_keys=BENCH_SEAL_KEYS),
+                 "opaque": referee.game(name, seal_keys=referee.SealKeys(BENCH_SEAL_KEYS, opaque=[name]))}
+        for kind, game in games.items():
+            rng, state = random.Random(name), game.new(seed=1)
+            for _ in range(plies):
+                state = game.play(state, rng.choice(game.legal_moves(state)))["state"]
+            move = rng.choice(game.legal_moves(state))
+            answer = game.play(state, move)["state"]
+            assert ("seal" in answer, "opaque" in answer) == (kind == "sealed", kind == "opaque"), (kind, answer)
+            bodies[name][kind] = json.dumps({"state": state, "move": move}).encode()
+            (workdir / f"{name}-{kind}.json").write_bytes(bodies[name][kind])
     return bodies
 
 
@@ -966,16 +972,16 @@ def per_call_us(call: Callable[[], Any], seconds: float = 0.5) -> float:
     return best
 
 
-def seal_in_process_rows(bodies: dict[str, tuple[bytes, bytes]]) -> list[list[str]]:
-    keys = referee.SealKeys(BENCH_SEAL_KEYS)
+def seal_in_process_rows(bodies: dict[str, dict[str, bytes]]) -> list[list[str]]:
     rows = []
-    for name, (plain_body, sealed_body) in bodies.items():
+    for name, body in bodies.items():
         progress(f"seals: {name} in process")
-        plain, sealed = referee._core.Engine(name), referee._core.Engine(name, keys)
-        plain_us = per_call_us(lambda: plain.play_json(plain_body))
-        sealed_us = per_call_us(lambda: sealed.play_json(sealed_body))
-        rows.append([name, f"{len(sealed_body):,}", f"{plain_us:.1f}", f"{sealed_us:.1f}",
-                     f"+{sealed_us - plain_us:.1f}"])
+        engines = {"plain": referee._core.Engine(name),
+                   "sealed": referee._core.Engine(name, referee.SealKeys(BENCH_SEAL_KEYS)),
+                   "opaque": referee._core.Engine(name, referee.SealKeys(BENCH_SEAL_KEYS, opaque=[name]))}
+        us = {kind: per_call_us(lambda kind=kind: engines[kind].play_json(body[kind])) for kind in KINDS}
+        rows.append([name, f"{len(body['sealed']):,} / {len(body['opaque']):,}", f"{us['plain']:.1f}",
+                     f"{us['sealed']:.1f}", f"{us['opaque']:.1f}"])
     return rows
 
 
@@ -983,7 +989,7 @@ def seal_timing_rows(bodies: dict[str, tuple[bytes, bytes]]) -> list[list[str]]:
     """A refused seal wrong in its MAC's first character against one wrong in its last: the comparison is
     constant-time, so the two cost the same (to the noise)."""
     engine = referee._core.Engine("caesar", referee.SealKeys(BENCH_SEAL_KEYS))
-    body = json.loads(bodies["caesar"][1])
+    body = json.loads(bodies["caesar"]["sealed"])
     seal = body["state"]["seal"]
     at = seal.index(".") + 1
     rows = []
@@ -1005,35 +1011,44 @@ def bench_seals(args: argparse.Namespace, workdir: Path) -> str:
     bodies = seal_bodies(workdir)
     in_process = seal_in_process_rows(bodies)
     timing = seal_timing_rows(bodies)
+    settings = {"plain": {}, "sealed": {"REFEREE_SEAL_KEYS": BENCH_SEAL_KEYS},
+                "opaque": {"REFEREE_SEAL_KEYS": BENCH_SEAL_KEYS, "REFEREE_OPAQUE_STATES": ",".join(bodies)}}
+    expected = {"plain": lambda state: "seal" not in state and "opaque" not in state,
+                "sealed": lambda state: "seal" in state, "opaque": lambda state: list(state) == ["opaque"]}
     with contextlib.ExitStack() as servers:
-        plain_host, plain_port, _ = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers))
-        sealed_host, sealed_port, _ = servers.enter_context(gunicorn(
-            "referee.app:create_app()", workdir, args.workers, settings={"REFEREE_SEAL_KEYS": BENCH_SEAL_KEYS}))
         targets = {}
-        for name in bodies:
-            for kind, (host, port) in (("plain", (plain_host, plain_port)), ("sealed", (sealed_host, sealed_port))):
+        for kind in KINDS:
+            host, port, _ = servers.enter_context(gunicorn(
+                "referee.app:create_app()", workdir, args.workers, settings=settings[kind]))
+            for name in bodies:
                 path, body = f"/v1/games/{name}/play", workdir / f"{name}-{kind}.json"
-                check_answer(host, port, path, body, lambda data, kind=kind: ("seal" in data["state"]) == (kind == "sealed"))
+                check_answer(host, port, path, body, lambda data, kind=kind: expected[kind](data["state"]))
                 targets[f"{name}-{kind}"] = (f"http://{host}:{port}{path}", body)
         results = wrk_rounds(args, targets)
     rows = []
     for name in bodies:
-        plain, sealed = results[f"{name}-plain"], results[f"{name}-sealed"]
-        rows.append([name, number(plain["rps"]), number(sealed["rps"]), f"{sealed['rps'] / plain['rps']:.2f}×",
-                     f"{plain['p50_us'] / 1000:,.2f} / {sealed['p50_us'] / 1000:,.2f}",
-                     f"{plain['p99_us'] / 1000:,.2f} / {sealed['p99_us'] / 1000:,.2f}",
-                     number(plain["errors"] + sealed["errors"])])
+        plain, sealed, opaque = (results[f"{name}-{kind}"] for kind in KINDS)
+        rows.append([name, number(plain["rps"]), number(sealed["rps"]), number(opaque["rps"]),
+                     f"{sealed['rps'] / plain['rps']:.2f}× / {opaque['rps'] / plain['rps']:.2f}×",
+                     " / ".join(f"{result['p50_us'] / 1000:,.2f}" for result in (plain, sealed, opaque)),
+                     " / ".join(f"{result['p99_us'] / 1000:,.2f}" for result in (plain, sealed, opaque)),
+                     number(plain["errors"] + sealed["errors"] + opaque["errors"])])
     workers = args.workers or f"the config's default, {2 * (os.cpu_count() or 1) + 1}"
     return "\n".join([
-        "## seals: play with seals against without",
+        "## seals: play with seals, keyed chance and opaque states against without",
         "",
-        "Each game's `play` body: the state 12 plies into a seeded game and a legal move, sent once without a seal "
-        "to a service without keys, once sealed to a service with two keys (`REFEREE_SEAL_KEYS`, the first seals). "
-        "The sealed request verifies the seal (canonical form of the state, HMAC-SHA-256) and seals the next state.",
+        "Each game's `play` body: the state 12 plies into a seeded game and a legal move, sent unsealed to a "
+        "service without keys, sealed to a service with two keys (`REFEREE_SEAL_KEYS`, the first seals; Hypnosia's "
+        "and Caesar!'s chance keyed), and opaque to a service with the same keys making every game opaque "
+        "(`REFEREE_OPAQUE_STATES`). The sealed request verifies the seal (canonical form of the state, "
+        "HMAC-SHA-256), derives the keyed generator's key (HMAC-SHA-256) and seals the next state; the opaque one "
+        "decrypts the state (XChaCha20-Poly1305), derives the generator's key, encrypts the next state with a fresh "
+        "nonce and answers the mover's view instead of the notation. Without keys chance is unkeyed, so the "
+        "unsealed Hypnosia and Caesar! games draw otherwise than the keyed ones (same seed and choices).",
         "",
         "In process (`Engine.play_json`, the whole request in the engine; µs a call, best of 5):",
         "",
-        table(["game", "sealed body bytes", "unsealed µs", "sealed µs", "seal costs µs"], in_process),
+        table(["game", "sealed / opaque body bytes", "unsealed µs", "sealed µs", "opaque µs"], in_process),
         "",
         "A refused seal, wrong in the first or the last character of its MAC (Caesar!'s state; µs a call): "
         "verification compares the whole MAC in constant time, so neither is faster.",
@@ -1041,11 +1056,12 @@ def bench_seals(args: argparse.Namespace, workdir: Path) -> str:
         table(["refused seal", "µs a call"], timing),
         "",
         f"Over HTTP: gunicorn `-c python:referee.gunicorn_conf` ({workers} workers, `REFEREE_ACCESS_LOG=0`), one "
-        f"server without keys and one with; `wrk -t{args.threads} -c{args.connections} -d{args.duration}s`, "
-        f"{args.rounds} rounds taking turns after a {args.warmup} s warm-up each. Latencies unsealed / sealed.",
+        f"server without keys, one with, one with opaque states; `wrk -t{args.threads} -c{args.connections} "
+        f"-d{args.duration}s`, {args.rounds} rounds taking turns after a {args.warmup} s warm-up each. "
+        "Latencies unsealed / sealed / opaque.",
         "",
-        table(["game", "unsealed requests/s", "sealed requests/s", "sealed ÷ unsealed", "p50 ms", "p99 ms", "errors"],
-              rows),
+        table(["game", "unsealed requests/s", "sealed requests/s", "opaque requests/s",
+               "sealed, opaque ÷ unsealed", "p50 ms", "p99 ms", "errors"], rows),
     ])
 
 

@@ -60,7 +60,9 @@ def test_every_engine_game_has_its_own_typed_routes() -> None:
         body = play["requestBody"]["content"]["application/json"]["schema"]["$ref"]
         assert body == f"#/components/schemas/{prefix}MoveRequest"
         request = document["components"]["schemas"][f"{prefix}MoveRequest"]
-        assert request["properties"]["state"] == {"$ref": f"#/components/schemas/{prefix}State"}
+        assert request["properties"]["state"] == {"$ref": f"#/components/schemas/{prefix}CarriedState"}
+        carried = document["components"]["schemas"][f"{prefix}CarriedState"]["anyOf"]
+        assert carried == [{"$ref": f"#/components/schemas/{prefix}State"}, {"$ref": "#/components/schemas/OpaqueState"}]
     assert not any("{game}" in path for path in document["paths"])
 
 
