@@ -133,17 +133,23 @@ def test_keyed_chance_rotates_with_the_keys() -> None:
     assert refused.value.detail.startswith("unknown key id"), refused.value.detail
 
 
-def test_a_keyed_state_needs_keys_and_its_notation_says_so() -> None:
+def test_a_keyed_state_and_its_notation_need_the_keys() -> None:
     state = referee.game("hypnosia", seal_keys=KEYS_ROTATED).new(seed=2)
     with pytest.raises(referee.InvalidSeal) as refused:
         referee.game("hypnosia").legal_moves({k: v for k, v in state.items() if k != "seal"})
     assert refused.value.detail.startswith("keyed chance"), refused.value.detail
     for name in ("hypnosia", "caesar"):
         keyed = referee.game(name, seal_keys=KEYS_ROTATED)
-        text = keyed.position(keyed.new(seed=2))
+        new = keyed.new(seed=2)
+        text = keyed.position(new)
         assert text.endswith("@k2"), text
-        with pytest.raises(referee.InvalidState):
+        # Notation reads back keyed (unsealed, as notation always is) where the key is held, and nowhere else.
+        assert keyed.parse_position(text) == {k: v for k, v in new.items() if k != "seal"}
+        with pytest.raises(referee.InvalidSeal) as refused:
             referee.game(name).parse_position(text)
+        assert refused.value.detail.startswith("keyed chance"), refused.value.detail
+        with pytest.raises(referee.InvalidState):
+            keyed.parse_position(text.replace("@k2", "@k.2"))
 
 
 # ---------------------------------------------------------------------------------------------- opaque states

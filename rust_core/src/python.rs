@@ -239,7 +239,8 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let setup = setup_of::<G>(py, setup)?;
-            let position = G::parse_position(text, &setup).map_err(|e| raise(py, &e))?;
+            let position = seal::with_chance::<G, _>(self.keys(), || G::parse_position(text, &setup))
+                .map_err(|e| raise(py, &e))?;
             to_py(py, &G::to_state(&position))
         })
     }
