@@ -12,7 +12,7 @@ import base64
 import hashlib
 import hmac
 import json
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
