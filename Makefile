@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test install-service install-test rust-test python-test bench clean
+.PHONY: serve test install-service install-test browser rust-test python-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,16 @@ rust-test:
 		cargo test --workspace; \
 	fi
 
-python-test: install-test
+# The playground's browser test drives Debian's chromium through its chromedriver (Selenium is in the
+# `test` extra and never downloads a browser); installed here when missing, with sudo unless root.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+browser:
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	fi
+
+python-test: install-test browser
 	$(BIN)/python -m pytest
 
 bench: install-test

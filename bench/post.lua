@@ -1,6 +1,6 @@
 -- wrk script: POSTs the JSON body kept in the file named by the first script argument, and prints a
 -- one-line JSON summary at the end (bench/run.py reads the line that starts with WRK_JSON).
---   wrk -t2 -c32 -d10s --latency -s bench/post.lua http://127.0.0.1:PORT/v1/games/iago/play -- bench/bodies/play.json
+--   wrk -t2 -c32 -d10s --latency -s bench/post.lua http://127.0.0.1:PORT/v1/games/iago/play -- bench/bodies/iago-play.json
 -- An optional second argument is a pause in milliseconds before each request of a connection, to hold
 -- a rate below the maximum.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from functools import cache
-from typing import Any
+from typing import Any, Iterator
 
 import orjson
 from hypothesis import event, settings
@@ -58,15 +58,22 @@ def game_of(name: str, state: dict) -> referee.Game:
     return _game_of(name, orjson.dumps(setup, option=orjson.OPT_SORT_KEYS).decode())
 
 
-def played(name: str, index: int, seed: int, plies: int) -> dict:
-    """The state after up to ``plies`` random legal moves (chance drawn from the state's generator)."""
-    game, rng = setup_game(name, index), random.Random(seed)
-    state = game.new(seed=seed)
+def playout(game: referee.Game, seed: int, plies: int) -> Iterator[dict]:
+    """Every state of a seeded random game of up to ``plies`` legal moves, each taken back by the game
+    (chance drawn from the state's generator)."""
+    rng, state = random.Random(seed), game.new(seed=seed)
+    yield state
     for _ in range(plies):
         moves = game.legal_moves(state)
         if not moves:
-            break
+            return
         state = game.play(state, rng.choice(moves))["state"]
+        yield state
+
+
+def played(name: str, index: int, seed: int, plies: int) -> dict:
+    """The state after up to ``plies`` random legal moves of a game of setup ``index``."""
+    *_, state = playout(setup_game(name, index), seed, plies)
     return state
 
 

@@ -21,6 +21,8 @@ from referee.errors import RefereeError
 from referee.problems import Problem
 from referee.settings import Settings
 
+from hypnosia_boards import default_board
+
 SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
 app = create_app(Settings(access_log=False))
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", app)
@@ -60,9 +62,10 @@ def test_every_engine_game_has_its_own_typed_routes() -> None:
         body = play["requestBody"]["content"]["application/json"]["schema"]["$ref"]
         assert body == f"#/components/schemas/{prefix}MoveRequest"
         request = document["components"]["schemas"][f"{prefix}MoveRequest"]
-        assert request["properties"]["state"] == {"$ref": f"#/components/schemas/{prefix}CarriedState"}
-        carried = document["components"]["schemas"][f"{prefix}CarriedState"]["anyOf"]
-        assert carried == [{"$ref": f"#/components/schemas/{prefix}State"}, {"$ref": "#/components/schemas/OpaqueState"}]
+        assert request["properties"]["state"] == {"$ref": f"#/components/schemas/{prefix}StateOrPosition"}
+        forms = document["components"]["schemas"][f"{prefix}StateOrPosition"]["oneOf"]
+        assert forms == [{"$ref": f"#/components/schemas/{prefix}State"}, {"$ref": "#/components/schemas/Position"},
+                         {"$ref": "#/components/schemas/OpaqueState"}]
     assert not any("{game}" in path for path in document["paths"])
 
 
@@ -176,7 +179,8 @@ def test_the_hypnosia_shapes_and_examples_match_the_spec() -> None:
     assert set(played["effects"]["moves"][0]) == set(components["HypnosiaDieMove"]["properties"])
     assert set(game.setup) == set(components["HypnosiaSetup"]["properties"])
     assert set(game.setup["options"]) == set(components["HypnosiaOptions"]["properties"])
-    assert set(game.setup["options"]["board"]) == set(components["HypnosiaBoard"]["properties"])
+    assert game.setup["options"]["board"] is None  # the default board
+    assert set(default_board()) == set(components["HypnosiaBoard"]["properties"])
     setup_example = components["HypnosiaSetup"]["examples"][0]
     assert referee.game("hypnosia", **setup_example).setup == setup_example
     finished = game.outcome("r:h4,centre,centre,centre/b:h1,h2,centre,centre - - rrbbr 0/0 7:0")
@@ -294,7 +298,6 @@ def test_the_caesar_examples_are_what_the_model_answers() -> None:
 
 
 def test_the_hypnosia_examples_are_what_the_model_answers() -> None:
-    from hypnosia_boards import default_board
     from reference import hypnosia
     from reference.chacha import ChaCha8
 
@@ -303,13 +306,16 @@ def test_the_hypnosia_examples_are_what_the_model_answers() -> None:
     after, effects = hypnosia.play(start, "6-2: h1+6 0.5^2")
     [state] = components["HypnosiaState"]["examples"]
     assert {key: state[key] for key in hypnosia.projection(after)} == hypnosia.projection(after)
+    # null: the default board (states write it so, rather than spelt out)
     assert state["options"] == {"players": 2, "seats": [0, 3], "first_player": "red", "doubles_cross_bridges": True,
-                                "board": default_board()}
+                                "board": None}
     assert state["rng"] == ChaCha8.from_u64(7).state()  # seed 7, first player and roll given: no word used
     assert components["HypnosiaEffects"]["examples"] == [effects]
     [setup] = components["HypnosiaSetup"]["examples"]
-    model_setup = hypnosia.initial({key: value for key, value in setup["options"].items() if key != "seats"} | {"first_player": "red"})
-    assert list(model_setup.seats) == setup["options"]["seats"] and setup["options"]["board"] == default_board()
+    # the model's options leave the default board out (the engine writes it as null)
+    model_options = {key: value for key, value in setup["options"].items() if key not in ("seats", "board")}
+    model_setup = hypnosia.initial(model_options | {"first_player": "red"})
+    assert list(model_setup.seats) == setup["options"]["seats"] and setup["options"]["board"] is None
     finished = hypnosia.make_position({"players": 2}, {"red": ["h4", "centre", "centre", "centre"],
                                                        "blue": ["h1", "h2", "centre", "centre"]},
                                       None, None, ["red", "red", "blue", "blue", "red"], {"red": 0, "blue": 0})

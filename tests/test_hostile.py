@@ -136,6 +136,7 @@ ROUTE_BODIES = {
     "play": {"state": START, "move": "e4"},
     "validate": {"state": START, "move": "e4"},
     "view": {"state": START, "player": "black"},
+    "render": {"state": START, "legal": True},
     "replay": {"moves": ["e4"]},
     "batch": [{"state": START, "move": "e4"}],
 }

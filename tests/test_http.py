@@ -382,7 +382,7 @@ def test_batch_problems(client, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", referee.games())
-@pytest.mark.parametrize("path", ["play", "validate", "legal-moves", "new"])
+@pytest.mark.parametrize("path", ["play", "validate", "legal-moves", "new", "render"])
 @pytest.mark.parametrize("body", [
     b"", b"   ", b"\xff\xfe\x00", b"{", b"nul", b"[" * 2000, b'{"state": NaN}',
     b'{"a": 1}{"b": 2}', b"\xef\xbb\xbf{}",
@@ -391,11 +391,12 @@ def test_bodies_that_are_not_json(client, body: bytes, path: str, name: str) -> 
     problem(client.post(f"/v1/games/{name}/{path}", data=body, content_type="application/json"), 400, "malformed-json")
 
 
-STATE_OF_ROUTE = {"play": b', "move": "e4"', "validate": b', "move": "e4"', "legal-moves": b"", "view": b', "player": "black"'}
+STATE_OF_ROUTE = {"play": b', "move": "e4"', "validate": b', "move": "e4"', "legal-moves": b"", "view": b', "player": "black"',
+                  "render": b', "legal": true'}
 
 
 @pytest.mark.parametrize("name", referee.games())
-@pytest.mark.parametrize("path", ["play", "validate", "legal-moves", "new", "view", "replay", "batch"])
+@pytest.mark.parametrize("path", ["play", "validate", "legal-moves", "new", "view", "replay", "batch", "render"])
 @pytest.mark.parametrize("body", [b"[" * 2000 + b"]" * 2000, b'"\\ud800"', b'{"move": "\\udc00", "state": {}}'])
 def test_json_at_the_edges_is_malformed_json_on_every_route(client, body: bytes, path: str, name: str) -> None:
     """Deep nesting and lone surrogates are JSON by the grammar, but not JSON every route can read: one
@@ -428,8 +429,8 @@ def test_envelopes_of_the_wrong_shape(client, body, name: str) -> None:
 
 def test_a_player_the_game_does_not_have_is_unknown_player_on_every_route(client) -> None:
     state = referee.game("iago").new()
-    for path in ("play", "validate", "view"):
-        body = {"state": state, "player": "purple"} | ({} if path == "view" else {"move": "e4"})
+    for path in ("play", "validate", "view", "render"):
+        body = {"state": state, "player": "purple"} | ({} if path in ("view", "render") else {"move": "e4"})
         assert problem(post(client, f"/v1/games/iago/{path}", body), 422, "unknown-player")["players"] == ["black", "white"]
     batch = post(client, "/v1/games/iago/batch", [{"state": state, "move": "e4", "player": "purple"}]).json
     assert batch["results"][0]["error"]["code"] == "unknown-player"

@@ -19,7 +19,7 @@ import referee
 from referee.app import create_app
 from referee.settings import Settings
 from live import Server, serve
-from properties import GAMES, MISSING, SETUPS, get, paths, put
+from properties import GAMES, MISSING, SETUPS, get, paths, playout, put
 
 # Fixed test secrets (32 bytes each, base64url): never used outside the tests.
 SECRET_1 = "dGVzdC1zZWNyZXQtb25lLXRlc3Qtc2VjcmV0LW9uZS0"
@@ -32,18 +32,6 @@ KEYS_OTHER = f"k1:{SECRET_OTHER}"  # another key set, with the same id
 
 def sealed(name: str, keys: str = KEYS_ROTATED, index: int = 0) -> referee.Game:
     return referee.game(name, seal_keys=keys, **SETUPS[name][index])
-
-
-def playout(game: referee.Game, seed: int, plies: int) -> Iterator[dict]:
-    """Every state of a seeded random game, each taken back by the game (so each seal is checked)."""
-    rng, state = random.Random(seed), game.new(seed=seed)
-    yield state
-    for _ in range(plies):
-        moves = game.legal_moves(state)
-        if not moves:
-            return
-        state = game.play(state, rng.choice(moves))["state"]
-        yield state
 
 
 def mid_game(name: str, index: int = 0, keys: str = KEYS_ROTATED, plies: int = 12) -> dict:

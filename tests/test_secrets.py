@@ -12,6 +12,7 @@ import base64
 import hashlib
 import hmac
 import json
+import urllib.request
 from typing import Iterator
 
 import pytest
@@ -277,6 +278,14 @@ def test_opaque_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # ---------------------------------------------------------------------------------------------- live
 
+def game_svg(server: Server, body: dict) -> str:
+    """The render route's SVG (a problem fails the test with its body)."""
+    request = urllib.request.Request(f"{server.base}/v1/games/caesar/render", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.read().decode()
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
     with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as live:
@@ -295,6 +304,9 @@ def test_live_caesar_is_opaque_and_hypnosia_keyed(server: Server) -> None:
     assert list(played["view"]["hands"]) == ["caesar"] and "position" not in played
     status, view = post(server, "/v1/games/caesar/view", {"state": played["state"], "player": "pompey"})
     assert status == 200 and list(view["hands"]) == ["pompey"], view
+    svg = game_svg(server, {"state": played["state"], "player": "pompey"})
+    assert 'data-player="pompey"' in svg and "hidden" in svg
+    assert "hidden" in game_svg(server, {"state": played["state"], "legal": True}), "drawn for a player"
     status, validated = post(server, "/v1/games/caesar/validate", {"state": state, "move": move})
     assert status == 200 and validated == {"legal": True}
     status, results = post(server, "/v1/games/caesar/batch?with_state=true", [{"state": state, "move": move}])

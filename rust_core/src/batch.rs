@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::error::Error;
-use crate::game::{self, Played, Rules, Verdict};
+use crate::game::{self, Form, Played, Rules, StateIn, Verdict};
 use crate::registry::GameKind;
 use crate::seal::{self, SealKeys, Unsealed};
 
@@ -24,6 +24,24 @@ use crate::seal::{self, SealKeys, Unsealed};
 pub const MAX_MOVE_CHARS: usize = 256;
 /// Longest player name of a batch item, in characters.
 pub const MAX_PLAYER_CHARS: usize = 64;
+/// What the envelope check says of a state that is neither an object nor a string (as the
+/// service's `State` field says it).
+pub const STATE_TYPE_MESSAGE: &str = "Not a valid state: a JSON object or a position string.";
+
+/// How an engine reads the states it is given and writes those it answers: a position string with
+/// its setup; with seal keys, every state sealed (objects only), without, seals ignored.
+pub struct Reader<'a, G: Rules> {
+    pub setup: &'a G::Setup,
+    pub keys: Option<&'a SealKeys>,
+}
+
+impl<G: Rules> Clone for Reader<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G: Rules> Copy for Reader<'_, G> {}
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,9 +74,9 @@ fn lines(data: &[u8]) -> Vec<(usize, &[u8])> {
 /// a valid seal and every next state is sealed.
 pub fn validate_lines<G: Rules>(
     data: &[u8],
+    reader: Reader<G>,
     with_state: bool,
     first_index: usize,
-    keys: Option<&SealKeys>,
 ) -> Output {
     let lines = lines(data);
     let chunks: Vec<(Vec<u8>, usize, Option<MalformedLine>)> = lines
@@ -70,7 +88,7 @@ pub fn validate_lines<G: Rules>(
                 let index = first_index + task * ITEMS_PER_TASK + offset;
                 let written = std::str::from_utf8(text)
                     .map_err(|e| e.to_string())
-                    .and_then(|text| write_result::<G>(&mut out, text, index, with_state, keys));
+                    .and_then(|text| write_result::<G>(&mut out, text, reader, index, with_state));
                 if let Err(detail) = written {
                     return (out, offset, Some(MalformedLine { line, detail }));
                 }
@@ -100,9 +118,9 @@ const RESULT_BYTES: usize = 160;
 /// and their count. `Err` says why when the input is not such an array. `keys` as `validate_lines`.
 pub fn validate_array<G: Rules>(
     data: &[u8],
+    reader: Reader<G>,
     with_state: bool,
     max_items: usize,
-    keys: Option<&SealKeys>,
 ) -> Result<(Vec<u8>, usize), Value> {
     let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
     let text = std::str::from_utf8(data).map_err(|e| not_json(e.to_string()))?;
@@ -134,7 +152,7 @@ pub fn validate_array<G: Rules>(
                 if index > 0 {
                     out.push(b',');
                 }
-                write_result::<G>(&mut out, item, index, with_state, keys)
+                write_result::<G>(&mut out, item, reader, index, with_state)
                     .map_err(|detail| not_json(format!("item {index}: {detail}")))?;
             }
             Ok(out)
@@ -200,35 +218,32 @@ fn array_items(text: &str) -> Result<Vec<&str>, String> {
     Err("the array does not end".to_owned())
 }
 
-/// The verdict on one `(state, move, player)`: `{"legal": true}` (with the next state, effects and
-/// outcome when `with_state`, sealed when there are `keys`), or `{"legal": false, "reason": ...}`;
+/// The verdict on one `(state, move, player)`: `{"legal": true}` or `{"legal": false, "reason": ...}`;
 /// `Err` for a player the game does not have.
 pub fn judge<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
-    with_state: bool,
-    keys: Option<&SealKeys>,
 ) -> Result<Value, Error> {
-    game::validate::<G>(position, mv, player)
-        .map(|verdict| verdict_json::<G>(verdict, with_state, keys, G::to_move(position)))
+    game::validate::<G>(position, mv, player).map(|verdict| verdict_json::<G>(verdict, None, None, None))
 }
 
+/// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given;
 /// `mover`: the player to move before the move (whose view an opaque answer carries).
 fn verdict_json<G: Rules>(
     verdict: Verdict<G::Position, G::Effects>,
-    with_state: bool,
+    form: Option<Form>,
     keys: Option<&SealKeys>,
     mover: Option<&str>,
 ) -> Value {
-    match verdict {
-        Verdict::Legal { position, effects } if with_state => {
-            let mut result = json!(Played::<G>::new(&position, effects, keys, mover));
+    match (verdict, form) {
+        (Verdict::Legal { position, effects }, Some(form)) => {
+            let mut result = json!(Played::<G>::in_form(&position, effects, form, keys, mover));
             result["legal"] = Value::Bool(true);
             result
         }
-        Verdict::Legal { .. } => json!({ "legal": true }),
-        Verdict::Illegal(error) => json!({ "legal": false, "reason": error.reason() }),
+        (Verdict::Legal { .. }, None) => json!({ "legal": true }),
+        (Verdict::Illegal(error), _) => json!({ "legal": false, "reason": error.reason() }),
     }
 }
 
@@ -281,8 +296,8 @@ fn text_field(raw: &RawValue, max: usize) -> Result<String, String> {
 /// An item or request body taken apart.
 #[derive(Debug, PartialEq)]
 enum Taken<P> {
-    /// The checked position, the move, the player.
-    Item(P, String, Option<String>),
+    /// The checked position (and the form its state came in), the move, the player.
+    Item((P, Form), String, Option<String>),
     /// Why there is no item: a `malformed-request` about the envelope, or the state's error.
     Refused(Value),
     /// Not JSON at all; why.
@@ -293,39 +308,52 @@ enum Taken<P> {
 /// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
 /// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
 /// With `keys`, the state's seal is checked before anything else about the state.
-fn take_item<G: Rules>(item: &str, whole: &str, keys: Option<&SealKeys>) -> Taken<G::Position> {
-    let quick = match keys {
-        None => quick_item::<G>(item),
+fn take_item<G: Rules>(item: &str, whole: &str, reader: Reader<G>) -> Taken<G::Position> {
+    let quick = match reader.keys {
+        None => quick_item::<G>(item, reader.setup),
         Some(keys) => quick_sealed_item::<G>(item, keys),
     };
-    quick.unwrap_or_else(|| exact_item::<G>(item, whole, keys))
+    quick.unwrap_or_else(|| exact_item::<G>(item, whole, reader))
 }
 
 /// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
-/// ignored); `None` for any other item.
-fn quick_item<G: Rules>(item: &str) -> Option<Taken<G::Position>> {
-    let good = serde_json::from_str::<GoodItem<Unsealed<G::State>>>(item).ok()?;
+/// ignored) or read from its position string; `None` for any other item.
+fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Position>> {
+    let mut json = serde_json::Deserializer::from_str(item);
+    let good: GoodItem<StateIn<Unsealed<G::State>>> = crate::strict::object(&mut json).ok()?;
+    json.end().ok()?;
     if !envelope_fits(&good.mv, good.player.as_deref()) {
         return None;
     }
-    let state = good.state.into_state().and_then(G::from_state);
-    Some(taken(state, good.mv, good.player))
+    let position = match good.state {
+        StateIn::Object(state) => state
+            .into_state()
+            .and_then(G::from_state)
+            .map(|p| (p, Form::Object)),
+        StateIn::Notation(text) => G::parse_position(&text, setup).map(|p| (p, Form::Notation)),
+    };
+    Some(taken(position, good.mv, good.player))
 }
 
 /// `quick_item` with keys: the state's text goes to the seal check.
 fn quick_sealed_item<G: Rules>(item: &str, keys: &SealKeys) -> Option<Taken<G::Position>> {
+    // An object only: serde's derive would also take the envelope's fields from an array.
+    if !item.trim_start().starts_with('{') {
+        return None;
+    }
     let good = serde_json::from_str::<GoodSealedItem>(item).ok()?;
     if !good.state.get().starts_with('{') || !envelope_fits(&good.mv, good.player.as_deref()) {
         return None;
     }
+    let position = seal::read_object::<G>(good.state.get(), Some(keys));
     Some(taken(
-        parse_state::<G>(good.state.get(), Some(keys)),
+        position.map(|p| (p, Form::Object)),
         good.mv,
         good.player,
     ))
 }
 
-fn taken<P>(position: Result<P, Error>, mv: String, player: Option<String>) -> Taken<P> {
+fn taken<P>(position: Result<(P, Form), Error>, mv: String, player: Option<String>) -> Taken<P> {
     match position {
         Ok(position) => Taken::Item(position, mv, player),
         Err(error) => Taken::Refused(error.reason()),
@@ -338,13 +366,13 @@ fn envelope_fits(mv: &str, player: Option<&str>) -> bool {
 
 /// Any item: its JSON checked whole (so that a fault of the JSON is one everywhere in the item, as
 /// on routes that parse the whole body first), then the envelope field by field, then the state.
-fn exact_item<G: Rules>(item: &str, whole: &str, keys: Option<&SealKeys>) -> Taken<G::Position> {
+fn exact_item<G: Rules>(item: &str, whole: &str, reader: Reader<G>) -> Taken<G::Position> {
     if let Some(detail) = json_error(item) {
         return Taken::NotJson(detail);
     }
     match open_item(item, whole) {
         Opened::Refused(reason) => Taken::Refused(reason),
-        Opened::Item(state, mv, player) => taken(parse_state::<G>(state, keys), mv, player),
+        Opened::Item(state, mv, player) => taken(parse_state::<G>(state, reader), mv, player),
     }
 }
 
@@ -352,7 +380,6 @@ fn exact_item<G: Rules>(item: &str, whole: &str, keys: Option<&SealKeys>) -> Tak
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, bound = "S: DeserializeOwned")]
 struct GoodItem<S> {
-    #[serde(deserialize_with = "crate::strict::object")]
     state: S,
     #[serde(rename = "move")]
     mv: String,
@@ -402,9 +429,9 @@ fn open_item<'a>(item: &'a str, whole: &str) -> Opened<'a> {
             errors.push(("state".into(), "Missing data for required field.".into()));
             None
         }
-        Some(raw) if raw.get().starts_with('{') => Some(raw.get()),
+        Some(raw) if raw.get().starts_with(['{', '"']) => Some(raw.get()),
         Some(_) => {
-            errors.push(("state".into(), "Not a valid mapping type.".into()));
+            errors.push(("state".into(), STATE_TYPE_MESSAGE.into()));
             None
         }
     };
@@ -517,12 +544,12 @@ fn malformed_request_detail(errors: &[(String, String)], detail: String) -> Valu
 /// move's. With `keys`, the next state is sealed.
 pub fn answer_request<G: Rules>(
     body: &[u8],
+    reader: Reader<G>,
     play: bool,
-    keys: Option<&SealKeys>,
 ) -> Result<Vec<u8>, Value> {
     let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
     let body = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
-    let (position, mv, player) = match take_item::<G>(body, "body", keys) {
+    let ((position, form), mv, player) = match take_item::<G>(body, "body", reader) {
         Taken::Item(position, mv, player) => (position, mv, player),
         Taken::Refused(reason) => return Err(reason),
         Taken::NotJson(detail) => return Err(not_json(detail)),
@@ -531,11 +558,9 @@ pub fn answer_request<G: Rules>(
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
         let mover = G::to_move(&position);
-        serde_json::to_vec(&Played::<G>::new(&next, effects, keys, mover))
+        serde_json::to_vec(&Played::<G>::in_form(&next, effects, form, reader.keys, mover))
     } else {
-        serde_json::to_vec(
-            &judge::<G>(&position, &mv, player.as_deref(), false, None).map_err(|e| e.reason())?,
-        )
+        serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?)
     };
     Ok(answer.expect("an answer serializes"))
 }
@@ -545,21 +570,24 @@ pub fn answer_request<G: Rules>(
 fn write_result<G: Rules>(
     out: &mut Vec<u8>,
     item: &str,
+    reader: Reader<G>,
     index: usize,
     with_state: bool,
-    keys: Option<&SealKeys>,
 ) -> Result<(), String> {
-    let verdict = match take_item::<G>(item, "item", keys) {
+    let verdict = match take_item::<G>(item, "item", reader) {
         Taken::NotJson(detail) => return Err(detail),
         Taken::Refused(reason) => json!({ "error": reason }),
-        Taken::Item(position, mv, player) => {
+        Taken::Item((position, form), mv, player) => {
             match game::validate::<G>(&position, &mv, player.as_deref()) {
                 // The common answer, written without building a JSON value.
                 Ok(Verdict::Legal { .. }) if !with_state => {
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
                     return Ok(());
                 }
-                Ok(verdict) => verdict_json::<G>(verdict, with_state, keys, G::to_move(&position)),
+                Ok(verdict) => {
+                    let mover = G::to_move(&position);
+                    verdict_json::<G>(verdict, with_state.then_some(form), reader.keys, mover)
+                }
                 Err(error) => json!({ "error": error.reason() }),
             }
         }
@@ -571,11 +599,19 @@ fn write_result<G: Rules>(
     Ok(())
 }
 
-/// A state given as JSON text, checked (with `keys`, its seal first, or opened when opaque; its
-/// chance keyed by them).
-pub fn parse_state<G: Rules>(json: &str, keys: Option<&SealKeys>) -> Result<G::Position, Error> {
-    let state = seal::open_text::<G>(json, keys)?;
-    seal::with_chance::<G, _>(keys, || G::from_state(state))
+/// A state given as JSON text, checked, and its form: an object (with keys, its seal first, or
+/// opened when opaque; its chance keyed by them), or a position string of the reader's setup (refused
+/// with keys: it cannot carry a seal).
+pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
+    if !json.starts_with('"') {
+        return Ok((seal::read_object::<G>(json, reader.keys)?, Form::Object));
+    }
+    if reader.keys.is_some() {
+        return Err(seal::position_refused());
+    }
+    let text: String =
+        serde_json::from_str(json).map_err(|e| Error::invalid_state("state", e.to_string()))?;
+    Ok((G::parse_position(&text, reader.setup)?, Form::Notation))
 }
 
 /// One game record of an archive: which game, its setup, and the moves played.
@@ -698,11 +734,21 @@ mod tests {
     use super::*;
     use crate::iago::Iago;
 
+    fn setup() -> &'static <Iago as Rules>::Setup {
+        static SETUP: std::sync::OnceLock<<Iago as Rules>::Setup> = std::sync::OnceLock::new();
+        SETUP.get_or_init(game::default_setup::<Iago>)
+    }
+
+    /// The reader of an engine of the default setup, with `keys` or none.
+    fn reader(keys: Option<&SealKeys>) -> Reader<'_, Iago> {
+        Reader {
+            setup: setup(),
+            keys,
+        }
+    }
+
     fn start() -> String {
-        let position = Iago::start(
-            &Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap(),
-            None,
-        );
+        let position = Iago::start(setup(), None);
         serde_json::to_string(&Iago::to_state(&position)).unwrap()
     }
 
@@ -720,7 +766,7 @@ mod tests {
         let input = format!(
             "{{\"state\":{state},\"move\":\"e4\"}}\n\n{{\"state\":{state},\"move\":\"e5\"}}\n{{\"move\":7}}\nnot json\n{{\"state\":{state},\"move\":\"e5\"}}\n"
         );
-        let output = validate_lines::<Iago>(input.as_bytes(), false, 10, None);
+        let output = validate_lines::<Iago>(input.as_bytes(), reader(None), false, 10);
         let results = ndjson_values(&output.ndjson);
         assert_eq!(output.items, 3);
         assert_eq!(results[0]["index"], 10);
@@ -745,7 +791,7 @@ mod tests {
             "[{{\"state\":{state},\"move\":\"e4\"}}, 3, {{\"state\":{{}},\"move\":\"e5\"}}]"
         );
         let results: Vec<Value> = serde_json::from_slice(
-            &validate_array::<Iago>(input.as_bytes(), true, 3, None)
+            &validate_array::<Iago>(input.as_bytes(), reader(None), true, 3)
                 .unwrap()
                 .0,
         )
@@ -755,8 +801,8 @@ mod tests {
         assert!(results[0]["state"].is_object());
         assert_eq!(results[1]["error"]["errors"][0]["field"], "item");
         assert_eq!(results[2]["error"]["code"], "invalid-state");
-        assert!(validate_array::<Iago>(b"{}", false, 3, None).is_err());
-        assert!(validate_array::<Iago>(input.as_bytes(), false, 2, None).is_err());
+        assert!(validate_array::<Iago>(b"{}", reader(None), false, 3).is_err());
+        assert!(validate_array::<Iago>(input.as_bytes(), reader(None), false, 2).is_err());
     }
 
     #[test]
@@ -783,17 +829,21 @@ mod tests {
         ];
         let mut quick = 0;
         for item in &items {
-            let exact = exact_item::<Iago>(item, "item", None);
-            if let Some(answer) = quick_item::<Iago>(item) {
+            let exact = exact_item::<Iago>(item, "item", reader(None));
+            if let Some(answer) = quick_item::<Iago>(item, setup()) {
                 quick += 1;
                 assert_eq!(answer, exact, "{item}");
             }
-            assert_eq!(take_item::<Iago>(item, "item", None), exact, "{item}");
+            assert_eq!(
+                take_item::<Iago>(item, "item", reader(None)),
+                exact,
+                "{item}"
+            );
         }
         assert_eq!(quick, 6, "the good shapes take the quick path");
-        let refused = exact_item::<Iago>(&items[10], "item", None);
+        let refused = exact_item::<Iago>(&items[10], "item", reader(None));
         assert!(
-            matches!(refused, Taken::Refused(reason) if reason["errors"][0]["message"] == "Not a valid mapping type.")
+            matches!(refused, Taken::Refused(reason) if reason["errors"][0]["message"] == STATE_TYPE_MESSAGE)
         );
     }
 
@@ -811,23 +861,25 @@ mod tests {
             format!(r#"{{"state":{tampered},"move":"e4"}}"#),
             format!(r#"{{"state":{unsealed},"move":"e4"}}"#),
             format!(r#"{{"state":{sealed},"move":""}}"#),
+            format!(r#"[{sealed},"e4"]"#),
         ];
         let mut quick = 0;
         for item in &items {
-            let exact = exact_item::<Iago>(item, "item", Some(&keys));
+            let exact = exact_item::<Iago>(item, "item", reader(Some(&keys)));
             if let Some(answer) = quick_sealed_item::<Iago>(item, &keys) {
                 quick += 1;
                 assert_eq!(answer, exact, "{item}");
             }
             assert_eq!(
-                take_item::<Iago>(item, "item", Some(&keys)),
+                take_item::<Iago>(item, "item", reader(Some(&keys))),
                 exact,
                 "{item}"
             );
         }
         assert_eq!(quick, 4);
         let array = format!("[{}]", items.join(","));
-        let (results, _) = validate_array::<Iago>(array.as_bytes(), true, 10, Some(&keys)).unwrap();
+        let (results, _) =
+            validate_array::<Iago>(array.as_bytes(), reader(Some(&keys)), true, 10).unwrap();
         let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
         assert_eq!(results[0]["legal"], true);
         assert!(results[0]["state"]["seal"]
@@ -840,8 +892,13 @@ mod tests {
             assert_eq!(refused["error"]["field"], "state.seal");
         }
         assert_eq!(results[4]["error"]["code"], "malformed-request");
+        assert_eq!(
+            results[5]["error"]["errors"][0]["message"],
+            "not a JSON object"
+        );
         // Without keys, the seal of the same items is ignored.
-        let (results, _) = validate_array::<Iago>(array.as_bytes(), true, 10, None).unwrap();
+        let (results, _) =
+            validate_array::<Iago>(array.as_bytes(), reader(None), true, 10).unwrap();
         let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
         assert_eq!(results[2]["error"]["code"], "invalid-state");
         assert_eq!(results[3]["legal"], true);
@@ -860,14 +917,14 @@ mod tests {
         }
         // Items are cut at top-level commas only; each is parsed later, which finds `[1 2]` is no JSON.
         assert_eq!(array_items("[1 2]").unwrap(), ["1 2"]);
-        let refused = validate_array::<Iago>(b"[1 2]", false, 10, None).unwrap_err();
+        let refused = validate_array::<Iago>(b"[1 2]", reader(None), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
         assert!(refused["detail"].as_str().unwrap().contains("item 0"));
         // JSON that is no array is a malformed request; text that is no JSON, malformed JSON.
-        let refused = validate_array::<Iago>(b"{}", false, 10, None).unwrap_err();
+        let refused = validate_array::<Iago>(b"{}", reader(None), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-request");
         assert_eq!(refused["errors"][0]["field"], "body");
-        let refused = validate_array::<Iago>(b"{bad", false, 10, None).unwrap_err();
+        let refused = validate_array::<Iago>(b"{bad", reader(None), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
     }
 

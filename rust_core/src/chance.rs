@@ -86,10 +86,6 @@ pub fn keyed<R>(keys: Option<ChanceKeys>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
 /// The JSON form: `{"algorithm": "chacha8", "seed": "<64 hex digits>", "word_pos": 12}`, or keyed
 /// `{"algorithm": "chacha8-keyed", "keyed_by": "k1", "seed": ..., "word_pos": ...}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -157,21 +153,51 @@ impl Chance {
     }
 
     pub fn to_state(&self) -> ChanceState {
-        let word_pos = self.rng.get_word_pos() as u64;
-        match &self.keyed {
-            None => ChanceState {
-                algorithm: ALGORITHM.to_owned(),
-                keyed_by: None,
-                seed: hex(&self.rng.get_seed()),
-                word_pos,
-            },
-            Some(keyed) => ChanceState {
-                algorithm: KEYED_ALGORITHM.to_owned(),
-                keyed_by: Some(keyed.key_id.clone()),
-                seed: hex(&keyed.seed),
-                word_pos,
-            },
+        let (algorithm, keyed_by) = match &self.keyed {
+            None => (ALGORITHM, None),
+            Some(keyed) => (KEYED_ALGORITHM, Some(keyed.key_id.clone())),
+        };
+        ChanceState {
+            algorithm: algorithm.to_owned(),
+            keyed_by,
+            seed: self.seed_hex(),
+            word_pos: self.word_pos(),
         }
+    }
+
+    /// The 32-bit words consumed so far.
+    pub fn word_pos(&self) -> u64 {
+        self.rng.get_word_pos() as u64
+    }
+
+    /// The seed the state shows: the generator's key, or with keyed chance the seed it was derived
+    /// from (the key itself is secret).
+    fn shown_seed(&self) -> [u8; 32] {
+        match &self.keyed {
+            None => self.rng.get_seed(),
+            Some(keyed) => keyed.seed,
+        }
+    }
+
+    /// The shown seed as 64 lower-case hexadecimal digits.
+    pub fn seed_hex(&self) -> String {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(64);
+        for byte in self.shown_seed() {
+            hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+            hex.push(char::from(DIGITS[usize::from(byte & 15)]));
+        }
+        hex
+    }
+
+    /// The `u64` seed the shown seed was made from, when it was made from one (24 zero bytes follow it).
+    pub fn short_seed(&self) -> Option<u64> {
+        let key = self.shown_seed();
+        let (low, rest) = key.split_at(8);
+        let low: [u8; 8] = low.try_into().expect("8 bytes");
+        rest.iter()
+            .all(|&b| b == 0)
+            .then(|| u64::from_le_bytes(low))
     }
 
     /// Checks an untrusted generator state; `field` names it in the error. A keyed generator needs

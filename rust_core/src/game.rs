@@ -3,10 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -21,7 +23,7 @@ pub trait Rules {
     const RULES_VERSION: &'static str;
 
     /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
-    type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema;
+    type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema + 'static;
     type Position: Clone + Send + Sync;
     type Move: Clone + Eq + fmt::Display;
     /// The JSON form of a state, exactly as clients send and receive it.
@@ -126,12 +128,64 @@ pub struct Outcome {
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
+/// The two forms a state travels in: the game's JSON object, or its position notation (a string,
+/// read with the setup of the engine that reads it, the default one in the service: the compact
+/// form, a fraction of the bytes for big states). An answer gives a state back in the form the
+/// request gave it. A position cannot carry a seal: engines with seal keys take objects only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Object,
+    Notation,
+}
+
+/// A state as a request gives it, in either form.
+pub enum StateIn<S> {
+    Object(S),
+    Notation(String),
+}
+
+impl<'de, S: DeserializeOwned> Deserialize<'de> for StateIn<S> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct StateVisitor<S>(PhantomData<S>);
+        impl<'de, S: DeserializeOwned> Visitor<'de> for StateVisitor<S> {
+            type Value = StateIn<S>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a state: a JSON object, or a position in the game's notation")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Self::Value, E> {
+                Ok(StateIn::Notation(text.to_owned()))
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                map: M,
+            ) -> std::result::Result<Self::Value, M::Error> {
+                S::deserialize(MapAccessDeserializer::new(map)).map(StateIn::Object)
+            }
+        }
+        deserializer.deserialize_any(StateVisitor(PhantomData))
+    }
+}
+
+/// The game's default setup, checked (every game's default is valid).
+pub fn default_setup<G: Rules>() -> G::Setup {
+    let setup = serde_json::from_str("{}").expect("every setup field has a default");
+    G::check_setup(setup).expect("the default setup is valid")
+}
+
+/// A state as an answer gives it, in the form of the request's (an object sealed when there are keys).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum StateOut<S> {
+    Object(Stamped<S>),
+    Notation(String),
+}
+
 /// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
 /// what the move did, and where the game stands. An opaque state comes without its notation (which
 /// would show it all) and with the view of the player who moved.
 #[derive(Serialize)]
 pub struct Played<G: Rules> {
-    pub state: Stamped<G::State>,
+    pub state: StateOut<G::State>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -148,11 +202,30 @@ impl<G: Rules> Played<G> {
         keys: Option<&SealKeys>,
         mover: Option<&str>,
     ) -> Self {
-        let state = seal::stamp::<G>(G::to_state(position), keys);
-        let (text, view) = if state.is_opaque() {
-            (None, mover.and_then(|mover| G::view(position, mover).ok()))
-        } else {
-            (Some(G::position_text(position)), None)
+        Self::in_form(position, effects, Form::Object, keys, mover)
+    }
+
+    pub fn in_form(
+        position: &G::Position,
+        effects: G::Effects,
+        form: Form,
+        keys: Option<&SealKeys>,
+        mover: Option<&str>,
+    ) -> Self {
+        let (state, text, view) = match form {
+            Form::Notation => {
+                let text = G::position_text(position);
+                (StateOut::Notation(text.clone()), Some(text), None)
+            }
+            Form::Object => {
+                let state = seal::stamp::<G>(G::to_state(position), keys);
+                if state.is_opaque() {
+                    let view = mover.and_then(|mover| G::view(position, mover).ok());
+                    (StateOut::Object(state), None, view)
+                } else {
+                    (StateOut::Object(state), Some(G::position_text(position)), None)
+                }
+            }
         };
         Played {
             state,

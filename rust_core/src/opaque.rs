@@ -112,7 +112,12 @@ mod tests {
     use super::*;
     use crate::caesar::Caesar;
     use crate::game::Rules;
-    use crate::seal::{open_text, open_value, stamp, with_chance, SealKeys};
+    use crate::seal::{open_text, stamp, with_chance, SealKeys};
+
+    /// A state given as a JSON value, opened as the engines open states (from JSON text).
+    fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::State, Error> {
+        open_text::<G>(&value.to_string(), keys)
+    }
 
     const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
     const K2: &str = "k2:c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0=";

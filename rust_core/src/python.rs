@@ -2,17 +2,20 @@
 //! States, setups and results cross the boundary as plain Python dicts (via serde); errors become the
 //! exception classes of `referee.errors`, each with its stable code.
 
+use std::any::Any;
+use std::sync::Arc;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
-use std::sync::Arc;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyString};
 
 use pythonize::{depythonize, pythonize};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::batch;
+use crate::batch::{self, Reader};
 use crate::error::Error;
 use crate::game::{self, Played, Rules};
 use crate::registry::GameKind;
@@ -39,36 +42,40 @@ fn raise_reason(py: Python<'_>, reason: &Value) -> PyErr {
     build().unwrap_or_else(|failure| failure)
 }
 
+/// A value as Python objects, through JSON text that orjson reads: several times faster than
+/// building the objects one by one from Rust, for a big state.
 fn to_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
-    Ok(pythonize(py, value)?.unbind())
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let json = serde_json::to_vec(value).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let loads = LOADS.import(py, "orjson", "loads")?;
+    Ok(loads.call1((PyBytes::new(py, &json),))?.unbind())
 }
 
-/// A Python value read with JSON's strict types: through a JSON value, so that (unlike a direct
-/// depythonize) `{}` is not a boolean and a string is not a list of characters.
-fn from_python<T: DeserializeOwned>(value: &Bound<'_, PyAny>) -> Result<T, String> {
+/// A Python value as JSON text, with JSON's strict types: orjson writes a dict or a list many times
+/// faster than Rust can walk it value by value; anything orjson does not write (a mapping that is
+/// not a dict, say) goes through a JSON value. Either way `{}` is not a boolean and a string is not
+/// a list of characters.
+fn json_text(value: &Bound<'_, PyAny>) -> Result<String, String> {
+    static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let dumped = DUMPS
+        .import(value.py(), "orjson", "dumps")
+        .and_then(|dumps| dumps.call1((value,)))
+        .and_then(|json| Ok(json.cast_into::<PyBytes>()?));
+    if let Ok(json) = dumped {
+        return String::from_utf8(json.as_bytes().to_vec()).map_err(|e| e.to_string());
+    }
     let json = depythonize::<Value>(value).map_err(|e| e.to_string())?;
-    serde_json::from_value(json).map_err(|e| e.to_string())
+    Ok(json.to_string())
 }
 
-fn setup_of<G: Rules>(py: Python<'_>, setup: Option<&Bound<'_, PyAny>>) -> PyResult<G::Setup> {
-    let parsed = match setup {
-        None => from_python::<G::Setup>(&PyDict::new(py).into_any()),
-        Some(setup) => from_python::<G::Setup>(setup),
-    };
-    let setup = parsed.map_err(|detail| raise(py, &Error::invalid_options("setup", detail)))?;
+fn from_python<T: DeserializeOwned>(value: &Bound<'_, PyAny>) -> Result<T, String> {
+    serde_json::from_str(&json_text(value)?).map_err(|e| e.to_string())
+}
+
+fn checked_setup<G: Rules>(py: Python<'_>, setup: &Bound<'_, PyAny>) -> PyResult<G::Setup> {
+    let setup = from_python::<G::Setup>(setup)
+        .map_err(|detail| raise(py, &Error::invalid_options("setup", detail)))?;
     G::check_setup(setup).map_err(|e| raise(py, &e))
-}
-
-/// An untrusted state from Python: read with JSON's strict types (as `from_python`), its seal
-/// checked when there are keys (ignored when there are none).
-fn parse_state<G: Rules>(
-    state: &Bound<'_, PyAny>,
-    keys: Option<&SealKeys>,
-) -> Result<G::Position, Error> {
-    let value =
-        depythonize::<Value>(state).map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    let state = seal::open_value::<G>(value, keys)?;
-    seal::with_chance::<G, _>(keys, || G::from_state(state))
 }
 
 /// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify; `opaque`, the
@@ -121,11 +128,15 @@ impl PySealKeys {
     }
 }
 
-/// A game engine: every operation of one game on plain Python values. With seal keys, every state it
-/// takes must carry a valid seal, and every state it answers is sealed.
+/// A game engine: every operation of one game on plain Python values, with a setup of its own (checked
+/// once) for the calls that start a game and for states given as position strings. With seal keys,
+/// every state it takes must carry a valid seal (so it takes no position string), and every state it
+/// answers is sealed.
 #[pyclass(module = "referee._core", frozen)]
 struct Engine {
     kind: GameKind,
+    /// The game's checked `Setup`.
+    setup: Box<dyn Any + Send + Sync>,
     keys: Option<Arc<SealKeys>>,
 }
 
@@ -134,9 +145,43 @@ impl Engine {
         self.keys.as_deref()
     }
 
-    /// The checked position of an untrusted state (its seal first, with keys).
+    fn own_setup<G: Rules>(&self) -> &G::Setup {
+        self.setup
+            .downcast_ref()
+            .expect("an engine keeps its own game's setup")
+    }
+
+    /// How the batch paths read states and write answers: this engine's setup and keys.
+    fn reader<G: Rules>(&self) -> Reader<'_, G> {
+        Reader {
+            setup: self.own_setup::<G>(),
+            keys: self.keys(),
+        }
+    }
+
+    /// The setup given (checked), or the engine's own.
+    fn setup_of<G: Rules>(
+        &self,
+        py: Python<'_>,
+        setup: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<G::Setup> {
+        match setup {
+            None => Ok(self.own_setup::<G>().clone()),
+            Some(setup) => checked_setup::<G>(py, setup),
+        }
+    }
+
+    /// The checked position of an untrusted state in either form: a dict (its seal first, with keys),
+    /// or a position string of the engine's setup (refused with keys: it cannot carry a seal).
     fn position_of<G: Rules>(&self, state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
-        parse_state::<G>(state, self.keys()).map_err(|e| raise(state.py(), &e))
+        let position = match state.cast::<PyString>() {
+            Ok(_) if self.keys.is_some() => Err(seal::position_refused()),
+            Ok(text) => G::parse_position(&text.to_cow()?, self.own_setup::<G>()),
+            Err(_) => json_text(state)
+                .map_err(|detail| Error::invalid_state("state", detail))
+                .and_then(|json| seal::read_object::<G>(&json, self.keys())),
+        };
+        position.map_err(|e| raise(state.py(), &e))
     }
 
     /// A state on its way out, sealed when there are keys.
@@ -152,15 +197,22 @@ impl Engine {
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (game, seal_keys=None))]
+    #[pyo3(signature = (game, setup=None, seal_keys=None))]
     fn new(
         py: Python<'_>,
         game: &str,
+        setup: Option<&Bound<'_, PyAny>>,
         seal_keys: Option<&Bound<'_, PySealKeys>>,
     ) -> PyResult<Self> {
         let keys = seal_keys.map(|keys| Arc::clone(&keys.get().0));
         match GameKind::named(game) {
-            Some(kind) => Ok(Engine { kind, keys }),
+            Some(kind) => {
+                let setup: Box<dyn Any + Send + Sync> = with_game!(kind, G => match setup {
+                    None => Box::new(game::default_setup::<G>()),
+                    Some(setup) => Box::new(checked_setup::<G>(py, setup)?),
+                });
+                Ok(Engine { kind, setup, keys })
+            }
             None => {
                 let known = GameKind::names();
                 let detail = format!("unknown game {game:?}; known games: {}", known.join(", "));
@@ -197,10 +249,11 @@ impl Engine {
         with_game!(self.kind, G => to_py(py, &G::info()))
     }
 
-    /// The setup with every default filled in; raises InvalidOptions.
+    /// The setup with every default filled in (the engine's own when none is given); raises
+    /// InvalidOptions.
     #[pyo3(signature = (setup=None))]
     fn check_setup(&self, py: Python<'_>, setup: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => to_py(py, &setup_of::<G>(py, setup)?))
+        with_game!(self.kind, G => to_py(py, &self.setup_of::<G>(py, setup)?))
     }
 
     /// The initial state for a setup (`{"variant": ..., "options": {...}}`).
@@ -212,7 +265,7 @@ impl Engine {
         seed: Option<u64>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let setup = setup_of::<G>(py, setup)?;
+            let setup = self.setup_of::<G>(py, setup)?;
             let position = seal::with_chance::<G, _>(self.keys(), || G::start(&setup, seed));
             self.answer_state::<G>(py, &position)
         })
@@ -238,7 +291,7 @@ impl Engine {
         setup: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let setup = setup_of::<G>(py, setup)?;
+            let setup = self.setup_of::<G>(py, setup)?;
             let position = seal::with_chance::<G, _>(self.keys(), || G::parse_position(text, &setup))
                 .map_err(|e| raise(py, &e))?;
             to_py(py, &G::to_state(&position))
@@ -298,7 +351,7 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let position = self.position_of::<G>(state)?;
-            let verdict = batch::judge::<G>(&position, r#move, player, false, None).map_err(|e| raise(py, &e))?;
+            let verdict = batch::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             to_py(py, &verdict)
         })
     }
@@ -308,7 +361,7 @@ impl Engine {
     /// envelope, checked as a batch item's), or the error of the state or the move.
     fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
         let answer =
-            with_game!(self.kind, G => batch::answer_request::<G>(body, true, self.keys()));
+            with_game!(self.kind, G => batch::answer_request::<G>(body, self.reader::<G>(), true));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -317,7 +370,7 @@ impl Engine {
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
     fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
         let answer =
-            with_game!(self.kind, G => batch::answer_request::<G>(body, false, self.keys()));
+            with_game!(self.kind, G => batch::answer_request::<G>(body, self.reader::<G>(), false));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -333,7 +386,7 @@ impl Engine {
         seed: Option<u64>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let setup = setup_of::<G>(py, setup)?;
+            let setup = self.setup_of::<G>(py, setup)?;
             let keys = self.keys();
             let replay = py.detach(|| seal::with_chance::<G, _>(keys, || game::replay::<G, _>(&setup, seed, &moves)));
             to_py(py, &replay.summary(&moves, self.keys()))
@@ -351,7 +404,7 @@ impl Engine {
         with_state: bool,
         first_index: usize,
     ) -> (Bound<'py, PyBytes>, usize, Option<(usize, String)>) {
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, with_state, first_index, self.keys())));
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, self.reader::<G>(), with_state, first_index)));
         let malformed = output.malformed.map(|m| (m.line, m.detail));
         (PyBytes::new(py, &output.ndjson), output.items, malformed)
     }
@@ -367,7 +420,7 @@ impl Engine {
         with_state: bool,
         max_items: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, with_state, max_items, self.keys())));
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, self.reader::<G>(), with_state, max_items)));
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
             .map_err(|reason| raise_reason(py, &reason))

@@ -247,6 +247,14 @@ fn invalid_seal(detail: impl Into<String>) -> Error {
     }
 }
 
+/// The refusal of a state given as a position string to an engine with keys: a string has no room
+/// for a seal.
+pub fn position_refused() -> Error {
+    invalid_seal(
+        "missing: a state given as a position string cannot carry a seal; send the state object",
+    )
+}
+
 /// A state as Referee answers it: its own fields, then `seal` when the engine has keys; or, for the
 /// games the keys make opaque, `{"opaque": ...}`.
 #[derive(Debug, Serialize)]
@@ -346,26 +354,11 @@ pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Sta
     }
 }
 
-/// `open_text` for a state given as a JSON value (from Python).
-pub fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::State, Error> {
-    let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
-    if let Some(object) = value.as_object() {
-        if let (1, Some(text)) = (object.len(), object.get(OPAQUE_FIELD)) {
-            return open_opaque::<G>(text, keys);
-        }
-    }
-    match keys {
-        None => Unsealed::<G::State>::deserialize(value)
-            .map_err(not_state)?
-            .into_state(),
-        Some(keys) => {
-            if !value.is_object() {
-                return Err(Error::invalid_state("state", "a state is a JSON object"));
-            }
-            let (canonical, seal) = opened(&value).map_err(no_canonical_form)?;
-            verified::<G>(keys, &canonical, seal.as_ref())
-        }
-    }
+/// A state object given as JSON text, read into a position: opened as `open_text` does, its
+/// chance keyed by `keys` (see `chance`).
+pub fn read_object<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Position, Error> {
+    let state = open_text::<G>(text, keys)?;
+    with_chance::<G, _>(keys, || G::from_state(state))
 }
 
 fn no_canonical_form(error: serde_json::Error) -> Error {
@@ -692,7 +685,7 @@ mod tests {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         assert_eq!(
-            open_value::<Iago>(Value::Object(reversed), Some(&keys)).unwrap(),
+            open_text::<Iago>(&Value::Object(reversed).to_string(), Some(&keys)).unwrap(),
             iago_start()
         );
     }
@@ -729,7 +722,7 @@ mod tests {
         for (what, change) in changes {
             let mut changed = value.clone();
             change(changed.as_object_mut().unwrap());
-            let detail = refusal(open_value::<Iago>(changed, Some(&keys)));
+            let detail = refusal(open_text::<Iago>(&changed.to_string(), Some(&keys)));
             assert!(detail.starts_with("mismatch"), "{what}: {detail}");
         }
     }
@@ -751,7 +744,9 @@ mod tests {
         };
         let mut unsealed = value.clone();
         unsealed.as_object_mut().unwrap().remove("seal");
-        assert!(refusal(open_value::<Iago>(unsealed, Some(&keys))).starts_with("missing"));
+        assert!(
+            refusal(open_text::<Iago>(&unsealed.to_string(), Some(&keys))).starts_with("missing")
+        );
         let mac = seal.split_once('.').unwrap().1;
         for bad in [
             json_str(""),
@@ -762,11 +757,14 @@ mod tests {
             Value::Null,
             serde_json::json!(7),
         ] {
-            let detail = refusal(open_value::<Iago>(with_seal(bad.clone()), Some(&keys)));
+            let detail = refusal(open_text::<Iago>(
+                &with_seal(bad.clone()).to_string(),
+                Some(&keys),
+            ));
             assert!(detail.starts_with("malformed"), "{bad}: {detail}");
         }
-        let detail = refusal(open_value::<Iago>(
-            with_seal(json_str(&format!("k9.{mac}"))),
+        let detail = refusal(open_text::<Iago>(
+            &with_seal(json_str(&format!("k9.{mac}"))).to_string(),
             Some(&keys),
         ));
         assert!(detail.starts_with("unknown key id"), "{detail}");
@@ -779,7 +777,10 @@ mod tests {
                 }
                 changed[at] = replacement;
                 let changed: String = changed.into_iter().collect();
-                assert!(open_value::<Iago>(with_seal(json_str(&changed)), Some(&keys)).is_err());
+                assert!(
+                    open_text::<Iago>(&with_seal(json_str(&changed)).to_string(), Some(&keys))
+                        .is_err()
+                );
             }
         }
     }
@@ -830,7 +831,7 @@ mod tests {
         let keys = keys(&format!("k1:{SECRET_1}"));
         let mut value: Value = serde_json::from_str(&sealed_text(&keys)).unwrap();
         assert_eq!(
-            open_value::<Iago>(value.clone(), None).unwrap(),
+            open_text::<Iago>(&value.clone().to_string(), None).unwrap(),
             iago_start()
         );
         value["seal"] = json_str("k9.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
@@ -852,7 +853,7 @@ mod tests {
         // Only the state's own `seal` is left out: other unknown fields are still refused.
         value["extra"] = Value::Null;
         assert!(matches!(
-            open_value::<Iago>(value, None),
+            open_text::<Iago>(&value.to_string(), None),
             Err(Error::InvalidState { .. })
         ));
     }

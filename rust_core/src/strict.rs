@@ -4,9 +4,7 @@
 use std::marker::PhantomData;
 
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{DeserializeOwned, Deserializer, Error as _, MapAccess, Unexpected, Visitor};
-use serde::Deserialize;
-use serde_json::Value;
+use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
 
 /// For `#[serde(deserialize_with = "crate::strict::object")]` on a struct-typed field: a JSON object
 /// and nothing else, read in one pass.
@@ -26,45 +24,58 @@ pub fn object<'de, D: Deserializer<'de>, S: DeserializeOwned>(
     deserializer.deserialize_map(ObjectVisitor(PhantomData))
 }
 
-/// Any value as `T` unless it is a JSON array: for values that may also be null or a scalar (the
-/// values of a map such as Caesar!'s borders, which are a struct or null). Read as a JSON value first,
-/// so that `Option`s, enums and scalars read as they always do.
-pub fn no_array<'de, D: Deserializer<'de>, T: DeserializeOwned>(
-    deserializer: D,
-) -> Result<T, D::Error> {
-    let value = Value::deserialize(deserializer)?;
-    if value.is_array() {
-        return Err(D::Error::invalid_type(Unexpected::Seq, &"a JSON object"));
-    }
-    T::deserialize(value).map_err(D::Error::custom)
-}
+/// `Serialize` and `Deserialize` for a struct derived with `#[serde(remote = "Self")]` (which makes
+/// the derived code inherent functions): written as derived, read from a JSON object only, in one
+/// pass. For structs that are read where `object` cannot be named, such as the values of a map.
+#[macro_export]
+macro_rules! object_only {
+    ($T:ty) => {
+        impl serde::Serialize for $T {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                <$T>::serialize(self, serializer)
+            }
+        }
 
-/// `no_array` as a seed, for values read one by one (`MapAccess::next_value_seed`).
-pub struct NoArray<T>(pub PhantomData<T>);
-
-impl<'de, T: DeserializeOwned> serde::de::DeserializeSeed<'de> for NoArray<T> {
-    type Value = T;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
-        no_array(deserializer)
-    }
+        impl<'de> serde::Deserialize<'de> for $T {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<$T, D::Error> {
+                struct ObjectVisitor;
+                impl<'de> serde::de::Visitor<'de> for ObjectVisitor {
+                    type Value = $T;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a JSON object")
+                    }
+                    fn visit_map<M: serde::de::MapAccess<'de>>(
+                        self,
+                        map: M,
+                    ) -> Result<$T, M::Error> {
+                        <$T>::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    }
+                }
+                deserializer.deserialize_map(ObjectVisitor)
+            }
+        }
+    };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[derive(Debug, Deserialize, PartialEq)]
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Deserialize, Serialize, PartialEq)]
+    #[serde(remote = "Self")]
     struct Pair {
         a: u32,
         b: Option<u32>,
     }
+    crate::object_only!(Pair);
 
     #[derive(Debug, Deserialize)]
     struct Holder {
         #[serde(deserialize_with = "object")]
         pair: Pair,
-        #[serde(default, deserialize_with = "no_array")]
+        #[serde(default)]
         maybe: Option<Pair>,
     }
 
@@ -82,10 +93,15 @@ mod tests {
             serde_json::from_str::<Holder>(r#"{"pair": {"a": 1, "b": 2}, "maybe": [1, 2]}"#)
                 .is_err()
         );
+        assert!(serde_json::from_str::<Pair>("[1, 2]").is_err());
         // Serde alone would take the array.
         assert_eq!(
-            serde_json::from_str::<Pair>("[1, 2]").unwrap(),
+            Pair::deserialize(&mut serde_json::Deserializer::from_str("[1, 2]")).unwrap(),
             Pair { a: 1, b: Some(2) }
+        );
+        assert_eq!(
+            serde_json::to_string(&Pair { a: 1, b: None }).unwrap(),
+            r#"{"a":1,"b":null}"#
         );
     }
 }

@@ -34,7 +34,7 @@ fn layout() -> Ordered<String> {
     Ordered(
         pairs
             .iter()
-            .map(|(p, b)| (p.to_string(), b.to_string()))
+            .map(|(p, b)| ((*p).into(), b.to_string()))
             .collect(),
     )
 }
@@ -705,7 +705,7 @@ fn a_player_without_a_token_or_a_space_loses_at_once() {
                     &state.hands.pompey
                 };
                 assert!(hand.is_empty());
-                assert_ne!(outcome.winner, Some(loser.as_str()));
+                assert_ne!(outcome.winner, Some(&*loser));
             }
             Some("no_space") => assert!(Caesar::legal_moves(&end).is_empty()),
             _ => continue,

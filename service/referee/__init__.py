@@ -123,14 +123,15 @@ class Game:
         options: Mapping[str, Any] | None = None,
         seal_keys: str | SealKeys | None = None,
     ) -> None:
-        keys = SealKeys(seal_keys) if isinstance(seal_keys, str) else seal_keys
-        self._engine = _core.Engine(name, keys)
         setup: dict[str, Any] = {}
         if variant is not None:
             setup["variant"] = variant
         if options is not None:
             setup["options"] = dict(options)
-        self.setup: dict[str, Any] = self._engine.check_setup(setup)
+        keys = SealKeys(seal_keys) if isinstance(seal_keys, str) else seal_keys
+        # The engine checks the setup once and keeps it: for new games, replays and position strings.
+        self._engine = _core.Engine(name, setup, keys)
+        self.setup: dict[str, Any] = self._engine.check_setup()
 
     @property
     def name(self) -> str:
@@ -157,52 +158,42 @@ class Game:
         """Variants, options, board geometry and notation of the game."""
         return self._engine.info()
 
-    def _state(self, state: State | str) -> State:
-        if isinstance(state, str):
-            if self.sealed:
-                raise InvalidSeal(
-                    "a position string carries no seal: with seal keys, give the sealed state object",
-                    {"field": "state.seal"},
-                )
-            return self._engine.parse_position(state, self.setup)
-        return state
-
     def new(self, seed: int | None = None) -> dict[str, Any]:
         """The initial state of this setup."""
-        return self._engine.new_state(self.setup, seed)
+        return self._engine.new_state(None, seed)
 
     def check(self, state: State | str) -> dict[str, Any]:
         """The state, checked and normalised; raises ``InvalidState``."""
-        return self._engine.check_state(self._state(state))
+        return self._engine.check_state(state)
 
     def position(self, state: State | str) -> str:
         """The one-line position notation of a state."""
-        return self._engine.position(self._state(state))
+        return self._engine.position(state)
 
     def parse_position(self, text: str) -> dict[str, Any]:
         """The JSON state of a position written in notation, with this game's setup. Never sealed."""
-        return self._engine.parse_position(text, self.setup)
+        return self._engine.parse_position(text)
 
     def legal_moves(self, state: State | str, compact: bool = False) -> list[str]:
         """The legal moves in notation, in the game's list order. ``compact`` asks for the game's
         shorter form (Isaac: one entry a removable piece with its advances, ``xc4-g4+0..18!7``)."""
-        return self._engine.legal_moves(self._state(state), compact)
+        return self._engine.legal_moves(state, compact)
 
     def outcome(self, state: State | str) -> dict[str, Any]:
         """Status, side to move, scores, and the winner once the game is over."""
-        return self._engine.outcome(self._state(state))
+        return self._engine.outcome(state)
 
     def play(self, state: State | str, move: str, player: str | None = None) -> dict[str, Any]:
         """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error."""
-        return self._engine.play(self._state(state), move, player)
+        return self._engine.play(state, move, player)
 
     def validate(self, state: State | str, move: str, player: str | None = None) -> dict[str, Any]:
         """``{"legal": True}`` or ``{"legal": False, "reason": {...}}``; raises only for a bad state."""
-        return self._engine.validate(self._state(state), move, player)
+        return self._engine.validate(state, move, player)
 
     def replay(self, moves: Iterable[str], seed: int | None = None) -> dict[str, Any]:
         """Replays a record from the initial state; reports the first illegal ply, if any."""
-        return self._engine.replay(list(moves), self.setup, seed)
+        return self._engine.replay(list(moves), None, seed)
 
     def validate_batch(self, items: Iterable[Mapping[str, Any]], with_state: bool = False) -> list[dict[str, Any]]:
         """Validates many ``{"state", "move", "player"?}`` items in one native call, in parallel.
@@ -241,8 +232,20 @@ class Game:
         """What ``player`` may see of a state: games with hidden information (Caesar!'s hands, bags
         and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``. A view
         is never sealed: it is for showing, not for sending back."""
-        return self._engine.view(self._state(state), player)
+        return self._engine.view(state, player)
+
+    def svg(self, state: State | str, *, move: str | None = None, legal: bool = False, player: str | None = None,
+            size: int | None = None) -> str:
+        """An SVG picture of the state (in the spirit of python-chess's ``chess.svg``). ``move``: play it
+        first and mark what it did (the picture shows the state after it); ``legal``: mark the legal
+        moves; ``player``: draw it for that player (their side at the bottom; Caesar!: the other hand
+        face down); ``size``: the width in pixels. Every element a move names carries its notation
+        (``data-cell="e5"``, ``data-border="HC-GA"``, ...). Raises the engine's errors for a bad state,
+        an illegal move or an unknown player, ValueError for a size out of range."""
+        from referee import pictures
+
+        return pictures.render(self._engine, state, move=move, legal=legal, player=player, size=size)
 
     def perft(self, state: State | str, depth: int) -> int:
         """The number of move sequences of exactly ``depth`` plies."""
-        return self._engine.perft(self._state(state), depth)
+        return self._engine.perft(state, depth)

@@ -9,11 +9,11 @@ import orjson
 from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema, ValidationError
 
-from referee import _core
+from referee import _core, pictures
 from referee.body import CLOSE_KEY, UNREADABLE
 from referee.errors import RefereeError
 from referee.problems import Problem
-from referee.schemas import LegalMovesRequest, NewRequest, ReplayRequest, ViewRequest, malformed
+from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ReplayRequest, ViewRequest, malformed
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
@@ -29,6 +29,7 @@ _new_request = NewRequest()
 _legal_moves_request = LegalMovesRequest()
 _replay_request = ReplayRequest()
 _view_request = ViewRequest()
+_render_request = RenderRequest()
 
 
 def json_response(body: Any, status: int = 200) -> Response:
@@ -38,7 +39,7 @@ def json_response(body: Any, status: int = 200) -> Response:
 def engines(seal_keys: _core.SealKeys | None = None) -> dict[str, _core.Engine]:
     """An engine a game; with seal keys, each checks the seal of every state it takes and seals every
     state it answers."""
-    return {name: _core.Engine(name, seal_keys) for name in GAMES}
+    return {name: _core.Engine(name, None, seal_keys) for name in GAMES}
 
 
 def engine_of(game: str) -> _core.Engine:
@@ -162,6 +163,16 @@ def view(game: str) -> Response:
     engine = engine_of(game)
     body = load(_view_request)
     return json_response(engine_call(engine.view, body["state"], body["player"]))
+
+
+@game_route("/render", "POST")
+def render(game: str) -> Response:
+    """The SVG picture of a state, or of the state after `move` with what the move did marked."""
+    engine = engine_of(game)
+    body = load(_render_request)
+    svg = engine_call(lambda: pictures.render(engine, body["state"], move=body.get("move"), legal=body["legal"],
+                                              player=body.get("player"), size=body.get("size")))
+    return Response(svg, mimetype="image/svg+xml")
 
 
 @game_route("/replay", "POST")

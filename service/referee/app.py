@@ -19,6 +19,7 @@ from referee.api import ENGINES_KEY, engines, json_response, v1
 from referee.body import Bodies
 from referee.codes import CODES
 from referee.observe import Observed, RoutedRequest
+from referee.playground import playground
 from referee.problems import Problem
 from referee.settings import Settings
 
@@ -102,6 +103,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             log.info("opaque states: %s", ", ".join(settings.seal_keys.opaque))
     app.register_blueprint(v1)
     app.register_blueprint(ops)
+    app.register_blueprint(playground)
 
     app.request_class = RoutedRequest
     bodies = Bodies(app.wsgi_app, settings.max_body_bytes, settings.max_drain_bytes)

@@ -1,4 +1,7 @@
-"""`referee validate RECORDS.jsonl`: replays a whole archive of game records and writes one NDJSON result
+"""`referee render STATE.json -o board.svg`: draws a state, or a game record's position at a ply with its
+move marked, as SVG (see `referee.pictures`).
+
+`referee validate RECORDS.jsonl`: replays a whole archive of game records and writes one NDJSON result
 a record — the outcome, or the first illegal ply and why.
 
 Locally the records are replayed on every core (the native batch runs in parallel without the GIL);
@@ -9,11 +12,12 @@ flat: the archive is read in chunks of whole lines and results are written in in
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from collections import deque
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 from tqdm import tqdm
 
@@ -100,9 +104,78 @@ def validate(args: argparse.Namespace) -> int:
     return 0 if counts["legal"] == counts["records"] else 1
 
 
+def scene_of(document: dict[str, Any], ply: int | None) -> tuple[str, dict[str, Any], str | None, str | None]:
+    """The game, the state to draw from and the move to mark of an input: a state (its game named by its
+    `rules`), an answer holding one (`{"state": ...}`), or a record (`{"game", "moves", ...}`), replayed
+    up to `ply` (default: its last legal ply). The last item says why a record stops early, if it does."""
+    import referee
+
+    if isinstance(document.get("moves"), list):
+        game = referee.game(document["game"], document.get("variant"), document.get("options"))
+        state, move, stop = game.new(document.get("seed")), None, None
+        moves = document["moves"] if ply is None else document["moves"][:ply]
+        for number, next_move in enumerate(moves):
+            verdict = game.validate(state, next_move)
+            if not verdict["legal"]:
+                stop = f"ply {number} ({next_move}) is illegal: {verdict['reason']['detail']}"
+                break
+            if move is not None:
+                state = game.play(state, move)["state"]
+            move = next_move
+        return document["game"], state, move, stop
+    state = document.get("state", document)
+    if not isinstance(state, dict) or not isinstance(state.get("rules"), str):
+        raise ValueError("the input is no state (no `rules`), answer with a `state`, or record with `moves`")
+    return state["rules"].split("@")[0], state, None, None
+
+
+def render(args: argparse.Namespace) -> int:
+    import referee
+
+    source = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
+    with source:
+        document = json.load(source)
+    if not isinstance(document, dict):
+        raise ValueError("the input is not a JSON object")
+    name, state, move, stop = scene_of(document, args.ply)
+    game = referee.game(name)
+    if args.move and move:  # a record's position, then the move asked for
+        state, move = game.play(state, move)["state"], None
+    svg = game.svg(state, move=args.move or move, legal=args.legal, player=args.player, size=args.size)
+    if stop:
+        print(f"referee: the record stops early: {stop}", file=sys.stderr)
+    if args.output == "-":
+        sys.stdout.write(svg + "\n")
+    else:
+        with open(args.output, "w", encoding="utf-8") as target:
+            target.write(svg + "\n")
+    return 0
+
+
+def render_parser(commands: Any) -> None:
+    command = commands.add_parser(
+        "render",
+        help="draw a state or a record's position as SVG",
+        description=(
+            "Draws INPUT as SVG: a state (JSON, its game named by its `rules`), an answer holding one "
+            "(`{\"state\": ...}`), or a game record (`{\"game\", \"variant\"?, \"options\"?, \"seed\"?, \"moves\"}`, "
+            "as `referee validate` reads), shown after its last legal ply (or --ply N) with that ply's move "
+            "marked. Exit status: 0 when drawn, 1 for a bad input or state, 2 for a missing file."
+        ),
+    )
+    command.add_argument("input", metavar="STATE.json", help="the state or record, or - for standard input")
+    command.add_argument("-o", "--output", default="-", help="where the SVG goes (default: standard output)")
+    command.add_argument("--move", help="play this move on the state first and mark what it did")
+    command.add_argument("--ply", type=int, help="a record: draw it after this many plies")
+    command.add_argument("--legal", action="store_true", help="mark the legal moves")
+    command.add_argument("--player", help="draw it for this player (Caesar!: the other hand hidden)")
+    command.add_argument("--size", type=int, help="the width in pixels")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="referee", description="Referee: move validation for four board games.")
     commands = root.add_subparsers(dest="command", required=True)
+    render_parser(commands)
     command = commands.add_parser(
         "validate",
         help="replay an archive of game records",
@@ -124,14 +197,22 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from referee.errors import RefereeError
+
     args = parser().parse_args(argv)
-    if args.chunk < 1 or args.jobs < 0:
+    if args.command == "validate" and (args.chunk < 1 or args.jobs < 0):
         parser().error("--chunk must be at least 1 and --jobs at least 0")
     try:
-        return validate(args)
+        return render(args) if args.command == "render" else validate(args)
     except FileNotFoundError as error:
         print(f"referee: {error.filename}: no such file", file=sys.stderr)
         return 2
+    except RefereeError as error:
+        print(f"referee: {error.code}: {error.detail}", file=sys.stderr)
+        return 1
+    except ValueError as error:  # JSON that does not parse, or is no state or record
+        print(f"referee: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ Its sources, each fact in one home:
   variant, options and player put in;
 - the problem codes: `referee.codes`;
 - the prose, the routes' shapes and the examples: `contract.yaml` beside this file, whose
-  `x-game-paths` and `x-game-schemas` are written once with `Game` placeholders and made once per game.
+  `x-game-paths`, `x-game-pages` and `x-game-schemas` are written once with `Game` placeholders (a page's
+  path with `{name}`) and made once per game.
 Each game gets its own typed operations (`/v1/games/iago/play` takes an `IagoMoveRequest`, operation
 `iagoPlay`, tag `Iago`), so a client generated from the contract ties states, moves and results to
 their game."""
@@ -37,6 +38,7 @@ ENVELOPES: dict[str, type[Schema]] = {
     "MoveRequest": schemas.MoveRequest,
     "ReplayRequest": schemas.ReplayRequest,
     "ViewRequest": schemas.ViewRequest,
+    "RenderRequest": schemas.RenderRequest,
     "BatchItem": schemas.BatchItem,
 }
 #: What a `player` field of a request means, on every route that has one.
@@ -96,11 +98,13 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) ->
     setup fields and players."""
     setup = game_schemas["Setup"]["properties"]
     player = "Player" if "Player" in game_schemas else "Colour"
-    own = {"state": ref(prefix + "CarriedState"), "variant": setup["variant"], "options": setup["options"],
+    own = {"state": ref(prefix + "StateOrPosition"), "variant": setup["variant"], "options": setup["options"],
            "move": ref("Move"), "player": ref(prefix + player) | {"description": PLAYER}}
     properties, required = {}, []
     for name, field in schema().fields.items():
         properties[name] = own.get(name) or field_schema(field)
+        if "description" in field.metadata:
+            properties[name] = properties[name] | {"description": field.metadata["description"]}
         if field.allow_none:
             properties[name] = {"anyOf": [properties[name], {"type": "null"}]}
         if field.required:
@@ -132,6 +136,11 @@ def game_paths(name: str, prefix: str, shape: dict[str, Any]) -> dict[str, Any]:
             operation["tags"] = [prefix]
             add_examples(operation, examples.get(suffix.strip("/") or "info", {}))
         paths[f"/v1/games/{name}{suffix}"] = item
+    for path, item in for_game(shape["x-game-pages"], prefix).items():
+        for operation in item.values():
+            operation["operationId"] = name + operation["operationId"][0].upper() + operation["operationId"][1:]
+            operation["tags"] = [prefix]
+        paths[path.replace("{name}", name)] = item
     return paths
 
 

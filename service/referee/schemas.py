@@ -11,6 +11,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from referee.pictures import MAX_SIZE, MIN_SIZE
+
 SEED_RANGE = validate.Range(min=0, max=2**64 - 1)
 MOVE = validate.Length(min=1, max=256)
 PLAYER = validate.Length(min=1, max=64)
@@ -33,8 +35,20 @@ class NewRequest(Schema):
     seed = WholeNumber(strict=True, validate=SEED_RANGE, allow_none=True)
 
 
+class State(fields.Field):
+    """A state in either form: the game's JSON object, or its position notation (a string, read with
+    the game's default setup). The engine checks what is inside."""
+
+    default_error_messages = {"invalid": "Not a valid state: a JSON object or a position string."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any] | str:
+        if not isinstance(value, (dict, str)):
+            raise self.make_error("invalid")
+        return value
+
+
 class StateRequest(Schema):
-    state = fields.Dict(required=True)
+    state = State(required=True)
 
 
 class StrictBoolean(fields.Boolean):
@@ -61,6 +75,24 @@ class ReplayRequest(NewRequest):
 
 class ViewRequest(StateRequest):
     player = fields.String(required=True, validate=PLAYER)
+
+
+class RenderRequest(StateRequest):
+    """What `render` draws: the state, or the state after `move` with what it did marked."""
+
+    move = fields.String(validate=MOVE, allow_none=True, metadata={"description": (
+        "A move to play on `state` first, as `play` would: the picture shows the state after it, with what "
+        "the move did marked (the cell or border played, captures, releases, closures, markers, the die "
+        "moves). Refused as `play` refuses it.")})
+    player = fields.String(validate=PLAYER, allow_none=True, metadata={"description": (
+        "The player the picture is drawn for: their side at the bottom, and in a game with hidden information "
+        "only what they may see (Caesar!: the other hand face down, no legal moves marked unless they are to "
+        "move). A name that is no player of the game is `unknown-player`.")})
+    legal = StrictBoolean(load_default=False, metadata={"description": (
+        "Mark the legal moves (cells, end cells, removable pieces, units that can move, borders and hand tokens).")})
+    size = WholeNumber(strict=True, validate=validate.Range(min=MIN_SIZE, max=MAX_SIZE), allow_none=True,
+                       metadata={"description": "The picture's width in pixels (the height keeps its proportions); "
+                                                "by default the drawing's own width."})
 
 
 class BatchItem(MoveRequest):

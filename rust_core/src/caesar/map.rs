@@ -2,6 +2,8 @@
 //! order, borders in the rules' list order with their icons, influence tokens in token order, bonus
 //! tokens. Everything else (masks, lookups) is derived from these tables at compile time.
 
+use std::sync::OnceLock;
+
 pub const PROVINCE_COUNT: usize = 18;
 pub const BORDER_COUNT: usize = 30;
 pub const TOKEN_KINDS: usize = 15;
@@ -144,9 +146,15 @@ pub fn parse_province(code: &str) -> Option<usize> {
 }
 
 /// The canonical id of a border, `A-B` as the rules list it.
-pub fn border_id(border: usize) -> String {
-    let (a, b, _) = BORDERS[border];
-    format!("{}-{}", province_code(a), province_code(b))
+pub fn border_id(border: usize) -> &'static str {
+    static IDS: OnceLock<Vec<String>> = OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let id = |&(a, b, _): &(usize, usize, Icon)| {
+            format!("{}-{}", province_code(a), province_code(b))
+        };
+        BORDERS.iter().map(id).collect()
+    });
+    &ids[border]
 }
 
 /// A border written `A-B` in either order: the border and whether it was written canonically.
@@ -234,6 +242,16 @@ impl Bonus {
 
     pub fn parse(name: &str) -> Option<Bonus> {
         Bonus::ALL.into_iter().find(|bonus| bonus.name() == name)
+    }
+
+    /// Its letter in the position notation.
+    pub fn letter(self) -> char {
+        match self {
+            Bonus::Senate => 'S',
+            Bonus::Tactics => 'T',
+            Bonus::Wealth => 'W',
+            Bonus::Might => 'M',
+        }
     }
 
     pub fn count(self) -> u8 {

@@ -64,11 +64,13 @@ impl Player {
 /// Token counts per kind, in token order (a bag or a hand).
 pub type Tokens = [u8; TOKEN_KINDS];
 
-fn token_list(tokens: &Tokens) -> Vec<String> {
+/// The tokens of a hand or a bag, in token order.
+fn token_list<T: From<&'static str>>(tokens: &Tokens) -> Vec<T> {
     tokens
         .iter()
         .enumerate()
-        .flat_map(|(kind, &n)| std::iter::repeat_n(token_code(kind).to_owned(), n as usize))
+        .flat_map(|(kind, &n)| std::iter::repeat_n(token_code(kind), n as usize))
+        .map(T::from)
         .collect()
 }
 
@@ -142,7 +144,7 @@ pub enum Target {
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Target::Border(border) => f.write_str(&border_id(border as usize)),
+            Target::Border(border) => f.write_str(border_id(border as usize)),
             Target::Province(province) => f.write_str(province_code(province as usize)),
         }
     }
@@ -442,7 +444,7 @@ impl Position {
                             token_code(kind),
                             player.name()
                         ),
-                        json!({ "token": token_code(kind), "bag": token_list(&self.bags[p]) }),
+                        json!({ "token": token_code(kind), "bag": token_list::<&str>(&self.bags[p]) }),
                     ));
                 }
                 *used += 1;
@@ -524,7 +526,7 @@ impl Position {
             }
             if let Some(placed) = self.borders[border].as_mut() {
                 placed.marker = Some(player);
-                report.markers.push(border_id(border));
+                report.markers.push(border_id(border).to_owned());
                 if self.place_marker(player) {
                     return true;
                 }
@@ -716,7 +718,7 @@ impl Position {
             return Err(illegal(
                 "token-not-in-hand",
                 format!("{} has no {} in hand", player.name(), token_code(kind)),
-                json!({ "token": token_code(kind), "hand": token_list(&self.hands[p]) }),
+                json!({ "token": token_code(kind), "hand": token_list::<&str>(&self.hands[p]) }),
             ));
         }
         if self.filled >> border & 1 == 1 {
@@ -754,10 +756,10 @@ impl Position {
         let mut effects = Effects {
             player: player.name(),
             token: token_code(kind),
-            border: id,
+            border: id.to_owned(),
             faces: Ordered(vec![
-                (province_code(a).to_owned(), first),
-                (province_code(b).to_owned(), second),
+                (province_code(a).into(), first),
+                (province_code(b).into(), second),
             ]),
             closures: Vec::new(),
             drawn: Vec::new(),
@@ -939,7 +941,7 @@ impl Position {
         view.remove("bags");
         view.insert(
             "hands".into(),
-            json!({ player.name(): token_list(&self.hands[player as usize]) }),
+            json!({ player.name(): token_list::<&str>(&self.hands[player as usize]) }),
         );
         let sizes = |tokens: &[Tokens; 2]| json!({ "caesar": token_total(&tokens[0]), "pompey": token_total(&tokens[1]) });
         view.insert("hand_sizes".into(), sizes(&self.hands));
@@ -1008,6 +1010,12 @@ fn setup_bonuses(bonuses: &Ordered<String>) -> Result<[Bonus; PROVINCE_COUNT]> {
                 format!("{name:?} is not a bonus (senate, tactics, wealth, might)"),
             )
         })?;
+        if layout[province].is_some() {
+            return Err(Error::invalid_options(
+                format!("{field}.{code}"),
+                format!("{code} is listed twice"),
+            ));
+        }
         layout[province] = Some(bonus);
     }
     let missing: Vec<&str> = (0..PROVINCE_COUNT)
@@ -1076,7 +1084,7 @@ fn check_setup(setup: Setup) -> Result<Setup> {
         setup.options.bonuses = Some(Ordered(
             (0..PROVINCE_COUNT)
                 .filter(|&q| q != IT)
-                .map(|q| (province_code(q).to_owned(), layout[q].name().to_owned()))
+                .map(|q| (province_code(q).into(), layout[q].name().to_owned()))
                 .collect(),
         ));
     }
@@ -1163,7 +1171,7 @@ impl Rules for Caesar {
             .iter()
             .enumerate()
             .map(|(q, (code, name, _))| {
-                let borders: Vec<String> = (0..BORDER_COUNT)
+                let borders: Vec<&str> = (0..BORDER_COUNT)
                     .filter(|b| PROVINCE_MASK[q] >> b & 1 == 1)
                     .map(border_id)
                     .collect();

@@ -2,7 +2,7 @@
 //! state into a valid `Position`.
 
 use std::borrow::Cow;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::marker::PhantomData;
 
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
@@ -19,14 +19,17 @@ use super::{token_list, token_total, Placed, Player, Position, Tokens};
 use crate::chance::{Chance, ChanceState};
 use crate::error::{Error, Result};
 use crate::schemas::Nullable;
-use crate::strict::NoArray;
 
 const RULES: &str = "caesar@1";
 
-/// A JSON object whose keys keep a meaningful order (border order, table order) when written;
-/// duplicate keys are refused when read.
+/// A name in a state (a player, a token, a province, a border, a bonus): borrowed from the engine's
+/// tables when written, so that writing a state allocates no string.
+pub type Name = Cow<'static, str>;
+
+/// A JSON object whose keys keep a meaningful order (border order, table order) when written. Its
+/// readers refuse a key given twice (each knows its keys: borders, provinces, faces, bonuses).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Ordered<T>(pub Vec<(String, T)>);
+pub struct Ordered<T>(pub Vec<(Name, T)>);
 
 impl<T> Ordered<T> {
     pub fn get(&self, key: &str) -> Option<&T> {
@@ -56,15 +59,9 @@ impl<'de, T: de::DeserializeOwned> Deserialize<'de> for Ordered<T> {
                 self,
                 mut access: M,
             ) -> std::result::Result<Self::Value, M::Error> {
-                let mut entries: Vec<(String, T)> = Vec::new();
-                // A value is never an array (serde would take a struct from one).
-                while let Some((key, value)) =
-                    access.next_entry_seed(PhantomData::<String>, NoArray::<T>(PhantomData))?
-                {
-                    if entries.iter().any(|(k, _)| *k == key) {
-                        return Err(de::Error::custom(format!("duplicate key {key:?}")));
-                    }
-                    entries.push((key, value));
+                let mut entries: Vec<(Name, T)> = Vec::new();
+                while let Some(entry) = access.next_entry::<Name, T>()? {
+                    entries.push(entry);
                 }
                 Ok(Ordered(entries))
             }
@@ -120,13 +117,13 @@ impl<T> PerPlayer<T> {
 
 /// An influence token on a border space.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 #[schemars(rename = "CaesarBorder")]
 pub struct BorderState {
     #[schemars(with = "Player")]
-    pub player: String,
+    pub player: Name,
     #[schemars(with = "TokenSchema")]
-    pub token: String,
+    pub token: Name,
     /// The number facing each of the border's two provinces.
     #[schemars(with = "FacesSchema")]
     pub faces: Ordered<u32>,
@@ -135,23 +132,25 @@ pub struct BorderState {
     /// A control marker on top of the token.
     #[schemars(with = "Nullable<Player>")]
     #[serde(deserialize_with = "Option::deserialize")] // required, even when null
-    pub marker: Option<String>,
+    pub marker: Option<Name>,
 }
+crate::object_only!(BorderState);
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 #[schemars(rename = "CaesarProvince")]
 pub struct ProvinceState {
     /// The bonus token still on the province's space; null once taken.
     #[schemars(with = "Nullable<Bonus>")]
     #[serde(deserialize_with = "Option::deserialize")] // required, even when null
-    pub bonus: Option<String>,
+    pub bonus: Option<Name>,
     #[schemars(with = "Nullable<Player>")]
     #[serde(deserialize_with = "Option::deserialize")] // required, even when null
-    pub control: Option<String>,
+    pub control: Option<Name>,
     /// The control marker was flipped by Might.
     pub flipped: bool,
 }
+crate::object_only!(ProvinceState);
 
 /// The JSON form of a Caesar! state: the full state, both hands and bags and the random source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -166,7 +165,7 @@ pub struct State {
     /// Null once a player has placed their 12th control marker.
     #[schemars(with = "Nullable<Player>")]
     #[serde(deserialize_with = "Option::deserialize")] // required, even when null
-    pub to_move: Option<String>,
+    pub to_move: Option<Name>,
     /// All 30 borders by id (`HU-HC` ... `AS-SY`), in border order; null while a space is empty.
     #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]{2}-[A-Z]{2}$"}))]
     pub borders: Ordered<Option<BorderState>>,
@@ -176,13 +175,13 @@ pub struct State {
     /// The marker on Italia's dashed space.
     #[schemars(with = "Nullable<Player>")]
     #[serde(deserialize_with = "Option::deserialize")] // required, even when null
-    pub italia_dashed: Option<String>,
+    pub italia_dashed: Option<Name>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
     #[serde(deserialize_with = "crate::strict::object")]
-    pub hands: PerPlayer<Vec<String>>,
+    pub hands: PerPlayer<Vec<Name>>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
     #[serde(deserialize_with = "crate::strict::object")]
-    pub bags: PerPlayer<Vec<String>>,
+    pub bags: PerPlayer<Vec<Name>>,
     #[schemars(with = "PerPlayer<CountSchema>")]
     #[serde(deserialize_with = "crate::strict::object")]
     pub hand_limits: PerPlayer<u32>,
@@ -240,34 +239,34 @@ pub(super) struct FacesSchema(
 );
 
 pub fn to_state(position: &Position) -> State {
-    let player_name = |p: Option<Player>| p.map(|p| p.name().to_owned());
+    let player_name = |p: Option<Player>| p.map(|p| Name::from(p.name()));
     let borders = (0..BORDER_COUNT)
         .map(|b| {
             let state = position.borders[b].map(|placed| {
                 let (a, c, _) = BORDERS[b];
                 let (first, second) = placed.faces();
                 BorderState {
-                    player: placed.owner.name().to_owned(),
-                    token: token_code(placed.kind as usize).to_owned(),
+                    player: placed.owner.name().into(),
+                    token: token_code(placed.kind as usize).into(),
                     faces: Ordered(vec![
-                        (province_code(a).to_owned(), u32::from(first)),
-                        (province_code(c).to_owned(), u32::from(second)),
+                        (province_code(a).into(), u32::from(first)),
+                        (province_code(c).into(), u32::from(second)),
                     ]),
                     flipped: placed.flipped,
                     marker: player_name(placed.marker),
                 }
             });
-            (border_id(b), state)
+            (border_id(b).into(), state)
         })
         .collect();
     let provinces = (0..PROVINCE_COUNT)
         .map(|q| {
             let state = ProvinceState {
-                bonus: position.bonus[q].map(|b| b.name().to_owned()),
+                bonus: position.bonus[q].map(|b| b.name().into()),
                 control: player_name(position.control[q]),
                 flipped: position.is_flipped(q),
             };
-            (province_code(q).to_owned(), state)
+            (province_code(q).into(), state)
         })
         .collect();
     let counts = |values: [u8; 2]| PerPlayer::of(values.map(u32::from));
@@ -289,7 +288,7 @@ pub fn to_state(position: &Position) -> State {
     }
 }
 
-fn player_of(name: &Option<String>, field: impl Fn() -> String) -> Result<Option<Player>> {
+fn player_of(name: &Option<Name>, field: impl Fn() -> String) -> Result<Option<Player>> {
     match name {
         None => Ok(None),
         Some(name) => Player::parse(name).map(Some).ok_or_else(|| {
@@ -302,7 +301,7 @@ fn player_of(name: &Option<String>, field: impl Fn() -> String) -> Result<Option
 }
 
 /// Token counts of a list that must be in token order.
-fn tokens_of(list: &[String], field: &str) -> Result<Tokens> {
+fn tokens_of(list: &[Name], field: &str) -> Result<Tokens> {
     let mut counts = [0u8; TOKEN_KINDS];
     let mut last = 0;
     for code in list {
@@ -400,12 +399,12 @@ pub fn from_state(state: State) -> Result<Position> {
 fn read_borders(state: &State, position: &mut Position) -> Result<()> {
     let mut seen = 0u32;
     for (id, border_state) in &state.borders.0 {
-        let field = format!("borders.{id}");
+        let field = || format!("borders.{id}");
         let border = match parse_border(id) {
             Some((border, true)) => border,
             Some((border, false)) => {
                 return Err(Error::invalid_state(
-                    field,
+                    field(),
                     format!(
                         "borders are named as the rules list them: {}",
                         border_id(border)
@@ -414,24 +413,30 @@ fn read_borders(state: &State, position: &mut Position) -> Result<()> {
             }
             None => {
                 return Err(Error::invalid_state(
-                    field,
+                    field(),
                     format!("{id:?} is not a border"),
                 ))
             }
         };
+        if seen >> border & 1 == 1 {
+            return Err(Error::invalid_state(
+                field(),
+                format!("{id} is listed twice"),
+            ));
+        }
         seen |= 1 << border;
         let Some(border_state) = border_state else {
             continue;
         };
         let owner = Player::parse(&border_state.player).ok_or_else(|| {
             Error::invalid_state(
-                format!("{field}.player"),
+                format!("{}.player", field()),
                 format!("{:?} is not a player (caesar, pompey)", border_state.player),
             )
         })?;
         let kind = parse_token(&border_state.token).ok_or_else(|| {
             Error::invalid_state(
-                format!("{field}.token"),
+                format!("{}.token", field()),
                 format!("{:?} is not a token", border_state.token),
             )
         })?;
@@ -439,7 +444,7 @@ fn read_borders(state: &State, position: &mut Position) -> Result<()> {
         let (_, token_icon, hi, lo, _) = TOKENS[kind];
         if token_icon.is_some_and(|t| t != icon) {
             return Err(Error::invalid_state(
-                format!("{field}.token"),
+                format!("{}.token", field()),
                 format!(
                     "{} cannot lie on {id}, a {} border",
                     border_state.token,
@@ -453,7 +458,7 @@ fn read_borders(state: &State, position: &mut Position) -> Result<()> {
             (faces.get(code_a), faces.get(code_b), faces.0.len())
         else {
             return Err(Error::invalid_state(
-                format!("{field}.faces"),
+                format!("{}.faces", field()),
                 format!("faces gives the number toward {code_a} and toward {code_b}, nothing else"),
             ));
         };
@@ -463,14 +468,14 @@ fn read_borders(state: &State, position: &mut Position) -> Result<()> {
             false
         } else {
             return Err(Error::invalid_state(
-                format!("{field}.faces"),
+                format!("{}.faces", field()),
                 format!(
                     "{} shows {hi} and {lo}, not {face_a} and {face_b}",
                     border_state.token
                 ),
             ));
         };
-        let marker = player_of(&border_state.marker, || format!("{field}.marker"))?;
+        let marker = player_of(&border_state.marker, || format!("{}.marker", field()))?;
         position.borders[border] = Some(Placed {
             kind: kind as u8,
             owner,
@@ -495,32 +500,37 @@ fn read_borders(state: &State, position: &mut Position) -> Result<()> {
 fn read_provinces(state: &State, position: &mut Position) -> Result<()> {
     let mut seen = 0u32;
     for (code, province_state) in &state.provinces.0 {
-        let field = format!("provinces.{code}");
-        let province = parse_province(code).ok_or_else(|| {
-            Error::invalid_state(field.clone(), format!("{code:?} is not a province"))
-        })?;
+        let field = || format!("provinces.{code}");
+        let province = parse_province(code)
+            .ok_or_else(|| Error::invalid_state(field(), format!("{code:?} is not a province")))?;
+        if seen >> province & 1 == 1 {
+            return Err(Error::invalid_state(
+                field(),
+                format!("{code} is listed twice"),
+            ));
+        }
         seen |= 1 << province;
         position.bonus[province] = match &province_state.bonus {
             None => None,
             Some(name) => Some(Bonus::parse(name).ok_or_else(|| {
                 Error::invalid_state(
-                    format!("{field}.bonus"),
+                    format!("{}.bonus", field()),
                     format!("{name:?} is not a bonus (senate, tactics, wealth, might)"),
                 )
             })?),
         };
         if province == IT && position.bonus[IT].is_some_and(|b| b != Bonus::Senate) {
             return Err(Error::invalid_state(
-                format!("{field}.bonus"),
+                format!("{}.bonus", field()),
                 "Italia's bonus is a Senate token",
             ));
         }
         position.control[province] =
-            player_of(&province_state.control, || format!("{field}.control"))?;
+            player_of(&province_state.control, || format!("{}.control", field()))?;
         if province_state.flipped {
             if position.control[province].is_none() {
                 return Err(Error::invalid_state(
-                    format!("{field}.flipped"),
+                    format!("{}.flipped", field()),
                     format!("{code} has no control marker to be flipped"),
                 ));
             }
@@ -887,55 +897,34 @@ fn tokens_text(tokens: &Tokens) -> String {
     if token_total(tokens) == 0 {
         return "-".into();
     }
-    token_list(tokens).concat()
+    token_list::<&str>(tokens).concat()
 }
 
 pub fn text(position: &Position) -> String {
-    let borders: Vec<String> = position
-        .borders
-        .iter()
-        .map(|placed| match placed {
-            None => ".".into(),
-            Some(t) => {
-                let mut s = format!(
-                    "{}{}{}",
-                    t.owner.letter(),
-                    token_code(t.kind as usize),
-                    if t.forward { '>' } else { '<' }
-                );
-                if t.flipped {
-                    s.push('!');
-                }
-                if let Some(marker) = t.marker {
-                    s.push('^');
-                    s.push(marker.letter());
-                }
-                s
-            }
-        })
-        .collect();
-    let provinces: String = (0..PROVINCE_COUNT)
-        .flat_map(|q| {
-            let bonus = position.bonus[q].map_or('-', |b| match b {
-                Bonus::Senate => 'S',
-                Bonus::Tactics => 'T',
-                Bonus::Wealth => 'W',
-                Bonus::Might => 'M',
-            });
-            let control = player_letter(position.control[q], '.');
-            let control = if position.is_flipped(q) {
-                control.to_ascii_uppercase()
-            } else {
-                control
-            };
-            [bonus, control]
-        })
-        .collect();
+    let mut text = String::with_capacity(320);
+    for (b, placed) in position.borders.iter().enumerate() {
+        if b > 0 {
+            text.push(',');
+        }
+        match placed {
+            None => text.push('.'),
+            Some(t) => push_border(&mut text, t),
+        }
+    }
+    text.push(' ');
+    for q in 0..PROVINCE_COUNT {
+        text.push(position.bonus[q].map_or('-', Bonus::letter));
+        let control = player_letter(position.control[q], '.');
+        text.push(if position.is_flipped(q) {
+            control.to_ascii_uppercase()
+        } else {
+            control
+        });
+    }
     let pair = |values: [u8; 2]| format!("{}/{}", values[0], values[1]);
-    let rng = position.chance.to_state();
-    format!(
-        "{} {provinces} {} {} {}/{} {}/{} {} {} {} {}:{}",
-        borders.join(","),
+    let _ = write!(
+        text,
+        " {} {} {}/{} {}/{} {} {} {} {}:{}",
         player_letter(position.italia_dashed, '.'),
         player_letter(position.to_move, '-'),
         tokens_text(&position.hands[0]),
@@ -945,16 +934,37 @@ pub fn text(position: &Position) -> String {
         pair(position.hand_limits),
         pair(position.senate),
         pair(position.markers),
-        rng.seed,
-        rng.word_pos
-    ) + &rng.keyed_by.map(|id| format!("@{id}")).unwrap_or_default()
+        position.chance.seed_hex(),
+        position.chance.word_pos()
+    );
+    // A keyed generator's key id follows, so that its notation reads back keyed (with the keys).
+    if let Some(id) = position.chance.keyed_by() {
+        text.push('@');
+        text.push_str(id);
+    }
+    text
+}
+
+/// A placed token as the notation writes it: owner, token, facing, `!` when flipped, `^` and the
+/// marker's owner.
+fn push_border(text: &mut String, t: &Placed) {
+    text.push(t.owner.letter());
+    text.push_str(token_code(t.kind as usize));
+    text.push(if t.forward { '>' } else { '<' });
+    if t.flipped {
+        text.push('!');
+    }
+    if let Some(marker) = t.marker {
+        text.push('^');
+        text.push(marker.letter());
+    }
 }
 
 fn notation_error(detail: impl Into<String>) -> Error {
     Error::invalid_state("position", detail)
 }
 
-fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<String>> {
+fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<Name>> {
     match letter {
         "c" => Ok(Some("caesar".into())),
         "p" => Ok(Some("pompey".into())),
@@ -966,7 +976,7 @@ fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<Str
 }
 
 /// A concatenation of 3-character token codes (or `-`) as a list.
-fn token_codes(text: &str, what: &str) -> Result<Vec<String>> {
+fn token_codes(text: &str, what: &str) -> Result<Vec<Name>> {
     if text == "-" {
         return Ok(Vec::new());
     }
@@ -978,7 +988,7 @@ fn token_codes(text: &str, what: &str) -> Result<Vec<String>> {
     Ok(text
         .as_bytes()
         .chunks(3)
-        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .map(|c| Name::Owned(String::from_utf8_lossy(c).into_owned()))
         .collect())
 }
 
@@ -1020,8 +1030,8 @@ fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {
     }
     let marker = match rest {
         "" => None,
-        "^c" => Some("caesar".to_owned()),
-        "^p" => Some("pompey".to_owned()),
+        "^c" => Some("caesar".into()),
+        "^p" => Some("pompey".into()),
         _ => return Err(bad()),
     };
     let (a, b, _) = BORDERS[border];
@@ -1029,10 +1039,10 @@ fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {
     let (face_a, face_b) = if forward { (hi, lo) } else { (lo, hi) };
     Ok(Some(BorderState {
         player,
-        token: token.to_owned(),
+        token: token_code(kind).into(),
         faces: Ordered(vec![
-            (province_code(a).to_owned(), u32::from(face_a)),
-            (province_code(b).to_owned(), u32::from(face_b)),
+            (province_code(a).into(), u32::from(face_a)),
+            (province_code(b).into(), u32::from(face_b)),
         ]),
         flipped,
         marker,
@@ -1060,7 +1070,7 @@ pub fn parse_text(text: &str) -> Result<State> {
     let borders = entries
         .iter()
         .enumerate()
-        .map(|(b, entry)| Ok((border_id(b), border_entry(entry, b)?)))
+        .map(|(b, entry)| Ok((border_id(b).into(), border_entry(entry, b)?)))
         .collect::<Result<Vec<_>>>()?;
     let chars: Vec<char> = provinces.chars().collect();
     if chars.len() != 2 * PROVINCE_COUNT {
@@ -1096,11 +1106,11 @@ pub fn parse_text(text: &str) -> Result<State> {
                 }
             };
             let state = ProvinceState {
-                bonus: bonus.map(str::to_owned),
-                control: control.map(str::to_owned),
+                bonus: bonus.map(Name::from),
+                control: control.map(Name::from),
                 flipped: pair[1].is_ascii_uppercase(),
             };
-            Ok((code.to_owned(), state))
+            Ok((code.into(), state))
         })
         .collect::<Result<Vec<_>>>()?;
     // Canonical decimal only (no sign, no leading zero), so that the text round-trips.

@@ -5,6 +5,7 @@
 //! is the order of `(circle, index)`.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
@@ -401,6 +402,17 @@ impl Board {
 
     pub fn description(&self) -> &Value {
         &self.description
+    }
+
+    /// Whether this is the default board (whatever description named it): states then leave the
+    /// board out (`null`), which is most of their size otherwise.
+    pub fn is_default(&self) -> bool {
+        static DEFAULT: OnceLock<Value> = OnceLock::new();
+        let default = DEFAULT.get_or_init(|| {
+            let board = Board::from_description(&Board::default_description());
+            board.expect("the default board compiles").description
+        });
+        &self.description == default
     }
 
     pub fn circles(&self) -> usize {

@@ -8,8 +8,8 @@
 mod board;
 mod notation;
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
@@ -33,6 +33,9 @@ const CENTRE: Loc = 0xFFFE;
 const CAPTURED: Loc = 0xFFFF;
 /// `to_move` once the game is over.
 const NOBODY: u8 = u8::MAX;
+/// Compiled games kept at most (the cache is emptied when full): far more setups than a server
+/// sees at once, and a bound on what distinct boards sent by clients can hold.
+const MAX_COMPILED_GAMES: usize = 256;
 
 fn home(distance: u8) -> Loc {
     Loc::from(distance - 1)
@@ -86,6 +89,7 @@ pub struct Options {
     #[serde(default = "yes")]
     pub doubles_cross_bridges: bool,
     /// A board description; null or absent means the default board (a documented reconstruction).
+    /// States and checked setups carry null for the default board, however it was given.
     #[serde(default)]
     #[schemars(with = "Option<BoardSchema>")]
     pub board: Option<Value>,
@@ -270,7 +274,7 @@ impl Setup {
             seats: Some(seats.iter().map(|&s| u64::from(s)).collect()),
             first_player: options.first_player.clone(),
             doubles_cross_bridges: options.doubles_cross_bridges,
-            board: Some(board.description().clone()),
+            board: (!board.is_default()).then(|| board.description().clone()),
         };
         Ok(Game {
             seats,
@@ -281,8 +285,31 @@ impl Setup {
         })
     }
 
-    fn checked(self) -> Result<Setup> {
+    /// The compiled game of these options, from the cache when it holds it: states name the same
+    /// few setups again and again, and checking and compiling a board costs more than a move.
+    fn compiled(&self) -> Result<Arc<Game>> {
+        static CACHE: OnceLock<RwLock<HashMap<String, Arc<Game>>>> = OnceLock::new();
+        // The options' JSON determines the game (the variant has a single value).
+        let key = serde_json::to_string(&self.options).expect("options serialize");
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(game) = cache
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Ok(game.clone());
+        }
         let game = Arc::new(self.compile()?);
+        let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
+        if cache.len() >= MAX_COMPILED_GAMES {
+            cache.clear();
+        }
+        cache.insert(key, game.clone());
+        Ok(game)
+    }
+
+    fn checked(self) -> Result<Setup> {
+        let game = self.compiled()?;
         Ok(Setup {
             variant: self.variant,
             options: game.options.clone(),
@@ -296,11 +323,9 @@ impl Setup {
         if let Some(game) = &self.compiled {
             return game.clone();
         }
-        let game = self
-            .compile()
-            .or_else(|_| Setup::default().compile())
-            .expect("the default setup compiles");
-        Arc::new(game)
+        self.compiled()
+            .or_else(|_| Setup::default().compiled())
+            .expect("the default setup compiles")
     }
 }
 
@@ -1489,7 +1514,7 @@ impl Position {
 #[serde(deny_unknown_fields)]
 #[schemars(
     rename = "HypnosiaState",
-    description = "A Hypnosia state, self-contained: the options (with the board) and the seeded random source travel with it. Scores are checked against the centre entries, captures and lost pawns."
+    description = "A Hypnosia state, self-contained: the options (with the board, null for the default one) and the seeded random source travel with it. Scores are checked against the centre entries, captures and lost pawns."
 )]
 pub struct State {
     #[schemars(extend("const" = Hypnosia::RULES_VERSION))]
@@ -1526,23 +1551,15 @@ pub struct State {
 }
 
 fn rng_text(chance: &Chance) -> String {
-    let state = chance.to_state();
     // A key made from a u64 seed has 24 zero bytes: write the seed itself.
-    let short = state
-        .seed
-        .get(16..)
-        .is_some_and(|rest| rest.bytes().all(|b| b == b'0'));
-    let low: Option<Vec<u8>> = (0..8)
-        .map(|i| u8::from_str_radix(state.seed.get(2 * i..2 * i + 2)?, 16).ok())
-        .collect();
-    let seed = match low.and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()) {
-        Some(le) if short => u64::from_le_bytes(le).to_string(),
-        _ => state.seed.clone(),
+    let text = match chance.short_seed() {
+        Some(seed) => format!("{seed}:{}", chance.word_pos()),
+        None => format!("{}:{}", chance.seed_hex(), chance.word_pos()),
     };
     // A keyed generator's key id follows, so that its notation reads back keyed (with the keys).
-    match &state.keyed_by {
-        None => format!("{seed}:{}", state.word_pos),
-        Some(id) => format!("{seed}:{}@{id}", state.word_pos),
+    match chance.keyed_by() {
+        None => text,
+        Some(id) => format!("{text}@{id}"),
     }
 }
 
@@ -1688,7 +1705,7 @@ impl Rules for Hypnosia {
             options: state.options,
             compiled: None,
         };
-        let game = setup.compile().map_err(|error| match error {
+        let game = setup.compiled().map_err(|error| match error {
             Error::InvalidOptions { field, detail } => Error::InvalidState { field, detail },
             other => other,
         })?;
@@ -1701,7 +1718,7 @@ impl Rules for Hypnosia {
             captures: state.captures.into_iter().collect(),
             scores: Some(state.scores.into_iter().collect()),
         };
-        Position::from_parts(Arc::new(game), chance, parts)
+        Position::from_parts(game, chance, parts)
     }
 
     fn to_state(position: &Position) -> State {

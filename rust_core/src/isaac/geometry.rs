@@ -221,12 +221,11 @@ impl Piece {
 
 impl std::fmt::Display for Piece {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}-{}",
-            cell_name(usize::from(self.anchor)),
-            cell_name(self.end())
-        )
+        // Written cell by cell, without a string for each (a state writes many pieces).
+        let cell = |cell: usize| ((b'a' + (cell % SIDE) as u8) as char, cell / SIDE + 1);
+        let ((column, row), (end_column, end_row)) =
+            (cell(usize::from(self.anchor)), cell(self.end()));
+        write!(f, "{column}{row}-{end_column}{end_row}")
     }
 }
 

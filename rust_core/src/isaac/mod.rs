@@ -5,7 +5,7 @@
 mod geometry;
 
 use std::collections::BTreeMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -1052,16 +1052,18 @@ impl Position {
     }
 
     pub fn text(&self) -> String {
-        let pieces: Vec<String> = self
-            .all_pieces()
-            .iter()
-            .map(|(color, piece)| format!("{}{piece}", color.letter().to_ascii_uppercase()))
-            .collect();
-        let pieces = if pieces.is_empty() {
-            "-".to_owned()
-        } else {
-            pieces.join(",")
-        };
+        let mut pieces = String::with_capacity(256);
+        for (index, (color, piece)) in self.all_pieces().iter().enumerate() {
+            let separator = if index == 0 { "" } else { "," };
+            let _ = write!(
+                pieces,
+                "{separator}{}{piece}",
+                color.letter().to_ascii_uppercase()
+            );
+        }
+        if pieces.is_empty() {
+            pieces.push('-');
+        }
         let letter = |color: Option<Color>| color.map_or('-', Color::letter);
         let passed: String = COLORS
             .iter()

@@ -1,0 +1,56 @@
+"""Pictures of states: SVG drawn from each engine's own geometry (`GET /v1/games/{game}`'s `board`) and
+the state itself, one module a game (`iago`, `isaac`, `hypnosia`, `caesar`), each with the same entry
+point `draw(scene) -> Svg`, all built with `referee.pictures.svg`.
+
+Every element a move can name carries that name in notation (`data-cell="e5"`, `data-piece="c4-g4"`,
+`data-unit="0.5"`, `data-border="HC-GA"`, `data-token="S60"`, ...), so a page can turn clicks into
+moves. `render` is the one path of `game.svg`, `POST /v1/games/{game}/render` and `referee render`:
+the engine checks the state, plays the move whose effects are to be marked, lists the legal moves and
+makes the viewer's view, so a picture never shows anything the engine would not answer."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Callable, Mapping
+
+from referee import _core
+from referee.pictures import caesar, hypnosia, iago, isaac
+from referee.pictures.scene import Scene
+from referee.pictures.svg import Svg
+
+#: The widths in pixels one may ask for (without one, a picture is as wide as its drawing: 470 to 1000).
+MIN_SIZE, MAX_SIZE = 64, 4096
+
+
+DRAWINGS: dict[str, Callable[[Scene], Svg]] = {
+    "iago": iago.draw, "isaac": isaac.draw, "hypnosia": hypnosia.draw, "caesar": caesar.draw,
+}
+
+
+@cache
+def info_of(game: str) -> dict[str, Any]:
+    return _core.Engine(game).info()
+
+
+def render(engine: _core.Engine, state: Mapping[str, Any] | str, *, move: str | None = None, legal: bool = False,
+           player: str | None = None, size: int | None = None) -> str:
+    """The SVG of `state`, or of the state after `move` with what the move did marked. `legal` marks the
+    legal moves (never those of a hand the viewer may not see); `player` draws the picture for that
+    player (their side at the bottom; Caesar!: the other hand hidden); `size` is the width in pixels.
+    Raises the engine's errors: a bad state, an illegal move, an unknown player."""
+    if size is not None and not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"size must be {MIN_SIZE} to {MAX_SIZE} pixels, not {size}")
+    checked = engine.check_state(state if isinstance(state, str) else dict(state))
+    effects = None
+    if move is not None:
+        played = engine.play(checked, move)
+        checked, effects = played["state"], played["effects"]
+    outcome = engine.outcome(checked)
+    info = info_of(engine.name)
+    if player is None and "opaque" in checked:  # drawn for a player: the picture shows no more than a view
+        player = outcome["to_move"] or info["players"][0]
+    shown = engine.view(checked, player) if player is not None else checked
+    may_see_moves = player is None or not info["hidden_information"] or player == outcome["to_move"]
+    moves = engine.legal_moves(checked) if legal and may_see_moves else None
+    scene = Scene(shown, info, outcome, effects, moves, player)
+    return DRAWINGS[engine.name](scene).document(size)

@@ -1,0 +1,25 @@
+"""`GET /play/{game}`: the playground and replay viewer of a game. One self-contained page (inline CSS
+and JavaScript, no external assets, no build step) that uses only the public HTTP API: it starts games
+with `new`, plays clicks and typed moves with `play` (showing the reason of a refusal), lists
+`legal-moves`, draws every position with `render`, and replays pasted records ply by ply."""
+
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+from referee.api import GAMES, INFO, engine_of
+
+playground = Blueprint("playground", __name__)
+
+
+def page(game: str) -> str:
+    engine_of(game)  # unknown games are a 404 problem
+    info = INFO[game]
+    config = {"game": game, "title": info["title"], "players": info["players"], "games": list(GAMES)}
+    return render_template("play.html", config=config, title=info["title"])
+
+
+# Static paths for the known games (as the API's routes), and any other name answers `unknown-game`.
+for _name in GAMES:
+    playground.add_url_rule(f"/play/{_name}", view_func=page, defaults={"game": _name})
+playground.add_url_rule("/play/<game>", view_func=page)
