@@ -12,6 +12,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import urllib.request
 from typing import Iterator
 
@@ -155,36 +156,46 @@ def test_a_keyed_state_and_its_notation_need_the_keys() -> None:
 
 # ---------------------------------------------------------------------------------------------- opaque states
 
+PLAYERS = ("caesar", "pompey")
+
+
+def other_of(player: str) -> str:
+    return PLAYERS[1 - PLAYERS.index(player)]
+
+
 def opaque_caesar(keys: str = KEYS_ROTATED) -> referee.Game:
     return referee.game("caesar", seal_keys=referee.SealKeys(keys, opaque=["caesar"]))
 
 
-def open_with_reference(opaque: str, key_id: str, game: str = "caesar", rules: str = "caesar@1") -> bytes | None:
-    """The README's opaque form opened outside the engine: key HMAC-SHA-256(secret, "referee-opaque-key/1")."""
-    prefix, body = opaque.split(".", 1)
+def open_with_reference(state: dict, key_id: str, game: str = "caesar", rules: str = "caesar@1") -> bytes | None:
+    """The README's opaque form opened outside the engine: key HMAC-SHA-256(secret, "referee-opaque-key/1"),
+    the holder the last line of the associated data."""
+    prefix, body = state["opaque"].split(".", 1)
     data = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
     key = hmac.new(secret(key_id), b"referee-opaque-key/1", hashlib.sha256).digest()
-    aad = f"referee-opaque/1\n{game}\n{rules}\n{prefix}".encode()
+    aad = f"referee-opaque/1\n{game}\n{rules}\n{prefix}\n{state.get('holder', '')}".encode()
     return open_xchacha20poly1305(key, data[:24], data[24:], aad)
 
 
 def test_an_opaque_state_reveals_nothing_and_opens_only_with_the_key() -> None:
     game = opaque_caesar()
     assert game.opaque and not referee.game("caesar", seal_keys=KEYS_ROTATED).opaque
-    state = game.new(seed=4)
-    assert list(state) == ["opaque"] and state["opaque"].startswith("k2.")
-    # The engine's own state, for comparison: what the ciphertext hides.
-    full = game.check(state)  # opaque again, a fresh nonce
-    assert list(full) == ["opaque"] and full != state
-    plaintext = open_with_reference(state["opaque"], "k2")
-    assert plaintext is not None, "the README's derivation and XChaCha20-Poly1305 open it"
-    inner = json.loads(plaintext)
-    assert inner["rules"] == "caesar@1" and set(inner["hands"]) == {"caesar", "pompey"}
-    assert inner["rng"]["algorithm"] == "chacha8-keyed"
-    for hand in inner["hands"].values():
-        assert not any(token in state["opaque"] for token in hand)
+    assert game.holders == list(PLAYERS) and referee.game("caesar", seal_keys=KEYS_ROTATED).holders == []
+    states = game.new(seed=4)
+    assert list(states) == list(PLAYERS)
+    for holder, state in states.items():
+        assert state == {"opaque": state["opaque"], "holder": holder} and state["opaque"].startswith("k2.")
+        assert game.check(state) != state and game.check(state)["holder"] == holder, "a fresh nonce, the same holder"
+    inner = [json.loads(open_with_reference(state, "k2")) for state in states.values()]
+    assert inner[0] == inner[1], "every holder carries the same game"
+    assert inner[0]["rules"] == "caesar@1" and set(inner[0]["hands"]) == set(PLAYERS)
+    assert inner[0]["rng"]["algorithm"] == "chacha8-keyed"
+    for state in states.values():
+        for hand in inner[0]["hands"].values():
+            assert not any(token in state["opaque"] for token in hand)
     # Any other key, or none, opens nothing.
-    assert open_with_reference(state["opaque"].replace("k2.", "k1.", 1), "k1") is None
+    state = states["caesar"]
+    assert open_with_reference(state | {"opaque": state["opaque"].replace("k2.", "k1.", 1)}, "k1") is None
     for keys, starts in ((KEYS_OTHER, "unknown key id"), (f"k2:{SECRET_1}", "undecryptable"), (None, "opaque")):
         with pytest.raises(referee.InvalidSeal) as refused:
             referee.game("caesar", seal_keys=keys).legal_moves(state)
@@ -192,31 +203,75 @@ def test_an_opaque_state_reveals_nothing_and_opens_only_with_the_key() -> None:
         assert refused.value.data == {"field": "state.seal"}
 
 
-def test_a_play_answers_an_opaque_state_and_only_the_movers_view() -> None:
+def test_each_holder_sees_only_its_own_hand() -> None:
     game = opaque_caesar()
-    state = game.new(seed=4)
+    states = game.new(seed=4)
     for ply in range(6):
-        mover = game.outcome(state)["to_move"]
-        other = "pompey" if mover == "caesar" else "caesar"
+        mover = game.outcome(states["caesar"])["to_move"]
+        state = states[mover]
         played = game.play(state, game.legal_moves(state)[0], mover if ply % 2 else None)
-        assert set(played) == {"state", "view", "effects", "outcome"}, "no notation: it would show all"
-        assert list(played["state"]) == ["opaque"]
+        assert set(played) == {"states", "view", "effects", "outcome"}, "no notation: it would show all"
+        assert {player: held["holder"] for player, held in played["states"].items()} == dict(zip(PLAYERS, PLAYERS))
         view = played["view"]
-        assert list(view["hands"]) == [mover], view["hands"]
-        assert "bags" not in view and "rng" not in view
-        inner = json.loads(open_with_reference(played["state"]["opaque"], "k2"))
+        assert list(view["hands"]) == [mover] and "bags" not in view and "rng" not in view
+        inner = json.loads(open_with_reference(played["states"][mover], "k2"))
         assert view["hands"][mover] == inner["hands"][mover]
-        assert view["hand_sizes"][other] == len(inner["hands"][other])
-        # The other player's view is what the view operation answers for them, from the same state.
-        assert game.view(played["state"], other)["hands"] == {other: inner["hands"][other]}
-        state = played["state"]
-    # Batches and validation answer the same way.
-    move = game.legal_moves(state)[0]
-    (result,) = game.play_batch([{"state": state, "move": move}])
-    assert list(result["state"]) == ["opaque"] and "position" not in result and "view" in result
-    assert game.validate(state, move) == {"legal": True}
+        assert view["hand_sizes"][other_of(mover)] == len(inner["hands"][other_of(mover)])
+        for holder, held in played["states"].items():
+            assert game.view(held, holder)["hands"] == {holder: inner["hands"][holder]}
+            with pytest.raises(referee.NotYourState) as refused:
+                game.view(held, other_of(holder))
+            assert refused.value.data == {"field": "state", "holder": holder, "player": other_of(holder)}
+        states = played["states"]
     replayed = game.replay([], seed=4)
-    assert list(replayed["state"]) == ["opaque"] and "position" not in replayed
+    assert set(replayed["states"]) == set(PLAYERS) and "state" not in replayed and "position" not in replayed
+
+
+def test_a_held_state_acts_only_as_its_holder() -> None:
+    game = opaque_caesar()
+    states = game.new(seed=4)
+    mover = game.outcome(states["caesar"])["to_move"]
+    mine, theirs = states[mover], states[other_of(mover)]
+    move = game.legal_moves(mine)[0]
+    assert game.validate(mine, move) == {"legal": True}
+    (result,) = game.play_batch([{"state": mine, "move": move}])
+    assert set(result["states"]) == set(PLAYERS) and "state" not in result and list(result["view"]["hands"]) == [mover]
+    # The other holder's state lists no moves (the mover's hand), plays none and judges none.
+    for call in (lambda: game.legal_moves(theirs), lambda: game.play(theirs, move),
+                 lambda: game.validate(theirs, move), lambda: game.svg(theirs, move=move),
+                 lambda: game.svg(theirs, player=mover), lambda: game._engine.view(theirs)):
+        with pytest.raises(referee.NotYourState) as refused:
+            call()
+        assert refused.value.data["holder"] == other_of(mover), refused.value.data
+    (refused,) = game.validate_batch([{"state": theirs, "move": move}])
+    assert refused["error"]["code"] == "not-your-state"
+    # Its holder's picture is drawn for its holder: the other hand face down, no legal marks off its turn.
+    picture = game.svg(theirs, legal=True)
+    assert "hand-token hidden" in picture and not re.search(r'class="(?:[^"]* )?legal[ "]', picture)
+    assert game.outcome(theirs) == game.outcome(mine), "where the game stands is no secret"
+
+
+def test_a_holder_cannot_be_stripped_or_swapped() -> None:
+    game = opaque_caesar()
+    states = game.new(seed=4)
+    for holder, state in states.items():
+        swapped = state | {"holder": other_of(holder)}
+        assert open_with_reference(swapped, "k2") is None, "the holder is in the associated data"
+        with pytest.raises(referee.InvalidSeal) as refused:
+            game.view(swapped, other_of(holder))
+        assert refused.value.detail.startswith("undecryptable"), refused.value.detail
+        for changed in ({"opaque": state["opaque"]}, state | {"holder": "crassus"}, state | {"holder": 1}):
+            with pytest.raises(referee.InvalidSeal) as refused:
+                game.view(changed, holder)
+            assert refused.value.detail.startswith("malformed"), refused.value.detail
+    # Hypnosia has no hidden information: one opaque state, no holder, anyone's.
+    hypnosia = referee.game("hypnosia", seal_keys=referee.SealKeys(KEYS_ROTATED, opaque=["hypnosia"]))
+    assert hypnosia.holders == []
+    state = hypnosia.new(seed=4)
+    assert list(state) == ["opaque"]
+    assert list(hypnosia.play(state, hypnosia.legal_moves(state)[0])["state"]) == ["opaque"]
+    with pytest.raises(referee.InvalidSeal):
+        hypnosia.legal_moves(state | {"holder": "red"})
 
 
 def tampered(text: str) -> Iterator[str]:
@@ -230,34 +285,36 @@ def tampered(text: str) -> Iterator[str]:
 
 def test_tampered_opaque_states_are_refused() -> None:
     game = opaque_caesar()
-    state = game.new(seed=4)["opaque"]
-    for changed in tampered(state):
+    state = game.new(seed=4)["caesar"]
+    for changed in tampered(state["opaque"]):
         with pytest.raises(referee.InvalidSeal) as refused:
-            game.legal_moves({"opaque": changed})
+            game.legal_moves(state | {"opaque": changed})
         assert refused.value.detail.startswith(("undecryptable", "malformed")), refused.value.detail
-    for bad in ({"opaque": state, "seal": "x"}, {"opaque": 7}, {"opaque": ""}):
+    for bad in (state | {"seal": "x"}, state | {"opaque": 7}, state | {"opaque": ""}):
         with pytest.raises((referee.InvalidSeal, referee.InvalidState)):
             game.legal_moves(bad)
     # An opaque state of one game is no state of another, even with the same keys.
     hypnosia = referee.game("hypnosia", seal_keys=referee.SealKeys(KEYS_ROTATED, opaque=["hypnosia"]))
     with pytest.raises(referee.InvalidSeal) as refused:
-        hypnosia.legal_moves({"opaque": state})
+        hypnosia.legal_moves({"opaque": state["opaque"]})
     assert refused.value.detail.startswith("undecryptable")
 
 
 def test_opaque_states_rotate_with_the_keys() -> None:
     old, rotated = opaque_caesar(KEYS_OLD), opaque_caesar(KEYS_ROTATED)
-    state = old.new(seed=4)
-    assert state["opaque"].startswith("k1.")
-    played = rotated.play(state, rotated.legal_moves(state)[0])
-    assert played["state"]["opaque"].startswith("k2.")
-    assert json.loads(open_with_reference(played["state"]["opaque"], "k2"))["rng"]["keyed_by"] == "k1"
-    with pytest.raises(referee.InvalidSeal) as refused:
-        old.legal_moves(played["state"])
-    assert refused.value.detail.startswith("unknown key id")
-    # A game that was sealed before it became opaque goes on opaque.
+    states = old.new(seed=4)
+    mover = old.outcome(states["caesar"])["to_move"]
+    assert states[mover]["opaque"].startswith("k1.")
+    played = rotated.play(states[mover], rotated.legal_moves(states[mover])[0])
+    for holder, held in played["states"].items():
+        assert held["opaque"].startswith("k2.") and held["holder"] == holder
+        assert json.loads(open_with_reference(held, "k2"))["rng"]["keyed_by"] == "k1"
+        with pytest.raises(referee.InvalidSeal) as refused:
+            old.view(held, holder)
+        assert refused.value.detail.startswith("unknown key id")
+    # A game that was sealed before it became opaque goes on held by its players.
     sealed = referee.game("caesar", seal_keys=KEYS_ROTATED).new(seed=4)
-    assert list(rotated.play(sealed, rotated.legal_moves(sealed)[0])["state"]) == ["opaque"]
+    assert set(rotated.play(sealed, rotated.legal_moves(sealed)[0])["states"]) == set(PLAYERS)
 
 
 def test_opaque_settings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -294,25 +351,36 @@ def server() -> Iterator[Server]:
 
 def test_live_caesar_is_opaque_and_hypnosia_keyed(server: Server) -> None:
     status, new = post(server, "/v1/games/caesar/new", {"seed": 4})
-    assert status == 200 and list(new["state"]) == ["opaque"] and "position" not in new, new
-    state = new["state"]
+    assert status == 200 and set(new["states"]) == set(PLAYERS) and "position" not in new, new
+    mover = new["outcome"]["to_move"]
+    state, theirs = new["states"][mover], new["states"][other_of(mover)]
     status, body = post(server, "/v1/games/caesar/legal-moves", {"state": state})
     assert status == 200, body
     move = body["moves"][0]
-    status, played = post(server, "/v1/games/caesar/play", {"state": state, "move": move, "player": "caesar"})
-    assert status == 200 and list(played["state"]) == ["opaque"], played
-    assert list(played["view"]["hands"]) == ["caesar"] and "position" not in played
-    status, view = post(server, "/v1/games/caesar/view", {"state": played["state"], "player": "pompey"})
+    status, played = post(server, "/v1/games/caesar/play", {"state": state, "move": move, "player": mover})
+    assert status == 200 and set(played["states"]) == set(PLAYERS) and "state" not in played, played
+    assert list(played["view"]["hands"]) == [mover] and "position" not in played
+    pompeys = played["states"]["pompey"]
+    status, view = post(server, "/v1/games/caesar/view", {"state": pompeys, "player": "pompey"})
     assert status == 200 and list(view["hands"]) == ["pompey"], view
-    svg = game_svg(server, {"state": played["state"], "player": "pompey"})
-    assert 'data-player="pompey"' in svg and "hidden" in svg
-    assert "hidden" in game_svg(server, {"state": played["state"], "legal": True}), "drawn for a player"
+    svg = game_svg(server, {"state": pompeys})
+    assert 'data-player="pompey"' in svg and "hidden" in svg, "drawn for its holder"
+    # Acting as another player with a held state is refused, on every route.
+    refusals = [("view", {"state": pompeys, "player": "caesar"}), ("render", {"state": pompeys, "player": "caesar"}),
+                ("legal-moves", {"state": theirs}), ("play", {"state": theirs, "move": move}),
+                ("validate", {"state": theirs, "move": move})]
+    for route, body in refusals:
+        status, problem = post(server, f"/v1/games/caesar/{route}", body)
+        assert status == 422 and problem["code"] == "not-your-state" and problem["field"] == "state", (route, problem)
+        assert problem["holder"] == body["state"]["holder"], problem
+    status, results = post(server, "/v1/games/caesar/batch?with_state=true",
+                           [{"state": state, "move": move}, {"state": theirs, "move": move}])
+    assert status == 200 and set(results["results"][0]["states"]) == set(PLAYERS), results
+    assert results["results"][1]["error"]["code"] == "not-your-state", results
     status, validated = post(server, "/v1/games/caesar/validate", {"state": state, "move": move})
     assert status == 200 and validated == {"legal": True}
-    status, results = post(server, "/v1/games/caesar/batch?with_state=true", [{"state": state, "move": move}])
-    assert status == 200 and list(results["results"][0]["state"]) == ["opaque"], results
     for changed in list(tampered(state["opaque"]))[:3]:
-        status, body = post(server, "/v1/games/caesar/play", {"state": {"opaque": changed}, "move": move})
+        status, body = post(server, "/v1/games/caesar/play", {"state": state | {"opaque": changed}, "move": move})
         assert status == 422 and body["code"] == "invalid-seal" and body["field"] == "state.seal", body
         assert SECRET_1 not in body["detail"] and SECRET_2 not in body["detail"]
     status, new = post(server, "/v1/games/hypnosia/new", {"seed": 4})

@@ -225,7 +225,8 @@ pub fn judge<G: Rules>(
     mv: &str,
     player: Option<&str>,
 ) -> Result<Value, Error> {
-    game::validate::<G>(position, mv, player).map(|verdict| verdict_json::<G>(verdict, None, None, None))
+    game::validate::<G>(position, mv, player)
+        .map(|verdict| verdict_json::<G>(verdict, None, None, None))
 }
 
 /// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given;
@@ -308,12 +309,19 @@ enum Taken<P> {
 /// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
 /// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
 /// With `keys`, the state's seal is checked before anything else about the state.
+/// A state held by one player (see `opaque`) acts only on its holder's turn: else `not-your-state`.
 fn take_item<G: Rules>(item: &str, whole: &str, reader: Reader<G>) -> Taken<G::Position> {
     let quick = match reader.keys {
         None => quick_item::<G>(item, reader.setup),
         Some(keys) => quick_sealed_item::<G>(item, keys),
     };
-    quick.unwrap_or_else(|| exact_item::<G>(item, whole, reader))
+    match quick.unwrap_or_else(|| exact_item::<G>(item, whole, reader)) {
+        Taken::Item((position, form), mv, player) => match form.act_as_mover::<G>(&position) {
+            Ok(()) => Taken::Item((position, form), mv, player),
+            Err(refusal) => Taken::Refused(refusal.reason()),
+        },
+        taken => taken,
+    }
 }
 
 /// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
@@ -346,11 +354,7 @@ fn quick_sealed_item<G: Rules>(item: &str, keys: &SealKeys) -> Option<Taken<G::P
         return None;
     }
     let position = seal::read_object::<G>(good.state.get(), Some(keys));
-    Some(taken(
-        position.map(|p| (p, Form::Object)),
-        good.mv,
-        good.player,
-    ))
+    Some(taken(position, good.mv, good.player))
 }
 
 fn taken<P>(position: Result<(P, Form), Error>, mv: String, player: Option<String>) -> Taken<P> {
@@ -558,7 +562,13 @@ pub fn answer_request<G: Rules>(
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
         let mover = G::to_move(&position);
-        serde_json::to_vec(&Played::<G>::in_form(&next, effects, form, reader.keys, mover))
+        serde_json::to_vec(&Played::<G>::in_form(
+            &next,
+            effects,
+            form,
+            reader.keys,
+            mover,
+        ))
     } else {
         serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?)
     };
@@ -604,7 +614,7 @@ fn write_result<G: Rules>(
 /// with keys: it cannot carry a seal).
 pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
     if !json.starts_with('"') {
-        return Ok((seal::read_object::<G>(json, reader.keys)?, Form::Object));
+        return seal::read_object::<G>(json, reader.keys);
     }
     if reader.keys.is_some() {
         return Err(seal::position_refused());

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::seal::{self, SealKeys, Stamped};
+use crate::seal::{self, Carried, SealKeys, Stamped};
 
 /// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
 /// `start`, `from_state`, `parse_position` (which check untrusted input) and `play`.
@@ -21,6 +21,9 @@ pub trait Rules {
     const NAME: &'static str;
     /// The rules version that states record (`iago@1`); a change of behaviour bumps it.
     const RULES_VERSION: &'static str;
+    /// Games with hidden information: every player, each holding an opaque state of their own (see
+    /// `opaque`). Games without hidden information have none: their one opaque state is anyone's.
+    const HOLDERS: &'static [&'static str] = &[];
 
     /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
     type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema + 'static;
@@ -128,14 +131,53 @@ pub struct Outcome {
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
-/// The two forms a state travels in: the game's JSON object, or its position notation (a string,
+/// The forms a state travels in: the game's JSON object, or its position notation (a string,
 /// read with the setup of the engine that reads it, the default one in the service: the compact
 /// form, a fraction of the bytes for big states). An answer gives a state back in the form the
-/// request gave it. A position cannot carry a seal: engines with seal keys take objects only.
+/// request gave it. A position cannot carry a seal: engines with seal keys take objects only. An
+/// opaque state (see `opaque`) is an object answered opaque again; one of a game with hidden
+/// information is `Held` by one player, and a request carrying it acts only as that player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
     Object,
     Notation,
+    Held(&'static str),
+}
+
+impl Form {
+    /// Refuses a request that acts as `player` with a state held by another player.
+    pub fn act_as(self, player: &str) -> Result<()> {
+        match self {
+            Form::Held(holder) if holder != player => Err(Error::NotYourState {
+                holder: holder.to_owned(),
+                player: Some(player.to_owned()),
+                detail: format!(
+                    "this opaque state is {holder}'s: it acts only as {holder}, not as {player}"
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a move, a verdict or the legal moves (the mover's hand) with a state held by another
+    /// player than the one to move; once the game is over anyone may ask (there is no move).
+    pub fn act_as_mover<G: Rules>(self, position: &G::Position) -> Result<()> {
+        G::to_move(position).map_or(Ok(()), |mover| self.act_as(mover))
+    }
+
+    /// Refuses the whole state (every hand) of a state held by one player.
+    pub fn see_all(self) -> Result<()> {
+        match self {
+            Form::Held(holder) => Err(Error::NotYourState {
+                holder: holder.to_owned(),
+                player: None,
+                detail: format!(
+                    "this opaque state is {holder}'s: it shows only {holder}'s view, never the whole state"
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A state as a request gives it, in either form.
@@ -182,10 +224,14 @@ pub enum StateOut<S> {
 
 /// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
 /// what the move did, and where the game stands. An opaque state comes without its notation (which
-/// would show it all) and with the view of the player who moved.
+/// would show it all) and with the view of the player who moved; opaque states of a game with hidden
+/// information come one a holder, as `states` (see `seal::carry`).
 #[derive(Serialize)]
 pub struct Played<G: Rules> {
-    pub state: StateOut<G::State>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<StateOut<G::State>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<BTreeMap<&'static str, Stamped<G::State>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -212,28 +258,32 @@ impl<G: Rules> Played<G> {
         keys: Option<&SealKeys>,
         mover: Option<&str>,
     ) -> Self {
-        let (state, text, view) = match form {
-            Form::Notation => {
-                let text = G::position_text(position);
-                (StateOut::Notation(text.clone()), Some(text), None)
-            }
-            Form::Object => {
-                let state = seal::stamp::<G>(G::to_state(position), keys);
-                if state.is_opaque() {
-                    let view = mover.and_then(|mover| G::view(position, mover).ok());
-                    (StateOut::Object(state), None, view)
-                } else {
-                    (StateOut::Object(state), Some(G::position_text(position)), None)
-                }
-            }
-        };
-        Played {
-            state,
-            position: text,
-            view,
+        let mut played = Played {
+            state: None,
+            states: None,
+            position: None,
+            view: None,
             effects,
             outcome: G::outcome(position),
+        };
+        if form == Form::Notation {
+            let text = G::position_text(position);
+            played.state = Some(StateOut::Notation(text.clone()));
+            played.position = Some(text);
+            return played;
         }
+        match seal::carry::<G>(G::to_state(position), keys) {
+            Carried::One(state) if !state.is_opaque() => {
+                played.position = Some(G::position_text(position));
+                played.state = Some(StateOut::Object(state));
+            }
+            Carried::One(state) => played.state = Some(StateOut::Object(state)),
+            Carried::Held(states) => played.states = Some(states),
+        }
+        if played.position.is_none() {
+            played.view = mover.and_then(|mover| G::view(position, mover).ok());
+        }
+        played
     }
 }
 
@@ -292,20 +342,21 @@ pub struct Replay<G: Rules> {
 }
 
 impl<G: Rules> Replay<G> {
-    /// The result as clients receive it: legal, plies, the final state (sealed when there are keys),
-    /// and the failing ply if any.
+    /// The result as clients receive it: legal, plies, the final state (sealed when there are keys;
+    /// opaque, without its notation, as `seal::carry` answers it), and the failing ply if any.
     pub fn summary<S: AsRef<str>>(&self, moves: &[S], keys: Option<&SealKeys>) -> Value {
-        let state = seal::stamp::<G>(G::to_state(&self.position), keys);
-        let opaque = state.is_opaque();
+        let carried = seal::carry::<G>(G::to_state(&self.position), keys);
         let mut result = serde_json::json!({
             "legal": self.failure.is_none(),
             "plies": self.plies,
-            "state": state,
-            "position": G::position_text(&self.position),
             "outcome": G::outcome(&self.position),
         });
-        if let (true, Some(object)) = (opaque, result.as_object_mut()) {
-            object.remove("position");
+        if let Some(object) = result.as_object_mut() {
+            if !carried.is_opaque() {
+                object.insert("position".into(), G::position_text(&self.position).into());
+            }
+            let (field, value) = carried.entry();
+            object.insert(field.into(), value);
         }
         if let (Some((ply, error)), Some(object)) = (&self.failure, result.as_object_mut()) {
             object.insert("ply".into(), serde_json::json!(ply));

@@ -7,9 +7,14 @@
 //!   from the operating system for every state. Its key, one a seal key, is
 //!   `HMAC-SHA-256(secret, "referee-opaque-key/1")` (the seal MAC's input starts `referee-seal/1`,
 //!   keyed chance's `referee-chance/1`: the three never meet).
+//! - **Holder**: a game with hidden information (`Rules::HOLDERS`, Caesar!) answers one opaque state
+//!   a player, `{"opaque": ..., "holder": "<player>"}`; a request carrying one acts only as its holder
+//!   (sees only its hand, moves only on its turn; else `not-your-state`). Games without hidden
+//!   information answer one state, without `holder`.
 //! - **Plaintext**: the state's canonical JSON, as a seal's MAC covers it (see `seal`); the
-//!   **associated data** `referee-opaque/1\n<game>\n<rules version>\n<key id>`: a state of another
-//!   game, rules version or key does not open.
+//!   **associated data** `referee-opaque/1\n<game>\n<rules version>\n<key id>\n<holder>` (the
+//!   holder empty for games without one): a state of another game, rules version, key or holder does
+//!   not open, so a holder can be neither stripped nor swapped.
 //! - A state that does not open is `invalid-seal`; the detail says which check failed and nothing
 //!   of the key.
 
@@ -38,20 +43,34 @@ pub(crate) fn cipher(mac: &Hmac<Sha256>) -> XChaCha20Poly1305 {
     XChaCha20Poly1305::new(&mac.finalize().into_bytes())
 }
 
-fn associated(game: &str, rules: &str, key_id: &str) -> String {
-    format!("{AD_LABEL}\n{game}\n{rules}\n{key_id}")
+/// Where an opaque state belongs: its game, rules version, key id and holder (if the game has one).
+pub(crate) struct Binding<'a> {
+    pub game: &'a str,
+    pub rules: &'a str,
+    pub key_id: &'a str,
+    pub holder: Option<&'a str>,
+}
+
+impl Binding<'_> {
+    /// The associated data: every field, one a line.
+    fn associated(&self) -> String {
+        let Binding {
+            game,
+            rules,
+            key_id,
+            holder,
+        } = self;
+        format!(
+            "{AD_LABEL}\n{game}\n{rules}\n{key_id}\n{}",
+            holder.unwrap_or("")
+        )
+    }
 }
 
 /// Encrypts a state's canonical JSON: the text of the `opaque` field.
-pub(crate) fn seal(
-    cipher: &XChaCha20Poly1305,
-    key_id: &str,
-    game: &str,
-    rules: &str,
-    plaintext: &[u8],
-) -> String {
+pub(crate) fn seal(cipher: &XChaCha20Poly1305, binding: &Binding, plaintext: &[u8]) -> String {
     let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
-    let aad = associated(game, rules, key_id);
+    let aad = binding.associated();
     let sealed = cipher
         .encrypt(
             &nonce,
@@ -64,7 +83,7 @@ pub(crate) fn seal(
     let mut bytes = Vec::with_capacity(NONCE_BYTES + sealed.len());
     bytes.extend_from_slice(&nonce);
     bytes.extend_from_slice(&sealed);
-    format!("{key_id}.{}", URL_SAFE_NO_PAD.encode(bytes))
+    format!("{}.{}", binding.key_id, URL_SAFE_NO_PAD.encode(bytes))
 }
 
 /// The key id and the encrypted bytes of an opaque text, or why it is malformed.
@@ -83,13 +102,11 @@ pub(crate) fn parts(text: &str) -> Result<(&str, Vec<u8>), Error> {
 /// Decrypts and authenticates an opaque state's bytes: its canonical JSON.
 pub(crate) fn open(
     cipher: &XChaCha20Poly1305,
-    key_id: &str,
-    game: &str,
-    rules: &str,
+    binding: &Binding,
     bytes: &[u8],
 ) -> Result<Vec<u8>, Error> {
     let (nonce, sealed) = bytes.split_at(NONCE_BYTES);
-    let aad = associated(game, rules, key_id);
+    let aad = binding.associated();
     cipher
         .decrypt(
             XNonce::from_slice(nonce),
@@ -98,10 +115,14 @@ pub(crate) fn open(
                 aad: aad.as_bytes(),
             },
         )
-        .map_err(|_| Error::InvalidSeal {
-            detail: format!(
-                "undecryptable: the opaque state does not open with key {key_id:?} for {game} ({rules}): it was changed, or is of another game, rules version or service"
-            ),
+        .map_err(|_| {
+            let Binding { game, rules, key_id, holder } = binding;
+            let holder = holder.map_or("no holder".to_owned(), |holder| format!("holder {holder:?}"));
+            Error::InvalidSeal {
+                detail: format!(
+                    "undecryptable: the opaque state does not open with key {key_id:?} for {game} ({rules}), {holder}: it was changed, or is of another game, rules version, holder or service"
+                ),
+            }
         })
 }
 
@@ -111,8 +132,9 @@ mod tests {
 
     use super::*;
     use crate::caesar::Caesar;
+    use crate::game::Form;
     use crate::game::Rules;
-    use crate::seal::{open_text, stamp, with_chance, SealKeys};
+    use crate::seal::{carry, open_text, read_object, stamp_for, with_chance, Carried, SealKeys};
 
     /// A state given as a JSON value, opened as the engines open states (from JSON text).
     fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::State, Error> {
@@ -132,7 +154,12 @@ mod tests {
         let setup = Caesar::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
         let position = with_chance::<Caesar, _>(Some(keys), || Caesar::start(&setup, Some(5)));
         let state = Caesar::to_state(&position);
-        let answered = serde_json::to_value(stamp::<Caesar>(state.clone(), Some(keys))).unwrap();
+        let answered = serde_json::to_value(stamp_for::<Caesar>(
+            state.clone(),
+            Some(keys),
+            Some("caesar"),
+        ))
+        .unwrap();
         (state, answered)
     }
 
@@ -155,7 +182,8 @@ mod tests {
         let keys = keys(K1);
         let (state, answered) = start(&keys);
         let object = answered.as_object().unwrap();
-        assert_eq!(object.len(), 1);
+        assert_eq!(object.len(), 2);
+        assert_eq!(object["holder"], "caesar");
         let text = object["opaque"].as_str().unwrap();
         assert!(text.starts_with("k1."));
         assert!(!text.contains("caesar") && !text.contains("hands"));
@@ -164,7 +192,8 @@ mod tests {
         let opened = open_text::<Caesar>(&answered.to_string(), Some(&keys)).unwrap();
         assert_eq!(normal(opened, &keys), state);
         // A fresh nonce every time: the same state never encrypts the same twice.
-        let again = serde_json::to_value(stamp::<Caesar>(state, Some(&keys))).unwrap();
+        let again =
+            serde_json::to_value(stamp_for::<Caesar>(state, Some(&keys), Some("caesar"))).unwrap();
         assert_ne!(again, answered);
     }
 
@@ -173,7 +202,7 @@ mod tests {
         let keys = keys(K1);
         let (_, answered) = start(&keys);
         let text = answered["opaque"].as_str().unwrap().to_owned();
-        let with = |text: String| serde_json::json!({ "opaque": text });
+        let with = |text: String| serde_json::json!({ "opaque": text, "holder": "caesar" });
         // Every character of the ciphertext changed, in turn.
         let (id, body) = text.split_once('.').unwrap();
         for at in 0..body.len() {
@@ -213,7 +242,7 @@ mod tests {
                 .starts_with("malformed"));
         }
         assert!(refusal(open_value::<Caesar>(
-            serde_json::json!({"opaque": 3}),
+            serde_json::json!({"opaque": 3, "holder": "caesar"}),
             Some(&keys)
         ))
         .starts_with("malformed"));
@@ -226,8 +255,77 @@ mod tests {
         let rotated = keys(&format!("{K2},{K1}"));
         let opened = open_value::<Caesar>(answered, Some(&rotated)).unwrap();
         assert_eq!(normal(opened.clone(), &rotated), state);
-        let again = serde_json::to_value(stamp::<Caesar>(opened, Some(&rotated))).unwrap();
+        let again =
+            serde_json::to_value(stamp_for::<Caesar>(opened, Some(&rotated), Some("caesar")))
+                .unwrap();
         assert!(again["opaque"].as_str().unwrap().starts_with("k2."));
         assert!(refusal(open_value::<Caesar>(again, Some(&old))).starts_with("unknown key id"));
+    }
+
+    #[test]
+    fn a_held_state_is_bound_to_its_holder() {
+        let keys = keys(K1);
+        let (state, _) = start(&keys);
+        let Carried::Held(states) = carry::<Caesar>(state.clone(), Some(&keys)) else {
+            panic!("a game with hidden information answers one state a holder");
+        };
+        assert_eq!(
+            states.keys().copied().collect::<Vec<_>>(),
+            ["caesar", "pompey"]
+        );
+        let pompeys = serde_json::to_value(&states["pompey"]).unwrap();
+        assert_eq!(pompeys["holder"], "pompey");
+        let (position, form) = read_object::<Caesar>(&pompeys.to_string(), Some(&keys)).unwrap();
+        assert_eq!(form, Form::Held("pompey"));
+        assert_eq!(
+            normal(Caesar::to_state(&position), &keys),
+            normal(state, &keys)
+        );
+        // The holder is in the associated data: swapped, stripped or unknown, the state does not open.
+        let with_holder = |holder: Value| {
+            let mut changed = pompeys.clone();
+            changed["holder"] = holder;
+            if changed["holder"].is_null() {
+                changed.as_object_mut().unwrap().remove("holder");
+            }
+            refusal(open_value::<Caesar>(changed, Some(&keys)))
+        };
+        assert!(with_holder("caesar".into()).starts_with("undecryptable"));
+        assert!(with_holder(Value::Null).starts_with("malformed"));
+        assert!(with_holder("crassus".into()).starts_with("malformed"));
+        assert!(with_holder(7.into()).starts_with("malformed"));
+        // A held state acts as its holder only.
+        assert!(form.act_as("pompey").is_ok());
+        assert!(matches!(
+            form.act_as("caesar"),
+            Err(Error::NotYourState { holder, .. }) if holder == "pompey"
+        ));
+        assert!(form.see_all().is_err() && Form::Object.see_all().is_ok());
+        assert_eq!(Caesar::to_move(&position), Some("caesar"));
+        assert!(form.act_as_mover::<Caesar>(&position).is_err());
+        // A game without hidden information has no holder: one opaque state, anyone's.
+        let hypnosia_keys = SealKeys::parse(K1)
+            .unwrap()
+            .with_opaque_games(vec!["hypnosia".into()]);
+        let hypnosia =
+            crate::hypnosia::Hypnosia::to_state(&with_chance::<crate::hypnosia::Hypnosia, _>(
+                Some(&hypnosia_keys),
+                || {
+                    crate::hypnosia::Hypnosia::start(
+                        &crate::game::default_setup::<crate::hypnosia::Hypnosia>(),
+                        Some(5),
+                    )
+                },
+            ));
+        let Carried::One(one) = carry::<crate::hypnosia::Hypnosia>(hypnosia, Some(&hypnosia_keys))
+        else {
+            panic!("one state");
+        };
+        let one = serde_json::to_value(one).unwrap();
+        assert_eq!(one.as_object().unwrap().len(), 1, "{one}");
+        let (_, form) =
+            read_object::<crate::hypnosia::Hypnosia>(&one.to_string(), Some(&hypnosia_keys))
+                .unwrap();
+        assert_eq!(form, Form::Object);
     }
 }

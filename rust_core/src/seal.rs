@@ -24,12 +24,14 @@
 //! as the contract types it): it is not verified, and answers carry none.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
 use base64::engine::DecodePaddingMode;
 use base64::{alphabet, Engine as _};
+
 use hmac::{Hmac, Mac};
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{
@@ -41,7 +43,7 @@ use sha2::Sha256;
 
 use crate::chance::{self, ChanceKeys, CHANCE_LABEL};
 use crate::error::Error;
-use crate::game::Rules;
+use crate::game::{Form, Rules};
 use crate::opaque::{self, OPAQUE_FIELD};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -143,6 +145,25 @@ impl SealKeys {
             keys,
             opaque_games: Vec::new(),
         })
+    }
+
+    /// A state's canonical JSON encrypted with the first key, bound to `G` and `holder`.
+    fn encrypt<G: Rules>(
+        &self,
+        canonical: &[u8],
+        holder: Option<&'static str>,
+    ) -> Stamped<G::State> {
+        let key = &self.keys[0];
+        let binding = opaque::Binding {
+            game: G::NAME,
+            rules: G::RULES_VERSION,
+            key_id: &key.id,
+            holder,
+        };
+        Stamped::Opaque {
+            opaque: opaque::seal(&key.opaque, &binding, canonical),
+            holder,
+        }
     }
 
     /// These keys, answering the states of `games` opaque (encrypted). The caller checks the names.
@@ -256,7 +277,7 @@ pub fn position_refused() -> Error {
 }
 
 /// A state as Referee answers it: its own fields, then `seal` when the engine has keys; or, for the
-/// games the keys make opaque, `{"opaque": ...}`.
+/// games the keys make opaque, `{"opaque": ...}` (with its `holder` for games with hidden information).
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum Stamped<S> {
@@ -268,6 +289,8 @@ pub enum Stamped<S> {
     },
     Opaque {
         opaque: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        holder: Option<&'static str>,
     },
 }
 
@@ -277,23 +300,79 @@ impl<S> Stamped<S> {
     }
 }
 
-/// A state on its way out: sealed with the first key when there are keys, encrypted with it when
-/// they make the game opaque.
-pub fn stamp<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Stamped<G::State> {
+/// A state on its way out as its carriers get it: one state (`"state"` in answers), or, opaque for a
+/// game with hidden information, one a holder (`"states"`: player to that player's opaque state).
+#[derive(Debug)]
+pub enum Carried<S> {
+    One(Stamped<S>),
+    Held(BTreeMap<&'static str, Stamped<S>>),
+}
+
+impl<S: Serialize> Carried<S> {
+    pub fn is_opaque(&self) -> bool {
+        match self {
+            Carried::One(state) => state.is_opaque(),
+            Carried::Held(_) => true,
+        }
+    }
+
+    /// The answer's field and its value: `("state", ...)` or `("states", ...)`.
+    pub fn entry(&self) -> (&'static str, Value) {
+        let (name, value) = match self {
+            Carried::One(state) => ("state", serde_json::to_value(state)),
+            Carried::Held(states) => ("states", serde_json::to_value(states)),
+        };
+        (name, value.expect("a state serializes"))
+    }
+}
+
+/// A state's canonical JSON (what a seal's MAC covers and an opaque state encrypts).
+fn canonical_of<S: Serialize>(state: &S) -> Vec<u8> {
+    let text = serde_json::to_vec(state).expect("a state serializes");
+    let mut reader = serde_json::Deserializer::from_slice(&text);
+    opened(&mut reader)
+        .expect("a serialized state is canonical")
+        .0
+}
+
+/// A state on its way out: sealed with the first key when there are keys, encrypted with it (for
+/// `holder`, in a game with hidden information) when they make the game opaque.
+pub fn stamp_for<G: Rules>(
+    state: G::State,
+    keys: Option<&SealKeys>,
+    holder: Option<&'static str>,
+) -> Stamped<G::State> {
     let Some(keys) = keys else {
         return Stamped::Plain { state, seal: None };
     };
-    let text = serde_json::to_vec(&state).expect("a state serializes");
-    let mut reader = serde_json::Deserializer::from_slice(&text);
-    let (canonical, _) = opened(&mut reader).expect("a serialized state is canonical");
+    let canonical = canonical_of(&state);
     if keys.opaque_for(G::NAME) {
-        let key = &keys.keys[0];
-        let text = opaque::seal(&key.opaque, &key.id, G::NAME, G::RULES_VERSION, &canonical);
-        return Stamped::Opaque { opaque: text };
+        return keys.encrypt::<G>(&canonical, holder);
     }
     Stamped::Plain {
         state,
         seal: Some(keys.seal(G::NAME, &canonical)),
+    }
+}
+
+/// `stamp_for` a state that has no holder (every state but the opaque ones of hidden information).
+pub fn stamp<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Stamped<G::State> {
+    stamp_for::<G>(state, keys, None)
+}
+
+/// A state on its way out to all its carriers: one a holder when the keys make a game with hidden
+/// information opaque (the canonical form made once, each holder's encrypted with its own nonce).
+pub fn carry<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Carried<G::State> {
+    match keys {
+        Some(keys) if keys.opaque_for(G::NAME) && !G::HOLDERS.is_empty() => {
+            let canonical = canonical_of(&state);
+            let states = G::HOLDERS
+                .iter()
+                .map(|&holder| (holder, keys.encrypt::<G>(&canonical, Some(holder))))
+                .collect();
+            Carried::Held(states)
+        }
+        _ => Carried::One(stamp::<G>(state, keys)),
     }
 }
 
@@ -302,46 +381,86 @@ pub fn with_chance<G: Rules, R>(keys: Option<&SealKeys>, f: impl FnOnce() -> R) 
     chance::keyed(keys.map(|keys| keys.chance_keys(G::NAME)), f)
 }
 
-/// An opaque state's text, given the JSON text of a state object that may be one.
+/// An opaque state's fields, given the JSON text of a state object that may be one.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct OpaqueForm {
     opaque: Value,
+    #[serde(default)]
+    holder: Option<Value>,
 }
 
-/// The state inside an opaque one (`text`, the value of its `opaque` field), decrypted.
-fn open_opaque<G: Rules>(text: &Value, keys: Option<&SealKeys>) -> Result<G::State, Error> {
+/// The holder an opaque state names: one of `G::HOLDERS`, or none.
+fn holder_of<G: Rules>(holder: Option<&Value>) -> Result<Option<&'static str>, Error> {
+    let Some(holder) = holder else {
+        return Ok(None);
+    };
+    let named = holder
+        .as_str()
+        .and_then(|name| G::HOLDERS.iter().find(|h| **h == name));
+    named.map(|holder| Some(*holder)).ok_or_else(|| {
+        invalid_seal(format!(
+            "malformed: the holder of an opaque {} state is one of {:?}, not {holder}",
+            G::NAME,
+            G::HOLDERS
+        ))
+    })
+}
+
+/// The state inside an opaque one, decrypted, and its form (held by its holder, if it names one).
+fn open_opaque<G: Rules>(
+    form: &OpaqueForm,
+    keys: Option<&SealKeys>,
+) -> Result<(G::State, Form), Error> {
     let Some(keys) = keys else {
         return Err(invalid_seal(
             "opaque: this engine has no seal keys, so it cannot open an opaque state",
         ));
     };
-    let text = text
+    let text = form
+        .opaque
         .as_str()
         .ok_or_else(|| opaque::parts("").unwrap_err())?;
     let (id, bytes) = opaque::parts(text)?;
+    let holder = holder_of::<G>(form.holder.as_ref())?;
+    if holder.is_none() && !G::HOLDERS.is_empty() {
+        return Err(invalid_seal(format!(
+            "malformed: an opaque {} state names its holder, one of {:?}",
+            G::NAME,
+            G::HOLDERS
+        )));
+    }
     let key = keys.keys.iter().find(|key| key.id == id).ok_or_else(|| {
         invalid_seal(format!(
             "unknown key id: {id:?} is not a key of this service"
         ))
     })?;
-    let canonical = opaque::open(&key.opaque, id, G::NAME, G::RULES_VERSION, &bytes)?;
-    serde_json::from_slice(&canonical).map_err(|e| Error::invalid_state("state", e.to_string()))
+    let binding = opaque::Binding {
+        game: G::NAME,
+        rules: G::RULES_VERSION,
+        key_id: id,
+        holder,
+    };
+    let canonical = opaque::open(&key.opaque, &binding, &bytes)?;
+    let state = serde_json::from_slice(&canonical)
+        .map_err(|e| Error::invalid_state("state", e.to_string()))?;
+    Ok((state, holder.map_or(Form::Object, Form::Held)))
 }
 
-/// An untrusted state given as JSON text, on its way in: with keys, its seal verified and the state
-/// read from its canonical form; without, read with any `seal` set aside.
-pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::State, Error> {
+/// An untrusted state given as JSON text, on its way in, and its form: opaque, decrypted; else with
+/// keys, its seal verified and the state read from its canonical form; without, read with any `seal`
+/// set aside.
+pub fn open_form<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<(G::State, Form), Error> {
     let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
     if text.contains(OPAQUE_FIELD) {
         if let Ok(form) = serde_json::from_str::<OpaqueForm>(text) {
-            return open_opaque::<G>(&form.opaque, keys);
+            return open_opaque::<G>(&form, keys);
         }
     }
-    match keys {
+    let state = match keys {
         None => serde_json::from_str::<Unsealed<G::State>>(text)
             .map_err(not_state)?
-            .into_state(),
+            .into_state()?,
         Some(keys) => {
             if !text.trim_start().starts_with('{') {
                 return Err(Error::invalid_state("state", "a state is a JSON object"));
@@ -349,16 +468,25 @@ pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Sta
             let mut reader = serde_json::Deserializer::from_str(text);
             let (canonical, seal) = opened(&mut reader).map_err(no_canonical_form)?;
             reader.end().map_err(not_state)?;
-            verified::<G>(keys, &canonical, seal.as_ref())
+            verified::<G>(keys, &canonical, seal.as_ref())?
         }
-    }
+    };
+    Ok((state, Form::Object))
 }
 
-/// A state object given as JSON text, read into a position: opened as `open_text` does, its
-/// chance keyed by `keys` (see `chance`).
-pub fn read_object<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Position, Error> {
-    let state = open_text::<G>(text, keys)?;
-    with_chance::<G, _>(keys, || G::from_state(state))
+/// `open_form`'s state alone.
+pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::State, Error> {
+    open_form::<G>(text, keys).map(|(state, _)| state)
+}
+
+/// A state object given as JSON text, read into a position, and its form: opened as `open_form`
+/// does, its chance keyed by `keys` (see `chance`).
+pub fn read_object<G: Rules>(
+    text: &str,
+    keys: Option<&SealKeys>,
+) -> Result<(G::Position, Form), Error> {
+    let (state, form) = open_form::<G>(text, keys)?;
+    with_chance::<G, _>(keys, || G::from_state(state)).map(|position| (position, form))
 }
 
 fn no_canonical_form(error: serde_json::Error) -> Error {

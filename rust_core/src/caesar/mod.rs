@@ -1160,6 +1160,7 @@ pub struct Caesar;
 impl Rules for Caesar {
     const NAME: &'static str = "caesar";
     const RULES_VERSION: &'static str = "caesar@1";
+    const HOLDERS: &'static [&'static str] = &["caesar", "pompey"];
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1212,7 +1213,7 @@ impl Rules for Caesar {
             "name": "caesar",
             "title": "Caesar!",
             "rules": Self::RULES_VERSION,
-            "players": ["caesar", "pompey"],
+            "players": Self::HOLDERS,
             "chance": true,
             "hidden_information": true,
             "variants": [
@@ -1304,8 +1305,8 @@ impl Rules for Caesar {
     }
 
     fn view(position: &Position, player: &str) -> Result<Value> {
-        let viewer = Player::parse(player)
-            .ok_or_else(|| Error::unknown_player(player, &["caesar", "pompey"]))?;
+        let viewer =
+            Player::parse(player).ok_or_else(|| Error::unknown_player(player, Self::HOLDERS))?;
         Ok(position.view(viewer))
     }
 }
