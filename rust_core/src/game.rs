@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -79,6 +80,12 @@ pub trait Rules {
         }
         serde_json::to_value(Self::to_state(position))
             .map_err(|e| Error::invalid_state("state", e.to_string()))
+    }
+
+    /// `view` as JSON text, for answers (games with a typed view write it without a tree of values).
+    fn view_json(position: &Self::Position, player: &str) -> Result<Box<RawValue>> {
+        let view = Self::view(position, player)?;
+        Ok(serde_json::value::to_raw_value(&view).expect("a view serializes"))
     }
 
     /// Number of move sequences of exactly `depth` plies. Games override it with a faster count.
@@ -235,7 +242,7 @@ pub struct Played<G: Rules> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub view: Option<Value>,
+    pub view: Option<Box<RawValue>>,
     pub effects: G::Effects,
     pub outcome: Outcome,
 }
@@ -281,7 +288,7 @@ impl<G: Rules> Played<G> {
             Carried::Held(states) => played.states = Some(states),
         }
         if played.position.is_none() {
-            played.view = mover.and_then(|mover| G::view(position, mover).ok());
+            played.view = mover.and_then(|mover| G::view_json(position, mover).ok());
         }
         played
     }

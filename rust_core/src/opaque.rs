@@ -11,7 +11,8 @@
 //!   a player, `{"opaque": ..., "holder": "<player>"}`; a request carrying one acts only as its holder
 //!   (sees only its hand, moves only on its turn; else `not-your-state`). Games without hidden
 //!   information answer one state, without `holder`.
-//! - **Plaintext**: the state's canonical JSON, as a seal's MAC covers it (see `seal`); the
+//! - **Plaintext**: the state's JSON as the engine writes it (the tag authenticates those exact
+//!   bytes, so unlike a seal it needs no canonical form); the
 //!   **associated data** `referee-opaque/1\n<game>\n<rules version>\n<key id>\n<holder>` (the
 //!   holder empty for games without one): a state of another game, rules version, key or holder does
 //!   not open, so a holder can be neither stripped nor swapped.
@@ -67,7 +68,7 @@ impl Binding<'_> {
     }
 }
 
-/// Encrypts a state's canonical JSON: the text of the `opaque` field.
+/// Encrypts a state's JSON: the text of the `opaque` field.
 pub(crate) fn seal(cipher: &XChaCha20Poly1305, binding: &Binding, plaintext: &[u8]) -> String {
     let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
     let aad = binding.associated();
@@ -99,7 +100,7 @@ pub(crate) fn parts(text: &str) -> Result<(&str, Vec<u8>), Error> {
     Ok((id, bytes))
 }
 
-/// Decrypts and authenticates an opaque state's bytes: its canonical JSON.
+/// Decrypts and authenticates an opaque state's bytes: its JSON.
 pub(crate) fn open(
     cipher: &XChaCha20Poly1305,
     binding: &Binding,

@@ -147,10 +147,10 @@ impl SealKeys {
         })
     }
 
-    /// A state's canonical JSON encrypted with the first key, bound to `G` and `holder`.
+    /// A state's JSON encrypted with the first key, bound to `G` and `holder`.
     fn encrypt<G: Rules>(
         &self,
-        canonical: &[u8],
+        plaintext: &[u8],
         holder: Option<&'static str>,
     ) -> Stamped<G::State> {
         let key = &self.keys[0];
@@ -161,7 +161,7 @@ impl SealKeys {
             holder,
         };
         Stamped::Opaque {
-            opaque: opaque::seal(&key.opaque, &binding, canonical),
+            opaque: opaque::seal(&key.opaque, &binding, plaintext),
             holder,
         }
     }
@@ -326,7 +326,13 @@ impl<S: Serialize> Carried<S> {
     }
 }
 
-/// A state's canonical JSON (what a seal's MAC covers and an opaque state encrypts).
+/// A state's JSON as the engine writes it: what an opaque state encrypts (its tag authenticates
+/// these exact bytes, so no canonical form is needed).
+fn plaintext_of<S: Serialize>(state: &S) -> Vec<u8> {
+    serde_json::to_vec(state).expect("a state serializes")
+}
+
+/// A state's canonical JSON (what a seal's MAC covers).
 fn canonical_of<S: Serialize>(state: &S) -> Vec<u8> {
     let text = serde_json::to_vec(state).expect("a state serializes");
     let mut reader = serde_json::Deserializer::from_slice(&text);
@@ -345,13 +351,13 @@ pub fn stamp_for<G: Rules>(
     let Some(keys) = keys else {
         return Stamped::Plain { state, seal: None };
     };
-    let canonical = canonical_of(&state);
     if keys.opaque_for(G::NAME) {
-        return keys.encrypt::<G>(&canonical, holder);
+        return keys.encrypt::<G>(&plaintext_of(&state), holder);
     }
+    let seal = keys.seal(G::NAME, &canonical_of(&state));
     Stamped::Plain {
         state,
-        seal: Some(keys.seal(G::NAME, &canonical)),
+        seal: Some(seal),
     }
 }
 
@@ -361,14 +367,14 @@ pub fn stamp<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Stamped<G::S
 }
 
 /// A state on its way out to all its carriers: one a holder when the keys make a game with hidden
-/// information opaque (the canonical form made once, each holder's encrypted with its own nonce).
+/// information opaque (the JSON written once, each holder's encrypted with its own nonce).
 pub fn carry<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Carried<G::State> {
     match keys {
         Some(keys) if keys.opaque_for(G::NAME) && !G::HOLDERS.is_empty() => {
-            let canonical = canonical_of(&state);
+            let plaintext = plaintext_of(&state);
             let states = G::HOLDERS
                 .iter()
-                .map(|&holder| (holder, keys.encrypt::<G>(&canonical, Some(holder))))
+                .map(|&holder| (holder, keys.encrypt::<G>(&plaintext, Some(holder))))
                 .collect();
             Carried::Held(states)
         }
@@ -441,8 +447,8 @@ fn open_opaque<G: Rules>(
         key_id: id,
         holder,
     };
-    let canonical = opaque::open(&key.opaque, &binding, &bytes)?;
-    let state = serde_json::from_slice(&canonical)
+    let plaintext = opaque::open(&key.opaque, &binding, &bytes)?;
+    let state = serde_json::from_slice(&plaintext)
         .map_err(|e| Error::invalid_state("state", e.to_string()))?;
     Ok((state, holder.map_or(Form::Object, Form::Held)))
 }
