@@ -17,7 +17,8 @@ Sections (the default runs the first five):
     slow       64 clients trickling bodies at a byte a second: /healthz and every game's play meanwhile
     archive    `referee validate` on a generated archive of random games of each game (--archive-games)
     soak       every game's play at full load in turn, --soak-seconds (600) in all: errors, restarts, memory
-    seals      play with seals (REFEREE_SEAL_KEYS) against without, every game: in process and over HTTP
+    seals      play with seals (REFEREE_SEAL_KEYS, keyed chance) and opaque states (REFEREE_OPAQUE_STATES)
+               against without, every game: in process and over HTTP
 
 (`games`, the old section of Isaac, Hypnosia and Caesar! against their models, is now part of `core`
 and still accepted as its name.) The targets of issue 13 are printed next to the numbers they judge
@@ -1234,23 +1235,40 @@ BENCH_SEAL_KEYS = ("k2:YmVuY2gtc2VhbC1rZXktdHdvLWJlbmNoLXNlYWwta2V5,"
                    "k1:YmVuY2gtc2VhbC1rZXktb25lLWJlbmNoLXNlYWwta2V5")
 
 
-def seal_bodies(args: argparse.Namespace, workdir: Path, plies: int = 12) -> dict[str, tuple[bytes, bytes]]:
-    """Each game's `play` body, unsealed and sealed: the same mid-game state (a seeded game, `plies` in)
-    and the same legal move."""
-    bodies = {}
+KINDS = ("plain", "sealed", "opaque")
+
+
+def carried(answer: dict[str, Any]) -> dict[str, Any]:
+    """The state an answer gives the next mover: its own, when opaque states are held one a player."""
+    return answer["states"][answer["outcome"]["to_move"]] if "states" in answer else answer["state"]
+
+
+def answered_as(kind: str, answer: dict[str, Any]) -> bool:
+    """Whether a play answer's next state is of this kind (opaque: one state, or one a holder)."""
+    states = list(answer["states"].values()) if "states" in answer else [answer["state"]]
+    return all(("seal" in state, "opaque" in state) == (kind == "sealed", kind == "opaque") for state in states)
+
+
+def seal_bodies(args: argparse.Namespace, workdir: Path, plies: int = 12) -> dict[str, dict[str, bytes]]:
+    """Each game's `play` body, unsealed, sealed and opaque: the state `plies` into a game seeded alike and
+    played alike (the same random choices), and a legal move. Without keys chance is the documented
+    generator, with keys it is keyed, so Hypnosia's and Caesar!'s unsealed game draws otherwise than the
+    sealed and opaque ones (which are the same game). Opaque Caesar! states are held one a player: the body
+    carries the mover's."""
+    bodies: dict[str, dict[str, bytes]] = {}
     for name in args.games_list:
-        plain, sealed = referee.game(name), referee.game(name, seal_keys=BENCH_SEAL_KEYS)
-        rng, state = random.Random(name), sealed.new(seed=1)
-        for _ in range(plies):
-            state = sealed.play(state, rng.choice(sealed.legal_moves(state)))["state"]
-        move = rng.choice(sealed.legal_moves(state))
-        unsealed = {key: value for key, value in state.items() if key != "seal"}
-        assert plain.play(unsealed, move)["state"] == {k: v for k, v in sealed.play(state, move)["state"].items()
-                                                        if k != "seal"}
-        bodies[name] = (json.dumps({"state": unsealed, "move": move}).encode(),
-                        json.dumps({"state": state, "move": move}).encode())
-        for kind, body in zip(("plain", "sealed"), bodies[name]):
-            (workdir / f"{name}-{kind}.json").write_bytes(body)
+        bodies[name] = {}
+        games = {"plain": referee.game(name), "sealed": referee.game(name, seal_keys=BENCH_SEAL_KEYS),
+                 "opaque": referee.game(name, seal_keys=referee.SealKeys(BENCH_SEAL_KEYS, opaque=[name]))}
+        for kind, game in games.items():
+            rng, started = random.Random(name), game.new(seed=1)
+            state = started if not game.holders else started[game.outcome(started[game.holders[0]])["to_move"]]
+            for _ in range(plies):
+                state = carried(game.play(state, rng.choice(game.legal_moves(state))))
+            move = rng.choice(game.legal_moves(state))
+            assert answered_as(kind, game.play(state, move)), kind
+            bodies[name][kind] = json.dumps({"state": state, "move": move}).encode()
+            (workdir / f"{name}-{kind}.json").write_bytes(bodies[name][kind])
     return bodies
 
 
@@ -1267,25 +1285,25 @@ def per_call_us(call: Callable[[], Any], seconds: float = 0.5) -> float:
     return best
 
 
-def seal_in_process_rows(bodies: dict[str, tuple[bytes, bytes]]) -> list[list[str]]:
-    keys = referee.SealKeys(BENCH_SEAL_KEYS)
+def seal_in_process_rows(bodies: dict[str, dict[str, bytes]]) -> list[list[str]]:
     rows = []
-    for name, (plain_body, sealed_body) in bodies.items():
+    for name, body in bodies.items():
         progress(f"seals: {name} in process")
-        plain, sealed = referee._core.Engine(name), referee._core.Engine(name, None, keys)
-        plain_us = per_call_us(lambda: plain.play_json(plain_body))
-        sealed_us = per_call_us(lambda: sealed.play_json(sealed_body))
-        rows.append([name, f"{len(sealed_body):,}", f"{plain_us:.1f}", f"{sealed_us:.1f}",
-                     f"+{sealed_us - plain_us:.1f}"])
+        engines = {"plain": referee._core.Engine(name),
+                   "sealed": referee._core.Engine(name, None, referee.SealKeys(BENCH_SEAL_KEYS)),
+                   "opaque": referee._core.Engine(name, None, referee.SealKeys(BENCH_SEAL_KEYS, opaque=[name]))}
+        us = {kind: per_call_us(lambda kind=kind: engines[kind].play_json(body[kind])) for kind in KINDS}
+        rows.append([name, f"{len(body['sealed']):,} / {len(body['opaque']):,}", f"{us['plain']:.1f}",
+                     f"{us['sealed']:.1f}", f"{us['opaque']:.1f}"])
     return rows
 
 
-def seal_timing_rows(bodies: dict[str, tuple[bytes, bytes]], rounds: int = 7) -> list[list[str]]:
+def seal_timing_rows(bodies: dict[str, dict[str, bytes]], rounds: int = 7) -> list[list[str]]:
     """A refused seal wrong in its MAC's first character against one wrong in its last, measured in turns
     (`rounds` of each): the comparison is constant-time, so the two should differ by no more than runs of
     either vary."""
     engine = referee._core.Engine("caesar", None, referee.SealKeys(BENCH_SEAL_KEYS))
-    body = json.loads(bodies["caesar"][1])
+    body = json.loads(bodies["caesar"]["sealed"])
     seal = body["state"]["seal"]
     at = seal.index(".") + 1
     calls = {}
@@ -1312,35 +1330,44 @@ def bench_seals(args: argparse.Namespace, workdir: Path) -> str:
     bodies = seal_bodies(args, workdir)
     in_process = seal_in_process_rows(bodies)
     timing = seal_timing_rows(bodies)
+    settings = {"plain": {}, "sealed": {"REFEREE_SEAL_KEYS": BENCH_SEAL_KEYS},
+                "opaque": {"REFEREE_SEAL_KEYS": BENCH_SEAL_KEYS, "REFEREE_OPAQUE_STATES": ",".join(bodies)}}
     with contextlib.ExitStack() as servers:
-        plain = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers))
-        sealed = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers,
-                                                env_extra={"REFEREE_SEAL_KEYS": BENCH_SEAL_KEYS}))
         targets = {}
-        for name in bodies:
-            for kind, server in (("plain", plain), ("sealed", sealed)):
+        for kind in KINDS:
+            server = servers.enter_context(gunicorn("referee.app:create_app()", workdir, args.workers,
+                                                    env_extra=settings[kind]))
+            for name in bodies:
                 path, body = f"/v1/games/{name}/play", workdir / f"{name}-{kind}.json"
-                check_answer(server, path, body, lambda data, kind=kind: ("seal" in data["state"]) == (kind == "sealed"))
+                check_answer(server, path, body, lambda data, kind=kind: answered_as(kind, data))
                 targets[f"{name}-{kind}"] = (f"http://{server.host}:{server.port}{path}", body)
         results = wrk_rounds(args, targets)
     rows = []
     for name in bodies:
-        plain, sealed = results[f"{name}-plain"], results[f"{name}-sealed"]
-        rows.append([name, number(plain["rps"]), number(sealed["rps"]), f"{sealed['rps'] / plain['rps']:.2f}×",
-                     f"{plain['p50_us'] / 1000:,.2f} / {sealed['p50_us'] / 1000:,.2f}",
-                     f"{plain['p99_us'] / 1000:,.2f} / {sealed['p99_us'] / 1000:,.2f}",
-                     number(plain["errors"] + sealed["errors"])])
+        plain, sealed, opaque = (results[f"{name}-{kind}"] for kind in KINDS)
+        rows.append([name, number(plain["rps"]), number(sealed["rps"]), number(opaque["rps"]),
+                     f"{sealed['rps'] / plain['rps']:.2f}× / {opaque['rps'] / plain['rps']:.2f}×",
+                     " / ".join(f"{result['p50_us'] / 1000:,.2f}" for result in (plain, sealed, opaque)),
+                     " / ".join(f"{result['p99_us'] / 1000:,.2f}" for result in (plain, sealed, opaque)),
+                     number(plain["errors"] + sealed["errors"] + opaque["errors"]),
+                     verdict("opaque ≥ 0.85×", opaque["rps"] >= 0.85 * plain["rps"]) if name == "caesar" else ""])
     workers = args.workers or f"the config's default, {2 * (os.cpu_count() or 1) + 1}"
     return "\n".join([
-        "## seals: play with seals against without",
+        "## seals: play with seals, keyed chance and opaque states against without",
         "",
-        "Each game's `play` body: the state 12 plies into a seeded game and a legal move, sent once without a seal "
-        "to a service without keys, once sealed to a service with two keys (`REFEREE_SEAL_KEYS`, the first seals). "
-        "The sealed request verifies the seal (canonical form of the state, HMAC-SHA-256) and seals the next state.",
+        "Each game's `play` body: the state 12 plies into a seeded game and a legal move, sent unsealed to a "
+        "service without keys, sealed to a service with two keys (`REFEREE_SEAL_KEYS`, the first seals; Hypnosia's "
+        "and Caesar!'s chance keyed), and opaque to a service with the same keys making every game opaque "
+        "(`REFEREE_OPAQUE_STATES`). The sealed request verifies the seal (canonical form of the state, "
+        "HMAC-SHA-256), derives the keyed generator's key (HMAC-SHA-256) and seals the next state; the opaque one "
+        "decrypts the state (XChaCha20-Poly1305), derives the generator's key, encrypts the next state with a fresh "
+        "nonce (Caesar!: once a holder, both players' states) and answers the mover's view instead of the notation. "
+        "Without keys chance is unkeyed, so the "
+        "unsealed Hypnosia and Caesar! games draw otherwise than the keyed ones (same seed and choices).",
         "",
         "In process (`Engine.play_json`, the whole request in the engine; µs a call, best of 5):",
         "",
-        table(["game", "sealed body bytes", "unsealed µs", "sealed µs", "seal costs µs"], in_process),
+        table(["game", "sealed / opaque body bytes", "unsealed µs", "sealed µs", "opaque µs"], in_process),
         "",
         "A refused seal, wrong in the first or the last character of its MAC (Caesar!'s state; µs a call, "
         "7 runs of each in turns): verification compares the whole MAC in constant time (`hmac`'s "
@@ -1349,13 +1376,13 @@ def bench_seals(args: argparse.Namespace, workdir: Path) -> str:
         table(["refused seal", "best µs", "median µs", "spread of the runs µs"], timing),
         "",
         f"Over HTTP: gunicorn `-c python:referee.gunicorn_conf` ({workers} workers, `REFEREE_ACCESS_LOG=0`), one "
-        f"server without keys and one with; `wrk -t{args.threads} -c{args.connections} -d{args.duration}s`, "
-        f"{args.rounds} rounds taking turns after a {args.warmup} s warm-up each. Latencies unsealed / sealed.",
+        f"server without keys, one with, one with opaque states; `wrk -t{args.threads} -c{args.connections} "
+        f"-d{args.duration}s`, {args.rounds} rounds taking turns after a {args.warmup} s warm-up each. "
+        "Latencies unsealed / sealed / opaque.",
         "",
-        table(["game", "unsealed requests/s", "sealed requests/s", "sealed ÷ unsealed", "p50 ms", "p99 ms", "errors"],
-              rows),
+        table(["game", "unsealed requests/s", "sealed requests/s", "opaque requests/s",
+               "sealed, opaque ÷ unsealed", "p50 ms", "p99 ms", "errors", "issue 17 target"], rows),
     ])
-
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:

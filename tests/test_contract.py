@@ -63,8 +63,9 @@ def test_every_engine_game_has_its_own_typed_routes() -> None:
         assert body == f"#/components/schemas/{prefix}MoveRequest"
         request = document["components"]["schemas"][f"{prefix}MoveRequest"]
         assert request["properties"]["state"] == {"$ref": f"#/components/schemas/{prefix}StateOrPosition"}
-        either = document["components"]["schemas"][f"{prefix}StateOrPosition"]["oneOf"]
-        assert either == [{"$ref": f"#/components/schemas/{prefix}State"}, {"$ref": "#/components/schemas/Position"}]
+        forms = document["components"]["schemas"][f"{prefix}StateOrPosition"]["oneOf"]
+        assert forms == [{"$ref": f"#/components/schemas/{prefix}State"}, {"$ref": "#/components/schemas/Position"},
+                         {"$ref": "#/components/schemas/OpaqueState"}]
     assert not any("{game}" in path for path in document["paths"])
 
 

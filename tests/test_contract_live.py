@@ -45,6 +45,12 @@ def valid_data_is_accepted_or_refused_as_allowed(ctx, response, case) -> None:  
     code = response.json().get("code") if "json" in response.headers.get("content-type", [""])[0] else None
     if response.status_code == 422 and code in ALLOWED_REFUSALS:
         return
+    # An opaque state, or a keyed generator, matches its schema whether this service holds its key or not
+    # (it has no keys at all).
+    state = case.body.get("state") if isinstance(case.body, dict) else None
+    if code == "invalid-seal" and isinstance(state, dict) and (
+            "opaque" in state or (state.get("rng") or {}).get("algorithm") == "chacha8-keyed"):
+        return
     if case.media_type == "application/x-ndjson" and code in ALLOWED_NDJSON_REFUSALS:
         return
     raise AssertionError(f"schema-valid data refused with {response.status_code} {code}: {response.text[:300]}")

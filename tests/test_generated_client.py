@@ -119,3 +119,28 @@ def test_a_generated_client_gets_the_picture_of_a_state(client_package, client) 
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/svg+xml")
     game = referee.game("isaac")
     assert answer.content.decode() == game.svg(game.new(), move="c4-g4", legal=True)
+
+
+def test_a_generated_client_plays_caesar_with_opaque_states(client_package) -> None:
+    """Opaque states held one a player: each mover sends its own state, sees its own hand, and the other
+    player's state is refused for its hand."""
+    from test_seals import KEYS_ROTATED
+
+    with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as server:
+        client = client_package.Client(base_url=server.base, raise_on_unexpected_status=True)
+        call = lambda route, body: operation(client_package, "caesar", route).sync(client=client, body=body)  # noqa: E731
+        started = call("new", model(client_package, "CaesarNewRequest")(seed=7))
+        held, outcome, rng = started.states.additional_properties, started.outcome, random.Random("opaque")
+        assert set(held) == {"caesar", "pompey"} and isinstance(held["caesar"], model(client_package, "OpaqueState"))
+        for _ in range(MAX_PLIES):
+            if outcome.status.value == "finished":
+                break
+            mover = outcome.to_move
+            legal = call("legal-moves", model(client_package, "CaesarLegalMovesRequest")(state=held[mover])).moves
+            played = call("play", model(client_package, "CaesarMoveRequest")(state=held[mover], move=rng.choice(legal)))
+            assert list(played.view.hands.additional_properties) == [mover]
+            held, outcome = played.states.additional_properties, played.outcome
+        assert outcome.status.value == "finished", f"no end in {MAX_PLIES} plies"
+        refused = call("view", model(client_package, "CaesarViewRequest")(
+            state=held["caesar"], player=model(client_package, "CaesarPlayer")("pompey")))
+        assert refused.code.value == "not-your-state"

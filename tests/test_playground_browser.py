@@ -2,7 +2,8 @@
 `chromedriver`, which `make test` installs when missing) driven by Selenium through the page served by
 gunicorn, as a person would use it: a whole Iago game by clicks on the board, an Isaac placement by its
 end cells, a Hypnosia turn with a roll, a Caesar! placement (token, border, orientation) and the hidden
-hand of a viewer, an illegal click and its reason, and a pasted record replayed ply by ply. Screenshots
+hand of a viewer, a Caesar! game with opaque states held by their players (a hot seat), an illegal click
+and its reason, and a pasted record replayed ply by ply. Screenshots
 are saved under `tests/artifacts/playground/` (or `$REFEREE_ARTIFACTS/playground/`).
 
 Without a browser the suite is skipped on a developer's machine and fails under CI (`CI` set): it never
@@ -245,3 +246,25 @@ def test_a_pasted_record_is_replayed_ply_by_ply_up_to_its_illegal_ply(server, br
     page.acting(lambda: page.by_id("undo").click())
     assert page.ply() == f"ply 10 / 10 — {moves[9]}"
     page.shot("replay-stepped")
+
+
+def test_a_caesar_game_with_opaque_states_is_a_hot_seat(browser) -> None:
+    """Opaque states held one a player: the page keeps the mover's state and draws it for the mover."""
+    from test_seals import KEYS_ROTATED
+
+    with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as opaque:
+        page = Page(browser, opaque.base, "caesar")
+        page.new_game(seed=3)
+        for ply in range(1, 4):
+            state = page.state()
+            assert set(state) == {"opaque", "holder"}, state
+            mover = state["holder"]
+            other = "pompey" if mover == "caesar" else "caesar"
+            hidden = browser.find_elements(By.CSS_SELECTOR, f'#board [data-hand="{other}"] .hand-token')
+            assert hidden and all(t.get_attribute("data-token") is None for t in hidden), "the other hand face down"
+            assert browser.find_elements(By.CSS_SELECTOR, f'#board [data-hand="{mover}"] [data-token]')
+            move = page.legal()[0]
+            button = browser.find_element(By.CSS_SELECTOR, f'#legal .legal-move[data-move="{move}"]')
+            page.acting(button.click)
+            assert page.ply() == f"ply {ply} / {ply} — {move}", page.text("message")
+        page.shot("caesar-opaque-hot-seat")

@@ -225,18 +225,21 @@ pub fn judge<G: Rules>(
     mv: &str,
     player: Option<&str>,
 ) -> Result<Value, Error> {
-    game::validate::<G>(position, mv, player).map(|verdict| verdict_json::<G>(verdict, None, None))
+    game::validate::<G>(position, mv, player)
+        .map(|verdict| verdict_json::<G>(verdict, None, None, None))
 }
 
-/// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given.
+/// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given;
+/// `mover`: the player to move before the move (whose view an opaque answer carries).
 fn verdict_json<G: Rules>(
     verdict: Verdict<G::Position, G::Effects>,
     form: Option<Form>,
     keys: Option<&SealKeys>,
+    mover: Option<&str>,
 ) -> Value {
     match (verdict, form) {
         (Verdict::Legal { position, effects }, Some(form)) => {
-            let mut result = json!(Played::<G>::in_form(&position, effects, form, keys));
+            let mut result = json!(Played::<G>::in_form(&position, effects, form, keys, mover));
             result["legal"] = Value::Bool(true);
             result
         }
@@ -306,12 +309,19 @@ enum Taken<P> {
 /// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
 /// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
 /// With `keys`, the state's seal is checked before anything else about the state.
+/// A state held by one player (see `opaque`) acts only on its holder's turn: else `not-your-state`.
 fn take_item<G: Rules>(item: &str, whole: &str, reader: Reader<G>) -> Taken<G::Position> {
     let quick = match reader.keys {
         None => quick_item::<G>(item, reader.setup),
         Some(keys) => quick_sealed_item::<G>(item, keys),
     };
-    quick.unwrap_or_else(|| exact_item::<G>(item, whole, reader))
+    match quick.unwrap_or_else(|| exact_item::<G>(item, whole, reader)) {
+        Taken::Item((position, form), mv, player) => match form.act_as_mover::<G>(&position) {
+            Ok(()) => Taken::Item((position, form), mv, player),
+            Err(refusal) => Taken::Refused(refusal.reason()),
+        },
+        taken => taken,
+    }
 }
 
 /// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
@@ -343,12 +353,8 @@ fn quick_sealed_item<G: Rules>(item: &str, keys: &SealKeys) -> Option<Taken<G::P
     if !good.state.get().starts_with('{') || !envelope_fits(&good.mv, good.player.as_deref()) {
         return None;
     }
-    let position = seal::open_text::<G>(good.state.get(), Some(keys)).and_then(G::from_state);
-    Some(taken(
-        position.map(|p| (p, Form::Object)),
-        good.mv,
-        good.player,
-    ))
+    let position = seal::read_object::<G>(good.state.get(), Some(keys));
+    Some(taken(position, good.mv, good.player))
 }
 
 fn taken<P>(position: Result<(P, Form), Error>, mv: String, player: Option<String>) -> Taken<P> {
@@ -555,7 +561,14 @@ pub fn answer_request<G: Rules>(
     let answer = if play {
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
-        serde_json::to_vec(&Played::<G>::in_form(&next, effects, form, reader.keys))
+        let mover = G::to_move(&position);
+        serde_json::to_vec(&Played::<G>::in_form(
+            &next,
+            effects,
+            form,
+            reader.keys,
+            mover,
+        ))
     } else {
         serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?)
     };
@@ -581,7 +594,10 @@ fn write_result<G: Rules>(
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
                     return Ok(());
                 }
-                Ok(verdict) => verdict_json::<G>(verdict, with_state.then_some(form), reader.keys),
+                Ok(verdict) => {
+                    let mover = G::to_move(&position);
+                    verdict_json::<G>(verdict, with_state.then_some(form), reader.keys, mover)
+                }
                 Err(error) => json!({ "error": error.reason() }),
             }
         }
@@ -593,12 +609,12 @@ fn write_result<G: Rules>(
     Ok(())
 }
 
-/// A state given as JSON text, checked, and its form: an object (with keys, its seal first), or a
-/// position string of the reader's setup (refused with keys: it cannot carry a seal).
+/// A state given as JSON text, checked, and its form: an object (with keys, its seal first, or
+/// opened when opaque; its chance keyed by them), or a position string of the reader's setup (refused
+/// with keys: it cannot carry a seal).
 pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
     if !json.starts_with('"') {
-        let state = seal::open_text::<G>(json, reader.keys)?;
-        return Ok((G::from_state(state)?, Form::Object));
+        return seal::read_object::<G>(json, reader.keys);
     }
     if reader.keys.is_some() {
         return Err(seal::position_refused());

@@ -7,15 +7,31 @@
 //! - `word_pos` is the number of 32-bit words consumed so far, so a state resumes the stream exactly;
 //! - a uniform integer below `n` takes 32-bit words `x` until `x < 2^32 - (2^32 mod n)` and answers
 //!   `x mod n` (rejection sampling: no bias); a die is `1 + below(6)`.
+//!
+//! **Keyed chance** (when the engine has seal keys, see `seal`): the same generator, but its 256-bit
+//! key is `HMAC-SHA-256(secret of key K, "referee-chance/1\n" || game || "\n" || seed)`, the seed
+//! being the 32 bytes the state shows. The state then reads
+//! `{"algorithm": "chacha8-keyed", "keyed_by": "K", "seed": ..., "word_pos": ...}`: whoever holds it
+//! (but not the secret) cannot compute a draw, and a key holder replays the same seed identically on
+//! every platform. New games are keyed by the sealing key; a state keeps the key that keyed it, so it
+//! plays on while that key is listed.
 
+use std::cell::RefCell;
+
+use hmac::{Hmac, Mac};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use sha2::Sha256;
 
 use crate::error::{Error, Result};
 
 pub const ALGORITHM: &str = "chacha8";
+/// The generator of keyed chance: ChaCha8 keyed by a secret derived from a seal key and the seed.
+pub const KEYED_ALGORITHM: &str = "chacha8-keyed";
+/// What starts the derivation of a keyed generator's key (after it: game, newline, the seed's bytes).
+pub const CHANCE_LABEL: &[u8] = b"referee-chance/1\n";
 /// The furthest `word_pos` a state may hold: far beyond any game (2^48 words), and far enough below
 /// 2^53 that every position a game reaches from it stays an exact JSON number and never wraps.
 pub const MAX_WORD_POS: u64 = 1 << 48;
@@ -23,17 +39,67 @@ pub const MAX_WORD_POS: u64 = 1 << 48;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chance {
     rng: ChaCha8Rng,
+    /// With keyed chance: the seed the state shows and the id of the key that keyed it (the
+    /// generator's own key is secret and never written).
+    keyed: Option<Keyed>,
 }
 
-/// The JSON form: `{"algorithm": "chacha8", "seed": "<64 hex digits>", "word_pos": 12}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Keyed {
+    seed: [u8; 32],
+    key_id: String,
+}
+
+/// The chance keys of one game, for the scope of `keyed`: each key id with its HMAC already fed
+/// `CHANCE_LABEL`, the game and a newline. The first keys new games.
+pub struct ChanceKeys {
+    keys: Vec<(String, Hmac<Sha256>)>,
+}
+
+impl ChanceKeys {
+    pub(crate) fn new(keys: Vec<(String, Hmac<Sha256>)>) -> Self {
+        ChanceKeys { keys }
+    }
+
+    fn derive(mac: &Hmac<Sha256>, seed: &[u8; 32]) -> [u8; 32] {
+        let mut mac = mac.clone();
+        mac.update(seed);
+        mac.finalize().into_bytes().into()
+    }
+}
+
+thread_local! {
+    static KEYS: RefCell<Option<ChanceKeys>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with these chance keys (or none): every generator started or read from a state in it
+/// on this thread is keyed by them. The keys in force before are restored after, even on a panic.
+pub fn keyed<R>(keys: Option<ChanceKeys>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<ChanceKeys>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            KEYS.with(|keys| *keys.borrow_mut() = before);
+        }
+    }
+    let _restore = Restore(KEYS.with(|current| current.replace(keys)));
+    f()
+}
+
+/// The JSON form: `{"algorithm": "chacha8", "seed": "<64 hex digits>", "word_pos": 12}`, or keyed
+/// `{"algorithm": "chacha8-keyed", "keyed_by": "k1", "seed": ..., "word_pos": ...}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(
-    description = "The seeded generator: ChaCha8 (stream 0) keyed by a 256-bit seed, and `word_pos`, the 32-bit words consumed so far."
+    description = "The seeded generator: ChaCha8 (stream 0) keyed by a 256-bit seed, and `word_pos`, the 32-bit words consumed so far. With seal keys, `chacha8-keyed`: the generator's key is HMAC-SHA-256 of the seal key `keyed_by` over `referee-chance/1\\n`, the game, a newline and the seed's bytes, so only the service can compute a draw."
 )]
 pub struct ChanceState {
-    #[schemars(extend("const" = ALGORITHM))]
+    #[schemars(extend("enum" = [ALGORITHM, KEYED_ALGORITHM]))]
     pub algorithm: String,
+    /// Keyed chance only: the id of the seal key whose secret keys the generator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]
+    pub keyed_by: Option<String>,
     /// The 256-bit key: 64 hexadecimal digits.
     #[schemars(regex(pattern = r"^[0-9a-fA-F]{64}$"))]
     pub seed: String,
@@ -43,12 +109,30 @@ pub struct ChanceState {
 }
 
 impl Chance {
+    /// A generator for a new game: keyed by the first chance key in force (see `keyed`), if any.
     pub fn from_seed(seed: u64) -> Self {
         let mut key = [0u8; 32];
         key[..8].copy_from_slice(&seed.to_le_bytes());
-        Chance {
-            rng: ChaCha8Rng::from_seed(key),
-        }
+        KEYS.with(
+            |keys| match keys.borrow().as_ref().and_then(|k| k.keys.first()) {
+                None => Chance {
+                    rng: ChaCha8Rng::from_seed(key),
+                    keyed: None,
+                },
+                Some((id, mac)) => Chance {
+                    rng: ChaCha8Rng::from_seed(ChanceKeys::derive(mac, &key)),
+                    keyed: Some(Keyed {
+                        seed: key,
+                        key_id: id.clone(),
+                    }),
+                },
+            },
+        )
+    }
+
+    /// Whether the generator is keyed by a secret (and the id of its key).
+    pub fn keyed_by(&self) -> Option<&str> {
+        self.keyed.as_ref().map(|keyed| keyed.key_id.as_str())
     }
 
     /// A uniform integer in `0..n` (`n >= 1`).
@@ -69,8 +153,13 @@ impl Chance {
     }
 
     pub fn to_state(&self) -> ChanceState {
+        let (algorithm, keyed_by) = match &self.keyed {
+            None => (ALGORITHM, None),
+            Some(keyed) => (KEYED_ALGORITHM, Some(keyed.key_id.clone())),
+        };
         ChanceState {
-            algorithm: ALGORITHM.to_owned(),
+            algorithm: algorithm.to_owned(),
+            keyed_by,
             seed: self.seed_hex(),
             word_pos: self.word_pos(),
         }
@@ -81,20 +170,29 @@ impl Chance {
         self.rng.get_word_pos() as u64
     }
 
-    /// The key as 64 lower-case hexadecimal digits.
+    /// The seed the state shows: the generator's key, or with keyed chance the seed it was derived
+    /// from (the key itself is secret).
+    fn shown_seed(&self) -> [u8; 32] {
+        match &self.keyed {
+            None => self.rng.get_seed(),
+            Some(keyed) => keyed.seed,
+        }
+    }
+
+    /// The shown seed as 64 lower-case hexadecimal digits.
     pub fn seed_hex(&self) -> String {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let mut hex = String::with_capacity(64);
-        for byte in self.rng.get_seed() {
+        for byte in self.shown_seed() {
             hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
             hex.push(char::from(DIGITS[usize::from(byte & 15)]));
         }
         hex
     }
 
-    /// The `u64` seed the key was made from, when it was made from one (24 zero bytes follow it).
+    /// The `u64` seed the shown seed was made from, when it was made from one (24 zero bytes follow it).
     pub fn short_seed(&self) -> Option<u64> {
-        let key = self.rng.get_seed();
+        let key = self.shown_seed();
         let (low, rest) = key.split_at(8);
         let low: [u8; 8] = low.try_into().expect("8 bytes");
         rest.iter()
@@ -102,17 +200,27 @@ impl Chance {
             .then(|| u64::from_le_bytes(low))
     }
 
-    /// Checks an untrusted generator state; `field` names it in the error.
+    /// Checks an untrusted generator state; `field` names it in the error. A keyed generator needs
+    /// its key among the chance keys in force (see `keyed`), else it is `invalid-seal`.
     pub fn from_state(state: &ChanceState, field: &str) -> Result<Self> {
-        if state.algorithm != ALGORITHM {
-            return Err(Error::invalid_state(
-                field,
-                format!(
-                    "unknown generator {:?}; expected {ALGORITHM:?}",
-                    state.algorithm
-                ),
-            ));
-        }
+        let keyed = match (state.algorithm.as_str(), &state.keyed_by) {
+            (ALGORITHM, None) => false,
+            (KEYED_ALGORITHM, Some(_)) => true,
+            (ALGORITHM | KEYED_ALGORITHM, _) => {
+                return Err(Error::invalid_state(
+                    field,
+                    format!("`keyed_by` is given with {KEYED_ALGORITHM:?} and only with it"),
+                ))
+            }
+            (other, _) => {
+                return Err(Error::invalid_state(
+                    field,
+                    format!(
+                        "unknown generator {other:?}; expected {ALGORITHM:?} or {KEYED_ALGORITHM:?}"
+                    ),
+                ))
+            }
+        };
         let text = state.seed.as_bytes();
         if text.len() != 64 || !text.iter().all(u8::is_ascii_hexdigit) {
             return Err(Error::invalid_state(
@@ -134,9 +242,41 @@ impl Chance {
                 ),
             ));
         }
-        let mut rng = ChaCha8Rng::from_seed(key);
+        let keyed = match (keyed, &state.keyed_by) {
+            (true, Some(id)) => Some(Keyed {
+                seed: key,
+                key_id: id.clone(),
+            }),
+            _ => None,
+        };
+        let rng_key = match &keyed {
+            None => key,
+            Some(keyed) => KEYS.with(|keys| {
+                let keys = keys.borrow();
+                let Some(keys) = keys.as_ref() else {
+                    return Err(Error::InvalidSeal {
+                        detail: format!(
+                            "keyed chance: the generator is keyed by {:?} and this engine has no seal keys",
+                            keyed.key_id
+                        ),
+                    });
+                };
+                let (_, mac) = keys
+                    .keys
+                    .iter()
+                    .find(|(id, _)| *id == keyed.key_id)
+                    .ok_or_else(|| Error::InvalidSeal {
+                        detail: format!(
+                            "unknown key id: the generator is keyed by {:?}, not a key of this service",
+                            keyed.key_id
+                        ),
+                    })?;
+                Ok(ChanceKeys::derive(mac, &keyed.seed))
+            })?,
+        };
+        let mut rng = ChaCha8Rng::from_seed(rng_key);
         rng.set_word_pos(u128::from(state.word_pos));
-        Ok(Chance { rng })
+        Ok(Chance { rng, keyed })
     }
 }
 
@@ -198,5 +338,105 @@ mod tests {
         state.word_pos = u64::MAX;
         let error = Chance::from_state(&state, "rng").unwrap_err();
         assert!(format!("{error:?}").contains("rng.word_pos"), "{error:?}");
+    }
+
+    const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
+    const K2: &str = "k2:c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0=";
+
+    fn keys(text: &str, game: &str) -> Option<ChanceKeys> {
+        Some(
+            crate::seal::SealKeys::parse(text)
+                .unwrap()
+                .chance_keys(game),
+        )
+    }
+
+    fn dice(chance: &mut Chance) -> Vec<u8> {
+        (0..40).map(|_| chance.die()).collect()
+    }
+
+    #[test]
+    fn keyed_chance_shows_its_seed_but_not_its_stream() {
+        let mut plain = Chance::from_seed(7);
+        let mut by_k1 = keyed(keys(K1, "hypnosia"), || Chance::from_seed(7));
+        let state = by_k1.to_state();
+        assert_eq!(state.algorithm, KEYED_ALGORITHM);
+        assert_eq!(state.keyed_by.as_deref(), Some("k1"));
+        // The seed shown is the documented one; read as the documented generator, it draws otherwise.
+        assert_eq!(state.seed, plain.to_state().seed);
+        assert_ne!(dice(&mut by_k1), dice(&mut plain));
+        // Same seed, same key, same game: the same draws; another game or key: others.
+        let again = || keyed(keys(K1, "hypnosia"), || Chance::from_seed(7));
+        assert_eq!(dice(&mut again()), dice(&mut again()));
+        let other_game = keyed(keys(K1, "caesar"), || Chance::from_seed(7));
+        assert_ne!(dice(&mut other_game.clone()), dice(&mut again()));
+        let other_key = keyed(keys(K2, "hypnosia"), || Chance::from_seed(7));
+        assert_ne!(dice(&mut other_key.clone()), dice(&mut again()));
+        // The derivation is the documented one.
+        let mac = crate::seal::SealKeys::parse(K1)
+            .unwrap()
+            .chance_keys("hypnosia")
+            .keys[0]
+            .1
+            .clone();
+        let mut seed = [0u8; 32];
+        seed[0] = 7;
+        let mut by_hand = Chance {
+            rng: ChaCha8Rng::from_seed(ChanceKeys::derive(&mac, &seed)),
+            keyed: None,
+        };
+        assert_eq!(dice(&mut by_hand), dice(&mut again()));
+    }
+
+    #[test]
+    fn a_keyed_state_resumes_with_its_key_and_only_with_it() {
+        let mut chance = keyed(keys(K1, "caesar"), || Chance::from_seed(11));
+        dice(&mut chance);
+        let state = chance.to_state();
+        let resumed = |keys| keyed(keys, || Chance::from_state(&state, "rng"));
+        let mut read = resumed(keys(K1, "caesar")).unwrap();
+        assert_eq!(read, chance);
+        assert_eq!(dice(&mut read), dice(&mut chance.clone()));
+        // Rotated: k2 keys new games, k1 still reads (and keeps) its own.
+        let rotated = format!("{K2},{K1}");
+        let read = resumed(keys(&rotated, "caesar")).unwrap();
+        assert_eq!(read.keyed_by(), Some("k1"));
+        let new = keyed(keys(&rotated, "caesar"), || Chance::from_seed(11));
+        assert_eq!(new.keyed_by(), Some("k2"));
+        for (keys, says) in [
+            (None, "no seal keys"),
+            (keys(K2, "caesar"), "unknown key id"),
+        ] {
+            match resumed(keys) {
+                Err(Error::InvalidSeal { detail }) => assert!(detail.contains(says), "{detail}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        // Half keyed is no generator.
+        let mut half = state.clone();
+        half.keyed_by = None;
+        assert!(resumed(keys(K1, "caesar")).is_ok());
+        assert!(matches!(
+            Chance::from_state(&half, "rng"),
+            Err(Error::InvalidState { .. })
+        ));
+        let mut half = Chance::from_seed(1).to_state();
+        half.keyed_by = Some("k1".into());
+        assert!(matches!(
+            keyed(keys(K1, "caesar"), || Chance::from_state(&half, "rng")),
+            Err(Error::InvalidState { .. })
+        ));
+    }
+
+    #[test]
+    fn the_keys_in_force_end_with_their_scope() {
+        let inside = keyed(keys(K1, "hypnosia"), || {
+            keyed(None, || Chance::from_seed(3)).keyed_by().is_none()
+                && Chance::from_seed(3).keyed_by() == Some("k1")
+        });
+        assert!(inside);
+        assert_eq!(Chance::from_seed(3).keyed_by(), None);
+        let _ = std::panic::catch_unwind(|| keyed(keys(K1, "hypnosia"), || panic!("drawn")));
+        assert_eq!(Chance::from_seed(3).keyed_by(), None);
     }
 }

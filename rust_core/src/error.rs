@@ -35,6 +35,14 @@ pub enum Error {
     /// The move was announced for a player who is not to move.
     #[error("not your turn: {detail}")]
     NotYourTurn { detail: String },
+    /// A request acted, with an opaque state bound to one player (its holder, see `opaque`), as another
+    /// player: viewed another's hand, or moved or listed moves when the holder is not to move.
+    #[error("not your state: {detail}")]
+    NotYourState {
+        holder: String,
+        player: Option<String>,
+        detail: String,
+    },
     /// A request named a player the game does not have (e.g. the viewer of a player view).
     #[error("unknown player: {detail}")]
     UnknownPlayer {
@@ -57,6 +65,7 @@ impl Error {
             Error::GameOver => "game-over",
             Error::NotYourTurn { .. } => "not-your-turn",
             Error::UnknownPlayer { .. } => "unknown-player",
+            Error::NotYourState { .. } => "not-your-state",
         }
     }
 
@@ -114,7 +123,8 @@ impl Error {
             | Error::MalformedMove { detail }
             | Error::IllegalMove { detail, .. }
             | Error::NotYourTurn { detail }
-            | Error::UnknownPlayer { detail, .. } => detail.clone(),
+            | Error::UnknownPlayer { detail, .. }
+            | Error::NotYourState { detail, .. } => detail.clone(),
             Error::GameOver => "the game is over: no move can be played".to_owned(),
         }
     }
@@ -147,6 +157,9 @@ impl Error {
             Error::UnknownPlayer {
                 player, players, ..
             } => serde_json::json!({ "player": player, "players": players }),
+            Error::NotYourState { holder, player, .. } => {
+                serde_json::json!({ "field": "state", "holder": holder, "player": player })
+            }
             Error::MalformedMove { .. } | Error::GameOver | Error::NotYourTurn { .. } => {
                 serde_json::json!({})
             }

@@ -9,10 +9,11 @@ use schemars::JsonSchema;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::seal::{self, SealKeys, Stamped};
+use crate::seal::{self, Carried, SealKeys, Stamped};
 
 /// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
 /// `start`, `from_state`, `parse_position` (which check untrusted input) and `play`.
@@ -21,6 +22,9 @@ pub trait Rules {
     const NAME: &'static str;
     /// The rules version that states record (`iago@1`); a change of behaviour bumps it.
     const RULES_VERSION: &'static str;
+    /// Games with hidden information: every player, each holding an opaque state of their own (see
+    /// `opaque`). Games without hidden information have none: their one opaque state is anyone's.
+    const HOLDERS: &'static [&'static str] = &[];
 
     /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
     type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema + 'static;
@@ -78,6 +82,12 @@ pub trait Rules {
             .map_err(|e| Error::invalid_state("state", e.to_string()))
     }
 
+    /// `view` as JSON text, for answers (games with a typed view write it without a tree of values).
+    fn view_json(position: &Self::Position, player: &str) -> Result<Box<RawValue>> {
+        let view = Self::view(position, player)?;
+        Ok(serde_json::value::to_raw_value(&view).expect("a view serializes"))
+    }
+
     /// Number of move sequences of exactly `depth` plies. Games override it with a faster count.
     fn perft(position: &Self::Position, depth: u32) -> u64 {
         if depth == 0 {
@@ -128,14 +138,53 @@ pub struct Outcome {
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
-/// The two forms a state travels in: the game's JSON object, or its position notation (a string,
+/// The forms a state travels in: the game's JSON object, or its position notation (a string,
 /// read with the setup of the engine that reads it, the default one in the service: the compact
 /// form, a fraction of the bytes for big states). An answer gives a state back in the form the
-/// request gave it. A position cannot carry a seal: engines with seal keys take objects only.
+/// request gave it. A position cannot carry a seal: engines with seal keys take objects only. An
+/// opaque state (see `opaque`) is an object answered opaque again; one of a game with hidden
+/// information is `Held` by one player, and a request carrying it acts only as that player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
     Object,
     Notation,
+    Held(&'static str),
+}
+
+impl Form {
+    /// Refuses a request that acts as `player` with a state held by another player.
+    pub fn act_as(self, player: &str) -> Result<()> {
+        match self {
+            Form::Held(holder) if holder != player => Err(Error::NotYourState {
+                holder: holder.to_owned(),
+                player: Some(player.to_owned()),
+                detail: format!(
+                    "this opaque state is {holder}'s: it acts only as {holder}, not as {player}"
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a move, a verdict or the legal moves (the mover's hand) with a state held by another
+    /// player than the one to move; once the game is over anyone may ask (there is no move).
+    pub fn act_as_mover<G: Rules>(self, position: &G::Position) -> Result<()> {
+        G::to_move(position).map_or(Ok(()), |mover| self.act_as(mover))
+    }
+
+    /// Refuses the whole state (every hand) of a state held by one player.
+    pub fn see_all(self) -> Result<()> {
+        match self {
+            Form::Held(holder) => Err(Error::NotYourState {
+                holder: holder.to_owned(),
+                player: None,
+                detail: format!(
+                    "this opaque state is {holder}'s: it shows only {holder}'s view, never the whole state"
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A state as a request gives it, in either form.
@@ -181,18 +230,32 @@ pub enum StateOut<S> {
 }
 
 /// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
-/// what the move did, and where the game stands.
+/// what the move did, and where the game stands. An opaque state comes without its notation (which
+/// would show it all) and with the view of the player who moved; opaque states of a game with hidden
+/// information come one a holder, as `states` (see `seal::carry`).
 #[derive(Serialize)]
 pub struct Played<G: Rules> {
-    pub state: StateOut<G::State>,
-    pub position: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<StateOut<G::State>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<BTreeMap<&'static str, Stamped<G::State>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<Box<RawValue>>,
     pub effects: G::Effects,
     pub outcome: Outcome,
 }
 
 impl<G: Rules> Played<G> {
-    pub fn new(position: &G::Position, effects: G::Effects, keys: Option<&SealKeys>) -> Self {
-        Self::in_form(position, effects, Form::Object, keys)
+    /// `mover`: the player who played the move (the player to move before it).
+    pub fn new(
+        position: &G::Position,
+        effects: G::Effects,
+        keys: Option<&SealKeys>,
+        mover: Option<&str>,
+    ) -> Self {
+        Self::in_form(position, effects, Form::Object, keys, mover)
     }
 
     pub fn in_form(
@@ -200,18 +263,34 @@ impl<G: Rules> Played<G> {
         effects: G::Effects,
         form: Form,
         keys: Option<&SealKeys>,
+        mover: Option<&str>,
     ) -> Self {
-        let text = G::position_text(position);
-        let state = match form {
-            Form::Object => StateOut::Object(seal::stamp::<G>(G::to_state(position), keys)),
-            Form::Notation => StateOut::Notation(text.clone()),
-        };
-        Played {
-            state,
-            position: text,
+        let mut played = Played {
+            state: None,
+            states: None,
+            position: None,
+            view: None,
             effects,
             outcome: G::outcome(position),
+        };
+        if form == Form::Notation {
+            let text = G::position_text(position);
+            played.state = Some(StateOut::Notation(text.clone()));
+            played.position = Some(text);
+            return played;
         }
+        match seal::carry::<G>(G::to_state(position), keys) {
+            Carried::One(state) if !state.is_opaque() => {
+                played.position = Some(G::position_text(position));
+                played.state = Some(StateOut::Object(state));
+            }
+            Carried::One(state) => played.state = Some(StateOut::Object(state)),
+            Carried::Held(states) => played.states = Some(states),
+        }
+        if played.position.is_none() {
+            played.view = mover.and_then(|mover| G::view_json(position, mover).ok());
+        }
+        played
     }
 }
 
@@ -270,16 +349,22 @@ pub struct Replay<G: Rules> {
 }
 
 impl<G: Rules> Replay<G> {
-    /// The result as clients receive it: legal, plies, the final state (sealed when there are keys),
-    /// and the failing ply if any.
+    /// The result as clients receive it: legal, plies, the final state (sealed when there are keys;
+    /// opaque, without its notation, as `seal::carry` answers it), and the failing ply if any.
     pub fn summary<S: AsRef<str>>(&self, moves: &[S], keys: Option<&SealKeys>) -> Value {
+        let carried = seal::carry::<G>(G::to_state(&self.position), keys);
         let mut result = serde_json::json!({
             "legal": self.failure.is_none(),
             "plies": self.plies,
-            "state": seal::stamp::<G>(G::to_state(&self.position), keys),
-            "position": G::position_text(&self.position),
             "outcome": G::outcome(&self.position),
         });
+        if let Some(object) = result.as_object_mut() {
+            if !carried.is_opaque() {
+                object.insert("position".into(), G::position_text(&self.position).into());
+            }
+            let (field, value) = carried.entry();
+            object.insert(field.into(), value);
+        }
         if let (Some((ply, error)), Some(object)) = (&self.failure, result.as_object_mut()) {
             object.insert("ply".into(), serde_json::json!(ply));
             object.insert("move".into(), serde_json::json!(moves[*ply].as_ref()));

@@ -8,6 +8,7 @@ pub mod game;
 pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
+pub mod opaque;
 pub mod registry;
 pub mod schemas;
 pub mod seal;

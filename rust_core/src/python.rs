@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::batch::{self, Reader};
 use crate::error::Error;
-use crate::game::{self, Played, Rules};
+use crate::game::{self, Form, Played, Rules};
 use crate::registry::GameKind;
 use crate::seal::{self, SealKeys};
 use crate::with_game;
@@ -78,18 +78,33 @@ fn checked_setup<G: Rules>(py: Python<'_>, setup: &Bound<'_, PyAny>) -> PyResult
     G::check_setup(setup).map_err(|e| raise(py, &e))
 }
 
-/// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify. Raises
-/// ValueError naming the entry at fault, never showing a secret.
+/// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify; `opaque`, the
+/// games whose states are answered encrypted (see `opaque`). Raises ValueError naming the entry at
+/// fault (or the unknown game), never showing a secret.
 #[pyclass(module = "referee._core", frozen, name = "SealKeys")]
 struct PySealKeys(Arc<SealKeys>);
 
 #[pymethods]
 impl PySealKeys {
     #[new]
-    fn new(text: &str) -> PyResult<Self> {
-        SealKeys::parse(text)
-            .map(|keys| PySealKeys(Arc::new(keys)))
-            .map_err(PyValueError::new_err)
+    #[pyo3(signature = (text, opaque=Vec::new()))]
+    fn new(text: &str, opaque: Vec<String>) -> PyResult<Self> {
+        let keys = SealKeys::parse(text).map_err(PyValueError::new_err)?;
+        for game in &opaque {
+            if GameKind::named(game).is_none() {
+                return Err(PyValueError::new_err(format!(
+                    "opaque states: {game:?} is not a game ({})",
+                    GameKind::names().join(", ")
+                )));
+            }
+        }
+        Ok(PySealKeys(Arc::new(keys.with_opaque_games(opaque))))
+    }
+
+    /// The games whose states are answered opaque (encrypted).
+    #[getter]
+    fn opaque(&self) -> Vec<String> {
+        self.0.opaque_games().to_vec()
     }
 
     /// The key ids, the sealing one first.
@@ -100,7 +115,16 @@ impl PySealKeys {
 
     fn __repr__(&self) -> String {
         let ids: Vec<String> = self.0.ids().iter().map(|id| format!("'{id}'")).collect();
-        format!("SealKeys(ids=[{}])", ids.join(", "))
+        let opaque = self.0.opaque_games();
+        if opaque.is_empty() {
+            return format!("SealKeys(ids=[{}])", ids.join(", "));
+        }
+        let opaque: Vec<String> = opaque.iter().map(|game| format!("'{game}'")).collect();
+        format!(
+            "SealKeys(ids=[{}], opaque=[{}])",
+            ids.join(", "),
+            opaque.join(", ")
+        )
     }
 }
 
@@ -147,28 +171,79 @@ impl Engine {
         }
     }
 
-    /// The checked position of an untrusted state in either form: a dict (its seal first, with keys),
-    /// or a position string of the engine's setup (refused with keys: it cannot carry a seal).
-    fn position_of<G: Rules>(&self, state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
+    /// The checked position of an untrusted state in any form, and its form: a dict (its seal first,
+    /// with keys; or opaque, decrypted), or a position string of the engine's setup (refused with
+    /// keys: it cannot carry a seal).
+    fn position_of<G: Rules>(&self, state: &Bound<'_, PyAny>) -> PyResult<(G::Position, Form)> {
         let position = match state.cast::<PyString>() {
             Ok(_) if self.keys.is_some() => Err(seal::position_refused()),
-            Ok(text) => G::parse_position(&text.to_cow()?, self.own_setup::<G>()),
+            Ok(text) => G::parse_position(&text.to_cow()?, self.own_setup::<G>())
+                .map(|position| (position, Form::Notation)),
             Err(_) => json_text(state)
                 .map_err(|detail| Error::invalid_state("state", detail))
-                .and_then(|json| seal::open_text::<G>(&json, self.keys()))
-                .and_then(G::from_state),
+                .and_then(|json| seal::read_object::<G>(&json, self.keys())),
         };
         position.map_err(|e| raise(state.py(), &e))
     }
 
-    /// A state on its way out, sealed when there are keys.
+    /// The position of a state whose form may act as the player to move (see `Form::act_as_mover`).
+    fn mover_position_of<G: Rules>(
+        &self,
+        state: &Bound<'_, PyAny>,
+    ) -> PyResult<(G::Position, Form)> {
+        let (position, form) = self.position_of::<G>(state)?;
+        form.act_as_mover::<G>(&position)
+            .map_err(|e| raise(state.py(), &e))?;
+        Ok((position, form))
+    }
+
+    /// A state on its way out to all its carriers (see `seal::carry`): the state, or with held
+    /// opaque states a dict of them by holder.
     fn answer_state<G: Rules>(
         &self,
         py: Python<'_>,
         position: &G::Position,
     ) -> PyResult<Py<PyAny>> {
-        to_py(py, &seal::stamp::<G>(G::to_state(position), self.keys()))
+        to_py(
+            py,
+            &seal::carry::<G>(G::to_state(position), self.keys())
+                .entry()
+                .1,
+        )
     }
+
+    /// What `player` may see (the whole state when `None`), as a request with a state of `form` may.
+    fn view_as<G: Rules>(
+        position: &G::Position,
+        form: Form,
+        player: Option<&str>,
+    ) -> Result<Shown<G::State>, Error> {
+        match player {
+            Some(player) => form
+                .act_as(player)
+                .and_then(|()| G::view(position, player))
+                .map(Shown::View),
+            None => form.see_all().map(|()| Shown::Whole(G::to_state(position))),
+        }
+    }
+}
+
+/// What a view answers: a player's view, or the whole state (in the state's own field order).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Shown<S> {
+    View(Value),
+    Whole(S),
+}
+
+/// What a picture shows (see `Engine.scene`).
+#[derive(Serialize)]
+struct Scene<'a, S, E> {
+    shown: Shown<S>,
+    viewer: Option<&'a str>,
+    outcome: game::Outcome,
+    effects: Option<E>,
+    moves: Option<Vec<String>>,
 }
 
 #[pymethods]
@@ -215,6 +290,20 @@ impl Engine {
         self.keys.is_some()
     }
 
+    /// Whether the engine answers its states opaque (encrypted; see `SealKeys`).
+    #[getter]
+    fn opaque(&self) -> bool {
+        with_game!(self.kind, G => self.keys().is_some_and(|keys| keys.opaque_for(G::NAME)))
+    }
+
+    /// The players who each hold an opaque state of their own (a game with hidden information,
+    /// answered opaque): its answers give `states`, one a holder, instead of `state`. Empty otherwise.
+    #[getter]
+    fn holders(&self) -> Vec<&'static str> {
+        let held = with_game!(self.kind, G => self.keys().is_some_and(|keys| keys.opaque_for(G::NAME)).then_some(G::HOLDERS));
+        held.unwrap_or_default().to_vec()
+    }
+
     /// Static description of the game: variants, options, board.
     fn info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => to_py(py, &G::info()))
@@ -236,7 +325,8 @@ impl Engine {
         seed: Option<u64>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let position = G::start(&self.setup_of::<G>(py, setup)?, seed);
+            let setup = self.setup_of::<G>(py, setup)?;
+            let position = seal::with_chance::<G, _>(self.keys(), || G::start(&setup, seed));
             self.answer_state::<G>(py, &position)
         })
     }
@@ -244,12 +334,19 @@ impl Engine {
     /// Checks an untrusted state and returns it normalised (defaults filled in; sealed again with
     /// keys).
     fn check_state(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => self.answer_state::<G>(py, &self.position_of::<G>(state)?))
+        with_game!(self.kind, G => {
+            match self.position_of::<G>(state)? {
+                (position, Form::Held(holder)) => {
+                    to_py(py, &seal::stamp_for::<G>(G::to_state(&position), self.keys(), Some(holder)))
+                }
+                (position, _) => self.answer_state::<G>(py, &position),
+            }
+        })
     }
 
     /// The one-line position notation of a state.
     fn position(&self, state: &Bound<'_, PyAny>) -> PyResult<String> {
-        with_game!(self.kind, G => Ok(G::position_text(&self.position_of::<G>(state)?)))
+        with_game!(self.kind, G => Ok(G::position_text(&self.position_of::<G>(state)?.0)))
     }
 
     /// The state of a position written in notation, for a setup. Never sealed: notation is untrusted.
@@ -262,7 +359,8 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let setup = self.setup_of::<G>(py, setup)?;
-            let position = G::parse_position(text, &setup).map_err(|e| raise(py, &e))?;
+            let position = seal::with_chance::<G, _>(self.keys(), || G::parse_position(text, &setup))
+                .map_err(|e| raise(py, &e))?;
             to_py(py, &G::to_state(&position))
         })
     }
@@ -277,7 +375,7 @@ impl Engine {
         compact: bool,
     ) -> PyResult<Vec<String>> {
         with_game!(self.kind, G => {
-            let position = self.position_of::<G>(state)?;
+            let (position, _) = self.mover_position_of::<G>(state)?;
             Ok(py.detach(|| {
                 if compact {
                     G::compact_moves(&position)
@@ -289,7 +387,7 @@ impl Engine {
     }
 
     fn outcome(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => to_py(py, &G::outcome(&self.position_of::<G>(state)?)))
+        with_game!(self.kind, G => to_py(py, &G::outcome(&self.position_of::<G>(state)?.0)))
     }
 
     /// Plays a move: `{"state", "position", "effects", "outcome"}`; raises the move's error.
@@ -302,9 +400,10 @@ impl Engine {
         player: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let position = self.position_of::<G>(state)?;
+            let (position, _) = self.mover_position_of::<G>(state)?;
             let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
-            to_py(py, &Played::<G>::new(&next, effects, self.keys()))
+            let mover = G::to_move(&position);
+            to_py(py, &Played::<G>::new(&next, effects, self.keys(), mover))
         })
     }
 
@@ -318,7 +417,7 @@ impl Engine {
         player: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let position = self.position_of::<G>(state)?;
+            let (position, _) = self.mover_position_of::<G>(state)?;
             let verdict = batch::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             to_py(py, &verdict)
         })
@@ -355,7 +454,8 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let setup = self.setup_of::<G>(py, setup)?;
-            let replay = py.detach(|| game::replay::<G, _>(&setup, seed, &moves));
+            let keys = self.keys();
+            let replay = py.detach(|| seal::with_chance::<G, _>(keys, || game::replay::<G, _>(&setup, seed, &moves)));
             to_py(py, &replay.summary(&moves, self.keys()))
         })
     }
@@ -393,14 +493,58 @@ impl Engine {
             .map_err(|reason| raise_reason(py, &reason))
     }
 
-    /// What `player` may see of a state (games with hidden information hide the rest); raises
-    /// UnknownPlayer for a name that is not a player of the game. A view is never sealed: it is not
-    /// a state to send back.
-    fn view(&self, py: Python<'_>, state: &Bound<'_, PyAny>, player: &str) -> PyResult<Py<PyAny>> {
+    /// What `player` may see of a state (games with hidden information hide the rest), or the whole
+    /// state without a player; raises UnknownPlayer for a name that is not a player of the game, and
+    /// NotYourState for an opaque state held by another player (or the whole of one). A view is
+    /// never sealed: it is not a state to send back.
+    #[pyo3(signature = (state, player=None))]
+    fn view(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        player: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let position = self.position_of::<G>(state)?;
-            let view = G::view(&position, player).map_err(|e| raise(py, &e))?;
+            let (position, form) = self.position_of::<G>(state)?;
+            let view = Self::view_as::<G>(&position, form, player).map_err(|e| raise(py, &e))?;
             to_py(py, &view)
+        })
+    }
+
+    /// What a picture of a state shows (see `referee.pictures`): `{"shown", "viewer", "outcome",
+    /// "effects", "moves"}`, after `move` when one is given (`effects` its effects), as `player` sees
+    /// it (an opaque state held by one player: its holder, the only player it may be drawn for), the
+    /// legal moves when `legal` and the viewer may see them (their own turn, or nothing hidden).
+    #[pyo3(signature = (state, r#move=None, player=None, legal=false))]
+    fn scene(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        r#move: Option<&str>,
+        player: Option<&str>,
+        legal: bool,
+    ) -> PyResult<Py<PyAny>> {
+        with_game!(self.kind, G => {
+            let (position, form) = self.position_of::<G>(state)?;
+            let viewer = match form {
+                Form::Held(holder) => Some(player.unwrap_or(holder)),
+                _ => player,
+            };
+            let (position, effects) = match r#move {
+                None => (position, None),
+                Some(mv) => {
+                    form.act_as_mover::<G>(&position).map_err(|e| raise(py, &e))?;
+                    let (next, effects) = game::play_text::<G>(&position, mv, None).map_err(|e| raise(py, &e))?;
+                    (next, Some(effects))
+                }
+            };
+            let shown = Self::view_as::<G>(&position, form, viewer).map_err(|e| raise(py, &e))?;
+            let outcome = G::outcome(&position);
+            let may_see = viewer.is_none() || G::HOLDERS.is_empty() || viewer == outcome.to_move;
+            let moves = (legal && may_see)
+                .then(|| G::legal_moves(&position).iter().map(ToString::to_string).collect());
+            let scene = Scene { shown, viewer, outcome, effects, moves };
+            to_py(py, &scene)
         })
     }
 
@@ -410,7 +554,7 @@ impl Engine {
             return Err(PyValueError::new_err("perft depth is at most 12"));
         }
         with_game!(self.kind, G => {
-            let position = self.position_of::<G>(state)?;
+            let (position, _) = self.position_of::<G>(state)?;
             Ok(py.detach(|| G::perft(&position, depth)))
         })
     }

@@ -17,16 +17,21 @@
 //!   (`Mac::verify_slice`), and then parses the state from exactly those canonical bytes: what is
 //!   verified is what is played.
 //!
+//! With keys, a game listed as opaque answers its states encrypted instead (see `opaque`), and every
+//! engine with keys accepts them; chance games key their generators (see `chance`).
+//!
 //! Without keys, a `seal` field is ignored but for its form (a string as above, else `invalid-seal`,
 //! as the contract types it): it is not verified, and answers carry none.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
 use base64::engine::DecodePaddingMode;
 use base64::{alphabet, Engine as _};
+
 use hmac::{Hmac, Mac};
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{
@@ -36,8 +41,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use sha2::Sha256;
 
+use crate::chance::{self, ChanceKeys, CHANCE_LABEL};
 use crate::error::Error;
-use crate::game::Rules;
+use crate::game::{Form, Rules};
+use crate::opaque::{self, OPAQUE_FIELD};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -68,20 +75,28 @@ struct SealKey {
     id: String,
     /// The HMAC keyed once: each use clones it instead of hashing the secret again.
     mac: HmacSha256,
+    /// The cipher of opaque states, keyed by a secret derived from this key (see `opaque`).
+    opaque: chacha20poly1305::XChaCha20Poly1305,
 }
 
 /// The keys of a service or an embedding: the first seals, all verify. Never shows its secrets.
+/// Also the games whose states are answered opaque (encrypted).
 pub struct SealKeys {
     keys: Vec<SealKey>,
+    opaque_games: Vec<String>,
 }
 
 impl fmt::Debug for SealKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SealKeys(ids={:?})", self.ids())
+        write!(f, "SealKeys(ids={:?}", self.ids())?;
+        if !self.opaque_games.is_empty() {
+            write!(f, ", opaque={:?}", self.opaque_games)?;
+        }
+        f.write_str(")")
     }
 }
 
-fn is_key_id(id: &str) -> bool {
+pub(crate) fn is_key_id(id: &str) -> bool {
     (1..=MAX_KEY_ID_CHARS).contains(&id.len())
         && id
             .bytes()
@@ -122,10 +137,65 @@ impl SealKeys {
             let mac = HmacSha256::new_from_slice(&secret).expect("HMAC takes a key of any length");
             keys.push(SealKey {
                 id: id.to_owned(),
+                opaque: opaque::cipher(&mac),
                 mac,
             });
         }
-        Ok(SealKeys { keys })
+        Ok(SealKeys {
+            keys,
+            opaque_games: Vec::new(),
+        })
+    }
+
+    /// A state's JSON encrypted with the first key, bound to `G` and `holder`.
+    fn encrypt<G: Rules>(
+        &self,
+        plaintext: &[u8],
+        holder: Option<&'static str>,
+    ) -> Stamped<G::State> {
+        let key = &self.keys[0];
+        let binding = opaque::Binding {
+            game: G::NAME,
+            rules: G::RULES_VERSION,
+            key_id: &key.id,
+            holder,
+        };
+        Stamped::Opaque {
+            opaque: opaque::seal(&key.opaque, &binding, plaintext),
+            holder,
+        }
+    }
+
+    /// These keys, answering the states of `games` opaque (encrypted). The caller checks the names.
+    pub fn with_opaque_games(mut self, games: Vec<String>) -> SealKeys {
+        self.opaque_games = games;
+        self
+    }
+
+    /// The games whose states are answered opaque.
+    pub fn opaque_games(&self) -> &[String] {
+        &self.opaque_games
+    }
+
+    /// Whether `game`'s states are answered opaque.
+    pub fn opaque_for(&self, game: &str) -> bool {
+        self.opaque_games.iter().any(|name| name == game)
+    }
+
+    /// The chance keys of `game` (see `chance`): every key, the sealing one first.
+    pub fn chance_keys(&self, game: &str) -> ChanceKeys {
+        ChanceKeys::new(
+            self.keys
+                .iter()
+                .map(|key| {
+                    let mut mac = key.mac.clone();
+                    mac.update(CHANCE_LABEL);
+                    mac.update(game.as_bytes());
+                    mac.update(b"\n");
+                    (key.id.clone(), mac)
+                })
+                .collect(),
+        )
     }
 
     /// The key ids, the sealing one first.
@@ -206,34 +276,197 @@ pub fn position_refused() -> Error {
     )
 }
 
-/// A state as Referee answers it: its own fields, then `seal` when the engine has keys.
+/// A state as Referee answers it: its own fields, then `seal` when the engine has keys; or, for the
+/// games the keys make opaque, `{"opaque": ...}` (with its `holder` for games with hidden information).
 #[derive(Debug, Serialize)]
-pub struct Stamped<S> {
-    #[serde(flatten)]
-    pub state: S,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seal: Option<String>,
+#[serde(untagged)]
+pub enum Stamped<S> {
+    Plain {
+        #[serde(flatten)]
+        state: S,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        seal: Option<String>,
+    },
+    Opaque {
+        opaque: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        holder: Option<&'static str>,
+    },
 }
 
-/// A state on its way out: sealed with the first key when there are keys.
+impl<S> Stamped<S> {
+    pub fn is_opaque(&self) -> bool {
+        matches!(self, Stamped::Opaque { .. })
+    }
+}
+
+/// A state on its way out as its carriers get it: one state (`"state"` in answers), or, opaque for a
+/// game with hidden information, one a holder (`"states"`: player to that player's opaque state).
+#[derive(Debug)]
+pub enum Carried<S> {
+    One(Stamped<S>),
+    Held(BTreeMap<&'static str, Stamped<S>>),
+}
+
+impl<S: Serialize> Carried<S> {
+    pub fn is_opaque(&self) -> bool {
+        match self {
+            Carried::One(state) => state.is_opaque(),
+            Carried::Held(_) => true,
+        }
+    }
+
+    /// The answer's field and its value: `("state", ...)` or `("states", ...)`.
+    pub fn entry(&self) -> (&'static str, Value) {
+        let (name, value) = match self {
+            Carried::One(state) => ("state", serde_json::to_value(state)),
+            Carried::Held(states) => ("states", serde_json::to_value(states)),
+        };
+        (name, value.expect("a state serializes"))
+    }
+}
+
+/// A state's JSON as the engine writes it: what an opaque state encrypts (its tag authenticates
+/// these exact bytes, so no canonical form is needed).
+fn plaintext_of<S: Serialize>(state: &S) -> Vec<u8> {
+    serde_json::to_vec(state).expect("a state serializes")
+}
+
+/// A state's canonical JSON (what a seal's MAC covers).
+fn canonical_of<S: Serialize>(state: &S) -> Vec<u8> {
+    let text = serde_json::to_vec(state).expect("a state serializes");
+    let mut reader = serde_json::Deserializer::from_slice(&text);
+    opened(&mut reader)
+        .expect("a serialized state is canonical")
+        .0
+}
+
+/// A state on its way out: sealed with the first key when there are keys, encrypted with it (for
+/// `holder`, in a game with hidden information) when they make the game opaque.
+pub fn stamp_for<G: Rules>(
+    state: G::State,
+    keys: Option<&SealKeys>,
+    holder: Option<&'static str>,
+) -> Stamped<G::State> {
+    let Some(keys) = keys else {
+        return Stamped::Plain { state, seal: None };
+    };
+    if keys.opaque_for(G::NAME) {
+        return keys.encrypt::<G>(&plaintext_of(&state), holder);
+    }
+    let seal = keys.seal(G::NAME, &canonical_of(&state));
+    Stamped::Plain {
+        state,
+        seal: Some(seal),
+    }
+}
+
+/// `stamp_for` a state that has no holder (every state but the opaque ones of hidden information).
 pub fn stamp<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Stamped<G::State> {
-    let seal = keys.map(|keys| {
-        let text = serde_json::to_vec(&state).expect("a state serializes");
-        let mut reader = serde_json::Deserializer::from_slice(&text);
-        let (canonical, _) = opened(&mut reader).expect("a serialized state is canonical");
-        keys.seal(G::NAME, &canonical)
-    });
-    Stamped { state, seal }
+    stamp_for::<G>(state, keys, None)
 }
 
-/// An untrusted state given as JSON text, on its way in: with keys, its seal verified and the state
-/// read from its canonical form; without, read with any `seal` set aside.
-pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::State, Error> {
-    let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
+/// A state on its way out to all its carriers: one a holder when the keys make a game with hidden
+/// information opaque (the JSON written once, each holder's encrypted with its own nonce).
+pub fn carry<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Carried<G::State> {
     match keys {
+        Some(keys) if keys.opaque_for(G::NAME) && !G::HOLDERS.is_empty() => {
+            let plaintext = plaintext_of(&state);
+            let states = G::HOLDERS
+                .iter()
+                .map(|&holder| (holder, keys.encrypt::<G>(&plaintext, Some(holder))))
+                .collect();
+            Carried::Held(states)
+        }
+        _ => Carried::One(stamp::<G>(state, keys)),
+    }
+}
+
+/// Runs `f` (which starts or reads positions of `G`) with `G`'s chance keyed by `keys`, if any.
+pub fn with_chance<G: Rules, R>(keys: Option<&SealKeys>, f: impl FnOnce() -> R) -> R {
+    chance::keyed(keys.map(|keys| keys.chance_keys(G::NAME)), f)
+}
+
+/// An opaque state's fields, given the JSON text of a state object that may be one.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpaqueForm {
+    opaque: Value,
+    #[serde(default)]
+    holder: Option<Value>,
+}
+
+/// The holder an opaque state names: one of `G::HOLDERS`, or none.
+fn holder_of<G: Rules>(holder: Option<&Value>) -> Result<Option<&'static str>, Error> {
+    let Some(holder) = holder else {
+        return Ok(None);
+    };
+    let named = holder
+        .as_str()
+        .and_then(|name| G::HOLDERS.iter().find(|h| **h == name));
+    named.map(|holder| Some(*holder)).ok_or_else(|| {
+        invalid_seal(format!(
+            "malformed: the holder of an opaque {} state is one of {:?}, not {holder}",
+            G::NAME,
+            G::HOLDERS
+        ))
+    })
+}
+
+/// The state inside an opaque one, decrypted, and its form (held by its holder, if it names one).
+fn open_opaque<G: Rules>(
+    form: &OpaqueForm,
+    keys: Option<&SealKeys>,
+) -> Result<(G::State, Form), Error> {
+    let Some(keys) = keys else {
+        return Err(invalid_seal(
+            "opaque: this engine has no seal keys, so it cannot open an opaque state",
+        ));
+    };
+    let text = form
+        .opaque
+        .as_str()
+        .ok_or_else(|| opaque::parts("").unwrap_err())?;
+    let (id, bytes) = opaque::parts(text)?;
+    let holder = holder_of::<G>(form.holder.as_ref())?;
+    if holder.is_none() && !G::HOLDERS.is_empty() {
+        return Err(invalid_seal(format!(
+            "malformed: an opaque {} state names its holder, one of {:?}",
+            G::NAME,
+            G::HOLDERS
+        )));
+    }
+    let key = keys.keys.iter().find(|key| key.id == id).ok_or_else(|| {
+        invalid_seal(format!(
+            "unknown key id: {id:?} is not a key of this service"
+        ))
+    })?;
+    let binding = opaque::Binding {
+        game: G::NAME,
+        rules: G::RULES_VERSION,
+        key_id: id,
+        holder,
+    };
+    let plaintext = opaque::open(&key.opaque, &binding, &bytes)?;
+    let state = serde_json::from_slice(&plaintext)
+        .map_err(|e| Error::invalid_state("state", e.to_string()))?;
+    Ok((state, holder.map_or(Form::Object, Form::Held)))
+}
+
+/// An untrusted state given as JSON text, on its way in, and its form: opaque, decrypted; else with
+/// keys, its seal verified and the state read from its canonical form; without, read with any `seal`
+/// set aside.
+pub fn open_form<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<(G::State, Form), Error> {
+    let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
+    if text.contains(OPAQUE_FIELD) {
+        if let Ok(form) = serde_json::from_str::<OpaqueForm>(text) {
+            return open_opaque::<G>(&form, keys);
+        }
+    }
+    let state = match keys {
         None => serde_json::from_str::<Unsealed<G::State>>(text)
             .map_err(not_state)?
-            .into_state(),
+            .into_state()?,
         Some(keys) => {
             if !text.trim_start().starts_with('{') {
                 return Err(Error::invalid_state("state", "a state is a JSON object"));
@@ -241,9 +474,25 @@ pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Sta
             let mut reader = serde_json::Deserializer::from_str(text);
             let (canonical, seal) = opened(&mut reader).map_err(no_canonical_form)?;
             reader.end().map_err(not_state)?;
-            verified::<G>(keys, &canonical, seal.as_ref())
+            verified::<G>(keys, &canonical, seal.as_ref())?
         }
-    }
+    };
+    Ok((state, Form::Object))
+}
+
+/// `open_form`'s state alone.
+pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::State, Error> {
+    open_form::<G>(text, keys).map(|(state, _)| state)
+}
+
+/// A state object given as JSON text, read into a position, and its form: opened as `open_form`
+/// does, its chance keyed by `keys` (see `chance`).
+pub fn read_object<G: Rules>(
+    text: &str,
+    keys: Option<&SealKeys>,
+) -> Result<(G::Position, Form), Error> {
+    let (state, form) = open_form::<G>(text, keys)?;
+    with_chance::<G, _>(keys, || G::from_state(state)).map(|position| (position, form))
 }
 
 fn no_canonical_form(error: serde_json::Error) -> Error {

@@ -24,6 +24,7 @@ from referee.errors import (
     InvalidSeal,
     InvalidState,
     MalformedMove,
+    NotYourState,
     NotYourTurn,
     RefereeError,
     UnknownGame,
@@ -39,6 +40,7 @@ __all__ = [
     "InvalidSeal",
     "InvalidState",
     "MalformedMove",
+    "NotYourState",
     "NotYourTurn",
     "RefereeError",
     "SealKeys",
@@ -104,7 +106,13 @@ def game(
 ) -> Game:
     """A game with a setup: its variant and options apply to ``new``, ``replay`` and position strings.
     With ``seal_keys`` (``"k2:SECRET,k1:SECRET"`` as ``REFEREE_SEAL_KEYS``, or a ``SealKeys``), every
-    state it answers is sealed and every state it takes must carry a valid seal."""
+    state it answers is sealed and every state it takes must carry a valid seal (or be an opaque state
+    of these keys); chance is keyed by them. Keys that list the game as opaque
+    (``SealKeys("k1:SECRET", opaque=["caesar"])``) answer every state of it encrypted,
+    ``{"opaque": "<key id>.<...>"}``, and a play with the view of the player who moved. A game with hidden
+    information (Caesar!) answers one opaque state a player (``holders``), each bound to its holder
+    (``{"opaque": ..., "holder": "pompey"}``): ``new`` gives ``{player: state}``, ``play`` and ``replay``
+    give ``"states"`` instead of ``"state"``, and a state acts only as its holder (``NotYourState``)."""
     return Game(name, variant=variant, options=options, seal_keys=seal_keys)
 
 
@@ -143,6 +151,17 @@ class Game:
         """Whether this game has seal keys: it seals every state it answers and checks every one it takes."""
         return self._engine.sealed
 
+    @property
+    def opaque(self) -> bool:
+        """Whether this game answers its states opaque (encrypted with its seal keys)."""
+        return self._engine.opaque
+
+    @property
+    def holders(self) -> list[str]:
+        """The players who each hold an opaque state of their own (Caesar! answered opaque), else empty:
+        then ``new`` answers ``{player: state}`` and ``play``/``replay`` a ``"states"`` dict of them."""
+        return self._engine.holders
+
     def __repr__(self) -> str:
         return f"referee.game({self.name!r}, setup={self.setup!r})"
 
@@ -151,7 +170,7 @@ class Game:
         return self._engine.info()
 
     def new(self, seed: int | None = None) -> dict[str, Any]:
-        """The initial state of this setup."""
+        """The initial state of this setup (with ``holders``: each holder's opaque state, by player)."""
         return self._engine.new_state(None, seed)
 
     def check(self, state: State | str) -> dict[str, Any]:
@@ -176,7 +195,9 @@ class Game:
         return self._engine.outcome(state)
 
     def play(self, state: State | str, move: str, player: str | None = None) -> dict[str, Any]:
-        """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error."""
+        """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error. Opaque:
+        no ``position``, the mover's ``view``, and with ``holders`` ``"states"`` (one a holder) for
+        ``"state"``; a held state plays only on its holder's turn (else ``NotYourState``)."""
         return self._engine.play(state, move, player)
 
     def validate(self, state: State | str, move: str, player: str | None = None) -> dict[str, Any]:
@@ -222,8 +243,9 @@ class Game:
 
     def view(self, state: State | str, player: str) -> dict[str, Any]:
         """What ``player`` may see of a state: games with hidden information (Caesar!'s hands, bags
-        and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``. A view
-        is never sealed: it is for showing, not for sending back."""
+        and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``, and
+        ``NotYourState`` for an opaque state held by another player. A view is never sealed: it is for
+        showing, not for sending back."""
         return self._engine.view(state, player)
 
     def svg(self, state: State | str, *, move: str | None = None, legal: bool = False, player: str | None = None,

@@ -129,6 +129,10 @@ def new(game: str) -> Response:
     engine = engine_of(game)
     body = load(_new_request)
     state = engine_call(engine.new_state, setup_of(body), body.get("seed"))
+    if engine.holders:  # one opaque state a holder; any of them tells the outcome
+        return json_response({"states": state, "outcome": engine.outcome(state[engine.holders[0]])})
+    if engine.opaque:  # the notation would show what the opaque state hides
+        return json_response({"state": state, "outcome": engine.outcome(state)})
     return json_response({"state": state, "position": engine.position(state), "outcome": engine.outcome(state)})
 
 

@@ -52,8 +52,14 @@ CODES: dict[str, ProblemCode] = {
         422, "The state's seal is missing or does not match",
         "The service seals its states (`REFEREE_SEAL_KEYS`) and takes back only a state whose `seal` matches it "
         "exactly; this one's is missing, malformed, names a key id the service does not hold, or does not match "
-        "(the state or its seal was changed, or another key sealed it). `field` is `state.seal`; `detail` starts "
-        "with which (`missing`, `malformed`, `unknown key id`, `mismatch`) and says nothing about the keys."),
+        "(the state or its seal was changed, or another key sealed it). An opaque state (`{\"opaque\": ...}`) "
+        "is refused alike when it does not decrypt (`undecryptable`: changed, or of another game, rules version "
+        "or service), or when the service has no keys (`opaque`); so is a state whose keyed generator names a key "
+        "the service does not hold (`keyed chance`, `unknown key id`). An opaque state of a game with hidden "
+        "information names its `holder`, which the ciphertext authenticates: one without it, with a name that is "
+        "not a player (`malformed`) or with another player's (`undecryptable`) is refused. `field` is `state.seal`; `detail` starts "
+        "with which (`missing`, `malformed`, `unknown key id`, `mismatch`, `undecryptable`, `opaque`, "
+        "`keyed chance`) and says nothing about the keys."),
     "invalid-board": ProblemCode(
         422, "The board description is not a playable board",
         "Hypnosia: the board description (option `board`, in a setup or a state) is not a playable board; "
@@ -67,6 +73,14 @@ CODES: dict[str, ProblemCode] = {
     "unknown-player": ProblemCode(
         422, "No such player in this game",
         "The request names a player the game does not have; `players` lists its players."),
+    "not-your-state": ProblemCode(
+        422, "This opaque state belongs to another player",
+        "With opaque states of a game with hidden information (`REFEREE_OPAQUE_STATES`), each player holds a state "
+        "of their own, bound to them (`holder`), and a request carrying it acts only as its holder: a `view` or "
+        "`render` for another player (or a render of the whole state), and `play`, `validate`, `legal-moves` or a "
+        "batch item when another player is to move, are refused. `holder` names the state's holder, `player` the "
+        "player the request acted as (null: the whole state); `field` is `state`. 422 like `not-your-turn`: the "
+        "service knows no identities, the state itself says whose it is."),
     "headers-too-large": ProblemCode(
         431, "The request headers are too large",
         "More than 100 headers, or one longer than 8190 bytes. Answered by the server before any route."),

@@ -57,6 +57,11 @@ class InvalidSeal(RefereeError):
     match the state; ``data["field"]`` is ``state.seal``."""
 
 
+class NotYourState(RefereeError):
+    """An opaque state held by one player (``data["holder"]``) was used to act as another
+    (``data["player"]``, None for the whole state): to view their hand, or to move on their turn."""
+
+
 class InvalidBoard(RefereeError):
     """A board description (Hypnosia's ``board`` option) that is not a playable board;
     ``data["field"]`` names the faulty field, e.g. ``board.bridges[3].to``."""

@@ -21,15 +21,21 @@ def _int(name: str, default: int, low: int = 1) -> int:
     return value
 
 
-def _seal_keys(name: str) -> SealKeys | None:
+def _seal_keys(name: str, opaque_name: str) -> SealKeys | None:
     """Seal keys, `id:SECRET,...`: unset means no seals; set but empty or malformed stops the service
-    (an empty value is more likely a secret that failed to reach the process than a wish for no seals)."""
+    (an empty value is more likely a secret that failed to reach the process than a wish for no seals).
+    `opaque_name` lists the games whose states are answered encrypted (comma-separated); it needs keys."""
     raw = os.environ.get(name)
+    opaque = [game.strip() for game in os.environ.get(opaque_name, "").split(",") if game.strip()]
     if raw is None:
+        if opaque:
+            raise SystemExit(f"{opaque_name} needs {name}: opaque states are encrypted with the seal keys")
         return None
     try:
-        return SealKeys(raw)
+        return SealKeys(raw, opaque)
     except ValueError as error:
+        if str(error).startswith("opaque states"):
+            raise SystemExit(f"{opaque_name} is malformed: {error}") from None
         raise SystemExit(f"{name} is malformed: {error} (unset it to run without seals)") from None
 
 
@@ -55,7 +61,8 @@ class Settings:
     log_level: str = "INFO"
     #: One JSON log line per request.
     access_log: bool = True
-    #: Seal keys: with them, every state answered is sealed and every state taken must carry a valid seal.
+    #: Seal keys: with them, every state answered is sealed and every state taken must carry a valid seal;
+    #: chance games key their generators with them; the games they list as opaque answer encrypted states.
     seal_keys: SealKeys | None = None
 
     @classmethod
@@ -71,5 +78,5 @@ class Settings:
             read_timeout=_int("REFEREE_READ_TIMEOUT", cls.read_timeout),
             log_level=os.environ.get("REFEREE_LOG_LEVEL", cls.log_level).upper(),
             access_log=os.environ.get("REFEREE_ACCESS_LOG", "1") not in ("0", "false", "no"),
-            seal_keys=_seal_keys("REFEREE_SEAL_KEYS"),
+            seal_keys=_seal_keys("REFEREE_SEAL_KEYS", "REFEREE_OPAQUE_STATES"),
         )

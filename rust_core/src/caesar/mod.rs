@@ -10,6 +10,7 @@ use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::chance::{self, Chance};
@@ -932,22 +933,49 @@ impl Position {
     /// What `player` may see: the state without the generator, the bags and the opponent's hand;
     /// hand and bag sizes of both players instead.
     pub fn view(&self, player: Player) -> Value {
-        let state = serde_json::to_value(state::to_state(self)).unwrap_or_default();
-        let mut view = match state {
-            Value::Object(map) => map,
-            _ => serde_json::Map::new(),
-        };
-        view.remove("rng");
-        view.remove("bags");
-        view.insert(
-            "hands".into(),
-            json!({ player.name(): token_list::<&str>(&self.hands[player as usize]) }),
-        );
-        let sizes = |tokens: &[Tokens; 2]| json!({ "caesar": token_total(&tokens[0]), "pompey": token_total(&tokens[1]) });
-        view.insert("hand_sizes".into(), sizes(&self.hands));
-        view.insert("bag_sizes".into(), sizes(&self.bags));
-        Value::Object(view)
+        serde_json::to_value(self.view_of(player)).unwrap_or_default()
     }
+
+    /// `view` in its typed form, written straight to JSON (no tree of values on the play path).
+    pub fn view_of(&self, player: Player) -> View {
+        let state = state::to_state(self);
+        let sizes = |tokens: &[Tokens; 2]| state::PerPlayer {
+            caesar: token_total(&tokens[0]),
+            pompey: token_total(&tokens[1]),
+        };
+        View {
+            rules: state.rules,
+            to_move: state.to_move,
+            borders: state.borders,
+            provinces: state.provinces,
+            italia_dashed: state.italia_dashed,
+            hands: BTreeMap::from([(
+                player.name(),
+                token_list::<&str>(&self.hands[player as usize]),
+            )]),
+            hand_limits: state.hand_limits,
+            senate: state.senate,
+            markers: state.markers,
+            hand_sizes: sizes(&self.hands),
+            bag_sizes: sizes(&self.bags),
+        }
+    }
+}
+
+/// What one player sees of a state (see `Position::view`): the contract's `CaesarView`.
+#[derive(Serialize)]
+pub struct View {
+    rules: String,
+    to_move: Option<state::Name>,
+    borders: state::Ordered<Option<state::BorderState>>,
+    provinces: state::Ordered<state::ProvinceState>,
+    italia_dashed: Option<state::Name>,
+    hands: BTreeMap<&'static str, Vec<&'static str>>,
+    hand_limits: state::PerPlayer<u32>,
+    senate: state::PerPlayer<u32>,
+    markers: state::PerPlayer<u32>,
+    hand_sizes: state::PerPlayer<u32>,
+    bag_sizes: state::PerPlayer<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -1160,6 +1188,7 @@ pub struct Caesar;
 impl Rules for Caesar {
     const NAME: &'static str = "caesar";
     const RULES_VERSION: &'static str = "caesar@1";
+    const HOLDERS: &'static [&'static str] = &["caesar", "pompey"];
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1212,7 +1241,7 @@ impl Rules for Caesar {
             "name": "caesar",
             "title": "Caesar!",
             "rules": Self::RULES_VERSION,
-            "players": ["caesar", "pompey"],
+            "players": Self::HOLDERS,
             "chance": true,
             "hidden_information": true,
             "variants": [
@@ -1304,8 +1333,14 @@ impl Rules for Caesar {
     }
 
     fn view(position: &Position, player: &str) -> Result<Value> {
-        let viewer = Player::parse(player)
-            .ok_or_else(|| Error::unknown_player(player, &["caesar", "pompey"]))?;
+        let viewer =
+            Player::parse(player).ok_or_else(|| Error::unknown_player(player, Self::HOLDERS))?;
         Ok(position.view(viewer))
+    }
+
+    fn view_json(position: &Position, player: &str) -> Result<Box<RawValue>> {
+        let viewer =
+            Player::parse(player).ok_or_else(|| Error::unknown_player(player, Self::HOLDERS))?;
+        Ok(serde_json::value::to_raw_value(&position.view_of(viewer)).expect("a view serializes"))
     }
 }

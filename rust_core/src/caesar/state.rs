@@ -887,7 +887,7 @@ pub const POSITION_NOTATION: &str =
 ! when flipped, ^c/^p for a marker on it); the 18 provinces in table order, two characters each \
 (bonus S T W M or - once taken; control . c p, upper case when flipped); Italia's dashed space \
 (. c p); the side to move (c p, - once won); hands, bags, hand limits, Senate tokens and markers, \
-each caesar/pompey (tokens concatenated, - for none); the generator as seed:word_pos";
+each caesar/pompey (tokens concatenated, - for none); the generator as seed:word_pos (then @<key id> when chance is keyed)";
 
 fn player_letter(player: Option<Player>, none: char) -> char {
     player.map_or(none, Player::letter)
@@ -937,6 +937,11 @@ pub fn text(position: &Position) -> String {
         position.chance.seed_hex(),
         position.chance.word_pos()
     );
+    // A keyed generator's key id follows, so that its notation reads back keyed (with the keys).
+    if let Some(id) = position.chance.keyed_by() {
+        text.push('@');
+        text.push_str(id);
+    }
     text
 }
 
@@ -1115,6 +1120,12 @@ pub fn parse_text(text: &str) -> Result<State> {
             .filter(|n| n.to_string() == text)
             .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
     };
+    // A keyed generator (see `chance`) ends with `@<key id>`.
+    let (rng, keyed_by) = match rng.split_once('@') {
+        None => (*rng, None),
+        Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
+        Some(_) => return Err(notation_error("a keyed generator ends with @<key id>")),
+    };
     let (seed, word_pos) = rng
         .split_once(':')
         .ok_or_else(|| notation_error("the generator is seed:word_pos"))?;
@@ -1140,7 +1151,12 @@ pub fn parse_text(text: &str) -> Result<State> {
         senate: pair_of(senate, "the Senate tokens", number)?,
         markers: pair_of(markers, "the markers", number)?,
         rng: ChanceState {
-            algorithm: crate::chance::ALGORITHM.to_owned(),
+            algorithm: match keyed_by {
+                None => crate::chance::ALGORITHM,
+                Some(_) => crate::chance::KEYED_ALGORITHM,
+            }
+            .to_owned(),
+            keyed_by,
             seed: seed.to_string(),
             word_pos,
         },

@@ -1552,9 +1552,14 @@ pub struct State {
 
 fn rng_text(chance: &Chance) -> String {
     // A key made from a u64 seed has 24 zero bytes: write the seed itself.
-    match chance.short_seed() {
+    let text = match chance.short_seed() {
         Some(seed) => format!("{seed}:{}", chance.word_pos()),
         None => format!("{}:{}", chance.seed_hex(), chance.word_pos()),
+    };
+    // A keyed generator's key id follows, so that its notation reads back keyed (with the keys).
+    match chance.keyed_by() {
+        None => text,
+        Some(id) => format!("{text}@{id}"),
     }
 }
 
@@ -1562,10 +1567,16 @@ fn parse_rng(text: &str) -> Result<Chance> {
     let bad = || {
         Error::invalid_state(
             "position",
-            format!("{text:?} is not a random source: <seed>:<words used>, the seed a u64 or 64 hex digits"),
+            format!("{text:?} is not a random source: <seed>:<words used>[@<key id>], the seed a u64 or 64 hex digits"),
         )
     };
-    let (seed, words) = text.split_once(':').ok_or_else(bad)?;
+    // A keyed generator (see `chance`) ends with `@<key id>`.
+    let (rng, keyed_by) = match text.split_once('@') {
+        None => (text, None),
+        Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
+        Some(_) => return Err(bad()),
+    };
+    let (seed, words) = rng.split_once(':').ok_or_else(bad)?;
     let word_pos: u64 = match words.as_bytes() {
         [b'0'] => 0,
         [b'1'..=b'9', ..] if words.len() <= 20 && words.bytes().all(|b| b.is_ascii_digit()) => {
@@ -1589,7 +1600,12 @@ fn parse_rng(text: &str) -> Result<Chance> {
     };
     Chance::from_state(
         &ChanceState {
-            algorithm: chance::ALGORITHM.to_owned(),
+            algorithm: match keyed_by {
+                None => chance::ALGORITHM,
+                Some(_) => chance::KEYED_ALGORITHM,
+            }
+            .to_owned(),
+            keyed_by,
             seed: hex,
             word_pos,
         },
@@ -1654,7 +1670,7 @@ impl Rules for Hypnosia {
             "notation": {
                 "move": "`roll`; a roll `5-4`; die moves `[D]<from>(+|^)<die>` (from h1..h4 or circle.index; D moves the double, ^ crosses the bridge first), one or two separated by a space, or `pass`; a roll and its whole turn `5-4: h2+5 0.3+4`",
                 "location": "h1..h4 (home distance), circle.index, centre, captured",
-                "position": "six fields separated by spaces: the pawns of each seated player in seat order (`r:h1,h2,0.5,captured/b:...`, colour letters r y g b p o), the player to move (letter, or - when over), the unused dice (`54`, `4`, or - before the roll), the centre entries in order (letters, or -), each seated player's captures in seat order (`0/1`), the random source `<seed>:<words used>`",
+                "position": "six fields separated by spaces: the pawns of each seated player in seat order (`r:h1,h2,0.5,captured/b:...`, colour letters r y g b p o), the player to move (letter, or - when over), the unused dice (`54`, `4`, or - before the roll), the centre entries in order (letters, or -), each seated player's captures in seat order (`0/1`), the random source `<seed>:<words used>` (then `@<key id>` when chance is keyed)",
             },
         })
     }

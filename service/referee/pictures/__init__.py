@@ -37,18 +37,11 @@ def render(engine: _core.Engine, state: Mapping[str, Any] | str, *, move: str | 
     """The SVG of `state`, or of the state after `move` with what the move did marked. `legal` marks the
     legal moves (never those of a hand the viewer may not see); `player` draws the picture for that
     player (their side at the bottom; Caesar!: the other hand hidden); `size` is the width in pixels.
-    Raises the engine's errors: a bad state, an illegal move, an unknown player."""
+    An opaque state held by one player (Caesar! with `REFEREE_OPAQUE_STATES`) is drawn for its holder
+    only: `player` defaults to it, another player is `NotYourState`, and `move` only on its turn.
+    Raises the engine's errors: a bad state, an illegal move, an unknown player, another's state."""
     if size is not None and not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"size must be {MIN_SIZE} to {MAX_SIZE} pixels, not {size}")
-    checked = engine.check_state(state if isinstance(state, str) else dict(state))
-    effects = None
-    if move is not None:
-        played = engine.play(checked, move)
-        checked, effects = played["state"], played["effects"]
-    outcome = engine.outcome(checked)
-    shown = engine.view(checked, player) if player is not None else checked
-    info = info_of(engine.name)
-    may_see_moves = player is None or not info["hidden_information"] or player == outcome["to_move"]
-    moves = engine.legal_moves(checked) if legal and may_see_moves else None
-    scene = Scene(shown, info, outcome, effects, moves, player)
+    seen = engine.scene(state if isinstance(state, str) else dict(state), move, player, legal)
+    scene = Scene(seen["shown"], info_of(engine.name), seen["outcome"], seen["effects"], seen["moves"], seen["viewer"])
     return DRAWINGS[engine.name](scene).document(size)
