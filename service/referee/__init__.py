@@ -5,17 +5,14 @@
 >>> state = game.new()
 >>> result = game.play(state, "e4")      # next state, effects, outcome; raises IllegalMove
 >>> game.validate(result["state"], "e5") # {"legal": False, "reason": {...}}
+
+The public API is ``__all__``; the shapes of states, effects and answers, for type checkers, are in
+``referee.types``. The HTTP service (``referee.app``), the archive command (``referee.cli``), the pictures
+(``referee.pictures``) and the contract generator (``referee.contract``) are modules of their own.
 """
 
-from __future__ import annotations
-
-import gc
-from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, Mapping
-
-import orjson
-
-from referee import _core
+from referee._core import SealKeys, __version__
+from referee._game import Game, game, games, replay_records
 from referee.errors import (
     GameOver,
     IllegalMove,
@@ -44,200 +41,8 @@ __all__ = [
     "SealKeys",
     "UnknownGame",
     "UnknownPlayer",
+    "__version__",
     "game",
     "games",
     "replay_records",
 ]
-__version__ = _core.__version__
-SealKeys = _core.SealKeys
-
-State = Mapping[str, Any]
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pauses the cyclic garbage collector: decoding a large batch makes a few containers a result, and
-    every few hundred of them would start a pass over the caller's heap, the batch's items included
-    (three times the cost of the decoding itself)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def json_array(items: list[Any]) -> bytes:
-    """The items as a JSON array; an item JSON cannot carry (a huge integer, an unknown type) as null."""
-    try:
-        return orjson.dumps(items, option=orjson.OPT_NON_STR_KEYS)
-    except orjson.JSONEncodeError:
-        return b"[" + b",".join(json_item(item) for item in items) + b"]"
-
-
-def json_item(item: Any) -> bytes:
-    try:
-        return orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS)
-    except orjson.JSONEncodeError:
-        return b"null"
-
-
-def games() -> list[str]:
-    """The names of the games this build plays."""
-    return _core.games()
-
-
-def replay_records(data: bytes, first_record: int = 1) -> bytes:
-    """Replays game records, NDJSON bytes with one ``{"game", "variant"?, "options"?, "seed"?, "moves",
-    "id"?}`` a line (games may be mixed), on every core. Returns one NDJSON result a line, in input order,
-    numbered ``record`` from ``first_record``: the outcome, or the first illegal ply and why, or the error
-    that makes the line no record."""
-    return _core.replay_records(data, first_record)[0]
-
-
-def game(
-    name: str,
-    variant: str | None = None,
-    options: Mapping[str, Any] | None = None,
-    seal_keys: str | SealKeys | None = None,
-) -> Game:
-    """A game with a setup: its variant and options apply to ``new``, ``replay`` and position strings.
-    With ``seal_keys`` (``"k2:SECRET,k1:SECRET"`` as ``REFEREE_SEAL_KEYS``, or a ``SealKeys``), every
-    state it answers is sealed and every state it takes must carry a valid seal."""
-    return Game(name, variant=variant, options=options, seal_keys=seal_keys)
-
-
-class Game:
-    """One game and setup. States carry their own variant and options, so one ``Game`` per game name
-    can judge states of any setup; a state may also be given as a position string of this setup (not
-    with seal keys: a position string carries no seal)."""
-
-    def __init__(
-        self,
-        name: str,
-        variant: str | None = None,
-        options: Mapping[str, Any] | None = None,
-        seal_keys: str | SealKeys | None = None,
-    ) -> None:
-        setup: dict[str, Any] = {}
-        if variant is not None:
-            setup["variant"] = variant
-        if options is not None:
-            setup["options"] = dict(options)
-        keys = SealKeys(seal_keys) if isinstance(seal_keys, str) else seal_keys
-        # The engine checks the setup once and keeps it: for new games, replays and position strings.
-        self._engine = _core.Engine(name, setup, keys)
-        self.setup: dict[str, Any] = self._engine.check_setup()
-
-    @property
-    def name(self) -> str:
-        return self._engine.name
-
-    @property
-    def rules_version(self) -> str:
-        return self._engine.rules_version
-
-    @property
-    def sealed(self) -> bool:
-        """Whether this game has seal keys: it seals every state it answers and checks every one it takes."""
-        return self._engine.sealed
-
-    def __repr__(self) -> str:
-        return f"referee.game({self.name!r}, setup={self.setup!r})"
-
-    def info(self) -> dict[str, Any]:
-        """Variants, options, board geometry and notation of the game."""
-        return self._engine.info()
-
-    def new(self, seed: int | None = None) -> dict[str, Any]:
-        """The initial state of this setup."""
-        return self._engine.new_state(None, seed)
-
-    def check(self, state: State | str) -> dict[str, Any]:
-        """The state, checked and normalised; raises ``InvalidState``."""
-        return self._engine.check_state(state)
-
-    def position(self, state: State | str) -> str:
-        """The one-line position notation of a state."""
-        return self._engine.position(state)
-
-    def parse_position(self, text: str) -> dict[str, Any]:
-        """The JSON state of a position written in notation, with this game's setup. Never sealed."""
-        return self._engine.parse_position(text)
-
-    def legal_moves(self, state: State | str, compact: bool = False) -> list[str]:
-        """The legal moves in notation, in the game's list order. ``compact`` asks for the game's
-        shorter form (Isaac: one entry a removable piece with its advances, ``xc4-g4+0..18!7``)."""
-        return self._engine.legal_moves(state, compact)
-
-    def outcome(self, state: State | str) -> dict[str, Any]:
-        """Status, side to move, scores, and the winner once the game is over."""
-        return self._engine.outcome(state)
-
-    def play(self, state: State | str, move: str, player: str | None = None) -> dict[str, Any]:
-        """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error."""
-        return self._engine.play(state, move, player)
-
-    def validate(self, state: State | str, move: str, player: str | None = None) -> dict[str, Any]:
-        """``{"legal": True}`` or ``{"legal": False, "reason": {...}}``; raises only for a bad state."""
-        return self._engine.validate(state, move, player)
-
-    def replay(self, moves: Iterable[str], seed: int | None = None) -> dict[str, Any]:
-        """Replays a record from the initial state; reports the first illegal ply, if any."""
-        return self._engine.replay(list(moves), None, seed)
-
-    def validate_batch(self, items: Iterable[Mapping[str, Any]], with_state: bool = False) -> list[dict[str, Any]]:
-        """Validates many ``{"state", "move", "player"?}`` items in one native call, in parallel.
-        Results keep input order; a bad item gets ``{"error": {...}}`` without failing the others.
-
-        The items cross to the engine as one JSON buffer and are checked exactly as the HTTP batch checks
-        them: encoding them (orjson) and decoding the results costs less than reading Python objects
-        one by one under the GIL. An item JSON cannot carry goes as null, and is refused alone."""
-        answer = self._engine.validate_array(json_array(list(items)), with_state)[0]
-        with collector_paused():
-            results = orjson.loads(answer)
-        for result in results:
-            del result["index"]
-        return results
-
-    def play_batch(self, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Like ``validate_batch``, with the next state, effects and outcome of every legal move."""
-        return self.validate_batch(items, with_state=True)
-
-    def validate_batch_json(self, data: bytes, with_state: bool = False) -> bytes:
-        """The batch path for data that is already JSON: a JSON array of items in, a JSON array of results
-        out. Parsing runs in parallel with the rules and nothing becomes a Python object, so this is the
-        fastest way to validate many items. Raises MalformedJson (a ValueError) when the data or an item is
-        not JSON, MalformedRequest (also a ValueError) when it is not an array."""
-        return self._engine.validate_array(data, with_state)[0]
-
-    def validate_batch_ndjson(self, data: bytes, with_state: bool = False) -> bytes:
-        """Like ``validate_batch_json`` for NDJSON: one item a line in, one result a line out. Raises
-        ValueError at the first line that is not JSON."""
-        results, _, malformed = self._engine.validate_lines(data, with_state)
-        if malformed is not None:
-            raise ValueError(f"line {malformed[0]} is not valid JSON: {malformed[1]}")
-        return results
-
-    def view(self, state: State | str, player: str) -> dict[str, Any]:
-        """What ``player`` may see of a state: games with hidden information (Caesar!'s hands, bags
-        and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``. A view
-        is never sealed: it is for showing, not for sending back."""
-        return self._engine.view(state, player)
-
-    def svg(self, state: State | str, *, move: str | None = None, legal: bool = False, player: str | None = None,
-            size: int | None = None) -> str:
-        """An SVG picture of the state (in the spirit of python-chess's ``chess.svg``). ``move``: play it
-        first and mark what it did (the picture shows the state after it); ``legal``: mark the legal
-        moves; ``player``: draw it for that player (their side at the bottom; Caesar!: the other hand
-        face down); ``size``: the width in pixels. Every element a move names carries its notation
-        (``data-cell="e5"``, ``data-border="HC-GA"``, ...). Raises the engine's errors for a bad state,
-        an illegal move or an unknown player, ValueError for a size out of range."""
-        from referee import pictures
-
-        return pictures.render(self._engine, state, move=move, legal=legal, player=player, size=size)
-
-    def perft(self, state: State | str, depth: int) -> int:
-        """The number of move sequences of exactly ``depth`` plies."""
-        return self._engine.perft(state, depth)
