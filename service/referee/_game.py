@@ -47,7 +47,6 @@ from referee.types import (
 __all__ = ["Game", "game", "games", "replay_records"]
 
 
-
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """Pauses the cyclic garbage collector: decoding a large batch makes a few containers a result, and

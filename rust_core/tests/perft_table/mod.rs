@@ -29,7 +29,8 @@ pub struct PerftTable {
 }
 
 pub fn tables() -> Vec<PerftTable> {
-    let file: PerftFile = serde_json::from_str(PERFT_JSON).expect("tests/perft.json is a perft file");
+    let file: PerftFile =
+        serde_json::from_str(PERFT_JSON).expect("tests/perft.json is a perft file");
     file.tables
 }
 
@@ -37,8 +38,8 @@ impl PerftTable {
     /// The engine's count at `depth` from this table's start, or from `position` (notation) read
     /// with this table's setup.
     pub fn engine_count(&self, position: Option<&str>, depth: u32) -> u64 {
-        let kind = GameKind::named(&self.game)
-            .unwrap_or_else(|| panic!("{}: no such game", self.game));
+        let kind =
+            GameKind::named(&self.game).unwrap_or_else(|| panic!("{}: no such game", self.game));
         with_game!(kind, G => G::perft(&self.start::<G>(position), depth))
     }
 
