@@ -34,8 +34,8 @@ def start(table: dict[str, Any]) -> tuple[referee.Game, dict[str, Any]]:
 
 def iago_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
     options = table["setup"].get("options", {})
-    start = iago.initial(table["setup"].get("variant", "standard"), options.get("penalty", False))
-    return iago.perft(start, depth)
+    position = iago.initial(table["setup"].get("variant", "standard"), options.get("penalty", False))
+    return iago.perft(position, depth)
 
 
 def isaac_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
