@@ -1,7 +1,8 @@
 """The Rust Caesar! engine against the independent Python reference model (tests/reference/caesar.py):
 seeded random games over every option setting, agreeing at every ply on the legal moves, the effects,
 the outcome and the state projection of specs/caesar.md; validation of illegal moves and draws; the
-player view; perft.
+player view; perft along random games (the perft tables from seeded starts are tests/perft.json,
+checked by test_perft.py).
 
 Chance: the options give the bonus layout and the hands (drawn with a seeded Python ``random.Random``),
 or the engine draws them and the model takes them from the engine's state.  Every move is sent with its
@@ -19,8 +20,6 @@ import pytest
 import referee
 from referee import errors
 from reference import caesar as model
-from reference.chacha import ChaCha8
-from test_chance import KINDS as TOKEN_KINDS, draw_token
 
 pytestmark = pytest.mark.skipif("caesar" not in referee.games(), reason="the Caesar! engine is not built yet")
 
@@ -39,17 +38,6 @@ SETTINGS = [
 ]
 #: How a random game picks among the legal moves: any, or preferring moves that use (decline) every bonus.
 POLICIES = ("uniform", "use", "decline")
-
-#: Fixed setup, and perft from it, worked by hand in tests/test_caesar_reference.py.
-BONUSES = {
-    "HU": "tactics", "HC": "might", "MT": "senate", "SD": "senate", "GA": "wealth", "NU": "tactics",
-    "SC": "might", "GC": "senate", "AF": "wealth", "AC": "tactics", "MD": "might", "DM": "senate",
-    "CY": "wealth", "CR": "tactics", "AG": "might", "AS": "senate", "SY": "wealth",
-}
-HANDS = {"caesar": ["S60", "L22"], "pompey": ["D51", "N33"]}
-PERFT = {1: 50, 2: 1488}
-SENATE_BONUSES = dict(BONUSES, HU="senate", HC="senate", SY="senate", MT="tactics", SD="might", AS="wealth")
-SENATE_PERFT = {1: 50, 2: 1470}
 
 EFFECT_KEYS = ("player", "token", "border", "faces", "closures", "drawn", "extra_turn", "winner")
 OUTCOME_KEYS = ("status", "to_move", "scores", "winner", "decided_by")
@@ -248,18 +236,6 @@ def test_seeded_setups_are_proper_and_vary() -> None:
     assert len(layouts) > 1
 
 
-@pytest.mark.parametrize(("bonuses", "expected"), [(BONUSES, PERFT), (SENATE_BONUSES, SENATE_PERFT)],
-                         ids=["fixed", "senate-on-small-provinces"])
-def test_perft_from_a_fixed_setup(bonuses: dict, expected: dict) -> None:
-    game = referee.game("caesar", options={"bonuses": bonuses, "hands": HANDS})
-    state = game.new(seed=1)
-    pos = model.initial(bonuses, HANDS)
-    assert engine_projection(state) == model.projection(pos)
-    for depth, count in expected.items():
-        assert model.perft(pos, depth) == count
-        assert game.perft(state, depth) == count
-
-
 def test_perft_agrees_with_the_model_along_random_games() -> None:
     # Depth 2 (and 3 late in the game) wherever the model says the count does not depend on the draws.
     compared = 0
@@ -292,44 +268,3 @@ def test_moves_without_draws_use_the_engine_source() -> None:
     assert engine_projection(result["state"]) == model.projection(nxt)
     assert {key: result["effects"][key] for key in EFFECT_KEYS} == effects
     assert engine_projection(game.play(state, full)["state"]) == engine_projection(result["state"])
-
-
-# ---------------------------------------------------------------------------
-# Seeded perft: the model draws from the reference generator (tests/reference/chacha.py)
-# ---------------------------------------------------------------------------
-
-#: The setups of rust_core/tests/caesar.rs `perft_small_depths`, seed 7: the layout of its `layout()` with
-#: hands S60 L40 / D51 N42, and everything drawn from the seed; depths 1-3.
-RUST_LAYOUT = {
-    "HU": "senate", "HC": "senate", "MT": "tactics", "SD": "senate", "GA": "senate", "NU": "tactics",
-    "SC": "might", "GC": "wealth", "AF": "wealth", "AC": "tactics", "MD": "might", "DM": "wealth",
-    "CY": "might", "CR": "tactics", "AG": "might", "AS": "wealth", "SY": "senate",
-}
-SEEDED_PERFT = [
-    ({"bonuses": RUST_LAYOUT, "hands": {"caesar": ["S60", "L40"], "pompey": ["D51", "N42"]}}, [80, 40 * 38 + 40 * 40, 149_166]),
-    ({}, [30, 900, 37_487]),
-]
-
-
-def seeded_perft(pos: model.Position, rng: ChaCha8, depth: int) -> int:
-    """Perft in which every draw comes from the reference generator, each line of play from its own copy."""
-    moves = model.legal_moves(pos)
-    if depth == 1:
-        return len(moves)
-    total = 0
-    for move in moves:
-        line = ChaCha8(rng.key, rng.word_pos)
-        child, _ = model.play(pos, move, draw=lambda player, bag: draw_token(line, list(bag), TOKEN_KINDS))
-        total += seeded_perft(child, line, depth - 1)
-    return total
-
-
-@pytest.mark.parametrize(("options", "expected"), SEEDED_PERFT, ids=["given-setup", "drawn-setup"])
-def test_seeded_perft_agrees_with_the_model_drawing_from_the_reference_generator(options: dict, expected: list) -> None:
-    game = referee.game("caesar", options=options)
-    state = game.new(seed=7)
-    pos = model.initial(*setup_from_state(state))
-    assert engine_projection(state) == model.projection(pos)
-    rng = ChaCha8.from_state(state["rng"])
-    for depth, count in enumerate(expected, start=1):
-        assert game.perft(state, depth) == seeded_perft(pos, rng, depth) == count

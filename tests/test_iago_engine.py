@@ -1,5 +1,6 @@
 """The Rust Iago engine against the independent Python reference model (tests/reference/iago.py):
-seeded random games in every variant, agreeing at every ply; the hand-built shapes; perft."""
+seeded random games in every variant, agreeing at every ply; the hand-built shapes; perft along
+random games (the perft table from the start is tests/perft.json, checked by test_perft.py)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,6 @@ from reference import iago as model
 #: Random games per setup; raise it for a deeper run (e.g. REFEREE_CROSSCHECK_GAMES=2000).
 GAMES = int(os.environ.get("REFEREE_CROSSCHECK_GAMES", "60"))
 SETUPS = [("standard", False), ("loose", False), ("simple", False), ("standard", True)]
-#: Perft from the empty board, standard rules. Depths 1-2 are the rules doc's; every depth up to 4 is
-#: counted again by the reference model in the test below (depth 4 takes the model about 30 s).
-PERFT = {1: 36, 2: 1_260, 3: 37_296, 4: 1_069_152}
-#: Depth 5 takes the model some 13 minutes (it gave this number when run outside the suite); in the suite it
-#: is a regression pin of the engine alone.
-PERFT_5_REGRESSION_PIN = 25_908_360
 
 
 def engine_for(variant: str, penalty: bool) -> referee.Game:
@@ -90,17 +85,6 @@ def test_hand_built_shapes(shape: dict) -> None:
             assert effects["captured"] == shape["captured"]
             assert effects["released"] == shape["released"]
             assert effects["penalty_skip"] is shape.get("penalty_skip", False)
-
-
-@pytest.mark.parametrize("depth", [1, 2, 3, pytest.param(4, marks=pytest.mark.slow)])
-def test_perft_from_the_empty_board_agrees_with_the_model(depth: int) -> None:
-    game = referee.game("iago")
-    assert game.perft(game.new(), depth) == model.perft(model.initial(), depth) == PERFT[depth]
-
-
-def test_perft_5_from_the_empty_board_regression_pin() -> None:
-    game = referee.game("iago")
-    assert game.perft(game.new(), 5) == PERFT_5_REGRESSION_PIN
 
 
 @pytest.mark.parametrize(("variant", "penalty"), SETUPS)

@@ -1,5 +1,6 @@
 """The Rust Isaac engine against the independent Python reference model (tests/reference/isaac.py):
-seeded random games in every option setting, agreeing at every ply; the hand-built shapes; perft."""
+seeded random games in every option setting, agreeing at every ply; the hand-built shapes; perft
+along random games (the perft table from the start is tests/perft.json, checked by test_perft.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 import isaac_policies
 import referee
 from isaac_shapes import SHAPES
-from test_isaac_reference import independent_perft
 from reference import isaac as model
 
 pytestmark = pytest.mark.skipif("isaac" not in referee.games(), reason="the isaac engine is not built in")
@@ -20,9 +20,6 @@ pytestmark = pytest.mark.skipif("isaac" not in referee.games(), reason="the isaa
 #: Random games per option setting; raise it for a deeper run (e.g. REFEREE_CROSSCHECK_GAMES=2000).
 GAMES = int(os.environ.get("REFEREE_CROSSCHECK_GAMES", "40"))
 SETUPS = [(fp, ss) for fp in ("black", "white") for ss in ("first_to_pass", "first_player")]
-#: Perft from the empty board (either first player).  Depth 1 is the rules doc's; the test below counts
-#: depths 1-2 again with the reference model and 1-3 over cell sets (test_isaac_reference.independent_perft).
-PERFT = {1: 600, 2: 305_600, 3: 131_225_400}
 #: The outcome fields the spec names.
 OUTCOME_FIELDS = ("status", "to_move", "scores", "winner", "decided_by")
 #: Moves no reading of the notation accepts.
@@ -260,16 +257,6 @@ def test_the_model_and_the_engine_accept_and_refuse_the_same_positions() -> None
 # ---------------------------------------------------------------------------
 # Perft
 # ---------------------------------------------------------------------------
-
-@pytest.mark.parametrize("depth", sorted(PERFT))
-def test_perft_from_the_empty_board_agrees_with_an_independent_count(depth: int) -> None:
-    expected = independent_perft()[depth]
-    if depth <= 2:  # the model needs ~10 s for depth 2, ~25 minutes for depth 3
-        assert model.perft(model.initial(), depth) == expected
-    for first_player in ("black", "white"):
-        game = engine_for(first_player)
-        assert game.perft(game.new(), depth) == expected == PERFT[depth]
-
 
 @pytest.mark.parametrize(("first_player", "scoring_starts"), SETUPS)
 def test_perft_agrees_with_the_model(first_player: str, scoring_starts: str) -> None:

@@ -1,72 +1,109 @@
-"""Type stubs of the native module ``referee._core`` (Rust, PyO3)."""
+"""Type stubs of the native module ``referee._core`` (Rust, PyO3; ``rust_core/src/python.rs``).
 
-from typing import Any, Mapping, Sequence
+States, setups and results cross as plain JSON values: an ``Engine`` serves any game, so its answers are
+``dict[str, Any]`` here; ``referee.Game`` gives each game its own types (``referee.types``). Every method
+that takes a state takes the JSON object or a position string of the engine's setup. Errors are the
+classes of ``referee.errors``."""
 
+from typing import Any, Mapping, Sequence, final
+
+__all__ = ["Engine", "SealKeys", "games", "replay_records", "loads", "json_schemas", "__version__"]
 __version__: str
 
-def games() -> list[str]: ...
-def replay_records(data: bytes, first_record: int = 1) -> tuple[bytes, int, int, int]: ...
-def loads(data: bytes) -> Any: ...
+_State = Mapping[str, Any] | str
+
+def games() -> list[str]:
+    """The names of the games this build knows."""
+
+def replay_records(data: bytes, first_record: int = 1) -> tuple[bytes, int, int, int]:
+    """Replays NDJSON game records (any mix of games) in parallel: the NDJSON results, numbered from
+    ``first_record``, and the numbers of legal records, illegal records and lines that are no record."""
+
+def loads(data: bytes) -> Any:
+    """A request body read as JSON by the engine's rules (numbers that fit a double, no lone surrogate,
+    at most 128 levels of nesting); raises ``MalformedJson``."""
+
 def json_schemas() -> dict[str, dict[str, dict[str, Any]]]:
     """The JSON Schemas derived from the Rust types, by game (``"common"`` for the shared ones):
     ``{"iago": {"State": ..., "Setup": ..., "Effects": ...}, ...}``. ``Name`` under a game is the
     component ``<Prefix>Name`` (``IagoState``); every ``$ref`` is ``#/components/schemas/<that>``."""
 
+@final
 class SealKeys:
     """Seal keys read once from ``"id:SECRET,id:SECRET"`` (the first seals, all verify); raises ValueError
     naming the entry at fault. Its repr shows the ids only. ``opaque``: the games whose states are
     answered encrypted (``{"opaque": "<key id>.<...>"}``); ValueError for a name that is not a game."""
 
-    def __init__(self, text: str, opaque: Sequence[str] = ()) -> None: ...
+    def __new__(cls, text: str, opaque: Sequence[str] = ...) -> SealKeys: ...
     @property
-    def ids(self) -> list[str]: ...
+    def ids(self) -> list[str]:
+        """The key ids, the sealing one first."""
     @property
-    def opaque(self) -> list[str]: ...
+    def opaque(self) -> list[str]:
+        """The games answered opaque."""
 
+@final
 class Engine:
-    """Every operation of one game on plain Python values; errors are ``referee.errors`` classes. With
-    ``seal_keys`` every state it takes must carry a valid seal (``InvalidSeal``), and every state it
-    answers is sealed."""
+    """Every operation of one game on plain Python values. With ``seal_keys`` every state it takes must
+    carry a valid seal (``InvalidSeal``; so it takes no position string), and every state it answers is
+    sealed."""
 
-    def __init__(
-        self, game: str, setup: Mapping[str, Any] | None = None, seal_keys: SealKeys | None = None
-    ) -> None:
+    def __new__(
+        cls, game: str, setup: Mapping[str, Any] | None = None, seal_keys: SealKeys | None = None
+    ) -> Engine:
         """An engine of ``game`` with its own ``setup`` (checked once; the default when None): for new
-        games and replays, and for states given as position strings (not with seal keys)."""
-    @property
-    def sealed(self) -> bool: ...
-    @property
-    def opaque(self) -> bool: ...
-    @property
-    def holders(self) -> list[str]:
-        """The players who each hold an opaque state of their own (empty unless opaque with hidden
-        information): ``new_state`` answers ``{player: state}``, ``play`` and ``replay`` ``"states"``."""
+        games and replays, and for states given as position strings. Raises ``UnknownGame``,
+        ``InvalidOptions``."""
     @property
     def name(self) -> str: ...
     @property
     def rules_version(self) -> str: ...
+    @property
+    def sealed(self) -> bool:
+        """Whether the engine has seal keys (checks and seals every state)."""
+    @property
+    def opaque(self) -> bool:
+        """Whether the engine answers its states opaque (encrypted with its seal keys)."""
+    @property
+    def holders(self) -> list[str]:
+        """The players who each hold an opaque state of their own (empty unless opaque with hidden
+        information): ``new_state`` answers ``{player: state}``, ``play`` and ``replay`` ``"states"``."""
     def info(self) -> dict[str, Any]: ...
-    def check_setup(self, setup: Mapping[str, Any] | None = None) -> dict[str, Any]: ...
+    def check_setup(self, setup: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The setup with every default filled in (the engine's own when None); raises InvalidOptions."""
     def new_state(self, setup: Mapping[str, Any] | None = None, seed: int | None = None) -> dict[str, Any]: ...
-    def check_state(self, state: Mapping[str, Any] | str) -> dict[str, Any]: ...
-    def position(self, state: Mapping[str, Any] | str) -> str: ...
-    def parse_position(self, text: str, setup: Mapping[str, Any] | None = None) -> dict[str, Any]: ...
-    def legal_moves(self, state: Mapping[str, Any] | str, compact: bool = False) -> list[str]: ...
-    def outcome(self, state: Mapping[str, Any] | str) -> dict[str, Any]: ...
-    def play(self, state: Mapping[str, Any] | str, move: str, player: str | None = None) -> dict[str, Any]: ...
-    def validate(self, state: Mapping[str, Any] | str, move: str, player: str | None = None) -> dict[str, Any]: ...
+    def check_state(self, state: _State) -> dict[str, Any]: ...
+    def position(self, state: _State) -> str: ...
+    def parse_position(self, text: str, setup: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The state of a position written in notation, for a setup. Never sealed."""
+    def legal_moves(self, state: _State, compact: bool = False) -> list[str]: ...
+    def outcome(self, state: _State) -> dict[str, Any]: ...
+    def play(self, state: _State, move: str, player: str | None = None) -> dict[str, Any]:
+        """``{"state", "position", "effects", "outcome"}``; raises the move's error."""
+    def validate(self, state: _State, move: str, player: str | None = None) -> dict[str, Any]:
+        """``{"legal": true}`` or ``{"legal": false, "reason": {...}}``; raises only for a bad state."""
+    def play_json(self, body: bytes) -> bytes:
+        """A ``play`` request body (JSON bytes) answered as JSON bytes; raises MalformedJson,
+        MalformedRequest, or the error of the state or the move."""
+    def validate_json(self, body: bytes) -> bytes:
+        """A ``validate`` request body answered as JSON bytes; an illegal move is a verdict."""
     def replay(
         self, moves: Sequence[str], setup: Mapping[str, Any] | None = None, seed: int | None = None
     ) -> dict[str, Any]: ...
     def validate_lines(
         self, data: bytes, with_state: bool = False, first_index: int = 0
-    ) -> tuple[bytes, int, tuple[int, str] | None]: ...
-    def validate_array(self, data: bytes, with_state: bool = False, max_items: int = ...) -> tuple[bytes, int]: ...
-    def play_json(self, body: bytes) -> bytes: ...
-    def validate_json(self, body: bytes) -> bytes: ...
-    def view(self, state: Mapping[str, Any] | str, player: str | None = None) -> dict[str, Any]: ...
+    ) -> tuple[bytes, int, tuple[int, str] | None]:
+        """NDJSON items judged in parallel: the results of the lines before the first line that is not
+        JSON, their count, and that line's ``(number, detail)`` if there is one."""
+    def validate_array(self, data: bytes, with_state: bool = False, max_items: int = ...) -> tuple[bytes, int]:
+        """A JSON array of at most ``max_items`` items judged in parallel: the results as a JSON array and
+        their count. Raises MalformedJson, or MalformedRequest when it is no array or too long."""
+    def view(self, state: _State, player: str | None = None) -> dict[str, Any]:
+        """What ``player`` may see of a state (the whole state when None, refused for a held opaque
+        state); raises UnknownPlayer, NotYourState. Never sealed."""
     def scene(
-        self, state: Mapping[str, Any] | str, move: str | None = None, player: str | None = None, legal: bool = False
+        self, state: _State, move: str | None = None, player: str | None = None, legal: bool = False
     ) -> dict[str, Any]:
         """What a picture shows: ``{"shown", "viewer", "outcome", "effects", "moves"}`` (see ``referee.pictures``)."""
-    def perft(self, state: Mapping[str, Any] | str, depth: int) -> int: ...
+    def perft(self, state: _State, depth: int) -> int:
+        """Move sequences of exactly ``depth`` plies (at most 12)."""

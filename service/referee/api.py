@@ -15,6 +15,8 @@ from referee.errors import RefereeError
 from referee.problems import Problem
 from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ReplayRequest, ViewRequest, malformed
 
+__all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "engines", "engine_of", "json_response"]
+
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 
 GAMES: list[str] = _core.games()

@@ -23,6 +23,8 @@ from referee.playground import playground
 from referee.problems import Problem
 from referee.settings import Settings
 
+__all__ = ["create_app"]
+
 log = logging.getLogger("referee.http")
 ops = Blueprint("ops", __name__)
 #: Werkzeug's HTTP errors that can reach a client, as our codes (a body over the limit never reaches Flask:

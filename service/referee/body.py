@@ -21,6 +21,8 @@ from referee.logs import REQUEST_ID_KEY
 from referee.codes import CODES
 from referee.problems import Problem, document
 
+__all__ = ["Bodies", "CLOSE_KEY", "UNREADABLE"]
+
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"
 #: Problems of a body that cannot be read further: it is not drained.

@@ -21,6 +21,8 @@ from typing import IO, Any, Iterator
 
 from tqdm import tqdm
 
+__all__ = ["main"]
+
 #: Records per chunk: enough work per native call (or per Dask task) to keep every core busy.
 CHUNK_RECORDS = 20_000
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+__all__ = ["CODES", "ProblemCode", "problem_code_schema"]
+
 
 class ProblemCode(NamedTuple):
     status: int

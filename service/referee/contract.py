@@ -28,6 +28,8 @@ from marshmallow import Schema, fields, missing, validate
 from referee import _core, schemas
 from referee.codes import problem_code_schema
 
+__all__ = ["ENVELOPES", "PREFIXES", "document", "text"]
+
 COMPONENTS = "#/components/schemas/"
 #: Where the template names a game's own component: `{Game}State` is `IagoState` for Iago.
 PLACEHOLDER = "{Game}"

@@ -8,6 +8,13 @@ from typing import Any
 
 from referee.codes import CODES
 
+__all__ = [
+    "RefereeError", "UnknownGame", "MalformedJson", "MalformedRequest", "InvalidOptions", "InvalidState",
+    "InvalidSeal", "InvalidBoard", "MalformedMove", "IllegalMove", "GameOver", "NotYourTurn", "NotYourState",
+    "UnknownPlayer",
+    "from_reason",
+]
+
 
 class RefereeError(Exception):
     """Base of every error the engine raises; ``code`` is stable, ``detail`` is for people."""

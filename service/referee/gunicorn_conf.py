@@ -9,6 +9,13 @@ import os
 import shutil
 import tempfile
 
+__all__ = [
+    "bind", "workers", "worker_class", "worker_connections", "timeout", "graceful_timeout", "keepalive",
+    "max_requests", "max_requests_jitter", "limit_request_line", "limit_request_fields",
+    "limit_request_field_size", "accesslog", "errorlog", "loglevel", "preload_app", "child_exit", "on_exit",
+    "pre_fork",
+]
+
 bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("REFEREE_WORKERS", multiprocessing.cpu_count() * 2 + 1))
 # gevent workers (referee/worker.py): a connection costs a greenlet, so slow clients cannot hold the

@@ -9,6 +9,8 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client import multiprocess
 
+__all__ = ["exposition", "observe"]
+
 #: One histogram serves as the request counter too: `referee_request_seconds_count{endpoint, method,
 #: status}` counts answered requests. (Each sample costs a write to a shared file; a separate counter
 #: would add a third.) `endpoint` is the route's pattern, with the game's name for a known game.

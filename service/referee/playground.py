@@ -9,6 +9,8 @@ from flask import Blueprint, render_template
 
 from referee.api import GAMES, INFO, engine_of
 
+__all__ = ["playground"]
+
 playground = Blueprint("playground", __name__)
 
 

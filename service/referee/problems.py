@@ -11,6 +11,8 @@ from referee.codes import CODES
 from referee.errors import RefereeError
 from referee.logs import request_id
 
+__all__ = ["Problem", "document"]
+
 PROBLEM_TYPE = "urn:referee:problem:"
 
 def document(code: str, detail: str, request_id: str | None = None, **extra: Any) -> dict[str, Any]:

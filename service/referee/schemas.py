@@ -13,6 +13,11 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from referee.pictures import MAX_SIZE, MIN_SIZE
 
+__all__ = [
+    "NewRequest", "LegalMovesRequest", "MoveRequest", "ReplayRequest", "ViewRequest", "RenderRequest",
+    "BatchItem", "malformed",
+]
+
 SEED_RANGE = validate.Range(min=0, max=2**64 - 1)
 MOVE = validate.Length(min=1, max=256)
 PLAYER = validate.Length(min=1, max=64)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from referee._core import SealKeys
 
+__all__ = ["Settings"]
+
 
 def _int(name: str, default: int, low: int = 1) -> int:
     raw = os.environ.get(name)

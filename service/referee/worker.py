@@ -28,6 +28,8 @@ from referee.observe import new_request_id
 from referee.problems import document
 from referee.settings import Settings
 
+__all__ = ["RefereeWorker"]
+
 #: gunicorn's parse errors, by the problem code that answers them (the first match wins).
 PARSE_ERRORS: list[tuple[type[BaseException] | tuple[type[BaseException], ...], str]] = [
     # Header errors of the app's own answer, and a bad configuration, are ours, not the client's.

@@ -18,6 +18,8 @@ from referee.pictures import caesar, hypnosia, iago, isaac
 from referee.pictures.scene import Scene
 from referee.pictures.svg import Svg
 
+__all__ = ["MAX_SIZE", "MIN_SIZE", "render"]
+
 #: The widths in pixels one may ask for (without one, a picture is as wide as its drawing: 470 to 1000).
 MIN_SIZE, MAX_SIZE = 64, 4096
 

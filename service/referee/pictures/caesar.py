@@ -16,6 +16,8 @@ from xml.etree.ElementTree import Element
 from referee.pictures.scene import Scene, caption, title_of
 from referee.pictures.svg import PLAYER_COLOURS, Svg, classes
 
+__all__ = ["draw"]
+
 WIDTH, MAP_HEIGHT, PANEL, CAPTION = 1000.0, 600.0, 110.0, 30.0
 PROVINCE = 36.0
 #: Where each province is drawn on the schematic: a picture's choice, not a rule (the map's adjacency

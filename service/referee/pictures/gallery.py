@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import referee
 
+__all__ = ["main"]
+
 Effects = dict[str, Any]
 #: Each picture: the game's setup, the game's seed, the seed of the moves' choice, the least number of
 #: plies, and what the last move must have done (so that the picture shows the marks).

@@ -15,6 +15,8 @@ from typing import Any
 from referee.pictures.scene import Scene, caption, title_of
 from referee.pictures.svg import INK_ON, PLAYER_COLOURS, Svg, classes, polar
 
+__all__ = ["board_description", "draw"]
+
 OUTER = 230.0  # radius of the outer circle
 CENTRE = 58.0  # radius of the centre
 HOME_STEP = 30.0
@@ -206,9 +208,9 @@ def draw_dice(svg: Svg, dice: list[int] | None, rolled: bool) -> None:
 def effect_marks(scene: Scene, to_move: str | None) -> tuple[dict[str, list[str]], list[tuple[str, str, str]]]:
     """Marks by location key (`0.5`, `centre`, `red:h2`) and the trails (from, to, player) of the last die moves."""
     marks: dict[str, list[str]] = {}
-    trails = []
+    trails: list[tuple[str, str, str]] = []
     effects = scene.effects or {}
-    player = effects.get("player", to_move)
+    player: str = effects.get("player") or to_move or ""
     for move in effects.get("moves", []):
         start = f"{player}:{move['from']}" if move["from"].startswith("h") else move["from"]
         marks.setdefault(start, []).append("from")
@@ -231,7 +233,7 @@ def movable_units(legal: list[str] | None) -> set[str]:
 def draw(scene: Scene) -> Svg:
     board = board_description(scene.state, scene.info)
     homes = seated(scene, board)
-    bottom = homes.get(scene.viewer, next(iter(homes.values())))[0]
+    bottom = homes.get(scene.viewer or "", next(iter(homes.values())))[0]
     layout = Layout(board, bottom)
     svg = Svg(layout.size, layout.size + CAPTION, game="hypnosia", title="Hypnosia: " + caption(scene.outcome),
               style=STYLE)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+__all__ = ["Scene", "caption", "title_of"]
+
 
 @dataclass(frozen=True)
 class Scene:

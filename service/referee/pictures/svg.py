@@ -12,6 +12,8 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Any, Iterable
 
+__all__ = ["INK_ON", "PLAYER_COLOURS", "Svg", "classes", "polar"]
+
 NAMESPACE = "http://www.w3.org/2000/svg"
 
 #: The colour of every player of every game, by the player's name.
