@@ -646,6 +646,8 @@ fn playout(seed: u64) -> (Vec<String>, Position) {
     let (mut rng, mut record) = (seed, Vec::new());
     loop {
         let listed = Caesar::legal_moves(&pos);
+        let texts: Vec<String> = listed.iter().map(ToString::to_string).collect();
+        assert_eq!(Caesar::legal_move_texts(&pos), texts);
         if listed.is_empty() {
             return (record, pos);
         }
