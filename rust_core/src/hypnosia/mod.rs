@@ -291,20 +291,21 @@ impl Setup {
     fn compiled(&self) -> Result<Arc<Game>> {
         static CACHE: OnceLock<RwLock<HashMap<String, Arc<Game>>>> = OnceLock::new();
         thread_local! {
-            // The game this thread compiled or found last: a batch's items name the same setup
-            // again and again, and each core then reads it without touching the shared lock.
-            static LAST: RefCell<Option<(String, Arc<Game>)>> = const { RefCell::new(None) };
+            // The game this thread compiled or found last, by its options: a batch's items name
+            // the same setup again and again, and each core then finds it without writing the
+            // options' JSON or touching the shared lock (equal options write equal JSON).
+            static LAST: RefCell<Option<(Options, Arc<Game>)>> = const { RefCell::new(None) };
         }
-        // The options' JSON determines the game (the variant has a single value).
-        let key = serde_json::to_string(&self.options).expect("options serialize");
         let last = LAST.with_borrow(|last| {
             last.as_ref()
-                .filter(|(last_key, _)| *last_key == key)
+                .filter(|(options, _)| *options == self.options)
                 .map(|(_, game)| game.clone())
         });
         if let Some(game) = last {
             return Ok(game);
         }
+        // The options' JSON determines the game (the variant has a single value).
+        let key = serde_json::to_string(&self.options).expect("options serialize");
         let cache = CACHE.get_or_init(Default::default);
         let found = cache
             .read()
@@ -323,7 +324,7 @@ impl Setup {
                 game
             }
         };
-        LAST.set(Some((key, game.clone())));
+        LAST.set(Some((self.options.clone(), game.clone())));
         Ok(game)
     }
 
