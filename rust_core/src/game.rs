@@ -53,13 +53,18 @@ pub trait Rules {
     fn to_move(position: &Self::Position) -> Option<&'static str>;
     fn parse_move(text: &str) -> Result<Self::Move>;
     fn legal_moves(position: &Self::Position) -> Vec<Self::Move>;
-    /// The legal moves in a shorter form, for clients who do not want every variation spelled out
-    /// (Isaac: one entry a removable piece with its range of advances). Defaults to the full list.
-    fn compact_moves(position: &Self::Position) -> Vec<String> {
+    /// The legal moves in notation, in `legal_moves`' order. A game that writes its moves anyway
+    /// to order them (Caesar!) hands those texts over instead of writing them twice.
+    fn legal_move_texts(position: &Self::Position) -> Vec<String> {
         Self::legal_moves(position)
             .iter()
             .map(ToString::to_string)
             .collect()
+    }
+    /// The legal moves in a shorter form, for clients who do not want every variation spelled out
+    /// (Isaac: one entry a removable piece with its range of advances). Defaults to the full list.
+    fn compact_moves(position: &Self::Position) -> Vec<String> {
+        Self::legal_move_texts(position)
     }
     /// Plays a move, or says exactly which rule forbids it.
     fn play(position: &Self::Position, mv: Self::Move) -> Result<(Self::Position, Self::Effects)>;

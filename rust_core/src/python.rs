@@ -380,7 +380,7 @@ impl Engine {
                 if compact {
                     G::compact_moves(&position)
                 } else {
-                    G::legal_moves(&position).iter().map(ToString::to_string).collect()
+                    G::legal_move_texts(&position)
                 }
             }))
         })

@@ -646,6 +646,8 @@ fn playout(seed: u64) -> (Vec<String>, Position) {
     let (mut rng, mut record) = (seed, Vec::new());
     loop {
         let listed = Caesar::legal_moves(&pos);
+        let texts: Vec<String> = listed.iter().map(ToString::to_string).collect();
+        assert_eq!(Caesar::legal_move_texts(&pos), texts);
         if listed.is_empty() {
             return (record, pos);
         }
@@ -1079,4 +1081,27 @@ fn the_view_hides_the_opponents_hand_the_bags_and_the_generator() {
         Caesar::view(&pos, "crassus"),
         Err(Error::UnknownPlayer { .. })
     ));
+}
+
+#[test]
+fn names_read_from_a_state_are_the_tables_own_and_other_text_is_kept_as_given() {
+    use std::borrow::Cow;
+    let position = Caesar::start(&Setup::default(), Some(5));
+    let (position, _) = Caesar::play(&position, Caesar::legal_moves(&position)[0].clone()).unwrap();
+    let json = serde_json::to_string(&Caesar::to_state(&position)).unwrap();
+    let state: State = serde_json::from_str(&json).unwrap();
+    let (id, border) = state.borders.0.iter().find(|(_, b)| b.is_some()).unwrap();
+    let border = border.as_ref().unwrap();
+    for name in [id, &border.player, &border.token, &border.faces.0[0].0] {
+        assert!(matches!(name, Cow::Borrowed(_)), "{name}");
+    }
+    assert!(matches!(state.hands.caesar[0], Cow::Borrowed(_)));
+    assert!(matches!(state.to_move, Some(Cow::Borrowed(_))));
+    // A border in the other order, an unknown token: kept as given, for the error that quotes them.
+    let mut value: Value = serde_json::from_str(&json).unwrap();
+    value["hands"]["caesar"] = json!(["X99"]);
+    value["borders"]["HC-HU"] = value["borders"]["HU-HC"].take();
+    let state: State = serde_json::from_value(value).unwrap();
+    assert_eq!(state.hands.caesar[0], "X99");
+    assert!(state.borders.get("HC-HU").is_some());
 }

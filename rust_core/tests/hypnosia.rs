@@ -985,6 +985,8 @@ fn random_playouts_never_panic_and_keep_states_round_tripping() {
             let mut position = Hypnosia::start(&setup, Some(seed * 31 + index as u64));
             for _ in 0..3000 {
                 let legal = Hypnosia::legal_moves(&position);
+                let texts: Vec<String> = legal.iter().map(ToString::to_string).collect();
+                assert_eq!(Hypnosia::legal_move_texts(&position), texts);
                 if legal.is_empty() {
                     break;
                 }

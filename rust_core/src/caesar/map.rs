@@ -142,7 +142,13 @@ pub fn province_code(province: usize) -> &'static str {
 }
 
 pub fn parse_province(code: &str) -> Option<usize> {
-    PROVINCES.iter().position(|(c, _, _)| *c == code)
+    // Every code is two letters: compared as bytes, without a call to compare strings.
+    let [first, second] = *code.as_bytes() else {
+        return None;
+    };
+    PROVINCES
+        .iter()
+        .position(|(c, _, _)| c.as_bytes() == [first, second])
 }
 
 /// The canonical id of a border, `A-B` as the rules list it.
@@ -159,8 +165,14 @@ pub fn border_id(border: usize) -> &'static str {
 
 /// A border written `A-B` in either order: the border and whether it was written canonically.
 pub fn parse_border(text: &str) -> Option<(usize, bool)> {
-    let (a, b) = text.split_once('-')?;
-    let (a, b) = (parse_province(a)?, parse_province(b)?);
+    // Province codes are two letters, so a border is five bytes with `-` in the middle.
+    if text.len() != 5 || text.as_bytes()[2] != b'-' {
+        return None;
+    }
+    let (a, b) = (
+        parse_province(text.get(..2)?)?,
+        parse_province(text.get(3..)?)?,
+    );
     let border = border_between(a, b)?;
     Some((border, BORDERS[border].0 == a))
 }

@@ -198,20 +198,21 @@ pub struct Move {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Piece by piece rather than with `write!`: every legal move list writes each of its moves.
         let (a, b, _) = BORDERS[self.border as usize];
         let (first, second) = if self.forward { (a, b) } else { (b, a) };
-        write!(
-            f,
-            "{}@{}-{}",
-            token_code(self.kind as usize),
-            province_code(first),
-            province_code(second)
-        )?;
+        f.write_str(token_code(self.kind as usize))?;
+        f.write_str("@")?;
+        f.write_str(province_code(first))?;
+        f.write_str("-")?;
+        f.write_str(province_code(second))?;
         for choice in &self.choices {
-            write!(f, " {choice}")?;
+            f.write_str(" ")?;
+            fmt::Display::fmt(choice, f)?;
         }
         for &draw in &self.draws {
-            write!(f, " ={}", token_code(draw as usize))?;
+            f.write_str(" =")?;
+            f.write_str(token_code(draw as usize))?;
         }
         Ok(())
     }
@@ -701,13 +702,18 @@ impl Position {
 
     /// The legal moves, sorted by their notation.
     pub fn legal_moves(&self) -> Vec<Move> {
+        self.sorted_moves().into_iter().map(|(_, mv)| mv).collect()
+    }
+
+    /// The legal moves with their notation, in the order of their notation.
+    fn sorted_moves(&self) -> Vec<(String, Move)> {
         let mut moves: Vec<(String, Move)> = self
             .moves_unsorted()
             .into_iter()
             .map(|mv| (mv.to_string(), mv))
             .collect();
         moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        moves.into_iter().map(|(_, mv)| mv).collect()
+        moves
     }
 
     pub fn play(&self, mv: &Move) -> Result<(Position, Effects)> {
@@ -1306,6 +1312,11 @@ impl Rules for Caesar {
 
     fn legal_moves(position: &Position) -> Vec<Move> {
         position.legal_moves()
+    }
+
+    fn legal_move_texts(position: &Position) -> Vec<String> {
+        let moves = position.sorted_moves();
+        moves.into_iter().map(|(text, _)| text).collect()
     }
 
     fn play(position: &Position, mv: Move) -> Result<(Position, Effects)> {

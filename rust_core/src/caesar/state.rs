@@ -60,14 +60,122 @@ impl<'de, T: de::DeserializeOwned> Deserialize<'de> for Ordered<T> {
                 mut access: M,
             ) -> std::result::Result<Self::Value, M::Error> {
                 let mut entries: Vec<(Name, T)> = Vec::new();
-                while let Some(entry) = access.next_entry::<Name, T>()? {
-                    entries.push(entry);
+                while let Some(key) = access.next_key_seed(NameSeed)? {
+                    entries.push((key, access.next_value()?));
                 }
                 Ok(Ordered(entries))
             }
         }
         deserializer.deserialize_map(OrderedVisitor(PhantomData))
     }
+}
+
+/// A name as a state gives it: the tables' own `'static` copy when it is one of the game's names
+/// (a player, token, province, border or bonus), so that reading a state allocates no string for
+/// it; any other text as given, for the error that quotes it.
+fn interned(text: &str) -> Name {
+    let known = match text.len() {
+        2 => parse_province(text).map(province_code),
+        3 => parse_token(text).map(token_code),
+        5 => parse_border(text)
+            .map(|(border, _)| border_id(border))
+            .or_else(|| Bonus::parse(text).map(Bonus::name)),
+        _ => Player::parse(text)
+            .map(Player::name)
+            .or_else(|| Bonus::parse(text).map(Bonus::name)),
+    };
+    match known {
+        Some(name) if name == text => Name::Borrowed(name),
+        _ => Name::Owned(text.to_owned()),
+    }
+}
+
+/// Reads a `Name` (as serde reads a string) through `interned`.
+struct NameSeed;
+
+impl<'de> de::DeserializeSeed<'de> for NameSeed {
+    type Value = Name;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Name, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for NameSeed {
+    type Value = Name;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Name, E> {
+        Ok(interned(text))
+    }
+}
+
+/// For `deserialize_with` on a `Name` field.
+fn name<'de, D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Name, D::Error> {
+    de::DeserializeSeed::deserialize(NameSeed, deserializer)
+}
+
+/// For `deserialize_with` on an `Option<Name>` field (required, even when null).
+fn optional_name<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Option<Name>, D::Error> {
+    struct OptionVisitor;
+    impl<'de> Visitor<'de> for OptionVisitor {
+        type Value = Option<Name>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("option")
+        }
+        fn visit_none<E: de::Error>(self) -> std::result::Result<Option<Name>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> std::result::Result<Option<Name>, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> std::result::Result<Option<Name>, D::Error> {
+            name(deserializer).map(Some)
+        }
+    }
+    deserializer.deserialize_option(OptionVisitor)
+}
+
+/// A list of names, read through `interned`.
+struct Names(Vec<Name>);
+
+impl<'de> Deserialize<'de> for Names {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct NamesVisitor;
+        impl<'de> Visitor<'de> for NamesVisitor {
+            type Value = Names;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Names, A::Error> {
+                let mut names = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+                while let Some(name) = seq.next_element_seed(NameSeed)? {
+                    names.push(name);
+                }
+                Ok(Names(names))
+            }
+        }
+        deserializer.deserialize_seq(NamesVisitor)
+    }
+}
+
+/// For `deserialize_with` on the hands and bags: an object of each player's names.
+fn names_per_player<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<PerPlayer<Vec<Name>>, D::Error> {
+    let names: PerPlayer<Names> = crate::strict::object(deserializer)?;
+    Ok(PerPlayer::of([names.caesar.0, names.pompey.0]))
 }
 
 /// In a schema, a JSON object of `T`s (its keys as the field's schema says).
@@ -121,8 +229,10 @@ impl<T> PerPlayer<T> {
 #[schemars(rename = "CaesarBorder")]
 pub struct BorderState {
     #[schemars(with = "Player")]
+    #[serde(deserialize_with = "name")]
     pub player: Name,
     #[schemars(with = "TokenSchema")]
+    #[serde(deserialize_with = "name")]
     pub token: Name,
     /// The number facing each of the border's two provinces.
     #[schemars(with = "FacesSchema")]
@@ -131,7 +241,7 @@ pub struct BorderState {
     pub flipped: bool,
     /// A control marker on top of the token.
     #[schemars(with = "Nullable<Player>")]
-    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
+    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub marker: Option<Name>,
 }
 crate::object_only!(BorderState);
@@ -142,10 +252,10 @@ crate::object_only!(BorderState);
 pub struct ProvinceState {
     /// The bonus token still on the province's space; null once taken.
     #[schemars(with = "Nullable<Bonus>")]
-    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
+    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub bonus: Option<Name>,
     #[schemars(with = "Nullable<Player>")]
-    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
+    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub control: Option<Name>,
     /// The control marker was flipped by Might.
     pub flipped: bool,
@@ -164,7 +274,7 @@ pub struct State {
     pub rules: String,
     /// Null once a player has placed their 12th control marker.
     #[schemars(with = "Nullable<Player>")]
-    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
+    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub to_move: Option<Name>,
     /// All 30 borders by id (`HU-HC` ... `AS-SY`), in border order; null while a space is empty.
     #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]{2}-[A-Z]{2}$"}))]
@@ -174,13 +284,13 @@ pub struct State {
     pub provinces: Ordered<ProvinceState>,
     /// The marker on Italia's dashed space.
     #[schemars(with = "Nullable<Player>")]
-    #[serde(deserialize_with = "Option::deserialize")] // required, even when null
+    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub italia_dashed: Option<Name>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
-    #[serde(deserialize_with = "crate::strict::object")]
+    #[serde(deserialize_with = "names_per_player")]
     pub hands: PerPlayer<Vec<Name>>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
-    #[serde(deserialize_with = "crate::strict::object")]
+    #[serde(deserialize_with = "names_per_player")]
     pub bags: PerPlayer<Vec<Name>>,
     #[schemars(with = "PerPlayer<CountSchema>")]
     #[serde(deserialize_with = "crate::strict::object")]
@@ -300,16 +410,16 @@ fn player_of(name: &Option<Name>, field: impl Fn() -> String) -> Result<Option<P
     }
 }
 
-/// Token counts of a list that must be in token order.
-fn tokens_of(list: &[Name], field: &str) -> Result<Tokens> {
+/// Token counts of a list that must be in token order (`field` names it in errors).
+fn tokens_of(list: &[Name], field: impl Fn() -> String) -> Result<Tokens> {
     let mut counts = [0u8; TOKEN_KINDS];
     let mut last = 0;
     for code in list {
         let kind = parse_token(code)
-            .ok_or_else(|| Error::invalid_state(field, format!("{code:?} is not a token")))?;
+            .ok_or_else(|| Error::invalid_state(field(), format!("{code:?} is not a token")))?;
         if kind < last {
             return Err(Error::invalid_state(
-                field,
+                field(),
                 "tokens are listed in token order (L40 L31 L22 S60 S51 S42 S33 D60 .. N33)",
             ));
         }
@@ -317,7 +427,7 @@ fn tokens_of(list: &[Name], field: &str) -> Result<Tokens> {
         counts[kind] = counts[kind].saturating_add(1);
         if counts[kind] > TOKENS[kind].4 {
             return Err(Error::invalid_state(
-                field,
+                field(),
                 format!("a player has only {} {code}", TOKENS[kind].4),
             ));
         }
@@ -325,11 +435,13 @@ fn tokens_of(list: &[Name], field: &str) -> Result<Tokens> {
     Ok(counts)
 }
 
-fn small(value: u32, max: u8, field: &str, what: &str) -> Result<u8> {
+fn small(value: u32, max: u8, field: impl Fn() -> String, what: &str) -> Result<u8> {
     u8::try_from(value)
         .ok()
         .filter(|&v| v <= max)
-        .ok_or_else(|| Error::invalid_state(field, format!("{what} is at most {max}, not {value}")))
+        .ok_or_else(|| {
+            Error::invalid_state(field(), format!("{what} is at most {max}, not {value}"))
+        })
 }
 
 /// Fewest extra turns (Tactics) that a turn sequence starting with Caesar needs to hold `caesar` and
@@ -364,31 +476,32 @@ pub fn from_state(state: State) -> Result<Position> {
     for player in Player::BOTH {
         let p = player as usize;
         let name = player.name();
-        position.hands[p] = tokens_of(state.hands.get(player), &format!("hands.{name}"))?;
-        position.bags[p] = tokens_of(state.bags.get(player), &format!("bags.{name}"))?;
-        let limit_field = format!("hand_limits.{name}");
+        // Field names are written only for an error: most states have none.
+        let field = |part: &'static str| move || format!("{part}.{name}");
+        position.hands[p] = tokens_of(state.hands.get(player), field("hands"))?;
+        position.bags[p] = tokens_of(state.bags.get(player), field("bags"))?;
         position.hand_limits[p] = small(
             *state.hand_limits.get(player),
             START_HAND_LIMIT + 4,
-            &limit_field,
+            field("hand_limits"),
             "a hand limit",
         )?;
         if position.hand_limits[p] < START_HAND_LIMIT {
             return Err(Error::invalid_state(
-                limit_field,
+                field("hand_limits")(),
                 "a hand limit is at least 2",
             ));
         }
         position.senate[p] = small(
             *state.senate.get(player),
             Bonus::Senate.count(),
-            &format!("senate.{name}"),
+            field("senate"),
             "Senate tokens held",
         )?;
         position.markers[p] = small(
             *state.markers.get(player),
             CONTROL_MARKERS,
-            &format!("markers.{name}"),
+            field("markers"),
             "control markers placed",
         )?;
     }
@@ -618,10 +731,10 @@ fn check_consistency(position: &Position) -> Result<()> {
             token_total(&position.hands[p]),
             u32::from(position.hand_limits[p]),
         );
-        let field = format!("hands.{}", player.name());
+        let field = || format!("hands.{}", player.name());
         if hand > limit {
             return Err(Error::invalid_state(
-                field,
+                field(),
                 format!("{hand} tokens in hand, above the hand limit {limit}"),
             ));
         }
@@ -631,7 +744,7 @@ fn check_consistency(position: &Position) -> Result<()> {
             short_hands += 1;
             if winner.is_none() || short_hands > 1 {
                 return Err(Error::invalid_state(
-                    field,
+                    field(),
                     format!("{hand} tokens in hand below the limit {limit} while the bag has tokens: the hand is refilled at the end of each turn"),
                 ));
             }

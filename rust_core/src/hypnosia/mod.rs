@@ -8,6 +8,7 @@
 mod board;
 mod notation;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
@@ -289,22 +290,41 @@ impl Setup {
     /// few setups again and again, and checking and compiling a board costs more than a move.
     fn compiled(&self) -> Result<Arc<Game>> {
         static CACHE: OnceLock<RwLock<HashMap<String, Arc<Game>>>> = OnceLock::new();
+        thread_local! {
+            // The game this thread compiled or found last, by its options: a batch's items name
+            // the same setup again and again, and each core then finds it without writing the
+            // options' JSON or touching the shared lock (equal options write equal JSON).
+            static LAST: RefCell<Option<(Options, Arc<Game>)>> = const { RefCell::new(None) };
+        }
+        let last = LAST.with_borrow(|last| {
+            last.as_ref()
+                .filter(|(options, _)| *options == self.options)
+                .map(|(_, game)| game.clone())
+        });
+        if let Some(game) = last {
+            return Ok(game);
+        }
         // The options' JSON determines the game (the variant has a single value).
         let key = serde_json::to_string(&self.options).expect("options serialize");
         let cache = CACHE.get_or_init(Default::default);
-        if let Some(game) = cache
+        let found = cache
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
-        {
-            return Ok(game.clone());
-        }
-        let game = Arc::new(self.compile()?);
-        let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
-        if cache.len() >= MAX_COMPILED_GAMES {
-            cache.clear();
-        }
-        cache.insert(key, game.clone());
+            .cloned();
+        let game = match found {
+            Some(game) => game,
+            None => {
+                let game = Arc::new(self.compile()?);
+                let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
+                if cache.len() >= MAX_COMPILED_GAMES {
+                    cache.clear();
+                }
+                cache.insert(key.clone(), game.clone());
+                game
+            }
+        };
+        LAST.set(Some((self.options.clone(), game.clone())));
         Ok(game)
     }
 
@@ -973,6 +993,29 @@ impl Position {
         if self.dice_len == 0 {
             return vec![Move::Roll];
         }
+        self.sorted_turns()
+            .into_iter()
+            .map(|(_, turn)| Move::Turn(turn))
+            .collect()
+    }
+
+    /// The legal moves in notation, in `legal_moves`' order (written once, to order them).
+    pub fn legal_move_texts(&self) -> Vec<String> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        if self.dice_len == 0 {
+            return vec![Move::Roll.to_string()];
+        }
+        self.sorted_turns()
+            .into_iter()
+            .map(|(text, _)| text)
+            .collect()
+    }
+
+    /// The whole turns after the roll with their notation, in the order of their notation, each
+    /// once.
+    fn sorted_turns(&self) -> Vec<(String, Turn)> {
         let mut turns: Vec<(String, Turn)> = self
             .whole_turns()
             .1
@@ -982,9 +1025,6 @@ impl Position {
         turns.sort_by(|a, b| a.0.cmp(&b.0));
         turns.dedup_by(|a, b| a.0 == b.0);
         turns
-            .into_iter()
-            .map(|(_, turn)| Move::Turn(turn))
-            .collect()
     }
 
     fn step_effects(&self, step: &Step, after: &Position) -> DieMoveEffects {
@@ -1307,12 +1347,12 @@ impl Position {
             }
             let mut codes = [CAPTURED; PAWNS];
             for (i, text) in locs.iter().enumerate() {
-                let field = format!("pawns.{name}[{i}]");
+                let field = || format!("pawns.{name}[{i}]");
                 let loc =
-                    parse_loc(text, board).map_err(|why| Error::invalid_state(&field, why))?;
+                    parse_loc(text, board).map_err(|why| Error::invalid_state(field(), why))?;
                 if loc < SPACE_BASE && codes[..i].contains(&loc) {
                     return Err(Error::invalid_state(
-                        field,
+                        field(),
                         format!("two pawns on home square {text}: pawns at home never stack"),
                     ));
                 }
@@ -1893,6 +1933,10 @@ impl Rules for Hypnosia {
 
     fn legal_moves(position: &Position) -> Vec<Move> {
         position.legal_moves()
+    }
+
+    fn legal_move_texts(position: &Position) -> Vec<String> {
+        position.legal_move_texts()
     }
 
     fn play(position: &Position, mv: Move) -> Result<(Position, Effects)> {

@@ -41,20 +41,46 @@ pub enum Move {
     Turn(Turn),
 }
 
+/// A number in decimal, handed to the formatter as one string: a list of legal turns writes many
+/// numbers, and `write!` costs several times more.
+fn write_number(f: &mut fmt::Formatter<'_>, mut number: u32) -> fmt::Result {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (number % 10) as u8;
+        number /= 10;
+        if number == 0 {
+            break;
+        }
+    }
+    f.write_str(std::str::from_utf8(&digits[start..]).expect("digits are ASCII"))
+}
+
 impl fmt::Display for Start {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Start::Home(distance) => write!(f, "h{distance}"),
-            Start::Space(circle, index) => write!(f, "{circle}.{index}"),
+        match *self {
+            Start::Home(distance) => {
+                f.write_str("h")?;
+                write_number(f, u32::from(distance))
+            }
+            Start::Space(circle, index) => {
+                write_number(f, circle)?;
+                f.write_str(".")?;
+                write_number(f, index)
+            }
         }
     }
 }
 
 impl fmt::Display for DieMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let double = if self.double { "D" } else { "" };
-        let how = if self.cross { '^' } else { '+' };
-        write!(f, "{double}{}{how}{}", self.from, self.die)
+        if self.double {
+            f.write_str("D")?;
+        }
+        fmt::Display::fmt(&self.from, f)?;
+        f.write_str(if self.cross { "^" } else { "+" })?;
+        write_number(f, u32::from(self.die))
     }
 }
 
@@ -67,7 +93,7 @@ impl fmt::Display for Turn {
                     if i > 0 {
                         f.write_str(" ")?;
                     }
-                    write!(f, "{mv}")?;
+                    fmt::Display::fmt(mv, f)?;
                 }
                 Ok(())
             }

@@ -221,11 +221,29 @@ impl Piece {
 
 impl std::fmt::Display for Piece {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Written cell by cell, without a string for each (a state writes many pieces).
-        let cell = |cell: usize| ((b'a' + (cell % SIDE) as u8) as char, cell / SIDE + 1);
-        let ((column, row), (end_column, end_row)) =
-            (cell(usize::from(self.anchor)), cell(self.end()));
-        write!(f, "{column}{row}-{end_column}{end_row}")
+        // Written into one small buffer and handed over at once: a state and a list of legal
+        // moves write many pieces, and `write!` of four arguments costs several times more.
+        let mut text = [0u8; 7]; // `a10-j10` at most (rows 1..=10)
+        let mut len = 0;
+        for (index, cell) in [usize::from(self.anchor), self.end()]
+            .into_iter()
+            .enumerate()
+        {
+            if index == 1 {
+                text[len] = b'-';
+                len += 1;
+            }
+            let row = cell / SIDE + 1;
+            text[len] = b'a' + (cell % SIDE) as u8;
+            len += 1;
+            if row >= 10 {
+                text[len] = b'0' + (row / 10) as u8;
+                len += 1;
+            }
+            text[len] = b'0' + (row % 10) as u8;
+            len += 1;
+        }
+        f.write_str(std::str::from_utf8(&text[..len]).expect("cell names are ASCII"))
     }
 }
 

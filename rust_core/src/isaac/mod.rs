@@ -1112,11 +1112,11 @@ impl Position {
                     ),
                 ));
             }
-            for (piece, field) in pieces {
+            for &(piece, index) in pieces {
                 let mask = piece.mask();
                 if mask & position.occupied != 0 {
                     return Err(Error::invalid_state(
-                        field.clone(),
+                        piece_field(color, index),
                         format!(
                             "{piece} overlaps another piece on {}",
                             cell_names(mask & position.occupied).join(", ")
@@ -1408,14 +1408,23 @@ fn turn_after(
 
 /// The parsed fields of a state or position string, before the checks of `from_parts`.
 struct Parts {
-    /// Each player's pieces with the field that holds each (for errors).
-    pieces: [Vec<(Piece, String)>; 2],
+    /// Each player's pieces with the index of each in its state's list (for errors; `None` in a
+    /// position string).
+    pieces: [Vec<(Piece, Option<usize>)>; 2],
     phase: Phase,
     to_move: Option<Color>,
     scores: [i64; 2],
     first_to_pass: Option<Color>,
     passed: [bool; 2],
     removed: [Vec<i64>; 2],
+}
+
+/// The field that holds a piece, for an error about it: written only then.
+fn piece_field(color: Color, index: Option<usize>) -> String {
+    match index {
+        Some(index) => format!("pieces.{}[{index}]", color.name()),
+        None => "pieces".to_owned(),
+    }
 }
 
 /// Per-player values in a JSON state: `{"black": ..., "white": ...}`.
@@ -1500,29 +1509,29 @@ struct LengthsSchema(
 
 impl State {
     fn parts(&self) -> Result<Parts> {
-        let mut pieces: [Vec<(Piece, String)>; 2] = [Vec::new(), Vec::new()];
+        let mut pieces: [Vec<(Piece, Option<usize>)>; 2] = [Vec::new(), Vec::new()];
         for (color, list) in [
             (Color::Black, &self.pieces.black),
             (Color::White, &self.pieces.white),
         ] {
             for (index, text) in list.iter().enumerate() {
-                let field = format!("pieces.{}[{index}]", color.name());
-                let piece = Piece::parse(text).map_err(|d| Error::invalid_state(&field, d))?;
+                let field = || piece_field(color, Some(index));
+                let piece = Piece::parse(text).map_err(|d| Error::invalid_state(field(), d))?;
                 if let Some((previous, _)) = pieces[color as usize].last() {
                     if previous.anchor == piece.anchor {
                         return Err(Error::invalid_state(
-                            field,
+                            field(),
                             format!("{piece} is listed twice (two pieces cannot share a lower-left cell)"),
                         ));
                     }
                     if previous.anchor > piece.anchor {
                         return Err(Error::invalid_state(
-                            field,
+                            field(),
                             format!("pieces are listed by lower-left cell: {piece} comes before {previous}"),
                         ));
                     }
                 }
-                pieces[color as usize].push((piece, field));
+                pieces[color as usize].push((piece, Some(index)));
             }
         }
         let phase = Phase::from_name(&self.phase).ok_or_else(|| {
@@ -1602,7 +1611,7 @@ fn parse_text(text: &str) -> Result<Parts> {
                 )));
             }
             last_anchor = Some(piece.anchor);
-            parts.pieces[color as usize].push((piece, "pieces".to_owned()));
+            parts.pieces[color as usize].push((piece, None));
         }
     }
     let player = |letter: &str, what: &str| match letter {
