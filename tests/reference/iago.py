@@ -365,17 +365,16 @@ def _plies(pos: Position) -> int:
     return sum(1 for c in CELLS if pos.board[c] != ".")
 
 
-def _max_claims(pos: Position) -> tuple[dict[str, int], int]:
-    """The most penalty claims each side, and both, can have made: a claim follows a skip, a skip needs
-    a capture on offer (the mover's and the opponent's disc on the board: ply 3 at the earliest), and a
-    claimed placement is never itself a skip."""
+def _max_claims(pos: Position) -> dict[str, int]:
+    """The most penalty claims each side can have made: a claim follows a skip, a skip needs a capture
+    on offer (the mover's and the opponent's disc on the board: ply 3 at the earliest). Nothing bounds
+    both sides together: a claim played from an accepted position must give an accepted one."""
     if not pos.penalty:
-        return {"black": 0, "white": 0}, 0
+        return {"black": 0, "white": 0}
     n = _plies(pos)
     black = len(range(5, n + 1, 2))   # Black plays the odd plies
     white = len(range(4, n + 1, 2))   # White the even ones
-    both = (len(range(4, n + 1)) + 1) // 2  # no two claims on consecutive plies
-    return {"black": black, "white": white}, both
+    return {"black": black, "white": white}
 
 
 def _unflipped(pos: Position, player: str) -> list[str]:
@@ -413,14 +412,11 @@ def refusal(pos: Position) -> tuple[str, str] | None:
     for c in CELLS:
         if is_captive(pos.board[c]) and not _flanked(pos.board, c):
             return c, "a captive with no capture line through it"
-    each, both = _max_claims(pos)
-    unflipped = {player: _unflipped(pos, player) for player in PLAYERS}
+    each = _max_claims(pos)
     for player in PLAYERS:
-        if len(unflipped[player]) > each[player]:
-            return unflipped[player][0], "a disc on the outer ring or the centre that shows no flip"
-    everyone = in_cells_order(unflipped["black"] + unflipped["white"])
-    if len(everyone) > both:
-        return everyone[0], "discs on the outer ring or the centre that show no flip"
+        unflipped = _unflipped(pos, player)
+        if len(unflipped) > each[player]:
+            return unflipped[0], "a disc on the outer ring or the centre that shows no flip"
     return None
 
 

@@ -79,39 +79,37 @@ fn unflipped_anchor_discs(position: &Position, color: Color) -> u64 {
         .fold(0, |set, cell| set | 1 << cell)
 }
 
-/// How many penalty claims each colour, and both together, can have made with these disc counts: a
-/// skip needs a capture to skip (an own and an opponent disc on the board), so the first claim is ply 4
-/// at the earliest, and a claim is never a skip, so claims are at least two plies apart.
-fn claim_budget(position: &Position, [black, white]: [u32; 2]) -> ([u32; 2], u32) {
+/// How many penalty claims each colour can have made with these disc counts: a skip needs a capture to
+/// skip (an own and an opponent disc on the board), so the first claim is ply 4 at the earliest. No
+/// bound on both together (claims are two plies apart in a game): a legal claim from an accepted state
+/// could exceed it, and a state Referee answers must be one it accepts back. Each colour's bound holds
+/// after any move: a claim adds a disc to its count and to its budget.
+fn claim_budget(position: &Position, [black, white]: [u32; 2]) -> [u32; 2] {
     if !position.setup.options.penalty {
-        return ([0, 0], 0);
+        return [0, 0];
     }
     // Black claims on plies 5, 7, ... (its 3rd disc on), White on plies 4, 6, ... (its 2nd disc on).
-    let each = [black.saturating_sub(2), white.saturating_sub(1)];
-    (each, (black + white).saturating_sub(2) / 2)
+    [black.saturating_sub(2), white.saturating_sub(1)]
 }
 
 /// A placement on the outer ring or the centre must flip discs (rule 2), unless it is the centre
 /// exception (rule 3) or uses a penalty claim, which may go anywhere.
 pub(super) fn anchor_discs_show_a_flip(position: &Position) -> Result<()> {
     let counts = position.owners.map(u64::count_ones);
-    let (each, total) = claim_budget(position, counts);
+    let each = claim_budget(position, counts);
     let unflipped =
         [Color::Black, Color::White].map(|color| unflipped_anchor_discs(position, color));
     let over = [Color::Black, Color::White]
         .into_iter()
         .find(|&color| unflipped[color as usize].count_ones() > each[color as usize]);
-    let (cells, budget, whose) = match over {
-        Some(color) => (
-            unflipped[color as usize],
-            each[color as usize],
-            color.name(),
-        ),
-        None if (unflipped[0] | unflipped[1]).count_ones() > total => {
-            (unflipped[0] | unflipped[1], total, "both sides together")
-        }
-        None => return Ok(()),
+    let Some(color) = over else {
+        return Ok(());
     };
+    let (cells, budget, whose) = (
+        unflipped[color as usize],
+        each[color as usize],
+        color.name(),
+    );
     let first = cells.trailing_zeros() as usize;
     let claims = if position.setup.options.penalty {
         format!(
