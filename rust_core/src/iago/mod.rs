@@ -480,59 +480,73 @@ impl Position {
 
     /// Builds a position from untrusted parts, checking everything that can be checked.
     fn from_parts(rows: &[&str], to_move: &str, penalty_claim: bool, setup: Setup) -> Result<Self> {
+        let mut position = Position::empty(setup);
+        position.read_rows(rows)?;
+        position.to_move = parse_side(to_move)?;
+        position.check_supply()?;
+        position.check_side_to_move()?;
+        position.check_last_disc_face_up()?;
+        position.check_penalty_claim(penalty_claim)?;
+        position.penalty_claim = penalty_claim;
+        invariants::captives_are_flanked(&position)?;
+        invariants::anchor_discs_show_a_flip(&position)?;
+        Ok(position)
+    }
+
+    /// Places the discs of the 9 rows a..i, refusing a wrong row count, row length or character.
+    fn read_rows(&mut self, rows: &[&str]) -> Result<()> {
         if rows.len() != ROW_LENGTHS.len() {
             return Err(Error::invalid_state(
                 "board",
                 format!("the board has 9 rows (a to i), not {}", rows.len()),
             ));
         }
-        let mut position = Position::empty(setup);
         let mut cell = 0;
         for (index, (row, &len)) in rows.iter().zip(&ROW_LENGTHS).enumerate() {
-            let name = (b'a' + index as u8) as char;
-            let field = || format!("board[{index}]");
-            if row.chars().count() != len {
-                return Err(Error::invalid_state(
-                    field(),
-                    format!("row {name} has {len} hexes, not {}", row.chars().count()),
-                ));
+            self.read_row(index, row, len, cell)?;
+            cell += len;
+        }
+        Ok(())
+    }
+
+    /// Places the discs of row `index`, of `len` hexes, whose first hex is `first_cell`.
+    fn read_row(&mut self, index: usize, row: &str, len: usize, first_cell: usize) -> Result<()> {
+        let name = (b'a' + index as u8) as char;
+        let field = || format!("board[{index}]");
+        if row.chars().count() != len {
+            return Err(Error::invalid_state(
+                field(),
+                format!("row {name} has {len} hexes, not {}", row.chars().count()),
+            ));
+        }
+        for (cell, ch) in (first_cell..).zip(row.chars()) {
+            let bit = 1u64 << cell;
+            match ch {
+                '.' => {}
+                'B' | 'b' => self.owners[0] |= bit,
+                'W' | 'w' => self.owners[1] |= bit,
+                _ => {
+                    return Err(Error::invalid_state(
+                        field(),
+                        format!(
+                            "row {name}: {:?} at {} is not one of . B W b w",
+                            ch,
+                            cell_name(cell)
+                        ),
+                    ))
+                }
             }
-            for ch in row.chars() {
-                let bit = 1u64 << cell;
-                match ch {
-                    '.' => {}
-                    'B' | 'b' => position.owners[0] |= bit,
-                    'W' | 'w' => position.owners[1] |= bit,
-                    _ => {
-                        return Err(Error::invalid_state(
-                            field(),
-                            format!(
-                                "row {name}: {:?} at {} is not one of . B W b w",
-                                ch,
-                                cell_name(cell)
-                            ),
-                        ))
-                    }
-                }
-                if ch == 'b' || ch == 'w' {
-                    position.captive |= bit;
-                }
-                cell += 1;
+            if ch == 'b' || ch == 'w' {
+                self.captive |= bit;
             }
         }
-        position.to_move = match to_move {
-            "black" | "b" => Color::Black,
-            "white" | "w" => Color::White,
-            other => {
-                return Err(Error::invalid_state(
-                    "to_move",
-                    format!("side to move is black or white, not {other:?}"),
-                ))
-            }
-        };
-        let [black, white] = position.owners.map(u64::count_ones);
+        Ok(())
+    }
+
+    /// Neither colour has more discs on the board than in its supply.
+    fn check_supply(&self) -> Result<()> {
         for color in [Color::Black, Color::White] {
-            let placed = position.owners[color as usize].count_ones();
+            let placed = self.owners[color as usize].count_ones();
             if placed > SUPPLY[color as usize] {
                 return Err(Error::invalid_state(
                     "board",
@@ -544,7 +558,12 @@ impl Position {
                 ));
             }
         }
-        // Black moves first and every placement adds one disc of the mover: counts fix the side to move.
+        Ok(())
+    }
+
+    /// Black moves first and every placement adds one disc of the mover: counts fix the side to move.
+    fn check_side_to_move(&self) -> Result<()> {
+        let [black, white] = self.owners.map(u64::count_ones);
         let expected = match black.checked_sub(white) {
             Some(0) => Color::Black,
             Some(1) => Color::White,
@@ -557,20 +576,24 @@ impl Position {
                 ))
             }
         };
-        if position.to_move != expected {
+        if self.to_move != expected {
             return Err(Error::invalid_state(
                 "to_move",
                 format!(
                     "with {black} black and {white} white discs {} is to move, not {}",
                     expected.name(),
-                    position.to_move.name()
+                    self.to_move.name()
                 ),
             ));
         }
-        // A placed disc never flips on its own turn, so the last mover's last disc is face up; and a
-        // finished game ended with that disc on the last empty inner hex.
-        let last = expected.other();
-        if black + white > 0 && position.up(last) == 0 {
+        Ok(())
+    }
+
+    /// A placed disc never flips on its own turn, so the last mover's last disc is face up; and a
+    /// finished game ended with that disc on the last empty inner hex. Needs the side to move checked.
+    fn check_last_disc_face_up(&self) -> Result<()> {
+        let last = self.to_move.other();
+        if self.occupied() != 0 && self.up(last) == 0 {
             return Err(Error::invalid_state(
                 "board",
                 format!(
@@ -579,7 +602,7 @@ impl Position {
                 ),
             ));
         }
-        if position.is_finished() && position.up(last) & INNER == 0 {
+        if self.is_finished() && self.up(last) & INNER == 0 {
             return Err(Error::invalid_state(
                 "board",
                 format!(
@@ -588,28 +611,40 @@ impl Position {
                 ),
             ));
         }
-        if penalty_claim {
-            let why = if !setup.options.penalty {
-                Some("the penalty option is off")
-            } else if black + white < 3 {
-                // A skip needs a capture to skip: an own and an opponent disc before it.
-                Some("no forced capture can have been skipped with fewer than 3 discs on the board")
-            } else if position.is_finished() {
-                Some("the game is over")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(Error::invalid_state(
-                    "penalty_claim",
-                    format!("a penalty claim cannot be pending: {why}"),
-                ));
-            }
+        Ok(())
+    }
+
+    /// A pending penalty claim needs the option, a skippable capture before it, and a game going on.
+    fn check_penalty_claim(&self, penalty_claim: bool) -> Result<()> {
+        if !penalty_claim {
+            return Ok(());
         }
-        position.penalty_claim = penalty_claim;
-        invariants::captives_are_flanked(&position)?;
-        invariants::anchor_discs_show_a_flip(&position)?;
-        Ok(position)
+        let why = if !self.setup.options.penalty {
+            "the penalty option is off"
+        } else if self.occupied().count_ones() < 3 {
+            // A skip needs a capture to skip: an own and an opponent disc before it.
+            "no forced capture can have been skipped with fewer than 3 discs on the board"
+        } else if self.is_finished() {
+            "the game is over"
+        } else {
+            return Ok(());
+        };
+        Err(Error::invalid_state(
+            "penalty_claim",
+            format!("a penalty claim cannot be pending: {why}"),
+        ))
+    }
+}
+
+/// The side to move as the state (`black`, `white`) or the position text (`b`, `w`) spells it.
+fn parse_side(to_move: &str) -> Result<Color> {
+    match to_move {
+        "black" | "b" => Ok(Color::Black),
+        "white" | "w" => Ok(Color::White),
+        other => Err(Error::invalid_state(
+            "to_move",
+            format!("side to move is black or white, not {other:?}"),
+        )),
     }
 }
 
