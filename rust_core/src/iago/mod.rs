@@ -101,13 +101,33 @@ pub struct Position {
     setup: Setup,
 }
 
-/// A placement: the cell a disc is put on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Move(pub u8);
+/// Moves in a module of their own, so that nothing, this file included, builds one but through
+/// `Move::new`: a move always names a cell of the board, and `1u64 << cell` cannot overflow.
+mod placement {
+    use super::geometry::CELL_COUNT;
+
+    /// A placement: the cell a disc is put on, always one of the board's 61.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct Move(u8);
+
+    impl Move {
+        /// The placement on `cell`, if the board has that cell.
+        pub fn new(cell: usize) -> Option<Move> {
+            (cell < CELL_COUNT).then_some(Move(cell as u8))
+        }
+
+        /// The cell placed on, below `CELL_COUNT`.
+        pub fn cell(self) -> usize {
+            usize::from(self.0)
+        }
+    }
+}
+
+pub use placement::Move;
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&cell_name(self.0 as usize))
+        f.write_str(&cell_name(self.cell()))
     }
 }
 
@@ -325,16 +345,14 @@ impl Position {
         if self.is_finished() {
             return Vec::new();
         }
-        cells_of(self.turn().legal)
-            .map(|cell| Move(cell as u8))
-            .collect()
+        cells_of(self.turn().legal).filter_map(Move::new).collect()
     }
 
     pub fn play(&self, mv: Move) -> Result<(Position, Effects)> {
         if self.is_finished() {
             return Err(Error::GameOver);
         }
-        let cell = mv.0 as usize;
+        let cell = mv.cell();
         let bit = 1u64 << cell;
         if self.occupied() & bit != 0 {
             return Err(Error::IllegalMove {
@@ -804,7 +822,7 @@ impl Rules for Iago {
     }
 
     fn parse_move(text: &str) -> Result<Move> {
-        parse_cell(text).map(|cell| Move(cell as u8)).ok_or_else(|| {
+        parse_cell(text).and_then(Move::new).ok_or_else(|| {
             Error::malformed_move(format!(
                 "{text:?} is not a cell: a move is a cell name, a row a..i and a diagonal 1..9 (e.g. e4)"
             ))
@@ -837,5 +855,15 @@ mod tests {
         let start = Position::empty(Setup::default());
         assert_eq!(start.legal_moves().len(), 36);
         assert_eq!(start.perft(2), 1260);
+    }
+
+    #[test]
+    fn a_move_names_a_cell_of_the_board() {
+        assert_eq!(Move::new(CELL_COUNT), None);
+        assert_eq!(Move::new(u8::MAX.into()), None);
+        for cell in 0..CELL_COUNT {
+            let mv = Move::new(cell).unwrap();
+            assert_eq!(Iago::parse_move(&mv.to_string()), Ok(mv));
+        }
     }
 }
