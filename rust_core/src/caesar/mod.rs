@@ -1189,6 +1189,7 @@ impl Rules for Caesar {
     const NAME: &'static str = "caesar";
     const RULES_VERSION: &'static str = "caesar@1";
     const HOLDERS: &'static [&'static str] = &["caesar", "pompey"];
+    const PLAYERS: &'static [&'static str] = Self::HOLDERS;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

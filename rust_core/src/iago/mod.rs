@@ -693,6 +693,7 @@ pub struct Iago;
 impl Rules for Iago {
     const NAME: &'static str = "iago";
     const RULES_VERSION: &'static str = "iago@1";
+    const PLAYERS: &'static [&'static str] = &["black", "white"];
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -716,7 +717,7 @@ impl Rules for Iago {
             "name": "iago",
             "title": "Iago",
             "rules": Self::RULES_VERSION,
-            "players": ["black", "white"],
+            "players": Self::PLAYERS,
             "chance": false,
             "hidden_information": false,
             "variants": [
@@ -754,16 +755,7 @@ impl Rules for Iago {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        if state.rules != Self::RULES_VERSION {
-            return Err(Error::invalid_state(
-                "rules",
-                format!(
-                    "unknown rules version {:?}: this engine plays {}",
-                    state.rules,
-                    Self::RULES_VERSION
-                ),
-            ));
-        }
+        crate::game::check_rules_version::<Self>(&state.rules)?;
         let setup = Setup {
             variant: state.variant,
             options: state.options,

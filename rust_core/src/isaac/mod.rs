@@ -1661,6 +1661,7 @@ pub struct Isaac;
 impl Rules for Isaac {
     const NAME: &'static str = "isaac";
     const RULES_VERSION: &'static str = "isaac@1";
+    const PLAYERS: &'static [&'static str] = &["black", "white"];
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1682,7 +1683,7 @@ impl Rules for Isaac {
             "name": "isaac",
             "title": "Isaac",
             "rules": Self::RULES_VERSION,
-            "players": ["black", "white"],
+            "players": Self::PLAYERS,
             "chance": false,
             "hidden_information": false,
             "variants": [
@@ -1723,16 +1724,7 @@ impl Rules for Isaac {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        if state.rules != Self::RULES_VERSION {
-            return Err(Error::invalid_state(
-                "rules",
-                format!(
-                    "unknown rules version {:?}: this engine plays {}",
-                    state.rules,
-                    Self::RULES_VERSION
-                ),
-            ));
-        }
+        crate::game::check_rules_version::<Self>(&state.rules)?;
         let config = Setup {
             variant: state.variant.clone(),
             options: state.options.clone(),
