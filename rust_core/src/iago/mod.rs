@@ -22,27 +22,16 @@ use geometry::{
 /// Black places at most 31 discs, White at most 30.
 const SUPPLY: [u32; 2] = [31, 30];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, JsonSchema)]
+pub use crate::players::Color;
+
+// The contract's name for a colour of Iago (the type is the shared `Color`). No doc comment: it
+// would become the schema's description.
+#[derive(JsonSchema)]
 #[schemars(rename = "IagoPlayer", rename_all = "lowercase")]
-pub enum Color {
-    Black = 0,
-    White = 1,
-}
-
-impl Color {
-    pub fn other(self) -> Color {
-        match self {
-            Color::Black => Color::White,
-            Color::White => Color::Black,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Color::Black => "black",
-            Color::White => "white",
-        }
-    }
+#[allow(dead_code)] // a schema only
+enum PlayerSchema {
+    Black,
+    White,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
@@ -160,7 +149,7 @@ struct Turn {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[schemars(rename = "IagoEffects")]
 pub struct Effects {
-    #[schemars(with = "Color")]
+    #[schemars(with = "PlayerSchema")]
     pub player: &'static str,
     /// The cell the disc was placed on.
     pub cell: String,
@@ -681,7 +670,7 @@ pub struct State {
     /// up, `b`/`w` captive.
     #[schemars(length(equal = 9), inner(regex(pattern = r"^[.BWbw]{5,9}$")))]
     pub board: Vec<String>,
-    #[schemars(with = "Color")]
+    #[schemars(with = "PlayerSchema")]
     pub to_move: String,
     /// The side to move may claim a skipped forced capture (penalty option).
     #[serde(default)]
