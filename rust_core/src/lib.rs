@@ -9,6 +9,7 @@ pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
 pub mod opaque;
+pub mod players;
 pub mod registry;
 pub mod schemas;
 pub mod seal;

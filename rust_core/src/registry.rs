@@ -60,3 +60,21 @@ macro_rules! with_game {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::GAMES;
+    use crate::game::Rules;
+    use serde_json::json;
+
+    /// `view` checks players against `Rules::PLAYERS` where a game gives it: the same names as `info()`.
+    #[test]
+    fn players_given_are_the_players_of_info() {
+        for (name, kind) in GAMES {
+            let (players, info) = with_game!(kind, G => (G::PLAYERS, G::info()));
+            if !players.is_empty() {
+                assert_eq!(json!(players), info["players"], "{name}");
+            }
+        }
+    }
+}

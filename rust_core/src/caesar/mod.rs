@@ -333,6 +333,63 @@ fn illegal(rule: &'static str, detail: String, data: Value) -> Error {
     Error::IllegalMove { rule, detail, data }
 }
 
+/// The effects of placing `kind` on `border` (with the faces it shows), before any closure.
+fn placement_effects(player: Player, kind: usize, border: usize, forward: bool) -> Effects {
+    let placed = Placed {
+        kind: kind as u8,
+        owner: player,
+        forward,
+        flipped: false,
+        marker: None,
+    };
+    let (first, second) = placed.faces();
+    let (a, b, _) = BORDERS[border];
+    Effects {
+        player: player.name(),
+        token: token_code(kind),
+        border: border_id(border).to_owned(),
+        faces: Ordered(vec![
+            (province_code(a).into(), first),
+            (province_code(b).into(), second),
+        ]),
+        closures: Vec::new(),
+        drawn: Vec::new(),
+        extra_turn: false,
+        winner: None,
+    }
+}
+
+/// A closure gives a bonus that needs a choice, and the move has none left.
+fn missing_choice(province: usize, player: Player, bonus: Bonus) -> Error {
+    illegal(
+        "missing-choice",
+        format!(
+            "closing {} gives {} the {} bonus: say T/W/M:<target> to use it or - to decline",
+            province_code(province),
+            player.name(),
+            bonus.name()
+        ),
+        json!({ "province": province_code(province), "bonus": bonus.name() }),
+    )
+}
+
+/// A move that lists its draws lists exactly the turn's.
+fn check_draws_used(draws: &Draws) -> Result<()> {
+    if let Draws::Given { tokens, used } = *draws {
+        if used < tokens.len() {
+            return Err(illegal(
+                "too-many-draws",
+                format!(
+                    "the move lists {} draws but the turn draws {used}",
+                    tokens.len()
+                ),
+                json!({ "listed": tokens.len(), "drawn": used }),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Position {
     /// Full bags, empty hands, no bonus tokens: the board before setup.
     fn empty(chance: Chance) -> Self {
@@ -716,16 +773,48 @@ impl Position {
         moves
     }
 
-    pub fn play(&self, mv: &Move) -> Result<(Position, Effects)> {
+    pub fn play(&self, mv: Move) -> Result<(Position, Effects)> {
         let player = self.active().ok_or(Error::GameOver)?;
-        let p = player as usize;
         let (kind, border) = (mv.kind as usize, mv.border as usize);
+        self.check_placement(player, kind, border)?;
+        let forward = mv.forward || is_symmetric(kind);
+        let mut next = self.clone();
+        next.put(player, kind, border, forward);
+        let mut effects = placement_effects(player, kind, border, forward);
+        let mut draws = if mv.draws.is_empty() {
+            Draws::Seeded
+        } else {
+            Draws::Given {
+                tokens: &mv.draws,
+                used: 0,
+            }
+        };
+        let mut choices = mv.choices.iter().copied();
+        let won = next.close_provinces(border, player, &mut choices, &mut draws, &mut effects)?;
+        if let Some(extra) = choices.next() {
+            let expected = mv.choices.len() - 1 - choices.count();
+            return Err(illegal(
+                "too-many-choices",
+                format!(
+                    "choice {extra} has no bonus to apply to: this placement gives {expected} Tactics, Wealth or Might choice(s)"
+                ),
+                json!({ "choice": extra.to_string(), "expected": expected }),
+            ));
+        }
+        next.end_turn(player, won, &mut draws, &mut effects)?;
+        check_draws_used(&draws)?;
+        effects.winner = next.result().map(|(winner, _)| winner.name());
+        Ok((next, effects))
+    }
+
+    /// Steps 1–2: the token is in the mover's hand, the border is free and takes that token.
+    fn check_placement(&self, player: Player, kind: usize, border: usize) -> Result<()> {
         let id = border_id(border);
-        if self.hands[p][kind] == 0 {
+        if self.hands[player as usize][kind] == 0 {
             return Err(illegal(
                 "token-not-in-hand",
                 format!("{} has no {} in hand", player.name(), token_code(kind)),
-                json!({ "token": token_code(kind), "hand": token_list::<&str>(&self.hands[p]) }),
+                json!({ "token": token_code(kind), "hand": token_list::<&str>(&self.hands[player as usize]) }),
             ));
         }
         if self.filled >> border & 1 == 1 {
@@ -748,63 +837,32 @@ impl Position {
                 json!({ "token": token_code(kind), "icon": token_icon_name(kind), "border": id, "border_icon": icon }),
             ));
         }
-        let forward = mv.forward || is_symmetric(kind);
-        let mut next = self.clone();
-        next.put(player, kind, border, forward);
-        let placed = Placed {
-            kind: kind as u8,
-            owner: player,
-            forward,
-            flipped: false,
-            marker: None,
-        };
-        let (first, second) = placed.faces();
-        let (a, b, _) = BORDERS[border];
-        let mut effects = Effects {
-            player: player.name(),
-            token: token_code(kind),
-            border: id.to_owned(),
-            faces: Ordered(vec![
-                (province_code(a).into(), first),
-                (province_code(b).into(), second),
-            ]),
-            closures: Vec::new(),
-            drawn: Vec::new(),
-            extra_turn: false,
-            winner: None,
-        };
-        let mut draws = if mv.draws.is_empty() {
-            Draws::Seeded
-        } else {
-            Draws::Given {
-                tokens: &mv.draws,
-                used: 0,
-            }
-        };
-        let mut choices = mv.choices.iter().copied();
-        let mut won = false;
-        let closing: Vec<usize> = next.closing(border).collect();
+        Ok(())
+    }
+
+    /// Steps 3–5 on the position after the placement on `border`: closes each province it closes,
+    /// giving its bonus (with the move's next choice where the bonus needs one). Whether a 12th
+    /// marker won the game.
+    fn close_provinces(
+        &mut self,
+        border: usize,
+        player: Player,
+        choices: &mut impl Iterator<Item = Choice>,
+        draws: &mut Draws,
+        effects: &mut Effects,
+    ) -> Result<bool> {
+        let closing: Vec<usize> = self.closing(border).collect();
         for province in closing {
-            let (mut report, bonus, won_now) = next.close(province, player);
-            won = won_now;
+            let (mut report, bonus, mut won) = self.close(province, player);
             if !won {
                 won = match bonus {
                     None => false,
-                    Some(Bonus::Senate) => next.keep_senate(player, &mut report),
+                    Some(Bonus::Senate) => self.keep_senate(player, &mut report),
                     Some(bonus) => {
-                        let choice = choices.next().ok_or_else(|| {
-                            illegal(
-                                "missing-choice",
-                                format!(
-                                    "closing {} gives {} the {} bonus: say T/W/M:<target> to use it or - to decline",
-                                    province_code(province),
-                                    player.name(),
-                                    bonus.name()
-                                ),
-                                json!({ "province": province_code(province), "bonus": bonus.name() }),
-                            )
-                        })?;
-                        next.use_bonus(province, bonus, player, choice, &mut draws, &mut effects)?;
+                        let choice = choices
+                            .next()
+                            .ok_or_else(|| missing_choice(province, player, bonus))?;
+                        self.use_bonus(province, bonus, player, choice, draws, effects)?;
                         report.choice = Some(choice.to_string());
                         false
                     }
@@ -812,49 +870,39 @@ impl Position {
             }
             effects.closures.push(report);
             if won {
-                break;
+                return Ok(true);
             }
         }
-        if let Some(extra) = choices.next() {
-            let expected = mv.choices.len() - 1 - choices.count();
-            return Err(illegal(
-                "too-many-choices",
-                format!(
-                    "choice {extra} has no bonus to apply to: this placement gives {expected} Tactics, Wealth or Might choice(s)"
-                ),
-                json!({ "choice": extra.to_string(), "expected": expected }),
-            ));
-        }
+        Ok(false)
+    }
+
+    /// Step 6: a win ends the game; otherwise the mover draws up to the hand limit and the turn
+    /// passes (or stays, after Tactics).
+    fn end_turn(
+        &mut self,
+        player: Player,
+        won: bool,
+        draws: &mut Draws,
+        effects: &mut Effects,
+    ) -> Result<()> {
         if won {
             // A 12th marker ends the game: no turn follows, Tactics or not.
-            next.to_move = None;
+            self.to_move = None;
             effects.extra_turn = false;
+            return Ok(());
+        }
+        let p = player as usize;
+        while token_total(&self.hands[p]) < u32::from(self.hand_limits[p])
+            && token_total(&self.bags[p]) > 0
+        {
+            self.draw(player, draws, &mut effects.drawn)?;
+        }
+        self.to_move = Some(if effects.extra_turn {
+            player
         } else {
-            while token_total(&next.hands[p]) < u32::from(next.hand_limits[p])
-                && token_total(&next.bags[p]) > 0
-            {
-                next.draw(player, &mut draws, &mut effects.drawn)?;
-            }
-            next.to_move = Some(if effects.extra_turn {
-                player
-            } else {
-                player.other()
-            });
-        }
-        if let Draws::Given { tokens, used } = draws {
-            if used < tokens.len() {
-                return Err(illegal(
-                    "too-many-draws",
-                    format!(
-                        "the move lists {} draws but the turn draws {used}",
-                        tokens.len()
-                    ),
-                    json!({ "listed": tokens.len(), "drawn": used }),
-                ));
-            }
-        }
-        effects.winner = next.result().map(|(winner, _)| winner.name());
-        Ok((next, effects))
+            player.other()
+        });
+        Ok(())
     }
 
     /// Step 5 for Tactics, Wealth and Might: the closer's choice, checked.
@@ -1195,6 +1243,7 @@ impl Rules for Caesar {
     const NAME: &'static str = "caesar";
     const RULES_VERSION: &'static str = "caesar@1";
     const HOLDERS: &'static [&'static str] = &["caesar", "pompey"];
+    const PLAYERS: &'static [&'static str] = Self::HOLDERS;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1320,7 +1369,7 @@ impl Rules for Caesar {
     }
 
     fn play(position: &Position, mv: Move) -> Result<(Position, Effects)> {
-        position.play(&mv)
+        position.play(mv)
     }
 
     fn outcome(position: &Position) -> Outcome {
@@ -1337,7 +1386,7 @@ impl Rules for Caesar {
             return moves.len() as u64;
         }
         moves
-            .iter()
+            .into_iter()
             .filter_map(|mv| position.play(mv).ok())
             .map(|(next, _)| Self::perft(&next, depth - 1))
             .sum()

@@ -151,6 +151,132 @@ fn space_pair(value: &Value, field: &str, lengths: &[u16]) -> Result<(usize, usi
     Ok((circle, index))
 }
 
+/// The description as an object with no field but the five a board has.
+fn description_object(description: &Value) -> Result<&Map<String, Value>> {
+    let object = description
+        .as_object()
+        .ok_or_else(|| board_error("board", "a board description is a JSON object"))?;
+    for key in object.keys() {
+        if !matches!(
+            key.as_str(),
+            "circles" | "entries" | "bridges" | "centre_points" | "home_length"
+        ) {
+            return Err(board_error(
+                format!("board.{key}"),
+                format!("unknown field {key:?}: a board has circles, entries, bridges, centre_points and home_length"),
+            ));
+        }
+    }
+    Ok(object)
+}
+
+/// The field `key` of the description, which must be there.
+fn required<'a>(object: &'a Map<String, Value>, key: &str) -> Result<&'a Value> {
+    object
+        .get(key)
+        .ok_or_else(|| board_error(format!("board.{key}"), format!("{key} is missing")))
+}
+
+/// The circle lengths: 1 to `MAX_CIRCLES` circles of 1 to `MAX_CIRCLE_LENGTH` spaces.
+fn read_circles(value: &Value) -> Result<Vec<u16>> {
+    let circles = list(value, "board.circles")?;
+    if circles.is_empty() || circles.len() > MAX_CIRCLES {
+        return Err(board_error(
+            "board.circles",
+            format!(
+                "a board has 1 to {MAX_CIRCLES} circles, not {}",
+                circles.len()
+            ),
+        ));
+    }
+    circles
+        .iter()
+        .enumerate()
+        .map(|(c, length)| {
+            let field = format!("board.circles[{c}]");
+            integer(length, &field, 1, MAX_CIRCLE_LENGTH as i64).map(|n| n as u16)
+        })
+        .collect()
+}
+
+/// One entry per seat, each a space of the outer circle (`outer_length` spaces).
+fn read_entries(value: &Value, outer_length: u16) -> Result<[u16; SEATS]> {
+    let entries_value = list(value, "board.entries")?;
+    if entries_value.len() != SEATS {
+        return Err(board_error(
+            "board.entries",
+            format!(
+                "there are 6 entries, one per seat, not {}",
+                entries_value.len()
+            ),
+        ));
+    }
+    let mut entries = [0u16; SEATS];
+    for (s, entry) in entries_value.iter().enumerate() {
+        let field = format!("board.entries[{s}]");
+        entries[s] = integer(entry, &field, 0, i64::from(outer_length) - 1)? as u16;
+    }
+    Ok(entries)
+}
+
+/// The points of the 1st..5th pawn to enter the centre, each an `i32`.
+fn read_centre_points(value: &Value) -> Result<[i32; CENTRE_SPACES]> {
+    let points_value = list(value, "board.centre_points")?;
+    if points_value.len() != CENTRE_SPACES {
+        return Err(board_error(
+            "board.centre_points",
+            format!(
+                "there are 5 centre spaces, so 5 points, not {}",
+                points_value.len()
+            ),
+        ));
+    }
+    let mut centre_points = [0i32; CENTRE_SPACES];
+    for (k, points) in points_value.iter().enumerate() {
+        let field = format!("board.centre_points[{k}]");
+        centre_points[k] =
+            integer(points, &field, i64::from(i32::MIN), i64::from(i32::MAX))? as i32;
+    }
+    Ok(centre_points)
+}
+
+/// The start track has one square per pawn.
+fn check_home_length(home: &Value) -> Result<()> {
+    if home.as_i64() != Some(PAWNS as i64) {
+        return Err(board_error(
+            "board.home_length",
+            format!("the start track has 4 squares (4 pawns, one per square), not {home}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The `from` and `to` of a bridge object at `at`, which has no other field.
+fn bridge_ends<'a>(bridge: &'a Value, at: &str) -> Result<(&'a Value, &'a Value)> {
+    let bridge = bridge.as_object().ok_or_else(|| {
+        board_error(
+            at,
+            "a bridge is an object {\"from\": [circle, index], \"to\": ...}",
+        )
+    })?;
+    if let Some(key) = bridge
+        .keys()
+        .find(|key| !matches!(key.as_str(), "from" | "to"))
+    {
+        return Err(board_error(
+            format!("{at}.{key}"),
+            format!("unknown field {key:?}: a bridge has from and to"),
+        ));
+    }
+    let from = bridge
+        .get("from")
+        .ok_or_else(|| board_error(format!("{at}.from"), "from is missing"))?;
+    let to = bridge
+        .get("to")
+        .ok_or_else(|| board_error(format!("{at}.to"), "to is missing"))?;
+    Ok((from, to))
+}
+
 impl Board {
     /// The default board: a symmetric reconstruction (the rules doc says why), circles 36, 24, 12,
     /// each cut into 6 sectors whose last space bridges to the first space of the sector inside.
@@ -176,95 +302,24 @@ impl Board {
 
     /// Checks a description; every fault names its field under `board`.
     pub fn from_description(description: &Value) -> Result<Board> {
-        let object = description
-            .as_object()
-            .ok_or_else(|| board_error("board", "a board description is a JSON object"))?;
-        for key in object.keys() {
-            if !matches!(
-                key.as_str(),
-                "circles" | "entries" | "bridges" | "centre_points" | "home_length"
-            ) {
-                return Err(board_error(
-                    format!("board.{key}"),
-                    format!("unknown field {key:?}: a board has circles, entries, bridges, centre_points and home_length"),
-                ));
-            }
-        }
-        let field = |key: &str| -> Result<&Value> {
-            object
-                .get(key)
-                .ok_or_else(|| board_error(format!("board.{key}"), format!("{key} is missing")))
-        };
+        let object = description_object(description)?;
+        let lengths = read_circles(required(object, "circles")?)?;
+        let entries = read_entries(required(object, "entries")?, lengths[0])?;
+        let centre_points = read_centre_points(required(object, "centre_points")?)?;
+        check_home_length(required(object, "home_length")?)?;
+        let mut board = Board::without_bridges(lengths, entries, centre_points);
+        board.read_bridges(list(required(object, "bridges")?, "board.bridges")?)?;
+        board.description = board.canonical_description();
+        Ok(board)
+    }
 
-        let circles = list(field("circles")?, "board.circles")?;
-        if circles.is_empty() || circles.len() > MAX_CIRCLES {
-            return Err(board_error(
-                "board.circles",
-                format!(
-                    "a board has 1 to {MAX_CIRCLES} circles, not {}",
-                    circles.len()
-                ),
-            ));
-        }
-        let mut lengths = Vec::with_capacity(circles.len());
-        for (c, length) in circles.iter().enumerate() {
-            let n = integer(
-                length,
-                &format!("board.circles[{c}]"),
-                1,
-                MAX_CIRCLE_LENGTH as i64,
-            )?;
-            lengths.push(n as u16);
-        }
-
-        let entries_value = list(field("entries")?, "board.entries")?;
-        if entries_value.len() != SEATS {
-            return Err(board_error(
-                "board.entries",
-                format!(
-                    "there are 6 entries, one per seat, not {}",
-                    entries_value.len()
-                ),
-            ));
-        }
-        let mut entries = [0u16; SEATS];
-        for (s, entry) in entries_value.iter().enumerate() {
-            entries[s] = integer(
-                entry,
-                &format!("board.entries[{s}]"),
-                0,
-                i64::from(lengths[0]) - 1,
-            )? as u16;
-        }
-
-        let points_value = list(field("centre_points")?, "board.centre_points")?;
-        if points_value.len() != CENTRE_SPACES {
-            return Err(board_error(
-                "board.centre_points",
-                format!(
-                    "there are 5 centre spaces, so 5 points, not {}",
-                    points_value.len()
-                ),
-            ));
-        }
-        let mut centre_points = [0i32; CENTRE_SPACES];
-        for (k, points) in points_value.iter().enumerate() {
-            centre_points[k] = integer(
-                points,
-                &format!("board.centre_points[{k}]"),
-                i64::from(i32::MIN),
-                i64::from(i32::MAX),
-            )? as i32;
-        }
-
-        let home = field("home_length")?;
-        if home.as_i64() != Some(PAWNS as i64) {
-            return Err(board_error(
-                "board.home_length",
-                format!("the start track has 4 squares (4 pawns, one per square), not {home}"),
-            ));
-        }
-
+    /// The tables of a board whose circles, entries and points are checked, before its bridges are
+    /// read (the description is filled in last).
+    fn without_bridges(
+        lengths: Vec<u16>,
+        entries: [u16; SEATS],
+        centre_points: [i32; CENTRE_SPACES],
+    ) -> Board {
         let mut offsets = Vec::with_capacity(lengths.len());
         let mut total = 0usize;
         let mut coords = Vec::new();
@@ -273,38 +328,36 @@ impl Board {
             total += usize::from(len);
             coords.extend((0..len).map(|i| (c as u8, i)));
         }
-        let innermost = lengths.len() - 1;
-        let mut bridges = vec![Bridge::None; total];
-        let mut source = vec![usize::MAX; total];
-        let mut bridged = vec![false; lengths.len()];
-        let bridge_list = list(field("bridges")?, "board.bridges")?;
+        let mut steps = Vec::with_capacity(total * (MAX_STEPS + 1));
+        for &(circle, index) in &coords {
+            let len = lengths[usize::from(circle)];
+            for n in 0..=MAX_STEPS as u16 {
+                steps.push(offsets[usize::from(circle)] + (index + n) % len);
+            }
+        }
+        Board {
+            lengths,
+            offsets,
+            entries,
+            bridges: vec![Bridge::None; total],
+            coords,
+            steps,
+            centre_points,
+            description: Value::Null,
+        }
+    }
+
+    /// Reads every bridge: at most one per space, and at least one on every circle.
+    fn read_bridges(&mut self, bridge_list: &[Value]) -> Result<()> {
+        // For each space, the index of the bridge read on it.
+        let mut source = vec![usize::MAX; self.bridges.len()];
+        let mut bridged = vec![false; self.lengths.len()];
         for (b, bridge) in bridge_list.iter().enumerate() {
             let at = format!("board.bridges[{b}]");
-            let bridge = bridge.as_object().ok_or_else(|| {
-                board_error(
-                    &at,
-                    "a bridge is an object {\"from\": [circle, index], \"to\": ...}",
-                )
-            })?;
-            if let Some(key) = bridge
-                .keys()
-                .find(|key| !matches!(key.as_str(), "from" | "to"))
-            {
-                return Err(board_error(
-                    format!("{at}.{key}"),
-                    format!("unknown field {key:?}: a bridge has from and to"),
-                ));
-            }
+            let (from, to) = bridge_ends(bridge, &at)?;
             let from_field = format!("{at}.from");
-            let to_field = format!("{at}.to");
-            let from = bridge
-                .get("from")
-                .ok_or_else(|| board_error(&from_field, "from is missing"))?;
-            let to = bridge
-                .get("to")
-                .ok_or_else(|| board_error(&to_field, "to is missing"))?;
-            let (circle, index) = space_pair(from, &from_field, &lengths)?;
-            let space = usize::from(offsets[circle]) + index;
+            let (circle, index) = space_pair(from, &from_field, &self.lengths)?;
+            let space = usize::from(self.offsets[circle]) + index;
             if source[space] != usize::MAX {
                 return Err(board_error(
                     &from_field,
@@ -314,90 +367,79 @@ impl Board {
                     ),
                 ));
             }
-            let target = if circle == innermost {
-                if to.as_str() != Some("centre") {
-                    return Err(board_error(
-                        &to_field,
-                        format!("a bridge of the innermost circle ({circle}) leads to \"centre\", not {to}"),
-                    ));
-                }
-                Bridge::Centre
-            } else {
-                if to.as_str() == Some("centre") {
-                    return Err(board_error(
-                        &to_field,
-                        format!(
-                            "only the innermost circle ({innermost}) bridges to the centre; {circle}.{index} bridges to circle {}",
-                            circle + 1
-                        ),
-                    ));
-                }
-                let (to_circle, to_index) = space_pair(to, &to_field, &lengths)?;
-                if to_circle != circle + 1 {
-                    return Err(board_error(
-                        &to_field,
-                        format!(
-                            "a bridge goes exactly one circle inward: from circle {circle} to circle {}, not {to_circle}",
-                            circle + 1
-                        ),
-                    ));
-                }
-                Bridge::Space(offsets[to_circle] + to_index as u16)
-            };
-            bridges[space] = target;
+            self.bridges[space] = self.bridge_target(circle, index, to, &format!("{at}.to"))?;
             source[space] = b;
             bridged[circle] = true;
         }
-        if let Some(circle) = bridged.iter().position(|&has| !has) {
-            let why = if circle == innermost {
-                format!("the innermost circle ({circle}) has no bridge to the centre")
-            } else {
-                format!("circle {circle} has no bridge to circle {}", circle + 1)
-            };
-            return Err(board_error("board.bridges", why));
-        }
+        let Some(circle) = bridged.iter().position(|&has| !has) else {
+            return Ok(());
+        };
+        let why = if circle == self.lengths.len() - 1 {
+            format!("the innermost circle ({circle}) has no bridge to the centre")
+        } else {
+            format!("circle {circle} has no bridge to circle {}", circle + 1)
+        };
+        Err(board_error("board.bridges", why))
+    }
 
-        let mut steps = Vec::with_capacity(total * (MAX_STEPS + 1));
-        for &(circle, index) in &coords {
-            let len = lengths[usize::from(circle)];
-            for n in 0..=MAX_STEPS as u16 {
-                steps.push(offsets[usize::from(circle)] + (index + n) % len);
+    /// Where the bridge from `circle.index` leads: the centre from the innermost circle, else a space
+    /// exactly one circle inward.
+    fn bridge_target(&self, circle: usize, index: usize, to: &Value, to_field: &str) -> Result<Bridge> {
+        let innermost = self.lengths.len() - 1;
+        if circle == innermost {
+            if to.as_str() != Some("centre") {
+                return Err(board_error(
+                    to_field,
+                    format!("a bridge of the innermost circle ({circle}) leads to \"centre\", not {to}"),
+                ));
             }
+            return Ok(Bridge::Centre);
         }
+        if to.as_str() == Some("centre") {
+            return Err(board_error(
+                to_field,
+                format!(
+                    "only the innermost circle ({innermost}) bridges to the centre; {circle}.{index} bridges to circle {}",
+                    circle + 1
+                ),
+            ));
+        }
+        let (to_circle, to_index) = space_pair(to, to_field, &self.lengths)?;
+        if to_circle != circle + 1 {
+            return Err(board_error(
+                to_field,
+                format!(
+                    "a bridge goes exactly one circle inward: from circle {circle} to circle {}, not {to_circle}",
+                    circle + 1
+                ),
+            ));
+        }
+        Ok(Bridge::Space(self.offsets[to_circle] + to_index as u16))
+    }
 
-        // Canonical description: bridges sorted by their space.
-        let mut sorted: Vec<(usize, Value)> = (0..total)
-            .filter(|&space| bridges[space] != Bridge::None)
+    /// The description as states carry it: bridges sorted by their `from` space.
+    fn canonical_description(&self) -> Value {
+        let bridges: Vec<Value> = (0..self.bridges.len())
+            .filter(|&space| self.bridges[space] != Bridge::None)
             .map(|space| {
-                let (c, i) = coords[space];
-                let to = match bridges[space] {
-                    Bridge::Space(t) => json!([coords[usize::from(t)].0, coords[usize::from(t)].1]),
+                let (c, i) = self.coords[space];
+                let to = match self.bridges[space] {
+                    Bridge::Space(t) => {
+                        let (tc, ti) = self.coords[usize::from(t)];
+                        json!([tc, ti])
+                    }
                     _ => json!("centre"),
                 };
-                (space, json!({ "from": [c, i], "to": to }))
+                json!({ "from": [c, i], "to": to })
             })
             .collect();
-        sorted.sort_by_key(|(space, _)| *space);
         let mut canonical = Map::new();
-        canonical.insert("circles".into(), json!(lengths));
-        canonical.insert("entries".into(), json!(entries));
-        canonical.insert(
-            "bridges".into(),
-            Value::Array(sorted.into_iter().map(|(_, b)| b).collect()),
-        );
-        canonical.insert("centre_points".into(), json!(centre_points));
+        canonical.insert("circles".into(), json!(self.lengths));
+        canonical.insert("entries".into(), json!(self.entries));
+        canonical.insert("bridges".into(), Value::Array(bridges));
+        canonical.insert("centre_points".into(), json!(self.centre_points));
         canonical.insert("home_length".into(), json!(PAWNS));
-
-        Ok(Board {
-            lengths,
-            offsets,
-            entries,
-            bridges,
-            coords,
-            steps,
-            centre_points,
-            description: Value::Object(canonical),
-        })
+        Value::Object(canonical)
     }
 
     pub fn description(&self) -> &Value {

@@ -22,27 +22,16 @@ use geometry::{
 /// Black places at most 31 discs, White at most 30.
 const SUPPLY: [u32; 2] = [31, 30];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, JsonSchema)]
+pub use crate::players::Color;
+
+// The contract's name for a colour of Iago (the type is the shared `Color`). No doc comment: it
+// would become the schema's description.
+#[derive(JsonSchema)]
 #[schemars(rename = "IagoPlayer", rename_all = "lowercase")]
-pub enum Color {
-    Black = 0,
-    White = 1,
-}
-
-impl Color {
-    pub fn other(self) -> Color {
-        match self {
-            Color::Black => Color::White,
-            Color::White => Color::Black,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Color::Black => "black",
-            Color::White => "white",
-        }
-    }
+#[allow(dead_code)] // a schema only
+enum PlayerSchema {
+    Black,
+    White,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
@@ -101,13 +90,33 @@ pub struct Position {
     setup: Setup,
 }
 
-/// A placement: the cell a disc is put on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Move(pub u8);
+/// Moves in a module of their own, so that nothing, this file included, builds one but through
+/// `Move::new`: a move always names a cell of the board, and `1u64 << cell` cannot overflow.
+mod placement {
+    use super::geometry::CELL_COUNT;
+
+    /// A placement: the cell a disc is put on, always one of the board's 61.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct Move(u8);
+
+    impl Move {
+        /// The placement on `cell`, if the board has that cell.
+        pub fn new(cell: usize) -> Option<Move> {
+            (cell < CELL_COUNT).then_some(Move(cell as u8))
+        }
+
+        /// The cell placed on, below `CELL_COUNT`.
+        pub fn cell(self) -> usize {
+            usize::from(self.0)
+        }
+    }
+}
+
+pub use placement::Move;
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&cell_name(self.0 as usize))
+        f.write_str(&cell_name(self.cell()))
     }
 }
 
@@ -140,7 +149,7 @@ struct Turn {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[schemars(rename = "IagoEffects")]
 pub struct Effects {
-    #[schemars(with = "Color")]
+    #[schemars(with = "PlayerSchema")]
     pub player: &'static str,
     /// The cell the disc was placed on.
     pub cell: String,
@@ -325,16 +334,14 @@ impl Position {
         if self.is_finished() {
             return Vec::new();
         }
-        cells_of(self.turn().legal)
-            .map(|cell| Move(cell as u8))
-            .collect()
+        cells_of(self.turn().legal).filter_map(Move::new).collect()
     }
 
     pub fn play(&self, mv: Move) -> Result<(Position, Effects)> {
         if self.is_finished() {
             return Err(Error::GameOver);
         }
-        let cell = mv.0 as usize;
+        let cell = mv.cell();
         let bit = 1u64 << cell;
         if self.occupied() & bit != 0 {
             return Err(Error::IllegalMove {
@@ -480,59 +487,73 @@ impl Position {
 
     /// Builds a position from untrusted parts, checking everything that can be checked.
     fn from_parts(rows: &[&str], to_move: &str, penalty_claim: bool, setup: Setup) -> Result<Self> {
+        let mut position = Position::empty(setup);
+        position.read_rows(rows)?;
+        position.to_move = parse_side(to_move)?;
+        position.check_supply()?;
+        position.check_side_to_move()?;
+        position.check_last_disc_face_up()?;
+        position.check_penalty_claim(penalty_claim)?;
+        position.penalty_claim = penalty_claim;
+        invariants::captives_are_flanked(&position)?;
+        invariants::anchor_discs_show_a_flip(&position)?;
+        Ok(position)
+    }
+
+    /// Places the discs of the 9 rows a..i, refusing a wrong row count, row length or character.
+    fn read_rows(&mut self, rows: &[&str]) -> Result<()> {
         if rows.len() != ROW_LENGTHS.len() {
             return Err(Error::invalid_state(
                 "board",
                 format!("the board has 9 rows (a to i), not {}", rows.len()),
             ));
         }
-        let mut position = Position::empty(setup);
         let mut cell = 0;
         for (index, (row, &len)) in rows.iter().zip(&ROW_LENGTHS).enumerate() {
-            let name = (b'a' + index as u8) as char;
-            let field = || format!("board[{index}]");
-            if row.chars().count() != len {
-                return Err(Error::invalid_state(
-                    field(),
-                    format!("row {name} has {len} hexes, not {}", row.chars().count()),
-                ));
+            self.read_row(index, row, len, cell)?;
+            cell += len;
+        }
+        Ok(())
+    }
+
+    /// Places the discs of row `index`, of `len` hexes, whose first hex is `first_cell`.
+    fn read_row(&mut self, index: usize, row: &str, len: usize, first_cell: usize) -> Result<()> {
+        let name = (b'a' + index as u8) as char;
+        let field = || format!("board[{index}]");
+        if row.chars().count() != len {
+            return Err(Error::invalid_state(
+                field(),
+                format!("row {name} has {len} hexes, not {}", row.chars().count()),
+            ));
+        }
+        for (cell, ch) in (first_cell..).zip(row.chars()) {
+            let bit = 1u64 << cell;
+            match ch {
+                '.' => {}
+                'B' | 'b' => self.owners[0] |= bit,
+                'W' | 'w' => self.owners[1] |= bit,
+                _ => {
+                    return Err(Error::invalid_state(
+                        field(),
+                        format!(
+                            "row {name}: {:?} at {} is not one of . B W b w",
+                            ch,
+                            cell_name(cell)
+                        ),
+                    ))
+                }
             }
-            for ch in row.chars() {
-                let bit = 1u64 << cell;
-                match ch {
-                    '.' => {}
-                    'B' | 'b' => position.owners[0] |= bit,
-                    'W' | 'w' => position.owners[1] |= bit,
-                    _ => {
-                        return Err(Error::invalid_state(
-                            field(),
-                            format!(
-                                "row {name}: {:?} at {} is not one of . B W b w",
-                                ch,
-                                cell_name(cell)
-                            ),
-                        ))
-                    }
-                }
-                if ch == 'b' || ch == 'w' {
-                    position.captive |= bit;
-                }
-                cell += 1;
+            if ch == 'b' || ch == 'w' {
+                self.captive |= bit;
             }
         }
-        position.to_move = match to_move {
-            "black" | "b" => Color::Black,
-            "white" | "w" => Color::White,
-            other => {
-                return Err(Error::invalid_state(
-                    "to_move",
-                    format!("side to move is black or white, not {other:?}"),
-                ))
-            }
-        };
-        let [black, white] = position.owners.map(u64::count_ones);
+        Ok(())
+    }
+
+    /// Neither colour has more discs on the board than in its supply.
+    fn check_supply(&self) -> Result<()> {
         for color in [Color::Black, Color::White] {
-            let placed = position.owners[color as usize].count_ones();
+            let placed = self.owners[color as usize].count_ones();
             if placed > SUPPLY[color as usize] {
                 return Err(Error::invalid_state(
                     "board",
@@ -544,7 +565,12 @@ impl Position {
                 ));
             }
         }
-        // Black moves first and every placement adds one disc of the mover: counts fix the side to move.
+        Ok(())
+    }
+
+    /// Black moves first and every placement adds one disc of the mover: counts fix the side to move.
+    fn check_side_to_move(&self) -> Result<()> {
+        let [black, white] = self.owners.map(u64::count_ones);
         let expected = match black.checked_sub(white) {
             Some(0) => Color::Black,
             Some(1) => Color::White,
@@ -557,20 +583,24 @@ impl Position {
                 ))
             }
         };
-        if position.to_move != expected {
+        if self.to_move != expected {
             return Err(Error::invalid_state(
                 "to_move",
                 format!(
                     "with {black} black and {white} white discs {} is to move, not {}",
                     expected.name(),
-                    position.to_move.name()
+                    self.to_move.name()
                 ),
             ));
         }
-        // A placed disc never flips on its own turn, so the last mover's last disc is face up; and a
-        // finished game ended with that disc on the last empty inner hex.
-        let last = expected.other();
-        if black + white > 0 && position.up(last) == 0 {
+        Ok(())
+    }
+
+    /// A placed disc never flips on its own turn, so the last mover's last disc is face up; and a
+    /// finished game ended with that disc on the last empty inner hex. Needs the side to move checked.
+    fn check_last_disc_face_up(&self) -> Result<()> {
+        let last = self.to_move.other();
+        if self.occupied() != 0 && self.up(last) == 0 {
             return Err(Error::invalid_state(
                 "board",
                 format!(
@@ -579,7 +609,7 @@ impl Position {
                 ),
             ));
         }
-        if position.is_finished() && position.up(last) & INNER == 0 {
+        if self.is_finished() && self.up(last) & INNER == 0 {
             return Err(Error::invalid_state(
                 "board",
                 format!(
@@ -588,28 +618,40 @@ impl Position {
                 ),
             ));
         }
-        if penalty_claim {
-            let why = if !setup.options.penalty {
-                Some("the penalty option is off")
-            } else if black + white < 3 {
-                // A skip needs a capture to skip: an own and an opponent disc before it.
-                Some("no forced capture can have been skipped with fewer than 3 discs on the board")
-            } else if position.is_finished() {
-                Some("the game is over")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(Error::invalid_state(
-                    "penalty_claim",
-                    format!("a penalty claim cannot be pending: {why}"),
-                ));
-            }
+        Ok(())
+    }
+
+    /// A pending penalty claim needs the option, a skippable capture before it, and a game going on.
+    fn check_penalty_claim(&self, penalty_claim: bool) -> Result<()> {
+        if !penalty_claim {
+            return Ok(());
         }
-        position.penalty_claim = penalty_claim;
-        invariants::captives_are_flanked(&position)?;
-        invariants::anchor_discs_show_a_flip(&position)?;
-        Ok(position)
+        let why = if !self.setup.options.penalty {
+            "the penalty option is off"
+        } else if self.occupied().count_ones() < 3 {
+            // A skip needs a capture to skip: an own and an opponent disc before it.
+            "no forced capture can have been skipped with fewer than 3 discs on the board"
+        } else if self.is_finished() {
+            "the game is over"
+        } else {
+            return Ok(());
+        };
+        Err(Error::invalid_state(
+            "penalty_claim",
+            format!("a penalty claim cannot be pending: {why}"),
+        ))
+    }
+}
+
+/// The side to move as the state (`black`, `white`) or the position text (`b`, `w`) spells it.
+fn parse_side(to_move: &str) -> Result<Color> {
+    match to_move {
+        "black" | "b" => Ok(Color::Black),
+        "white" | "w" => Ok(Color::White),
+        other => Err(Error::invalid_state(
+            "to_move",
+            format!("side to move is black or white, not {other:?}"),
+        )),
     }
 }
 
@@ -628,7 +670,7 @@ pub struct State {
     /// up, `b`/`w` captive.
     #[schemars(length(equal = 9), inner(regex(pattern = r"^[.BWbw]{5,9}$")))]
     pub board: Vec<String>,
-    #[schemars(with = "Color")]
+    #[schemars(with = "PlayerSchema")]
     pub to_move: String,
     /// The side to move may claim a skipped forced capture (penalty option).
     #[serde(default)]
@@ -640,6 +682,7 @@ pub struct Iago;
 impl Rules for Iago {
     const NAME: &'static str = "iago";
     const RULES_VERSION: &'static str = "iago@1";
+    const PLAYERS: &'static [&'static str] = &["black", "white"];
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -663,7 +706,7 @@ impl Rules for Iago {
             "name": "iago",
             "title": "Iago",
             "rules": Self::RULES_VERSION,
-            "players": ["black", "white"],
+            "players": Self::PLAYERS,
             "chance": false,
             "hidden_information": false,
             "variants": [
@@ -701,16 +744,7 @@ impl Rules for Iago {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        if state.rules != Self::RULES_VERSION {
-            return Err(Error::invalid_state(
-                "rules",
-                format!(
-                    "unknown rules version {:?}: this engine plays {}",
-                    state.rules,
-                    Self::RULES_VERSION
-                ),
-            ));
-        }
+        crate::game::check_rules_version::<Self>(&state.rules)?;
         let setup = Setup {
             variant: state.variant,
             options: state.options,
@@ -769,7 +803,7 @@ impl Rules for Iago {
     }
 
     fn parse_move(text: &str) -> Result<Move> {
-        parse_cell(text).map(|cell| Move(cell as u8)).ok_or_else(|| {
+        parse_cell(text).and_then(Move::new).ok_or_else(|| {
             Error::malformed_move(format!(
                 "{text:?} is not a cell: a move is a cell name, a row a..i and a diagonal 1..9 (e.g. e4)"
             ))
@@ -802,5 +836,15 @@ mod tests {
         let start = Position::empty(Setup::default());
         assert_eq!(start.legal_moves().len(), 36);
         assert_eq!(start.perft(2), 1260);
+    }
+
+    #[test]
+    fn a_move_names_a_cell_of_the_board() {
+        assert_eq!(Move::new(CELL_COUNT), None);
+        assert_eq!(Move::new(u8::MAX.into()), None);
+        for cell in 0..CELL_COUNT {
+            let mv = Move::new(cell).unwrap();
+            assert_eq!(Iago::parse_move(&mv.to_string()), Ok(mv));
+        }
     }
 }

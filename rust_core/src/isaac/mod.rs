@@ -26,54 +26,18 @@ pub const TARGET: u16 = 100;
 /// (10 − L) × value × 4, largest for the 7 (3 × 6 × 4 = 72).
 pub const MAX_SCORE: u16 = 99 + 72;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, JsonSchema)]
+pub use crate::players::Color;
+use crate::players::COLORS;
+
+// The contract's name for a colour of Isaac (the type is the shared `Color`). No doc comment: it
+// would become the schema's description.
+#[derive(JsonSchema)]
 #[schemars(rename = "IsaacPlayer", rename_all = "lowercase")]
-pub enum Color {
-    #[default]
-    Black = 0,
-    White = 1,
+#[allow(dead_code)] // a schema only
+enum PlayerSchema {
+    Black,
+    White,
 }
-
-impl Color {
-    pub fn other(self) -> Color {
-        match self {
-            Color::Black => Color::White,
-            Color::White => Color::Black,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Color::Black => "black",
-            Color::White => "white",
-        }
-    }
-
-    fn letter(self) -> char {
-        match self {
-            Color::Black => 'b',
-            Color::White => 'w',
-        }
-    }
-
-    fn from_name(name: &str) -> Option<Color> {
-        match name {
-            "black" => Some(Color::Black),
-            "white" => Some(Color::White),
-            _ => None,
-        }
-    }
-
-    fn from_letter(letter: &str) -> Option<Color> {
-        match letter {
-            "b" => Some(Color::Black),
-            "w" => Some(Color::White),
-            _ => None,
-        }
-    }
-}
-
-const COLORS: [Color; 2] = [Color::Black, Color::White];
 
 /// Who opens the scoring phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, JsonSchema)]
@@ -162,7 +126,7 @@ fn first_to_pass() -> String {
 pub struct Options {
     /// Who places first (and wins the last tie-break).
     #[serde(default = "black")]
-    #[schemars(with = "Color")]
+    #[schemars(with = "PlayerSchema")]
     first_player: String,
     /// Who opens the scoring phase: the player who passed first in the placement phase, or the
     /// first player.
@@ -355,7 +319,7 @@ enum ActionKind {
 )]
 #[allow(dead_code)] // a schema only
 struct EffectsSchema {
-    player: Color,
+    player: PlayerSchema,
     kind: ActionKind,
     /// The piece placed or removed (`c4-g4`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1457,7 +1421,7 @@ pub struct State {
     pub phase: String,
     /// `black`, `white`, or null once the game is over. Required, even when null.
     #[serde(deserialize_with = "Option::deserialize")]
-    #[schemars(with = "Nullable<Color>")]
+    #[schemars(with = "Nullable<PlayerSchema>")]
     pub to_move: Option<String>,
     /// Score-track positions; a winner's final score may pass 99 (at most 171).
     #[schemars(with = "PerPlayer<ScoreSchema>")]
@@ -1465,11 +1429,11 @@ pub struct State {
     pub scores: PerPlayer<i64>,
     /// Who passed first in the placement phase; null until someone did. Required, even when null.
     #[serde(deserialize_with = "Option::deserialize")]
-    #[schemars(with = "Nullable<Color>")]
+    #[schemars(with = "Nullable<PlayerSchema>")]
     pub first_to_pass: Option<String>,
     /// Who has passed in the current phase (in the scoring phase, who is out): `[]`, `["black"]`,
     /// `["white"]` or `["black", "white"]`.
-    #[schemars(with = "Vec<Color>", length(max = 2), extend("uniqueItems" = true))]
+    #[schemars(with = "Vec<PlayerSchema>", length(max = 2), extend("uniqueItems" = true))]
     pub passed: Vec<String>,
     /// Lengths each player removed, in removal order.
     #[schemars(with = "PerPlayer<LengthsSchema>")]
@@ -1670,6 +1634,7 @@ pub struct Isaac;
 impl Rules for Isaac {
     const NAME: &'static str = "isaac";
     const RULES_VERSION: &'static str = "isaac@1";
+    const PLAYERS: &'static [&'static str] = &["black", "white"];
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1691,7 +1656,7 @@ impl Rules for Isaac {
             "name": "isaac",
             "title": "Isaac",
             "rules": Self::RULES_VERSION,
-            "players": ["black", "white"],
+            "players": Self::PLAYERS,
             "chance": false,
             "hidden_information": false,
             "variants": [
@@ -1732,16 +1697,7 @@ impl Rules for Isaac {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        if state.rules != Self::RULES_VERSION {
-            return Err(Error::invalid_state(
-                "rules",
-                format!(
-                    "unknown rules version {:?}: this engine plays {}",
-                    state.rules,
-                    Self::RULES_VERSION
-                ),
-            ));
-        }
+        crate::game::check_rules_version::<Self>(&state.rules)?;
         let config = Setup {
             variant: state.variant.clone(),
             options: state.options.clone(),
