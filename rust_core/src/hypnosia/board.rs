@@ -384,13 +384,21 @@ impl Board {
 
     /// Where the bridge from `circle.index` leads: the centre from the innermost circle, else a space
     /// exactly one circle inward.
-    fn bridge_target(&self, circle: usize, index: usize, to: &Value, to_field: &str) -> Result<Bridge> {
+    fn bridge_target(
+        &self,
+        circle: usize,
+        index: usize,
+        to: &Value,
+        to_field: &str,
+    ) -> Result<Bridge> {
         let innermost = self.lengths.len() - 1;
         if circle == innermost {
             if to.as_str() != Some("centre") {
                 return Err(board_error(
                     to_field,
-                    format!("a bridge of the innermost circle ({circle}) leads to \"centre\", not {to}"),
+                    format!(
+                        "a bridge of the innermost circle ({circle}) leads to \"centre\", not {to}"
+                    ),
                 ));
             }
             return Ok(Bridge::Centre);

@@ -5,6 +5,7 @@
 use super::geometry::{cell_name, cells_of, ANCHORS, CENTRE, COORDS, RAYS};
 use super::{Color, Position};
 use crate::error::{Error, Result};
+use crate::players::COLORS;
 
 /// Opposite directions come in pairs in `RAYS` (see `geometry::DIRECTIONS`): the three lines through a cell.
 const LINES: [(usize, usize); 3] = [(0, 1), (2, 3), (4, 5)];
@@ -97,9 +98,8 @@ fn claim_budget(position: &Position, [black, white]: [u32; 2]) -> [u32; 2] {
 pub(super) fn anchor_discs_show_a_flip(position: &Position) -> Result<()> {
     let counts = position.owners.map(u64::count_ones);
     let each = claim_budget(position, counts);
-    let unflipped =
-        [Color::Black, Color::White].map(|color| unflipped_anchor_discs(position, color));
-    let over = [Color::Black, Color::White]
+    let unflipped = COLORS.map(|color| unflipped_anchor_discs(position, color));
+    let over = COLORS
         .into_iter()
         .find(|&color| unflipped[color as usize].count_ones() > each[color as usize]);
     let Some(color) = over else {
