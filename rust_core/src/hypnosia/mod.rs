@@ -6,6 +6,7 @@
 //! squares by distance, spaces by (circle, index), the centre, then captured.
 
 mod board;
+mod invariants;
 mod notation;
 
 use std::cell::RefCell;
@@ -1330,221 +1331,20 @@ fn seat_keys<T: Clone>(
 }
 
 impl Position {
-    /// Builds a position from untrusted parts, checking everything that can be checked.
+    /// Builds a position from untrusted parts, checking everything that can be checked, in this
+    /// order (the first refusal a state meets is part of the contract).
     fn from_parts(game: Arc<Game>, chance: Chance, parts: Parts) -> Result<Position> {
-        let board = &game.board;
         let mut position = Position::initial(game.clone(), chance, NOBODY);
-
-        let pawns = seat_keys(&parts.pawns, &game, "pawns")?;
-        for &seat in &game.seats {
-            let name = COLOURS[usize::from(seat)];
-            let locs = pawns[usize::from(seat)].as_deref().unwrap_or(&[]);
-            if locs.len() != PAWNS {
-                return Err(Error::invalid_state(
-                    format!("pawns.{name}"),
-                    format!("{name} has 4 pawns, not {}", locs.len()),
-                ));
-            }
-            let mut codes = [CAPTURED; PAWNS];
-            for (i, text) in locs.iter().enumerate() {
-                let field = || format!("pawns.{name}[{i}]");
-                let loc =
-                    parse_loc(text, board).map_err(|why| Error::invalid_state(field(), why))?;
-                if loc < SPACE_BASE && codes[..i].contains(&loc) {
-                    return Err(Error::invalid_state(
-                        field(),
-                        format!("two pawns on home square {text}: pawns at home never stack"),
-                    ));
-                }
-                codes[i] = loc;
-            }
-            codes.sort_unstable();
-            position.pawns[usize::from(seat)] = codes;
-        }
-        // Spaces: at most 2 pawns, of one player.
-        for &seat in &game.seats {
-            let name = COLOURS[usize::from(seat)];
-            for &loc in &position.pawns[usize::from(seat)] {
-                if !(SPACE_BASE..CENTRE).contains(&loc) {
-                    continue;
-                }
-                let at = position.loc_name(loc);
-                if position.count(seat, loc) > 2 {
-                    return Err(Error::invalid_state(
-                        format!("pawns.{name}"),
-                        format!(
-                            "{name} has {} pawns on {at}: at most 2 pawns per space",
-                            position.count(seat, loc)
-                        ),
-                    ));
-                }
-                if let Some((other, _)) = position.enemy_at(seat, loc) {
-                    return Err(Error::invalid_state(
-                        format!("pawns.{name}"),
-                        format!(
-                            "{at} holds pawns of {name} and {}: pawns of two players never share a space",
-                            COLOURS[usize::from(other)]
-                        ),
-                    ));
-                }
-            }
-        }
-
-        if parts.centre.len() > CENTRE_SPACES {
-            return Err(Error::invalid_state(
-                "centre",
-                format!("the centre has 5 spaces, not {}", parts.centre.len()),
-            ));
-        }
-        for (k, name) in parts.centre.iter().enumerate() {
-            let seat = colour_seat(name)
-                .filter(|&s| game.seats.contains(&(s as u8)))
-                .ok_or_else(|| {
-                    Error::invalid_state(
-                        format!("centre[{k}]"),
-                        format!("{name:?} is not a seated colour"),
-                    )
-                })?;
-            position.centre[k] = seat as u8;
-        }
-        position.centre_len = parts.centre.len() as u8;
-        for &seat in &game.seats {
-            let entries = position.centre().iter().filter(|&&s| s == seat).count();
-            let inside = usize::from(position.count(seat, CENTRE));
-            if entries != inside {
-                let name = COLOURS[usize::from(seat)];
-                return Err(Error::invalid_state(
-                    "centre",
-                    format!("{name} has {inside} pawns in the centre but {entries} centre entries"),
-                ));
-            }
-        }
-
-        let captures = seat_keys(&parts.captures, &game, "captures")?;
-        let mut lost_by_seat = [0u32; SEATS];
-        for &seat in &game.seats {
-            lost_by_seat[usize::from(seat)] = u32::from(position.count(seat, CAPTURED));
-        }
-        let lost = |seat: u8| lost_by_seat[usize::from(seat)];
-        let total_lost: u32 = game.seats.iter().map(|&s| lost(s)).sum();
-        let mut total_captures = 0u64;
-        for &seat in &game.seats {
-            let name = COLOURS[usize::from(seat)];
-            let n = captures[usize::from(seat)].unwrap_or(0);
-            let enemies_lost = total_lost - lost(seat);
-            if n < 0 || n > i64::from(enemies_lost) {
-                return Err(Error::invalid_state(
-                    format!("captures.{name}"),
-                    format!("{name} captured {n} pawns, but the other players lost {enemies_lost}"),
-                ));
-            }
-            position.captures[usize::from(seat)] = n as u32;
-            total_captures += n as u64;
-        }
-        if total_captures != u64::from(total_lost) {
-            return Err(Error::invalid_state(
-                "captures",
-                format!("the players captured {total_captures} pawns in all, but {total_lost} pawns are captured"),
-            ));
-        }
-        for &seat in &game.seats {
-            let s = usize::from(seat);
-            let centre_points: i64 = position
-                .centre()
-                .iter()
-                .enumerate()
-                .filter(|&(_, &who)| who == seat)
-                .map(|(k, _)| i64::from(board.centre_points[k]))
-                .sum();
-            position.scores[s] =
-                centre_points + i64::from(position.captures[s]) - i64::from(lost(seat));
-        }
-        if let Some(scores) = &parts.scores {
-            let scores = seat_keys(scores, &game, "scores")?;
-            for &seat in &game.seats {
-                let s = usize::from(seat);
-                if scores[s] != Some(position.scores[s]) {
-                    let name = COLOURS[s];
-                    return Err(Error::invalid_state(
-                        format!("scores.{name}"),
-                        format!(
-                            "{name}'s centre entries, captures and lost pawns make {} points, not {}",
-                            position.scores[s],
-                            scores[s].unwrap_or(0)
-                        ),
-                    ));
-                }
-            }
-        }
-
+        position.place_pawns(&parts.pawns, &game)?;
+        position.check_space_occupancy(&game)?;
+        position.place_centre(&parts.centre, &game)?;
+        position.check_centre_entries_match_pawns(&game)?;
+        position.place_captures(&parts.captures, &game)?;
+        position.compute_scores(&game);
+        position.check_scores(parts.scores.as_deref(), &game)?;
         let over = position.is_over();
-        match (&parts.to_move, over) {
-            (None, true) => {}
-            (Some(name), true) => {
-                return Err(Error::invalid_state(
-                    "to_move",
-                    format!("the game is over, so nobody is to move, not {name}"),
-                ))
-            }
-            (None, false) => {
-                return Err(Error::invalid_state(
-                    "to_move",
-                    "the game is not over, so a player is to move",
-                ))
-            }
-            (Some(name), false) => {
-                let seat = colour_seat(name)
-                    .filter(|&s| game.seats.contains(&(s as u8)))
-                    .ok_or_else(|| {
-                        Error::invalid_state("to_move", format!("{name:?} is not a seated colour"))
-                    })?;
-                if !position.has_active(seat as u8) {
-                    return Err(Error::invalid_state(
-                        "to_move",
-                        format!(
-                            "{name} has no pawn at home or on a circle, so {name} takes no turns"
-                        ),
-                    ));
-                }
-                position.to_move = seat as u8;
-            }
-        }
-        if let Some(dice) = &parts.dice {
-            if over {
-                return Err(Error::invalid_state(
-                    "dice",
-                    "the game is over: no dice are rolled",
-                ));
-            }
-            if dice.is_empty() || dice.len() > 2 {
-                return Err(Error::invalid_state(
-                    "dice",
-                    format!(
-                        "the unused dice are 1 or 2 dice (null before the roll), not {}",
-                        dice.len()
-                    ),
-                ));
-            }
-            for (i, &die) in dice.iter().enumerate() {
-                if !(1..=6).contains(&die) {
-                    return Err(Error::invalid_state(
-                        format!("dice[{i}]"),
-                        format!("a die shows 1 to 6, not {die}"),
-                    ));
-                }
-                position.dice[i] = die as u8;
-            }
-            position.dice_len = dice.len() as u8;
-            if position.dice_len == 1 && position.steps(position.dice[0]).is_empty() {
-                return Err(Error::invalid_state(
-                    "dice",
-                    format!(
-                        "no die move can use the remaining {}: the turn would have ended",
-                        position.dice[0]
-                    ),
-                ));
-            }
-        }
+        position.place_to_move(parts.to_move.as_deref(), over, &game)?;
+        position.place_dice(parts.dice.as_deref(), over)?;
         Ok(position)
     }
 }
@@ -1662,6 +1462,7 @@ pub struct Hypnosia;
 impl Rules for Hypnosia {
     const NAME: &'static str = "hypnosia";
     const RULES_VERSION: &'static str = "hypnosia@1";
+    const PLAYERS: &'static [&'static str] = &COLOURS;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1680,7 +1481,7 @@ impl Rules for Hypnosia {
             "name": Self::NAME,
             "title": "Hypnosia",
             "rules": Self::RULES_VERSION,
-            "players": COLOURS,
+            "players": Self::PLAYERS,
             "chance": true,
             "hidden_information": false,
             "variants": [
@@ -1730,16 +1531,7 @@ impl Rules for Hypnosia {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        if state.rules != Self::RULES_VERSION {
-            return Err(Error::invalid_state(
-                "rules",
-                format!(
-                    "unknown rules version {:?}: this engine plays {}",
-                    state.rules,
-                    Self::RULES_VERSION
-                ),
-            ));
-        }
+        crate::game::check_rules_version::<Self>(&state.rules)?;
         let setup = Setup {
             variant: state.variant,
             options: state.options,
