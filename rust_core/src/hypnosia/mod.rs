@@ -192,6 +192,72 @@ fn default_seats(players: usize) -> &'static [u8] {
     }
 }
 
+/// Refuses a player count outside 2 to 6; none given stays none (the seats or the default decide).
+fn checked_players(players: Option<u64>) -> Result<Option<u64>> {
+    match players {
+        Some(n) if !(2..=6).contains(&n) => Err(Error::invalid_options(
+            "options.players",
+            format!("2 to 6 players, not {n}"),
+        )),
+        other => Ok(other),
+    }
+}
+
+/// Explicit seats, sorted: each 0 to 5, none twice, as many as the players (2 to 6 when not given).
+fn checked_seats(seats: &[u64], players: Option<u64>) -> Result<Vec<u8>> {
+    let mut sorted = Vec::with_capacity(seats.len());
+    for (i, &seat) in seats.iter().enumerate() {
+        if seat >= SEATS as u64 {
+            return Err(Error::invalid_options(
+                format!("options.seats[{i}]"),
+                format!("seats are numbered 0 to 5, not {seat}"),
+            ));
+        }
+        if sorted.contains(&(seat as u8)) {
+            return Err(Error::invalid_options(
+                format!("options.seats[{i}]"),
+                format!("seat {seat} is listed twice"),
+            ));
+        }
+        sorted.push(seat as u8);
+    }
+    sorted.sort_unstable();
+    if let Some(n) = players {
+        if n as usize != sorted.len() {
+            return Err(Error::invalid_options(
+                "options.seats",
+                format!("{n} players need {n} seats, not {}", sorted.len()),
+            ));
+        }
+    } else if !(2..=6).contains(&sorted.len()) {
+        return Err(Error::invalid_options(
+            "options.seats",
+            format!("2 to 6 players, so 2 to 6 seats, not {}", sorted.len()),
+        ));
+    }
+    Ok(sorted)
+}
+
+/// The first player's seat, when named: it must be a seated colour.
+fn checked_first_player(name: Option<&str>, seats: &[u8]) -> Result<Option<u8>> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    match colour_seat(name) {
+        Some(seat) if seats.contains(&(seat as u8)) => Ok(Some(seat as u8)),
+        _ => {
+            let seated: Vec<&str> = seats.iter().map(|&s| COLOURS[usize::from(s)]).collect();
+            Err(Error::invalid_options(
+                "options.first_player",
+                format!(
+                    "{name:?} is not a seated colour; seated: {}",
+                    seated.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
 impl Setup {
     /// An unchecked setup of the standard variant with these options (`check_setup` checks it).
     pub fn new(options: Options) -> Setup {
@@ -202,70 +268,15 @@ impl Setup {
         }
     }
 
+    /// Checks the options and builds the game they describe: players, seats, first player, board.
     fn compile(&self) -> Result<Game> {
         let options = &self.options;
-        let players = match options.players {
-            Some(n) if !(2..=6).contains(&n) => {
-                return Err(Error::invalid_options(
-                    "options.players",
-                    format!("2 to 6 players, not {n}"),
-                ))
-            }
-            other => other,
-        };
-        let seats: Vec<u8> = match &options.seats {
+        let players = checked_players(options.players)?;
+        let seats = match &options.seats {
             None => default_seats(players.unwrap_or(2) as usize).to_vec(),
-            Some(seats) => {
-                let mut sorted = Vec::with_capacity(seats.len());
-                for (i, &seat) in seats.iter().enumerate() {
-                    if seat >= SEATS as u64 {
-                        return Err(Error::invalid_options(
-                            format!("options.seats[{i}]"),
-                            format!("seats are numbered 0 to 5, not {seat}"),
-                        ));
-                    }
-                    if sorted.contains(&(seat as u8)) {
-                        return Err(Error::invalid_options(
-                            format!("options.seats[{i}]"),
-                            format!("seat {seat} is listed twice"),
-                        ));
-                    }
-                    sorted.push(seat as u8);
-                }
-                sorted.sort_unstable();
-                if let Some(n) = players {
-                    if n as usize != sorted.len() {
-                        return Err(Error::invalid_options(
-                            "options.seats",
-                            format!("{n} players need {n} seats, not {}", sorted.len()),
-                        ));
-                    }
-                } else if !(2..=6).contains(&sorted.len()) {
-                    return Err(Error::invalid_options(
-                        "options.seats",
-                        format!("2 to 6 players, so 2 to 6 seats, not {}", sorted.len()),
-                    ));
-                }
-                sorted
-            }
+            Some(seats) => checked_seats(seats, players)?,
         };
-        let first_player = match &options.first_player {
-            None => None,
-            Some(name) => match colour_seat(name) {
-                Some(seat) if seats.contains(&(seat as u8)) => Some(seat as u8),
-                _ => {
-                    let seated: Vec<&str> =
-                        seats.iter().map(|&s| COLOURS[usize::from(s)]).collect();
-                    return Err(Error::invalid_options(
-                        "options.first_player",
-                        format!(
-                            "{name:?} is not a seated colour; seated: {}",
-                            seated.join(", ")
-                        ),
-                    ));
-                }
-            },
-        };
+        let first_player = checked_first_player(options.first_player.as_deref(), &seats)?;
         let description = options
             .board
             .clone()
@@ -552,76 +563,18 @@ impl Position {
         if !self.dice().contains(&mv.die) {
             return Err(Refusal::DieNotRolled);
         }
-        let seat = self.to_move;
-        let board = self.board();
         let units = if mv.double { 2 } else { 1 };
         let (from, target, origin) = match mv.from {
-            Start::Home(distance) => {
-                let loc = home(distance);
-                if self.count(seat, loc) == 0 {
-                    return Err(Refusal::NoPawn);
-                }
-                if mv.double {
-                    return Err(Refusal::NoDouble { pawns: 1 });
-                }
-                if mv.cross {
-                    return Err(Refusal::HomeNoBridge);
-                }
-                if mv.die < distance {
-                    return Err(Refusal::DieTooSmall { distance });
-                }
-                let exit = board.exit(usize::from(seat), distance, mv.die);
-                (loc, Target::Space(exit), None)
-            }
+            Start::Home(distance) => (home(distance), self.leave_home(mv, distance)?, None),
             Start::Space(circle, index) => {
-                let space = board
-                    .space(circle as usize, index as usize)
-                    .ok_or(Refusal::NoSuchSpace)?;
-                let loc = on_space(space);
-                let own = self.count(seat, loc);
-                if own == 0 {
-                    return Err(Refusal::NoPawn);
-                }
-                if own < units {
-                    return Err(Refusal::NoDouble { pawns: own });
-                }
-                let target = if mv.cross {
-                    let bridge = board.bridge(space);
-                    if bridge == Bridge::None {
-                        return Err(Refusal::NotABridge);
-                    }
-                    if mv.double && !self.game.doubles_cross {
-                        return Err(Refusal::DoublesCannotCross);
-                    }
-                    match bridge {
-                        Bridge::Space(inner) => Target::Space(board.step(inner, mv.die - 1)),
-                        _ if mv.die != 1 => return Err(Refusal::CentreNeedsOne),
-                        _ => Target::Centre,
-                    }
-                } else {
-                    Target::Space(board.step(space, mv.die))
-                };
+                let (loc, target) = self.leave_space(mv, circle, index, units)?;
                 (loc, target, Some(loc))
             }
         };
-        let mut capture = None;
-        if let Target::Space(space) = target {
-            let loc = on_space(space);
-            // The unit leaves before it lands: a full lap ends where it started.
-            let mut own = self.count(seat, loc);
-            if origin == Some(loc) {
-                own -= units;
-            }
-            if own > 0 && !(units == 1 && own == 1) {
-                return Err(Refusal::StackLimit { own });
-            }
-            if let Some((enemy, n)) = self.enemy_at(seat, loc) {
-                if units == 1 && n == 2 {
-                    return Err(Refusal::SingleOnEnemyDouble { seat: enemy });
-                }
-                capture = Some((enemy, n));
-            }
-        }
+        let capture = match target {
+            Target::Space(space) => self.land(on_space(space), origin, units)?,
+            Target::Centre => None,
+        };
         Ok(Step {
             mv,
             from,
@@ -629,6 +582,93 @@ impl Position {
             target,
             capture,
         })
+    }
+
+    /// Where a pawn leaving home `distance` squares from its entry goes: a single pawn, without a
+    /// bridge, with a die that reaches the circle.
+    fn leave_home(&self, mv: DieMove, distance: u8) -> std::result::Result<Target, Refusal> {
+        let seat = self.to_move;
+        if self.count(seat, home(distance)) == 0 {
+            return Err(Refusal::NoPawn);
+        }
+        if mv.double {
+            return Err(Refusal::NoDouble { pawns: 1 });
+        }
+        if mv.cross {
+            return Err(Refusal::HomeNoBridge);
+        }
+        if mv.die < distance {
+            return Err(Refusal::DieTooSmall { distance });
+        }
+        let exit = self.board().exit(usize::from(seat), distance, mv.die);
+        Ok(Target::Space(exit))
+    }
+
+    /// Where a unit of `units` pawns leaving space `circle.index` goes, and that space's location:
+    /// along its circle, or across its bridge first.
+    fn leave_space(
+        &self,
+        mv: DieMove,
+        circle: u32,
+        index: u32,
+        units: u8,
+    ) -> std::result::Result<(Loc, Target), Refusal> {
+        let board = self.board();
+        let space = board
+            .space(circle as usize, index as usize)
+            .ok_or(Refusal::NoSuchSpace)?;
+        let loc = on_space(space);
+        let own = self.count(self.to_move, loc);
+        if own == 0 {
+            return Err(Refusal::NoPawn);
+        }
+        if own < units {
+            return Err(Refusal::NoDouble { pawns: own });
+        }
+        if !mv.cross {
+            return Ok((loc, Target::Space(board.step(space, mv.die))));
+        }
+        Ok((loc, self.cross_bridge(mv, space)?))
+    }
+
+    /// Where a unit crossing the bridge of `space` first goes: the inner circle, or the centre on a 1.
+    fn cross_bridge(&self, mv: DieMove, space: u16) -> std::result::Result<Target, Refusal> {
+        let board = self.board();
+        let bridge = board.bridge(space);
+        if bridge == Bridge::None {
+            return Err(Refusal::NotABridge);
+        }
+        if mv.double && !self.game.doubles_cross {
+            return Err(Refusal::DoublesCannotCross);
+        }
+        match bridge {
+            Bridge::Space(inner) => Ok(Target::Space(board.step(inner, mv.die - 1))),
+            _ if mv.die != 1 => Err(Refusal::CentreNeedsOne),
+            _ => Ok(Target::Centre),
+        }
+    }
+
+    /// What a unit of `units` pawns landing on `loc` captures, or why it may not land there: a
+    /// space holds one player's pawns, at most 2, and a single pawn never lands on an enemy double.
+    fn land(
+        &self,
+        loc: Loc,
+        origin: Option<Loc>,
+        units: u8,
+    ) -> std::result::Result<Option<(u8, u8)>, Refusal> {
+        let seat = self.to_move;
+        // The unit leaves before it lands: a full lap ends where it started.
+        let mut own = self.count(seat, loc);
+        if origin == Some(loc) {
+            own -= units;
+        }
+        if own > 0 && !(units == 1 && own == 1) {
+            return Err(Refusal::StackLimit { own });
+        }
+        match self.enemy_at(seat, loc) {
+            Some((enemy, 2)) if units == 1 => Err(Refusal::SingleOnEnemyDouble { seat: enemy }),
+            capture => Ok(capture),
+        }
     }
 
     fn refusal_error(&self, mv: DieMove, refusal: Refusal) -> Error {
