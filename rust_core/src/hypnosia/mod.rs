@@ -6,6 +6,7 @@
 //! squares by distance, spaces by (circle, index), the centre, then captured.
 
 mod board;
+mod invariants;
 mod notation;
 
 use std::cell::RefCell;
@@ -191,6 +192,72 @@ fn default_seats(players: usize) -> &'static [u8] {
     }
 }
 
+/// Refuses a player count outside 2 to 6; none given stays none (the seats or the default decide).
+fn checked_players(players: Option<u64>) -> Result<Option<u64>> {
+    match players {
+        Some(n) if !(2..=6).contains(&n) => Err(Error::invalid_options(
+            "options.players",
+            format!("2 to 6 players, not {n}"),
+        )),
+        other => Ok(other),
+    }
+}
+
+/// Explicit seats, sorted: each 0 to 5, none twice, as many as the players (2 to 6 when not given).
+fn checked_seats(seats: &[u64], players: Option<u64>) -> Result<Vec<u8>> {
+    let mut sorted = Vec::with_capacity(seats.len());
+    for (i, &seat) in seats.iter().enumerate() {
+        if seat >= SEATS as u64 {
+            return Err(Error::invalid_options(
+                format!("options.seats[{i}]"),
+                format!("seats are numbered 0 to 5, not {seat}"),
+            ));
+        }
+        if sorted.contains(&(seat as u8)) {
+            return Err(Error::invalid_options(
+                format!("options.seats[{i}]"),
+                format!("seat {seat} is listed twice"),
+            ));
+        }
+        sorted.push(seat as u8);
+    }
+    sorted.sort_unstable();
+    if let Some(n) = players {
+        if n as usize != sorted.len() {
+            return Err(Error::invalid_options(
+                "options.seats",
+                format!("{n} players need {n} seats, not {}", sorted.len()),
+            ));
+        }
+    } else if !(2..=6).contains(&sorted.len()) {
+        return Err(Error::invalid_options(
+            "options.seats",
+            format!("2 to 6 players, so 2 to 6 seats, not {}", sorted.len()),
+        ));
+    }
+    Ok(sorted)
+}
+
+/// The first player's seat, when named: it must be a seated colour.
+fn checked_first_player(name: Option<&str>, seats: &[u8]) -> Result<Option<u8>> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    match colour_seat(name) {
+        Some(seat) if seats.contains(&(seat as u8)) => Ok(Some(seat as u8)),
+        _ => {
+            let seated: Vec<&str> = seats.iter().map(|&s| COLOURS[usize::from(s)]).collect();
+            Err(Error::invalid_options(
+                "options.first_player",
+                format!(
+                    "{name:?} is not a seated colour; seated: {}",
+                    seated.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
 impl Setup {
     /// An unchecked setup of the standard variant with these options (`check_setup` checks it).
     pub fn new(options: Options) -> Setup {
@@ -201,70 +268,15 @@ impl Setup {
         }
     }
 
+    /// Checks the options and builds the game they describe: players, seats, first player, board.
     fn compile(&self) -> Result<Game> {
         let options = &self.options;
-        let players = match options.players {
-            Some(n) if !(2..=6).contains(&n) => {
-                return Err(Error::invalid_options(
-                    "options.players",
-                    format!("2 to 6 players, not {n}"),
-                ))
-            }
-            other => other,
-        };
-        let seats: Vec<u8> = match &options.seats {
+        let players = checked_players(options.players)?;
+        let seats = match &options.seats {
             None => default_seats(players.unwrap_or(2) as usize).to_vec(),
-            Some(seats) => {
-                let mut sorted = Vec::with_capacity(seats.len());
-                for (i, &seat) in seats.iter().enumerate() {
-                    if seat >= SEATS as u64 {
-                        return Err(Error::invalid_options(
-                            format!("options.seats[{i}]"),
-                            format!("seats are numbered 0 to 5, not {seat}"),
-                        ));
-                    }
-                    if sorted.contains(&(seat as u8)) {
-                        return Err(Error::invalid_options(
-                            format!("options.seats[{i}]"),
-                            format!("seat {seat} is listed twice"),
-                        ));
-                    }
-                    sorted.push(seat as u8);
-                }
-                sorted.sort_unstable();
-                if let Some(n) = players {
-                    if n as usize != sorted.len() {
-                        return Err(Error::invalid_options(
-                            "options.seats",
-                            format!("{n} players need {n} seats, not {}", sorted.len()),
-                        ));
-                    }
-                } else if !(2..=6).contains(&sorted.len()) {
-                    return Err(Error::invalid_options(
-                        "options.seats",
-                        format!("2 to 6 players, so 2 to 6 seats, not {}", sorted.len()),
-                    ));
-                }
-                sorted
-            }
+            Some(seats) => checked_seats(seats, players)?,
         };
-        let first_player = match &options.first_player {
-            None => None,
-            Some(name) => match colour_seat(name) {
-                Some(seat) if seats.contains(&(seat as u8)) => Some(seat as u8),
-                _ => {
-                    let seated: Vec<&str> =
-                        seats.iter().map(|&s| COLOURS[usize::from(s)]).collect();
-                    return Err(Error::invalid_options(
-                        "options.first_player",
-                        format!(
-                            "{name:?} is not a seated colour; seated: {}",
-                            seated.join(", ")
-                        ),
-                    ));
-                }
-            },
-        };
+        let first_player = checked_first_player(options.first_player.as_deref(), &seats)?;
         let description = options
             .board
             .clone()
@@ -551,76 +563,18 @@ impl Position {
         if !self.dice().contains(&mv.die) {
             return Err(Refusal::DieNotRolled);
         }
-        let seat = self.to_move;
-        let board = self.board();
         let units = if mv.double { 2 } else { 1 };
         let (from, target, origin) = match mv.from {
-            Start::Home(distance) => {
-                let loc = home(distance);
-                if self.count(seat, loc) == 0 {
-                    return Err(Refusal::NoPawn);
-                }
-                if mv.double {
-                    return Err(Refusal::NoDouble { pawns: 1 });
-                }
-                if mv.cross {
-                    return Err(Refusal::HomeNoBridge);
-                }
-                if mv.die < distance {
-                    return Err(Refusal::DieTooSmall { distance });
-                }
-                let exit = board.exit(usize::from(seat), distance, mv.die);
-                (loc, Target::Space(exit), None)
-            }
+            Start::Home(distance) => (home(distance), self.leave_home(mv, distance)?, None),
             Start::Space(circle, index) => {
-                let space = board
-                    .space(circle as usize, index as usize)
-                    .ok_or(Refusal::NoSuchSpace)?;
-                let loc = on_space(space);
-                let own = self.count(seat, loc);
-                if own == 0 {
-                    return Err(Refusal::NoPawn);
-                }
-                if own < units {
-                    return Err(Refusal::NoDouble { pawns: own });
-                }
-                let target = if mv.cross {
-                    let bridge = board.bridge(space);
-                    if bridge == Bridge::None {
-                        return Err(Refusal::NotABridge);
-                    }
-                    if mv.double && !self.game.doubles_cross {
-                        return Err(Refusal::DoublesCannotCross);
-                    }
-                    match bridge {
-                        Bridge::Space(inner) => Target::Space(board.step(inner, mv.die - 1)),
-                        _ if mv.die != 1 => return Err(Refusal::CentreNeedsOne),
-                        _ => Target::Centre,
-                    }
-                } else {
-                    Target::Space(board.step(space, mv.die))
-                };
+                let (loc, target) = self.leave_space(mv, circle, index, units)?;
                 (loc, target, Some(loc))
             }
         };
-        let mut capture = None;
-        if let Target::Space(space) = target {
-            let loc = on_space(space);
-            // The unit leaves before it lands: a full lap ends where it started.
-            let mut own = self.count(seat, loc);
-            if origin == Some(loc) {
-                own -= units;
-            }
-            if own > 0 && !(units == 1 && own == 1) {
-                return Err(Refusal::StackLimit { own });
-            }
-            if let Some((enemy, n)) = self.enemy_at(seat, loc) {
-                if units == 1 && n == 2 {
-                    return Err(Refusal::SingleOnEnemyDouble { seat: enemy });
-                }
-                capture = Some((enemy, n));
-            }
-        }
+        let capture = match target {
+            Target::Space(space) => self.land(on_space(space), origin, units)?,
+            Target::Centre => None,
+        };
         Ok(Step {
             mv,
             from,
@@ -628,6 +582,93 @@ impl Position {
             target,
             capture,
         })
+    }
+
+    /// Where a pawn leaving home `distance` squares from its entry goes: a single pawn, without a
+    /// bridge, with a die that reaches the circle.
+    fn leave_home(&self, mv: DieMove, distance: u8) -> std::result::Result<Target, Refusal> {
+        let seat = self.to_move;
+        if self.count(seat, home(distance)) == 0 {
+            return Err(Refusal::NoPawn);
+        }
+        if mv.double {
+            return Err(Refusal::NoDouble { pawns: 1 });
+        }
+        if mv.cross {
+            return Err(Refusal::HomeNoBridge);
+        }
+        if mv.die < distance {
+            return Err(Refusal::DieTooSmall { distance });
+        }
+        let exit = self.board().exit(usize::from(seat), distance, mv.die);
+        Ok(Target::Space(exit))
+    }
+
+    /// Where a unit of `units` pawns leaving space `circle.index` goes, and that space's location:
+    /// along its circle, or across its bridge first.
+    fn leave_space(
+        &self,
+        mv: DieMove,
+        circle: u32,
+        index: u32,
+        units: u8,
+    ) -> std::result::Result<(Loc, Target), Refusal> {
+        let board = self.board();
+        let space = board
+            .space(circle as usize, index as usize)
+            .ok_or(Refusal::NoSuchSpace)?;
+        let loc = on_space(space);
+        let own = self.count(self.to_move, loc);
+        if own == 0 {
+            return Err(Refusal::NoPawn);
+        }
+        if own < units {
+            return Err(Refusal::NoDouble { pawns: own });
+        }
+        if !mv.cross {
+            return Ok((loc, Target::Space(board.step(space, mv.die))));
+        }
+        Ok((loc, self.cross_bridge(mv, space)?))
+    }
+
+    /// Where a unit crossing the bridge of `space` first goes: the inner circle, or the centre on a 1.
+    fn cross_bridge(&self, mv: DieMove, space: u16) -> std::result::Result<Target, Refusal> {
+        let board = self.board();
+        let bridge = board.bridge(space);
+        if bridge == Bridge::None {
+            return Err(Refusal::NotABridge);
+        }
+        if mv.double && !self.game.doubles_cross {
+            return Err(Refusal::DoublesCannotCross);
+        }
+        match bridge {
+            Bridge::Space(inner) => Ok(Target::Space(board.step(inner, mv.die - 1))),
+            _ if mv.die != 1 => Err(Refusal::CentreNeedsOne),
+            _ => Ok(Target::Centre),
+        }
+    }
+
+    /// What a unit of `units` pawns landing on `loc` captures, or why it may not land there: a
+    /// space holds one player's pawns, at most 2, and a single pawn never lands on an enemy double.
+    fn land(
+        &self,
+        loc: Loc,
+        origin: Option<Loc>,
+        units: u8,
+    ) -> std::result::Result<Option<(u8, u8)>, Refusal> {
+        let seat = self.to_move;
+        // The unit leaves before it lands: a full lap ends where it started.
+        let mut own = self.count(seat, loc);
+        if origin == Some(loc) {
+            own -= units;
+        }
+        if own > 0 && !(units == 1 && own == 1) {
+            return Err(Refusal::StackLimit { own });
+        }
+        match self.enemy_at(seat, loc) {
+            Some((enemy, 2)) if units == 1 => Err(Refusal::SingleOnEnemyDouble { seat: enemy }),
+            capture => Ok(capture),
+        }
     }
 
     fn refusal_error(&self, mv: DieMove, refusal: Refusal) -> Error {
@@ -1330,221 +1371,20 @@ fn seat_keys<T: Clone>(
 }
 
 impl Position {
-    /// Builds a position from untrusted parts, checking everything that can be checked.
+    /// Builds a position from untrusted parts, checking everything that can be checked, in this
+    /// order (the first refusal a state meets is part of the contract).
     fn from_parts(game: Arc<Game>, chance: Chance, parts: Parts) -> Result<Position> {
-        let board = &game.board;
         let mut position = Position::initial(game.clone(), chance, NOBODY);
-
-        let pawns = seat_keys(&parts.pawns, &game, "pawns")?;
-        for &seat in &game.seats {
-            let name = COLOURS[usize::from(seat)];
-            let locs = pawns[usize::from(seat)].as_deref().unwrap_or(&[]);
-            if locs.len() != PAWNS {
-                return Err(Error::invalid_state(
-                    format!("pawns.{name}"),
-                    format!("{name} has 4 pawns, not {}", locs.len()),
-                ));
-            }
-            let mut codes = [CAPTURED; PAWNS];
-            for (i, text) in locs.iter().enumerate() {
-                let field = || format!("pawns.{name}[{i}]");
-                let loc =
-                    parse_loc(text, board).map_err(|why| Error::invalid_state(field(), why))?;
-                if loc < SPACE_BASE && codes[..i].contains(&loc) {
-                    return Err(Error::invalid_state(
-                        field(),
-                        format!("two pawns on home square {text}: pawns at home never stack"),
-                    ));
-                }
-                codes[i] = loc;
-            }
-            codes.sort_unstable();
-            position.pawns[usize::from(seat)] = codes;
-        }
-        // Spaces: at most 2 pawns, of one player.
-        for &seat in &game.seats {
-            let name = COLOURS[usize::from(seat)];
-            for &loc in &position.pawns[usize::from(seat)] {
-                if !(SPACE_BASE..CENTRE).contains(&loc) {
-                    continue;
-                }
-                let at = position.loc_name(loc);
-                if position.count(seat, loc) > 2 {
-                    return Err(Error::invalid_state(
-                        format!("pawns.{name}"),
-                        format!(
-                            "{name} has {} pawns on {at}: at most 2 pawns per space",
-                            position.count(seat, loc)
-                        ),
-                    ));
-                }
-                if let Some((other, _)) = position.enemy_at(seat, loc) {
-                    return Err(Error::invalid_state(
-                        format!("pawns.{name}"),
-                        format!(
-                            "{at} holds pawns of {name} and {}: pawns of two players never share a space",
-                            COLOURS[usize::from(other)]
-                        ),
-                    ));
-                }
-            }
-        }
-
-        if parts.centre.len() > CENTRE_SPACES {
-            return Err(Error::invalid_state(
-                "centre",
-                format!("the centre has 5 spaces, not {}", parts.centre.len()),
-            ));
-        }
-        for (k, name) in parts.centre.iter().enumerate() {
-            let seat = colour_seat(name)
-                .filter(|&s| game.seats.contains(&(s as u8)))
-                .ok_or_else(|| {
-                    Error::invalid_state(
-                        format!("centre[{k}]"),
-                        format!("{name:?} is not a seated colour"),
-                    )
-                })?;
-            position.centre[k] = seat as u8;
-        }
-        position.centre_len = parts.centre.len() as u8;
-        for &seat in &game.seats {
-            let entries = position.centre().iter().filter(|&&s| s == seat).count();
-            let inside = usize::from(position.count(seat, CENTRE));
-            if entries != inside {
-                let name = COLOURS[usize::from(seat)];
-                return Err(Error::invalid_state(
-                    "centre",
-                    format!("{name} has {inside} pawns in the centre but {entries} centre entries"),
-                ));
-            }
-        }
-
-        let captures = seat_keys(&parts.captures, &game, "captures")?;
-        let mut lost_by_seat = [0u32; SEATS];
-        for &seat in &game.seats {
-            lost_by_seat[usize::from(seat)] = u32::from(position.count(seat, CAPTURED));
-        }
-        let lost = |seat: u8| lost_by_seat[usize::from(seat)];
-        let total_lost: u32 = game.seats.iter().map(|&s| lost(s)).sum();
-        let mut total_captures = 0u64;
-        for &seat in &game.seats {
-            let name = COLOURS[usize::from(seat)];
-            let n = captures[usize::from(seat)].unwrap_or(0);
-            let enemies_lost = total_lost - lost(seat);
-            if n < 0 || n > i64::from(enemies_lost) {
-                return Err(Error::invalid_state(
-                    format!("captures.{name}"),
-                    format!("{name} captured {n} pawns, but the other players lost {enemies_lost}"),
-                ));
-            }
-            position.captures[usize::from(seat)] = n as u32;
-            total_captures += n as u64;
-        }
-        if total_captures != u64::from(total_lost) {
-            return Err(Error::invalid_state(
-                "captures",
-                format!("the players captured {total_captures} pawns in all, but {total_lost} pawns are captured"),
-            ));
-        }
-        for &seat in &game.seats {
-            let s = usize::from(seat);
-            let centre_points: i64 = position
-                .centre()
-                .iter()
-                .enumerate()
-                .filter(|&(_, &who)| who == seat)
-                .map(|(k, _)| i64::from(board.centre_points[k]))
-                .sum();
-            position.scores[s] =
-                centre_points + i64::from(position.captures[s]) - i64::from(lost(seat));
-        }
-        if let Some(scores) = &parts.scores {
-            let scores = seat_keys(scores, &game, "scores")?;
-            for &seat in &game.seats {
-                let s = usize::from(seat);
-                if scores[s] != Some(position.scores[s]) {
-                    let name = COLOURS[s];
-                    return Err(Error::invalid_state(
-                        format!("scores.{name}"),
-                        format!(
-                            "{name}'s centre entries, captures and lost pawns make {} points, not {}",
-                            position.scores[s],
-                            scores[s].unwrap_or(0)
-                        ),
-                    ));
-                }
-            }
-        }
-
+        position.place_pawns(&parts.pawns, &game)?;
+        position.check_space_occupancy(&game)?;
+        position.place_centre(&parts.centre, &game)?;
+        position.check_centre_entries_match_pawns(&game)?;
+        position.place_captures(&parts.captures, &game)?;
+        position.compute_scores(&game);
+        position.check_scores(parts.scores.as_deref(), &game)?;
         let over = position.is_over();
-        match (&parts.to_move, over) {
-            (None, true) => {}
-            (Some(name), true) => {
-                return Err(Error::invalid_state(
-                    "to_move",
-                    format!("the game is over, so nobody is to move, not {name}"),
-                ))
-            }
-            (None, false) => {
-                return Err(Error::invalid_state(
-                    "to_move",
-                    "the game is not over, so a player is to move",
-                ))
-            }
-            (Some(name), false) => {
-                let seat = colour_seat(name)
-                    .filter(|&s| game.seats.contains(&(s as u8)))
-                    .ok_or_else(|| {
-                        Error::invalid_state("to_move", format!("{name:?} is not a seated colour"))
-                    })?;
-                if !position.has_active(seat as u8) {
-                    return Err(Error::invalid_state(
-                        "to_move",
-                        format!(
-                            "{name} has no pawn at home or on a circle, so {name} takes no turns"
-                        ),
-                    ));
-                }
-                position.to_move = seat as u8;
-            }
-        }
-        if let Some(dice) = &parts.dice {
-            if over {
-                return Err(Error::invalid_state(
-                    "dice",
-                    "the game is over: no dice are rolled",
-                ));
-            }
-            if dice.is_empty() || dice.len() > 2 {
-                return Err(Error::invalid_state(
-                    "dice",
-                    format!(
-                        "the unused dice are 1 or 2 dice (null before the roll), not {}",
-                        dice.len()
-                    ),
-                ));
-            }
-            for (i, &die) in dice.iter().enumerate() {
-                if !(1..=6).contains(&die) {
-                    return Err(Error::invalid_state(
-                        format!("dice[{i}]"),
-                        format!("a die shows 1 to 6, not {die}"),
-                    ));
-                }
-                position.dice[i] = die as u8;
-            }
-            position.dice_len = dice.len() as u8;
-            if position.dice_len == 1 && position.steps(position.dice[0]).is_empty() {
-                return Err(Error::invalid_state(
-                    "dice",
-                    format!(
-                        "no die move can use the remaining {}: the turn would have ended",
-                        position.dice[0]
-                    ),
-                ));
-            }
-        }
+        position.place_to_move(parts.to_move.as_deref(), over, &game)?;
+        position.place_dice(parts.dice.as_deref(), over)?;
         Ok(position)
     }
 }
@@ -1662,6 +1502,7 @@ pub struct Hypnosia;
 impl Rules for Hypnosia {
     const NAME: &'static str = "hypnosia";
     const RULES_VERSION: &'static str = "hypnosia@1";
+    const PLAYERS: &'static [&'static str] = &COLOURS;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1680,7 +1521,7 @@ impl Rules for Hypnosia {
             "name": Self::NAME,
             "title": "Hypnosia",
             "rules": Self::RULES_VERSION,
-            "players": COLOURS,
+            "players": Self::PLAYERS,
             "chance": true,
             "hidden_information": false,
             "variants": [
@@ -1730,16 +1571,7 @@ impl Rules for Hypnosia {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        if state.rules != Self::RULES_VERSION {
-            return Err(Error::invalid_state(
-                "rules",
-                format!(
-                    "unknown rules version {:?}: this engine plays {}",
-                    state.rules,
-                    Self::RULES_VERSION
-                ),
-            ));
-        }
+        crate::game::check_rules_version::<Self>(&state.rules)?;
         let setup = Setup {
             variant: state.variant,
             options: state.options,

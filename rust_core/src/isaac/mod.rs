@@ -1059,94 +1059,20 @@ impl Position {
         )
     }
 
-    /// Builds a position from untrusted parts, checking everything a reachable position satisfies.
+    /// Builds a position from untrusted parts, checking everything a reachable position satisfies,
+    /// in this order (the first refusal a state meets is part of the contract).
     fn from_parts(parts: Parts, config: Config) -> Result<Position> {
         let mut position = Position::start(config);
         position.to_move = None;
-        // Pieces: no overlap; with the removed ones, no more of a length than a player owns.
         for color in COLORS {
-            let pieces = &parts.pieces[color as usize];
-            if pieces.len() > PIECES_PER_PLAYER {
-                return Err(Error::invalid_state(
-                    format!("pieces.{}", color.name()),
-                    format!(
-                        "{} has {} pieces on the board, but owns only {PIECES_PER_PLAYER}",
-                        color.name(),
-                        pieces.len()
-                    ),
-                ));
-            }
-            for &(piece, index) in pieces {
-                let mask = piece.mask();
-                if mask & position.occupied != 0 {
-                    return Err(Error::invalid_state(
-                        piece_field(color, index),
-                        format!(
-                            "{piece} overlaps another piece on {}",
-                            cell_names(mask & position.occupied).join(", ")
-                        ),
-                    ));
-                }
-                position.add_piece(color, mask);
-            }
+            position.place_pieces(color, &parts.pieces[color as usize])?;
         }
         for color in COLORS {
             let c = color as usize;
-            let name = color.name();
-            let removed = &parts.removed[c];
-            for (index, &length) in removed.iter().enumerate() {
-                if !(3..=7).contains(&length) {
-                    return Err(Error::invalid_state(
-                        format!("removed.{name}"),
-                        format!("removed lengths are 3 to 7, not {length}"),
-                    ));
-                }
-                if index > 0 && length < removed[index - 1] {
-                    return Err(Error::invalid_state(
-                        format!("removed.{name}"),
-                        format!(
-                            "{name} removed a {length} after a {}: removals never get shorter",
-                            removed[index - 1]
-                        ),
-                    ));
-                }
-            }
-            for length in LENGTHS {
-                let on_board = position
-                    .pieces(color)
-                    .iter()
-                    .filter(|mask| mask.count_ones() as usize == length)
-                    .count();
-                let gone = removed.iter().filter(|&&l| l == length as i64).count();
-                let supply = usize::from(SUPPLY[length - MIN_LENGTH]);
-                if on_board + gone > supply {
-                    let field = if on_board > supply {
-                        "pieces"
-                    } else {
-                        "removed"
-                    };
-                    return Err(Error::invalid_state(
-                        format!("{field}.{name}"),
-                        format!(
-                            "{name} has {on_board} pieces of length {length} on the board and {gone} removed, but owns only {supply}"
-                        ),
-                    ));
-                }
-                position.unplaced[c][length - MIN_LENGTH] = (supply - on_board - gone) as u8;
-            }
-            // Lengths are 3..7 and at most 15 (checked above): they fit a u8 and the array.
-            for (index, &length) in removed.iter().enumerate() {
-                position.removed[c][index] = length as u8;
-            }
-            position.removed_count[c] = removed.len() as u8;
-            let score = parts.scores[c];
-            if !(0..=i64::from(MAX_SCORE)).contains(&score) {
-                return Err(Error::invalid_state(
-                    format!("scores.{name}"),
-                    format!("a score is 0 to {MAX_SCORE} (99 and the most one removal can add), not {score}"),
-                ));
-            }
-            position.scores[c] = score as u16;
+            check_removal_order(color, &parts.removed[c])?;
+            position.count_unplaced(color, &parts.removed[c])?;
+            position.place_removed(color, &parts.removed[c]);
+            position.place_score(color, parts.scores[c])?;
         }
         position.phase = parts.phase;
         position.passed = parts.passed;
@@ -1155,19 +1081,89 @@ impl Position {
             Phase::Placement => position.check_placement_phase()?,
             Phase::Scoring => position.check_scoring_phase()?,
         };
-        if parts.to_move != expected {
-            let name = |c: Option<Color>| c.map_or("nobody (the game is over)", Color::name);
+        check_to_move(parts.to_move, expected)?;
+        position.to_move = expected;
+        Ok(position)
+    }
+
+    /// Places `color`'s pieces: no more than it owns, none overlapping another.
+    fn place_pieces(&mut self, color: Color, pieces: &[IndexedPiece]) -> Result<()> {
+        if pieces.len() > PIECES_PER_PLAYER {
             return Err(Error::invalid_state(
-                "to_move",
+                format!("pieces.{}", color.name()),
                 format!(
-                    "{} is to move here, not {}",
-                    name(expected),
-                    name(parts.to_move)
+                    "{} has {} pieces on the board, but owns only {PIECES_PER_PLAYER}",
+                    color.name(),
+                    pieces.len()
                 ),
             ));
         }
-        position.to_move = expected;
-        Ok(position)
+        for &(piece, index) in pieces {
+            let mask = piece.mask();
+            if mask & self.occupied != 0 {
+                return Err(Error::invalid_state(
+                    piece_field(color, index),
+                    format!(
+                        "{piece} overlaps another piece on {}",
+                        cell_names(mask & self.occupied).join(", ")
+                    ),
+                ));
+            }
+            self.add_piece(color, mask);
+        }
+        Ok(())
+    }
+
+    /// Counts `color`'s unplaced pieces of each length: with the removed ones, no more of a length
+    /// on the board than it owns.
+    fn count_unplaced(&mut self, color: Color, removed: &[i64]) -> Result<()> {
+        let name = color.name();
+        for length in LENGTHS {
+            let on_board = self
+                .pieces(color)
+                .iter()
+                .filter(|mask| mask.count_ones() as usize == length)
+                .count();
+            let gone = removed.iter().filter(|&&l| l == length as i64).count();
+            let supply = usize::from(SUPPLY[length - MIN_LENGTH]);
+            if on_board + gone > supply {
+                let field = if on_board > supply {
+                    "pieces"
+                } else {
+                    "removed"
+                };
+                return Err(Error::invalid_state(
+                    format!("{field}.{name}"),
+                    format!(
+                        "{name} has {on_board} pieces of length {length} on the board and {gone} removed, but owns only {supply}"
+                    ),
+                ));
+            }
+            self.unplaced[color as usize][length - MIN_LENGTH] = (supply - on_board - gone) as u8;
+        }
+        Ok(())
+    }
+
+    /// Records `color`'s removed lengths, once checked by `check_removal_order` and `count_unplaced`.
+    fn place_removed(&mut self, color: Color, removed: &[i64]) {
+        let c = color as usize;
+        // Lengths are 3..7 and at most 15 (checked before): they fit a u8 and the array.
+        for (index, &length) in removed.iter().enumerate() {
+            self.removed[c][index] = length as u8;
+        }
+        self.removed_count[c] = removed.len() as u8;
+    }
+
+    /// Records `color`'s score: 0 to `MAX_SCORE`.
+    fn place_score(&mut self, color: Color, score: i64) -> Result<()> {
+        if !(0..=i64::from(MAX_SCORE)).contains(&score) {
+            return Err(Error::invalid_state(
+                format!("scores.{}", color.name()),
+                format!("a score is 0 to {MAX_SCORE} (99 and the most one removal can add), not {score}"),
+            ));
+        }
+        self.scores[color as usize] = score as u16;
+        Ok(())
     }
 
     fn placed(&self, color: Color) -> u32 {
@@ -1240,7 +1236,36 @@ impl Position {
                 "the scoring phase follows the placement phase, which ended when both passed: someone passed first",
             ));
         };
-        // Pieces placed (on the board or removed) fit the placement phase that `first` left first.
+        self.check_placement_left_by(first)?;
+        self.check_placement_ended()?;
+        self.check_scores_need_removals()?;
+        let starter = self.scoring_starter();
+        let removals = COLORS.map(|c| u32::from(self.removed_count[c as usize]));
+        let winners: Vec<Color> = COLORS
+            .into_iter()
+            .filter(|&c| self.score(c) >= TARGET)
+            .collect();
+        match winners.as_slice() {
+            [] => {}
+            [winner] => return self.check_winning_removal(*winner, starter, removals),
+            _ => {
+                return Err(Error::invalid_state(
+                    "scores",
+                    format!("the game ends as soon as one score reaches {TARGET}: both cannot"),
+                ))
+            }
+        }
+        self.check_markers_apart()?;
+        let mover = turn_after(starter, removals, self.passed)
+            .map_err(|detail| Error::invalid_state("removed", detail))?;
+        if mover.is_none() {
+            self.check_last_passer_had_no_removal()?;
+        }
+        Ok(mover)
+    }
+
+    /// Pieces placed (on the board or removed) fit the placement phase that `first` left first.
+    fn check_placement_left_by(&self, first: Color) -> Result<()> {
         let placed = COLORS.map(|c| self.placed(c));
         let mut first_only = [false; 2];
         first_only[first as usize] = true;
@@ -1253,19 +1278,30 @@ impl Position {
                 ),
             )
         })?;
-        if self.removed_count == [0, 0] {
-            for color in COLORS {
-                if let Some(piece) = self.placements(color).next() {
-                    return Err(Error::invalid_state(
-                        "pieces",
-                        format!(
-                            "the placement phase ended when neither player could place, but {} can still place {piece}",
-                            color.name()
-                        ),
-                    ));
-                }
+        Ok(())
+    }
+
+    /// Before any removal the board is still as the placement phase left it: full for both players.
+    fn check_placement_ended(&self) -> Result<()> {
+        if self.removed_count != [0, 0] {
+            return Ok(());
+        }
+        for color in COLORS {
+            if let Some(piece) = self.placements(color).next() {
+                return Err(Error::invalid_state(
+                    "pieces",
+                    format!(
+                        "the placement phase ended when neither player could place, but {} can still place {piece}",
+                        color.name()
+                    ),
+                ));
             }
         }
+        Ok(())
+    }
+
+    /// Only removals score.
+    fn check_scores_need_removals(&self) -> Result<()> {
         for color in COLORS {
             if self.scores[color as usize] > 0 && self.removed_count[color as usize] == 0 {
                 return Err(Error::invalid_state(
@@ -1274,47 +1310,44 @@ impl Position {
                 ));
             }
         }
-        let starter = self.scoring_starter();
-        let removals = COLORS.map(|c| u32::from(self.removed_count[c as usize]));
-        let winners: Vec<Color> = COLORS
-            .into_iter()
-            .filter(|&c| self.score(c) >= TARGET)
-            .collect();
-        match winners.as_slice() {
-            [] => {}
-            [winner] => {
-                let w = *winner as usize;
-                if self.passed[w] {
-                    return Err(Error::invalid_state(
-                        "passed",
-                        format!(
-                            "{} reached {TARGET} with the last move, so it had not passed",
-                            winner.name()
-                        ),
-                    ));
-                }
-                let mut before = removals;
-                before[w] -= 1; // at least one removal: its score is above 0
-                let mover = turn_after(starter, before, self.passed)
-                    .map_err(|detail| Error::invalid_state("removed", detail))?;
-                if mover != Some(*winner) {
-                    return Err(Error::invalid_state(
-                        "removed",
-                        format!(
-                            "{} reached {TARGET} with the last removal, but with these removal counts it was not {0}'s turn",
-                            winner.name()
-                        ),
-                    ));
-                }
-                return Ok(None);
-            }
-            _ => {
-                return Err(Error::invalid_state(
-                    "scores",
-                    format!("the game ends as soon as one score reaches {TARGET}: both cannot"),
-                ))
-            }
+        Ok(())
+    }
+
+    /// A winner reached the target with the last move, a removal made in its turn: the game is over.
+    fn check_winning_removal(
+        &self,
+        winner: Color,
+        starter: Color,
+        removals: [u32; 2],
+    ) -> Result<Option<Color>> {
+        let w = winner as usize;
+        if self.passed[w] {
+            return Err(Error::invalid_state(
+                "passed",
+                format!(
+                    "{} reached {TARGET} with the last move, so it had not passed",
+                    winner.name()
+                ),
+            ));
         }
+        let mut before = removals;
+        before[w] -= 1; // at least one removal: its score is above 0
+        let mover = turn_after(starter, before, self.passed)
+            .map_err(|detail| Error::invalid_state("removed", detail))?;
+        if mover != Some(winner) {
+            return Err(Error::invalid_state(
+                "removed",
+                format!(
+                    "{} reached {TARGET} with the last removal, but with these removal counts it was not {0}'s turn",
+                    winner.name()
+                ),
+            ));
+        }
+        Ok(None)
+    }
+
+    /// The two score markers never share a cell.
+    fn check_markers_apart(&self) -> Result<()> {
         if self.scores[0] + self.scores[1] == 99 {
             return Err(Error::invalid_state(
                 "scores",
@@ -1324,19 +1357,55 @@ impl Position {
                 ),
             ));
         }
-        let mover = turn_after(starter, removals, self.passed)
-            .map_err(|detail| Error::invalid_state("removed", detail))?;
-        if mover.is_none() {
-            // The last to pass had no removal then, and a pass changes nothing.
-            if COLORS.iter().all(|&c| self.removals(c).next().is_some()) {
-                return Err(Error::invalid_state(
-                    "passed",
-                    "both players passed, so the last to pass has no removal, but both have one",
-                ));
-            }
-        }
-        Ok(mover)
+        Ok(())
     }
+
+    /// Both passed: the last to pass had no removal then, and a pass changes nothing.
+    fn check_last_passer_had_no_removal(&self) -> Result<()> {
+        if COLORS.iter().all(|&c| self.removals(c).next().is_some()) {
+            return Err(Error::invalid_state(
+                "passed",
+                "both players passed, so the last to pass has no removal, but both have one",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Refuses removed lengths outside 3 to 7 or getting shorter: each removal is at least as long as
+/// the one before.
+fn check_removal_order(color: Color, removed: &[i64]) -> Result<()> {
+    let name = color.name();
+    for (index, &length) in removed.iter().enumerate() {
+        if !(3..=7).contains(&length) {
+            return Err(Error::invalid_state(
+                format!("removed.{name}"),
+                format!("removed lengths are 3 to 7, not {length}"),
+            ));
+        }
+        if index > 0 && length < removed[index - 1] {
+            return Err(Error::invalid_state(
+                format!("removed.{name}"),
+                format!(
+                    "{name} removed a {length} after a {}: removals never get shorter",
+                    removed[index - 1]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a player to move other than the one the position's phase and counts name.
+fn check_to_move(to_move: Option<Color>, expected: Option<Color>) -> Result<()> {
+    if to_move == expected {
+        return Ok(());
+    }
+    let name = |c: Option<Color>| c.map_or("nobody (the game is over)", Color::name);
+    Err(Error::invalid_state(
+        "to_move",
+        format!("{} is to move here, not {}", name(expected), name(to_move)),
+    ))
 }
 
 /// Who moves next in a phase opened by `start`, after `moves` non-pass moves of each player and the
@@ -1371,10 +1440,13 @@ fn turn_after(
 }
 
 /// The parsed fields of a state or position string, before the checks of `from_parts`.
+/// A piece with its index in its state's list (for errors; `None` in a position string).
+type IndexedPiece = (Piece, Option<usize>);
+
 struct Parts {
     /// Each player's pieces with the index of each in its state's list (for errors; `None` in a
     /// position string).
-    pieces: [Vec<(Piece, Option<usize>)>; 2],
+    pieces: [Vec<IndexedPiece>; 2],
     phase: Phase,
     to_move: Option<Color>,
     scores: [i64; 2],
@@ -1537,8 +1609,13 @@ impl State {
     }
 }
 
+/// A refusal of a position string's syntax.
+fn syntax(detail: String) -> Error {
+    Error::invalid_state("position", detail)
+}
+
+/// Reads a position string's 7 fields, in order (the first refusal a string meets stays the same).
 fn parse_text(text: &str) -> Result<Parts> {
-    let syntax = |detail: String| Error::invalid_state("position", detail);
     let fields: Vec<&str> = text.split(' ').collect();
     let [pieces, phase, to_move, scores, first, passed, removed] = fields.as_slice() else {
         return Err(syntax(format!(
@@ -1546,87 +1623,118 @@ fn parse_text(text: &str) -> Result<Parts> {
             fields.len()
         )));
     };
-    let mut parts = Parts {
-        pieces: [Vec::new(), Vec::new()],
-        phase: Phase::from_name(phase)
-            .ok_or_else(|| syntax(format!("the phase is placement or scoring, not {phase:?}")))?,
-        to_move: None,
-        scores: [0, 0],
-        first_to_pass: None,
-        passed: [false, false],
-        removed: [Vec::new(), Vec::new()],
-    };
-    if *pieces != "-" {
-        let mut last_anchor: Option<u8> = None;
-        for entry in pieces.split(',') {
-            let (color, piece) = match entry.split_at_checked(1) {
-                Some(("B", piece)) => (Color::Black, piece),
-                Some(("W", piece)) => (Color::White, piece),
-                _ => {
-                    return Err(syntax(format!(
-                        "{entry:?} is not a piece: B or W followed by its end cells (Bc4-g4)"
-                    )))
-                }
-            };
-            let piece = Piece::parse(piece).map_err(syntax)?;
-            if last_anchor.is_some_and(|anchor| anchor >= piece.anchor) {
-                return Err(syntax(format!(
-                    "pieces are listed by lower-left cell: {entry} is out of order"
-                )));
-            }
-            last_anchor = Some(piece.anchor);
-            parts.pieces[color as usize].push((piece, None));
-        }
+    let phase = Phase::from_name(phase)
+        .ok_or_else(|| syntax(format!("the phase is placement or scoring, not {phase:?}")))?;
+    let pieces = parse_pieces(pieces)?;
+    let to_move = parse_player(to_move, "the player to move")?;
+    let first_to_pass = parse_player(first, "the first to pass")?;
+    let scores = parse_scores(scores)?;
+    let passed = parse_passed(passed)?;
+    let removed = parse_removed(removed)?;
+    Ok(Parts {
+        pieces,
+        phase,
+        to_move,
+        scores,
+        first_to_pass,
+        passed,
+        removed,
+    })
+}
+
+/// Reads the pieces field: `-`, or pieces like `Bc4-g4` separated by commas, by lower-left cell.
+fn parse_pieces(text: &str) -> Result<[Vec<IndexedPiece>; 2]> {
+    let mut pieces = [Vec::new(), Vec::new()];
+    if text == "-" {
+        return Ok(pieces);
     }
-    let player = |letter: &str, what: &str| match letter {
+    let mut last_anchor: Option<u8> = None;
+    for entry in text.split(',') {
+        let (color, piece) = match entry.split_at_checked(1) {
+            Some(("B", piece)) => (Color::Black, piece),
+            Some(("W", piece)) => (Color::White, piece),
+            _ => {
+                return Err(syntax(format!(
+                    "{entry:?} is not a piece: B or W followed by its end cells (Bc4-g4)"
+                )))
+            }
+        };
+        let piece = Piece::parse(piece).map_err(syntax)?;
+        if last_anchor.is_some_and(|anchor| anchor >= piece.anchor) {
+            return Err(syntax(format!(
+                "pieces are listed by lower-left cell: {entry} is out of order"
+            )));
+        }
+        last_anchor = Some(piece.anchor);
+        pieces[color as usize].push((piece, None));
+    }
+    Ok(pieces)
+}
+
+/// Reads a player field (`b`, `w`, or `-` for nobody); `what` names it in the refusal.
+fn parse_player(letter: &str, what: &str) -> Result<Option<Color>> {
+    match letter {
         "-" => Ok(None),
         _ => Color::from_letter(letter)
             .map(Some)
             .ok_or_else(|| syntax(format!("{what} is b, w or -, not {letter:?}"))),
-    };
-    parts.to_move = player(to_move, "the player to move")?;
-    parts.first_to_pass = player(first, "the first to pass")?;
-    let score = |text: &str| {
-        let canonical = text == "0" || (!text.starts_with('0') && !text.is_empty());
-        text.parse::<u16>()
-            .ok()
-            .filter(|_| canonical && text.bytes().all(|b| b.is_ascii_digit()))
-            .map(i64::from)
-            .ok_or_else(|| syntax(format!("{text:?} is not a score: a decimal number")))
-    };
+    }
+}
+
+/// Reads the scores field: black's and white's, canonical decimals separated by a comma.
+fn parse_scores(scores: &str) -> Result<[i64; 2]> {
     let Some((black, white)) = scores.split_once(',') else {
         return Err(syntax(format!(
             "the scores are black's and white's separated by a comma, not {scores:?}"
         )));
     };
-    parts.scores = [score(black)?, score(white)?];
-    parts.passed = match *passed {
-        "-" => [false, false],
-        "b" => [true, false],
-        "w" => [false, true],
-        "bw" => [true, true],
-        other => return Err(syntax(format!("passed is -, b, w or bw, not {other:?}"))),
-    };
-    let lengths = |text: &str| -> Result<Vec<i64>> {
-        if text == "-" {
-            return Ok(Vec::new());
-        }
-        text.bytes()
-            .map(|b| match b {
-                b'3'..=b'7' => Ok(i64::from(b - b'0')),
-                _ => Err(syntax(format!(
-                    "removed lengths are digits 3 to 7 (or -), not {text:?}"
-                ))),
-            })
-            .collect()
-    };
+    Ok([parse_score(black)?, parse_score(white)?])
+}
+
+/// Reads one score: a decimal number without leading zeros.
+fn parse_score(text: &str) -> Result<i64> {
+    let canonical = text == "0" || (!text.starts_with('0') && !text.is_empty());
+    text.parse::<u16>()
+        .ok()
+        .filter(|_| canonical && text.bytes().all(|b| b.is_ascii_digit()))
+        .map(i64::from)
+        .ok_or_else(|| syntax(format!("{text:?} is not a score: a decimal number")))
+}
+
+/// Reads the passed field: `-`, `b`, `w` or `bw`.
+fn parse_passed(passed: &str) -> Result<[bool; 2]> {
+    match passed {
+        "-" => Ok([false, false]),
+        "b" => Ok([true, false]),
+        "w" => Ok([false, true]),
+        "bw" => Ok([true, true]),
+        other => Err(syntax(format!("passed is -, b, w or bw, not {other:?}"))),
+    }
+}
+
+/// Reads the removed field: black's and white's lengths separated by /.
+fn parse_removed(removed: &str) -> Result<[Vec<i64>; 2]> {
     let Some((black, white)) = removed.split_once('/') else {
         return Err(syntax(format!(
             "the removed lengths are black's and white's separated by /, not {removed:?}"
         )));
     };
-    parts.removed = [lengths(black)?, lengths(white)?];
-    Ok(parts)
+    Ok([parse_lengths(black)?, parse_lengths(white)?])
+}
+
+/// Reads one player's removed lengths: digits 3 to 7, or `-` for none.
+fn parse_lengths(text: &str) -> Result<Vec<i64>> {
+    if text == "-" {
+        return Ok(Vec::new());
+    }
+    text.bytes()
+        .map(|b| match b {
+            b'3'..=b'7' => Ok(i64::from(b - b'0')),
+            _ => Err(syntax(format!(
+                "removed lengths are digits 3 to 7 (or -), not {text:?}"
+            ))),
+        })
+        .collect()
 }
 
 pub struct Isaac;
