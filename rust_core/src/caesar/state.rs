@@ -509,94 +509,15 @@ pub fn from_state(state: State) -> Result<Position> {
     Ok(position)
 }
 
+/// The borders of a state, each listed once by its id, onto `position`.
 fn read_borders(state: &State, position: &mut Position) -> Result<()> {
     let mut seen = 0u32;
     for (id, border_state) in &state.borders.0 {
-        let field = || format!("borders.{id}");
-        let border = match parse_border(id) {
-            Some((border, true)) => border,
-            Some((border, false)) => {
-                return Err(Error::invalid_state(
-                    field(),
-                    format!(
-                        "borders are named as the rules list them: {}",
-                        border_id(border)
-                    ),
-                ))
-            }
-            None => {
-                return Err(Error::invalid_state(
-                    field(),
-                    format!("{id:?} is not a border"),
-                ))
-            }
-        };
-        if seen >> border & 1 == 1 {
-            return Err(Error::invalid_state(
-                field(),
-                format!("{id} is listed twice"),
-            ));
+        let border = border_listed_once(id, &mut seen)?;
+        if let Some(border_state) = border_state {
+            position.borders[border] = Some(placed_token(id, border, border_state)?);
+            position.filled |= 1 << border;
         }
-        seen |= 1 << border;
-        let Some(border_state) = border_state else {
-            continue;
-        };
-        let owner = Player::parse(&border_state.player).ok_or_else(|| {
-            Error::invalid_state(
-                format!("{}.player", field()),
-                format!("{:?} is not a player (caesar, pompey)", border_state.player),
-            )
-        })?;
-        let kind = parse_token(&border_state.token).ok_or_else(|| {
-            Error::invalid_state(
-                format!("{}.token", field()),
-                format!("{:?} is not a token", border_state.token),
-            )
-        })?;
-        let (a, b, icon) = BORDERS[border];
-        let (_, token_icon, hi, lo, _) = TOKENS[kind];
-        if token_icon.is_some_and(|t| t != icon) {
-            return Err(Error::invalid_state(
-                format!("{}.token", field()),
-                format!(
-                    "{} cannot lie on {id}, a {} border",
-                    border_state.token,
-                    icon.name()
-                ),
-            ));
-        }
-        let faces = &border_state.faces;
-        let (code_a, code_b) = (province_code(a), province_code(b));
-        let (Some(&face_a), Some(&face_b), 2) =
-            (faces.get(code_a), faces.get(code_b), faces.0.len())
-        else {
-            return Err(Error::invalid_state(
-                format!("{}.faces", field()),
-                format!("faces gives the number toward {code_a} and toward {code_b}, nothing else"),
-            ));
-        };
-        let forward = if (face_a, face_b) == (u32::from(hi), u32::from(lo)) {
-            true
-        } else if (face_a, face_b) == (u32::from(lo), u32::from(hi)) {
-            false
-        } else {
-            return Err(Error::invalid_state(
-                format!("{}.faces", field()),
-                format!(
-                    "{} shows {hi} and {lo}, not {face_a} and {face_b}",
-                    border_state.token
-                ),
-            ));
-        };
-        let marker = player_of(&border_state.marker, || format!("{}.marker", field()))?;
-        position.borders[border] = Some(Placed {
-            kind: kind as u8,
-            owner,
-            forward: forward || is_symmetric(kind),
-            flipped: border_state.flipped,
-            marker,
-        });
-        position.filled |= 1 << border;
     }
     if let Some(missing) = (0..BORDER_COUNT).find(|b| seen >> b & 1 == 0) {
         return Err(Error::invalid_state(
@@ -608,6 +529,104 @@ fn read_borders(state: &State, position: &mut Position) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The border named `id`, as the rules name it, and not already in `seen` (then added to it).
+fn border_listed_once(id: &str, seen: &mut u32) -> Result<usize> {
+    let field = || format!("borders.{id}");
+    let border = match parse_border(id) {
+        Some((border, true)) => border,
+        Some((border, false)) => {
+            return Err(Error::invalid_state(
+                field(),
+                format!(
+                    "borders are named as the rules list them: {}",
+                    border_id(border)
+                ),
+            ))
+        }
+        None => {
+            return Err(Error::invalid_state(
+                field(),
+                format!("{id:?} is not a border"),
+            ))
+        }
+    };
+    if *seen >> border & 1 == 1 {
+        return Err(Error::invalid_state(
+            field(),
+            format!("{id} is listed twice"),
+        ));
+    }
+    *seen |= 1 << border;
+    Ok(border)
+}
+
+/// The token on `border` (named `id`): its owner, a token of the border's icon, its faces and marker.
+fn placed_token(id: &str, border: usize, border_state: &BorderState) -> Result<Placed> {
+    let field = || format!("borders.{id}");
+    let owner = Player::parse(&border_state.player).ok_or_else(|| {
+        Error::invalid_state(
+            format!("{}.player", field()),
+            format!("{:?} is not a player (caesar, pompey)", border_state.player),
+        )
+    })?;
+    let kind = parse_token(&border_state.token).ok_or_else(|| {
+        Error::invalid_state(
+            format!("{}.token", field()),
+            format!("{:?} is not a token", border_state.token),
+        )
+    })?;
+    let (_, _, icon) = BORDERS[border];
+    if TOKENS[kind].1.is_some_and(|t| t != icon) {
+        return Err(Error::invalid_state(
+            format!("{}.token", field()),
+            format!(
+                "{} cannot lie on {id}, a {} border",
+                border_state.token,
+                icon.name()
+            ),
+        ));
+    }
+    let forward = faces_forward(id, border, kind, border_state)?;
+    let marker = player_of(&border_state.marker, || format!("{}.marker", field()))?;
+    Ok(Placed {
+        kind: kind as u8,
+        owner,
+        forward: forward || is_symmetric(kind),
+        flipped: border_state.flipped,
+        marker,
+    })
+}
+
+/// Whether the token of `kind` on `border` (named `id`) turns its larger number toward the border's
+/// first province: its faces name both provinces, nothing else, and show the token's two numbers.
+fn faces_forward(id: &str, border: usize, kind: usize, border_state: &BorderState) -> Result<bool> {
+    let field = || format!("borders.{id}.faces");
+    let (a, b, _) = BORDERS[border];
+    let (_, _, hi, lo, _) = TOKENS[kind];
+    let faces = &border_state.faces;
+    let (code_a, code_b) = (province_code(a), province_code(b));
+    let (Some(&face_a), Some(&face_b), 2) = (faces.get(code_a), faces.get(code_b), faces.0.len())
+    else {
+        return Err(Error::invalid_state(
+            field(),
+            format!("faces gives the number toward {code_a} and toward {code_b}, nothing else"),
+        ));
+    };
+    if (face_a, face_b) == (u32::from(hi), u32::from(lo)) {
+        Ok(true)
+    } else if (face_a, face_b) == (u32::from(lo), u32::from(hi)) {
+        Ok(false)
+    } else {
+        Err(Error::invalid_state(
+            field(),
+            format!(
+                "{} shows {hi} and {lo}, not {face_a} and {face_b}",
+                border_state.token
+            ),
+        ))
+    }
 }
 
 fn read_provinces(state: &State, position: &mut Position) -> Result<()> {
@@ -1227,69 +1246,104 @@ pub fn parse_text(text: &str) -> Result<State> {
             fields.len()
         )));
     };
-    let entries: Vec<&str> = borders.split(',').collect();
+    let borders = borders_of_text(borders)?;
+    let provinces = provinces_of_text(provinces)?;
+    let rng = generator_of_text(rng)?;
+    Ok(State {
+        rules: RULES.to_owned(),
+        to_move: player_from_letter(to_move, "-", "the side to move")?,
+        borders: Ordered(borders),
+        provinces: Ordered(provinces),
+        italia_dashed: player_from_letter(dashed, ".", "Italia's dashed space")?,
+        hands: pair_of(hands, "the hands", |t| token_codes(t, "a hand"))?,
+        bags: pair_of(bags, "the bags", |t| token_codes(t, "a bag"))?,
+        hand_limits: pair_of(limits, "the hand limits", count_of_text)?,
+        senate: pair_of(senate, "the Senate tokens", count_of_text)?,
+        markers: pair_of(markers, "the markers", count_of_text)?,
+        rng,
+    })
+}
+
+/// The 30 borders joined by ',', by id in border order.
+fn borders_of_text(text: &str) -> Result<Vec<(Name, Option<BorderState>)>> {
+    let entries: Vec<&str> = text.split(',').collect();
     if entries.len() != BORDER_COUNT {
         return Err(notation_error(format!(
             "30 borders joined by ',', not {}",
             entries.len()
         )));
     }
-    let borders = entries
+    entries
         .iter()
         .enumerate()
         .map(|(b, entry)| Ok((border_id(b).into(), border_entry(entry, b)?)))
-        .collect::<Result<Vec<_>>>()?;
-    let chars: Vec<char> = provinces.chars().collect();
+        .collect()
+}
+
+/// The 18 provinces, two characters each (bonus, control), by code in table order.
+fn provinces_of_text(text: &str) -> Result<Vec<(Name, ProvinceState)>> {
+    let chars: Vec<char> = text.chars().collect();
     if chars.len() != 2 * PROVINCE_COUNT {
         return Err(notation_error(
             "the provinces are 36 characters: a bonus and a control for each",
         ));
     }
-    let provinces = chars
+    chars
         .chunks(2)
         .enumerate()
         .map(|(q, pair)| {
-            let code = province_code(q);
-            let bonus = match pair[0] {
-                'S' => Some("senate"),
-                'T' => Some("tactics"),
-                'W' => Some("wealth"),
-                'M' => Some("might"),
-                '-' => None,
-                other => {
-                    return Err(notation_error(format!(
-                        "{code}: bonus {other:?} is not one of S T W M -"
-                    )))
-                }
-            };
-            let control = match pair[1] {
-                '.' => None,
-                'c' | 'C' => Some("caesar"),
-                'p' | 'P' => Some("pompey"),
-                other => {
-                    return Err(notation_error(format!(
-                        "{code}: control {other:?} is not one of . c p C P"
-                    )))
-                }
-            };
-            let state = ProvinceState {
-                bonus: bonus.map(Name::from),
-                control: control.map(Name::from),
-                flipped: pair[1].is_ascii_uppercase(),
-            };
-            Ok((code.into(), state))
+            Ok((
+                province_code(q).into(),
+                province_entry(pair[0], pair[1], q)?,
+            ))
         })
-        .collect::<Result<Vec<_>>>()?;
-    // Canonical decimal only (no sign, no leading zero), so that the text round-trips.
-    let number = |text: &str| {
-        text.parse::<u32>()
-            .ok()
-            .filter(|n| n.to_string() == text)
-            .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+        .collect()
+}
+
+/// Province `q` from its bonus letter and its control letter (upper case when flipped).
+fn province_entry(bonus: char, control: char, q: usize) -> Result<ProvinceState> {
+    let code = province_code(q);
+    let bonus_name = match bonus {
+        'S' => Some("senate"),
+        'T' => Some("tactics"),
+        'W' => Some("wealth"),
+        'M' => Some("might"),
+        '-' => None,
+        other => {
+            return Err(notation_error(format!(
+                "{code}: bonus {other:?} is not one of S T W M -"
+            )))
+        }
     };
-    // A keyed generator (see `chance`) ends with `@<key id>`.
-    let (rng, keyed_by) = match rng.split_once('@') {
-        None => (*rng, None),
+    let controller = match control {
+        '.' => None,
+        'c' | 'C' => Some("caesar"),
+        'p' | 'P' => Some("pompey"),
+        other => {
+            return Err(notation_error(format!(
+                "{code}: control {other:?} is not one of . c p C P"
+            )))
+        }
+    };
+    Ok(ProvinceState {
+        bonus: bonus_name.map(Name::from),
+        control: controller.map(Name::from),
+        flipped: control.is_ascii_uppercase(),
+    })
+}
+
+/// A count in canonical decimal only (no sign, no leading zero), so that the text round-trips.
+fn count_of_text(text: &str) -> Result<u32> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|n| n.to_string() == text)
+        .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+}
+
+/// The generator as `seed:word_pos`, then `@<key id>` when keyed (see `chance`).
+fn generator_of_text(text: &str) -> Result<ChanceState> {
+    let (rng, keyed_by) = match text.split_once('@') {
+        None => (text, None),
         Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
         Some(_) => return Err(notation_error("a keyed generator ends with @<key id>")),
     };
@@ -1306,26 +1360,14 @@ pub fn parse_text(text: &str) -> Result<State> {
         .ok()
         .filter(|n| n.to_string() == word_pos)
         .ok_or_else(|| notation_error(format!("{word_pos:?} is not a word position")))?;
-    Ok(State {
-        rules: RULES.to_owned(),
-        to_move: player_from_letter(to_move, "-", "the side to move")?,
-        borders: Ordered(borders),
-        provinces: Ordered(provinces),
-        italia_dashed: player_from_letter(dashed, ".", "Italia's dashed space")?,
-        hands: pair_of(hands, "the hands", |t| token_codes(t, "a hand"))?,
-        bags: pair_of(bags, "the bags", |t| token_codes(t, "a bag"))?,
-        hand_limits: pair_of(limits, "the hand limits", number)?,
-        senate: pair_of(senate, "the Senate tokens", number)?,
-        markers: pair_of(markers, "the markers", number)?,
-        rng: ChanceState {
-            algorithm: match keyed_by {
-                None => crate::chance::ALGORITHM,
-                Some(_) => crate::chance::KEYED_ALGORITHM,
-            }
-            .to_owned(),
-            keyed_by,
-            seed: seed.to_string(),
-            word_pos,
-        },
+    Ok(ChanceState {
+        algorithm: match keyed_by {
+            None => crate::chance::ALGORITHM,
+            Some(_) => crate::chance::KEYED_ALGORITHM,
+        }
+        .to_owned(),
+        keyed_by,
+        seed: seed.to_string(),
+        word_pos,
     })
 }
