@@ -458,15 +458,7 @@ fn fewest_extra_turns(caesar: u32, pompey: u32) -> Option<u32> {
 }
 
 pub fn from_state(state: State) -> Result<Position> {
-    if state.rules != RULES {
-        return Err(Error::invalid_state(
-            "rules",
-            format!(
-                "unknown rules version {:?}: this engine plays {RULES}",
-                state.rules
-            ),
-        ));
-    }
+    crate::game::check_rules_version::<super::Caesar>(&state.rules)?;
     let chance = Chance::from_state(&state.rng, "rng")?;
     let mut position = Position::empty(chance);
     position.to_move = player_of(&state.to_move, || "to_move".into())?;
