@@ -458,15 +458,7 @@ fn fewest_extra_turns(caesar: u32, pompey: u32) -> Option<u32> {
 }
 
 pub fn from_state(state: State) -> Result<Position> {
-    if state.rules != RULES {
-        return Err(Error::invalid_state(
-            "rules",
-            format!(
-                "unknown rules version {:?}: this engine plays {RULES}",
-                state.rules
-            ),
-        ));
-    }
+    crate::game::check_rules_version::<super::Caesar>(&state.rules)?;
     let chance = Chance::from_state(&state.rng, "rng")?;
     let mut position = Position::empty(chance);
     position.to_move = player_of(&state.to_move, || "to_move".into())?;
@@ -509,94 +501,15 @@ pub fn from_state(state: State) -> Result<Position> {
     Ok(position)
 }
 
+/// The borders of a state, each listed once by its id, onto `position`.
 fn read_borders(state: &State, position: &mut Position) -> Result<()> {
     let mut seen = 0u32;
     for (id, border_state) in &state.borders.0 {
-        let field = || format!("borders.{id}");
-        let border = match parse_border(id) {
-            Some((border, true)) => border,
-            Some((border, false)) => {
-                return Err(Error::invalid_state(
-                    field(),
-                    format!(
-                        "borders are named as the rules list them: {}",
-                        border_id(border)
-                    ),
-                ))
-            }
-            None => {
-                return Err(Error::invalid_state(
-                    field(),
-                    format!("{id:?} is not a border"),
-                ))
-            }
-        };
-        if seen >> border & 1 == 1 {
-            return Err(Error::invalid_state(
-                field(),
-                format!("{id} is listed twice"),
-            ));
+        let border = border_listed_once(id, &mut seen)?;
+        if let Some(border_state) = border_state {
+            position.borders[border] = Some(placed_token(id, border, border_state)?);
+            position.filled |= 1 << border;
         }
-        seen |= 1 << border;
-        let Some(border_state) = border_state else {
-            continue;
-        };
-        let owner = Player::parse(&border_state.player).ok_or_else(|| {
-            Error::invalid_state(
-                format!("{}.player", field()),
-                format!("{:?} is not a player (caesar, pompey)", border_state.player),
-            )
-        })?;
-        let kind = parse_token(&border_state.token).ok_or_else(|| {
-            Error::invalid_state(
-                format!("{}.token", field()),
-                format!("{:?} is not a token", border_state.token),
-            )
-        })?;
-        let (a, b, icon) = BORDERS[border];
-        let (_, token_icon, hi, lo, _) = TOKENS[kind];
-        if token_icon.is_some_and(|t| t != icon) {
-            return Err(Error::invalid_state(
-                format!("{}.token", field()),
-                format!(
-                    "{} cannot lie on {id}, a {} border",
-                    border_state.token,
-                    icon.name()
-                ),
-            ));
-        }
-        let faces = &border_state.faces;
-        let (code_a, code_b) = (province_code(a), province_code(b));
-        let (Some(&face_a), Some(&face_b), 2) =
-            (faces.get(code_a), faces.get(code_b), faces.0.len())
-        else {
-            return Err(Error::invalid_state(
-                format!("{}.faces", field()),
-                format!("faces gives the number toward {code_a} and toward {code_b}, nothing else"),
-            ));
-        };
-        let forward = if (face_a, face_b) == (u32::from(hi), u32::from(lo)) {
-            true
-        } else if (face_a, face_b) == (u32::from(lo), u32::from(hi)) {
-            false
-        } else {
-            return Err(Error::invalid_state(
-                format!("{}.faces", field()),
-                format!(
-                    "{} shows {hi} and {lo}, not {face_a} and {face_b}",
-                    border_state.token
-                ),
-            ));
-        };
-        let marker = player_of(&border_state.marker, || format!("{}.marker", field()))?;
-        position.borders[border] = Some(Placed {
-            kind: kind as u8,
-            owner,
-            forward: forward || is_symmetric(kind),
-            flipped: border_state.flipped,
-            marker,
-        });
-        position.filled |= 1 << border;
     }
     if let Some(missing) = (0..BORDER_COUNT).find(|b| seen >> b & 1 == 0) {
         return Err(Error::invalid_state(
@@ -608,6 +521,104 @@ fn read_borders(state: &State, position: &mut Position) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The border named `id`, as the rules name it, and not already in `seen` (then added to it).
+fn border_listed_once(id: &str, seen: &mut u32) -> Result<usize> {
+    let field = || format!("borders.{id}");
+    let border = match parse_border(id) {
+        Some((border, true)) => border,
+        Some((border, false)) => {
+            return Err(Error::invalid_state(
+                field(),
+                format!(
+                    "borders are named as the rules list them: {}",
+                    border_id(border)
+                ),
+            ))
+        }
+        None => {
+            return Err(Error::invalid_state(
+                field(),
+                format!("{id:?} is not a border"),
+            ))
+        }
+    };
+    if *seen >> border & 1 == 1 {
+        return Err(Error::invalid_state(
+            field(),
+            format!("{id} is listed twice"),
+        ));
+    }
+    *seen |= 1 << border;
+    Ok(border)
+}
+
+/// The token on `border` (named `id`): its owner, a token of the border's icon, its faces and marker.
+fn placed_token(id: &str, border: usize, border_state: &BorderState) -> Result<Placed> {
+    let field = || format!("borders.{id}");
+    let owner = Player::parse(&border_state.player).ok_or_else(|| {
+        Error::invalid_state(
+            format!("{}.player", field()),
+            format!("{:?} is not a player (caesar, pompey)", border_state.player),
+        )
+    })?;
+    let kind = parse_token(&border_state.token).ok_or_else(|| {
+        Error::invalid_state(
+            format!("{}.token", field()),
+            format!("{:?} is not a token", border_state.token),
+        )
+    })?;
+    let (_, _, icon) = BORDERS[border];
+    if TOKENS[kind].1.is_some_and(|t| t != icon) {
+        return Err(Error::invalid_state(
+            format!("{}.token", field()),
+            format!(
+                "{} cannot lie on {id}, a {} border",
+                border_state.token,
+                icon.name()
+            ),
+        ));
+    }
+    let forward = faces_forward(id, border, kind, border_state)?;
+    let marker = player_of(&border_state.marker, || format!("{}.marker", field()))?;
+    Ok(Placed {
+        kind: kind as u8,
+        owner,
+        forward: forward || is_symmetric(kind),
+        flipped: border_state.flipped,
+        marker,
+    })
+}
+
+/// Whether the token of `kind` on `border` (named `id`) turns its larger number toward the border's
+/// first province: its faces name both provinces, nothing else, and show the token's two numbers.
+fn faces_forward(id: &str, border: usize, kind: usize, border_state: &BorderState) -> Result<bool> {
+    let field = || format!("borders.{id}.faces");
+    let (a, b, _) = BORDERS[border];
+    let (_, _, hi, lo, _) = TOKENS[kind];
+    let faces = &border_state.faces;
+    let (code_a, code_b) = (province_code(a), province_code(b));
+    let (Some(&face_a), Some(&face_b), 2) = (faces.get(code_a), faces.get(code_b), faces.0.len())
+    else {
+        return Err(Error::invalid_state(
+            field(),
+            format!("faces gives the number toward {code_a} and toward {code_b}, nothing else"),
+        ));
+    };
+    if (face_a, face_b) == (u32::from(hi), u32::from(lo)) {
+        Ok(true)
+    } else if (face_a, face_b) == (u32::from(lo), u32::from(hi)) {
+        Ok(false)
+    } else {
+        Err(Error::invalid_state(
+            field(),
+            format!(
+                "{} shows {hi} and {lo}, not {face_a} and {face_b}",
+                border_state.token
+            ),
+        ))
+    }
 }
 
 fn read_provinces(state: &State, position: &mut Position) -> Result<()> {
@@ -662,96 +673,119 @@ fn read_provinces(state: &State, position: &mut Position) -> Result<()> {
     Ok(())
 }
 
-/// Everything that ties the parts of a state together.
+/// Everything that ties the parts of a state together: each named check below, in this order (the
+/// first refusal found is the one reported).
 fn check_consistency(position: &Position) -> Result<()> {
-    let players = Player::BOTH;
-    // The game is won exactly when a player has placed 12 markers, and then nobody is to move.
-    let winners: Vec<Player> = players
+    let winner = winner_fits_turn(position)?;
+    let mut short_hand_seen = false;
+    for player in Player::BOTH {
+        tokens_add_up(position, player)?;
+        // Only the turn that gave someone the 12th marker skips the draw: one hand at most.
+        let may_be_short = winner.is_some() && !short_hand_seen;
+        short_hand_seen |= hand_fits_limit(position, player, may_be_short)?;
+    }
+    let on_board = bonuses_fit_closures(position, winner)?;
+    bonus_counts_fit(&on_board)?;
+    taken_bonuses_cover_their_use(position, &on_board)?;
+    italia_dashed_fits_control(position, winner)?;
+    border_markers_fit_control(position, winner)?;
+    for player in Player::BOTH {
+        markers_placed_fit_board(position, player)?;
+    }
+    turns_fit_tactics(position, &on_board)
+}
+
+/// The game is won exactly when a player has placed 12 markers, and then nobody is to move: the
+/// winner, if any.
+fn winner_fits_turn(position: &Position) -> Result<Option<Player>> {
+    let winners: Vec<Player> = Player::BOTH
         .into_iter()
         .filter(|p| position.markers[*p as usize] >= CONTROL_MARKERS)
         .collect();
-    let winner = match (winners.as_slice(), position.to_move) {
-        ([], Some(_)) => None,
-        ([winner], None) => Some(*winner),
-        ([], None) => {
-            return Err(Error::invalid_state(
-                "to_move",
-                "nobody is to move only once a player has placed 12 control markers",
-            ))
-        }
-        ([winner], Some(_)) => {
-            return Err(Error::invalid_state(
-                "to_move",
-                format!(
-                    "{} has placed 12 control markers: the game is over and nobody is to move",
-                    winner.name()
-                ),
-            ))
-        }
-        _ => {
-            return Err(Error::invalid_state(
-                "markers",
-                "the game ends at the first 12th marker: both players cannot have 12",
-            ))
-        }
-    };
-    // Each player's 16 tokens are in the bag, in hand or on the board.
-    let mut short_hands = 0;
-    for player in players {
-        let p = player as usize;
-        let mut on_board = [0u8; TOKEN_KINDS];
-        for placed in position
-            .borders
-            .iter()
-            .flatten()
-            .filter(|t| t.owner == player)
-        {
-            on_board[placed.kind as usize] += 1;
-        }
-        for kind in 0..TOKEN_KINDS {
-            let (bag, hand, board) = (
-                position.bags[p][kind],
-                position.hands[p][kind],
-                on_board[kind],
-            );
-            if u32::from(bag) + u32::from(hand) + u32::from(board) != u32::from(TOKENS[kind].4) {
-                return Err(Error::invalid_state(
-                    format!("bags.{}", player.name()),
-                    format!(
-                        "{} has {} {} in all, not {}: {bag} in the bag, {hand} in hand, {board} on the board",
-                        player.name(),
-                        TOKENS[kind].4,
-                        token_code(kind),
-                        u32::from(bag) + u32::from(hand) + u32::from(board)
-                    ),
-                ));
-            }
-        }
-        let (hand, limit) = (
-            token_total(&position.hands[p]),
-            u32::from(position.hand_limits[p]),
+    match (winners.as_slice(), position.to_move) {
+        ([], Some(_)) => Ok(None),
+        ([winner], None) => Ok(Some(*winner)),
+        ([], None) => Err(Error::invalid_state(
+            "to_move",
+            "nobody is to move only once a player has placed 12 control markers",
+        )),
+        ([winner], Some(_)) => Err(Error::invalid_state(
+            "to_move",
+            format!(
+                "{} has placed 12 control markers: the game is over and nobody is to move",
+                winner.name()
+            ),
+        )),
+        _ => Err(Error::invalid_state(
+            "markers",
+            "the game ends at the first 12th marker: both players cannot have 12",
+        )),
+    }
+}
+
+/// Each of `player`'s 16 tokens is in the bag, in hand or on the board.
+fn tokens_add_up(position: &Position, player: Player) -> Result<()> {
+    let p = player as usize;
+    let mut on_board = [0u8; TOKEN_KINDS];
+    for placed in position
+        .borders
+        .iter()
+        .flatten()
+        .filter(|t| t.owner == player)
+    {
+        on_board[placed.kind as usize] += 1;
+    }
+    for kind in 0..TOKEN_KINDS {
+        let (bag, hand, board) = (
+            position.bags[p][kind],
+            position.hands[p][kind],
+            on_board[kind],
         );
-        let field = || format!("hands.{}", player.name());
-        if hand > limit {
+        if u32::from(bag) + u32::from(hand) + u32::from(board) != u32::from(TOKENS[kind].4) {
             return Err(Error::invalid_state(
-                field(),
-                format!("{hand} tokens in hand, above the hand limit {limit}"),
+                format!("bags.{}", player.name()),
+                format!(
+                    "{} has {} {} in all, not {}: {bag} in the bag, {hand} in hand, {board} on the board",
+                    player.name(),
+                    TOKENS[kind].4,
+                    token_code(kind),
+                    u32::from(bag) + u32::from(hand) + u32::from(board)
+                ),
             ));
         }
-        // Every turn ends with a draw up to the limit; only the turn that gave someone the 12th
-        // marker skips it (and that mover may be either player).
-        if hand < limit && token_total(&position.bags[p]) > 0 {
-            short_hands += 1;
-            if winner.is_none() || short_hands > 1 {
-                return Err(Error::invalid_state(
-                    field(),
-                    format!("{hand} tokens in hand below the limit {limit} while the bag has tokens: the hand is refilled at the end of each turn"),
-                ));
-            }
-        }
     }
-    // Bonus tokens: taken exactly when the province closed (a winning placement may leave its
-    // second closure unresolved).
+    Ok(())
+}
+
+/// `player`'s hand is not above its limit, and every turn ends with a draw up to the limit, so it is
+/// below only when `may_be_short` or the bag is empty. Whether it is short of a refill.
+fn hand_fits_limit(position: &Position, player: Player, may_be_short: bool) -> Result<bool> {
+    let p = player as usize;
+    let (hand, limit) = (
+        token_total(&position.hands[p]),
+        u32::from(position.hand_limits[p]),
+    );
+    let field = || format!("hands.{}", player.name());
+    if hand > limit {
+        return Err(Error::invalid_state(
+            field(),
+            format!("{hand} tokens in hand, above the hand limit {limit}"),
+        ));
+    }
+    let short = hand < limit && token_total(&position.bags[p]) > 0;
+    if short && !may_be_short {
+        return Err(Error::invalid_state(
+            field(),
+            format!("{hand} tokens in hand below the limit {limit} while the bag has tokens: the hand is refilled at the end of each turn"),
+        ));
+    }
+    Ok(short)
+}
+
+/// Bonus tokens: taken exactly when the province closed (a winning placement may leave its second
+/// closure unresolved); and control only of a closed province, fitting its sums. The bonus tokens
+/// still on the board, by kind.
+fn bonuses_fit_closures(position: &Position, winner: Option<Player>) -> Result<[u8; 4]> {
     let mut unresolved = 0;
     let mut on_board = [0u8; 4];
     for q in 0..PROVINCE_COUNT {
@@ -774,21 +808,36 @@ fn check_consistency(position: &Position) -> Result<()> {
                 format!("{code} is not closed, so its bonus token is still on it"),
             ));
         }
-        if let Some(controller) = position.control[q] {
-            if !closed {
-                return Err(Error::invalid_state(
-                    format!("provinces.{code}.control"),
-                    format!("{code} is not closed: nobody controls it yet"),
-                ));
-            }
-            check_sums(position, q, Some(controller))?;
-        } else if closed && position.bonus[q].is_none() {
-            check_sums(position, q, None)?;
-        }
+        control_fits_closure(position, q)?;
     }
-    let taken = |bonus: Bonus| {
-        u32::from(bonus.count()) - u32::from(on_board[bonus as usize]).min(u32::from(bonus.count()))
-    };
+    Ok(on_board)
+}
+
+/// Nobody controls a province before it closes; a resolved one's control fits its sums.
+fn control_fits_closure(position: &Position, q: usize) -> Result<()> {
+    let closed = position.is_closed(q);
+    if let Some(controller) = position.control[q] {
+        if !closed {
+            let code = province_code(q);
+            return Err(Error::invalid_state(
+                format!("provinces.{code}.control"),
+                format!("{code} is not closed: nobody controls it yet"),
+            ));
+        }
+        check_sums(position, q, Some(controller))?;
+    } else if closed && position.bonus[q].is_none() {
+        check_sums(position, q, None)?;
+    }
+    Ok(())
+}
+
+/// The bonus tokens of a kind that have left the board, given those still on it.
+fn taken(on_board: &[u8; 4], bonus: Bonus) -> u32 {
+    u32::from(bonus.count()) - u32::from(on_board[bonus as usize]).min(u32::from(bonus.count()))
+}
+
+/// No more bonus tokens of a kind on the board than the game has.
+fn bonus_counts_fit(on_board: &[u8; 4]) -> Result<()> {
     for bonus in Bonus::ALL {
         if on_board[bonus as usize] > bonus.count() {
             return Err(Error::invalid_state(
@@ -802,8 +851,13 @@ fn check_consistency(position: &Position) -> Result<()> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Senate tokens held, hand limits grown (Wealth) and flips (Might) come from tokens taken.
+fn taken_bonuses_cover_their_use(position: &Position, on_board: &[u8; 4]) -> Result<()> {
     let senate_held = u32::from(position.senate[0]) + u32::from(position.senate[1]);
-    let senate_taken = taken(Bonus::Senate);
+    let senate_taken = taken(on_board, Bonus::Senate);
     // A winning closure may take a Senate token and end before keeping it.
     if senate_held != senate_taken {
         return Err(Error::invalid_state(
@@ -816,10 +870,10 @@ fn check_consistency(position: &Position) -> Result<()> {
         .iter()
         .map(|&l| u32::from(l - START_HAND_LIMIT))
         .sum();
-    if wealth_used > taken(Bonus::Wealth) {
+    if wealth_used > taken(on_board, Bonus::Wealth) {
         return Err(Error::invalid_state(
             "hand_limits",
-            format!("the hand limits grew by {wealth_used} in all, but only {} Wealth tokens have left the board", taken(Bonus::Wealth)),
+            format!("the hand limits grew by {wealth_used} in all, but only {} Wealth tokens have left the board", taken(on_board, Bonus::Wealth)),
         ));
     }
     let flips = position
@@ -829,36 +883,40 @@ fn check_consistency(position: &Position) -> Result<()> {
         .filter(|t| t.flipped)
         .count() as u32
         + position.province_flipped.count_ones();
-    if flips > taken(Bonus::Might) {
+    if flips > taken(on_board, Bonus::Might) {
         return Err(Error::invalid_state(
             "borders",
-            format!("{flips} tokens and markers are flipped, but only {} Might tokens have left the board", taken(Bonus::Might)),
+            format!("{flips} tokens and markers are flipped, but only {} Might tokens have left the board", taken(on_board, Bonus::Might)),
         ));
     }
-    // Italia's dashed space goes with its solid one.
+    Ok(())
+}
+
+/// Italia's dashed space goes with its solid one.
+fn italia_dashed_fits_control(position: &Position, winner: Option<Player>) -> Result<()> {
     match (position.italia_dashed, position.control[IT]) {
-        (Some(dashed), control) if control != Some(dashed) => {
-            return Err(Error::invalid_state(
-                "italia_dashed",
-                format!(
-                    "the dashed space holds {}'s marker, so {} controls IT",
-                    dashed.name(),
-                    dashed.name()
-                ),
-            ))
-        }
-        (None, Some(controller)) if winner != Some(controller) => {
-            return Err(Error::invalid_state(
-                "italia_dashed",
-                format!(
-                    "{} controls IT, so its dashed space holds their second marker",
-                    controller.name()
-                ),
-            ))
-        }
-        _ => {}
+        (Some(dashed), control) if control != Some(dashed) => Err(Error::invalid_state(
+            "italia_dashed",
+            format!(
+                "the dashed space holds {}'s marker, so {} controls IT",
+                dashed.name(),
+                dashed.name()
+            ),
+        )),
+        (None, Some(controller)) if winner != Some(controller) => Err(Error::invalid_state(
+            "italia_dashed",
+            format!(
+                "{} controls IT, so its dashed space holds their second marker",
+                controller.name()
+            ),
+        )),
+        _ => Ok(()),
     }
-    // Border markers: between two provinces of one controller.
+}
+
+/// Border markers: between two provinces of one controller, and there whenever both sides are
+/// held unflipped before the game ends.
+fn border_markers_fit_control(position: &Position, winner: Option<Player>) -> Result<()> {
     for (border, &(a, b, _)) in BORDERS.iter().enumerate() {
         let Some(placed) = position.borders[border] else {
             continue;
@@ -890,35 +948,41 @@ fn check_consistency(position: &Position) -> Result<()> {
             }
         }
     }
-    // Markers placed: those on the board plus those under Senate tokens.
-    for player in players {
-        let p = player as usize;
-        let visible = position
-            .control
+    Ok(())
+}
+
+/// Markers placed: those on the board plus those under Senate tokens.
+fn markers_placed_fit_board(position: &Position, player: Player) -> Result<()> {
+    let p = player as usize;
+    let visible = position
+        .control
+        .iter()
+        .filter(|c| **c == Some(player))
+        .count() as u32
+        + u32::from(position.italia_dashed == Some(player))
+        + position
+            .borders
             .iter()
-            .filter(|c| **c == Some(player))
-            .count() as u32
-            + u32::from(position.italia_dashed == Some(player))
-            + position
-                .borders
-                .iter()
-                .flatten()
-                .filter(|t| t.marker == Some(player))
-                .count() as u32;
-        let placed = u32::from(position.markers[p]);
-        let held = u32::from(position.senate[p]);
-        let senate_most = held * (held + 1) / 2;
-        if placed < visible || placed - visible > senate_most {
-            return Err(Error::invalid_state(
-                format!("markers.{}", player.name()),
-                format!(
-                    "{} has {visible} control markers on the board and at most {senate_most} under {held} Senate tokens, so not {placed} placed",
-                    player.name()
-                ),
-            ));
-        }
+            .flatten()
+            .filter(|t| t.marker == Some(player))
+            .count() as u32;
+    let placed = u32::from(position.markers[p]);
+    let held = u32::from(position.senate[p]);
+    let senate_most = held * (held + 1) / 2;
+    if placed < visible || placed - visible > senate_most {
+        return Err(Error::invalid_state(
+            format!("markers.{}", player.name()),
+            format!(
+                "{} has {visible} control markers on the board and at most {senate_most} under {held} Senate tokens, so not {placed} placed",
+                player.name()
+            ),
+        ));
     }
-    // Turns: Caesar first, alternating but for extra turns, each from a Tactics token.
+    Ok(())
+}
+
+/// Turns: Caesar first, alternating but for extra turns, each from a Tactics token.
+fn turns_fit_tactics(position: &Position, on_board: &[u8; 4]) -> Result<()> {
     let placed = |player: Player| {
         position
             .borders
@@ -933,15 +997,16 @@ fn check_consistency(position: &Position) -> Result<()> {
         Some(Player::Pompey) => pompey += 1,
         None => {}
     }
+    let tactics_taken = taken(on_board, Bonus::Tactics);
     let extra = fewest_extra_turns(caesar, pompey);
-    if extra.is_none_or(|extra| extra > taken(Bonus::Tactics)) {
+    if extra.is_none_or(|extra| extra > tactics_taken) {
         return Err(Error::invalid_state(
             "to_move",
             format!(
                 "caesar placed {} tokens and pompey {}: with Caesar first and {} Tactics taken, {} cannot be to move",
                 placed(Player::Caesar),
                 placed(Player::Pompey),
-                taken(Bonus::Tactics),
+                tactics_taken,
                 position.to_move.map_or("nobody", Player::name)
             ),
         ));
@@ -1173,69 +1238,104 @@ pub fn parse_text(text: &str) -> Result<State> {
             fields.len()
         )));
     };
-    let entries: Vec<&str> = borders.split(',').collect();
+    let borders = borders_of_text(borders)?;
+    let provinces = provinces_of_text(provinces)?;
+    let rng = generator_of_text(rng)?;
+    Ok(State {
+        rules: RULES.to_owned(),
+        to_move: player_from_letter(to_move, "-", "the side to move")?,
+        borders: Ordered(borders),
+        provinces: Ordered(provinces),
+        italia_dashed: player_from_letter(dashed, ".", "Italia's dashed space")?,
+        hands: pair_of(hands, "the hands", |t| token_codes(t, "a hand"))?,
+        bags: pair_of(bags, "the bags", |t| token_codes(t, "a bag"))?,
+        hand_limits: pair_of(limits, "the hand limits", count_of_text)?,
+        senate: pair_of(senate, "the Senate tokens", count_of_text)?,
+        markers: pair_of(markers, "the markers", count_of_text)?,
+        rng,
+    })
+}
+
+/// The 30 borders joined by ',', by id in border order.
+fn borders_of_text(text: &str) -> Result<Vec<(Name, Option<BorderState>)>> {
+    let entries: Vec<&str> = text.split(',').collect();
     if entries.len() != BORDER_COUNT {
         return Err(notation_error(format!(
             "30 borders joined by ',', not {}",
             entries.len()
         )));
     }
-    let borders = entries
+    entries
         .iter()
         .enumerate()
         .map(|(b, entry)| Ok((border_id(b).into(), border_entry(entry, b)?)))
-        .collect::<Result<Vec<_>>>()?;
-    let chars: Vec<char> = provinces.chars().collect();
+        .collect()
+}
+
+/// The 18 provinces, two characters each (bonus, control), by code in table order.
+fn provinces_of_text(text: &str) -> Result<Vec<(Name, ProvinceState)>> {
+    let chars: Vec<char> = text.chars().collect();
     if chars.len() != 2 * PROVINCE_COUNT {
         return Err(notation_error(
             "the provinces are 36 characters: a bonus and a control for each",
         ));
     }
-    let provinces = chars
+    chars
         .chunks(2)
         .enumerate()
         .map(|(q, pair)| {
-            let code = province_code(q);
-            let bonus = match pair[0] {
-                'S' => Some("senate"),
-                'T' => Some("tactics"),
-                'W' => Some("wealth"),
-                'M' => Some("might"),
-                '-' => None,
-                other => {
-                    return Err(notation_error(format!(
-                        "{code}: bonus {other:?} is not one of S T W M -"
-                    )))
-                }
-            };
-            let control = match pair[1] {
-                '.' => None,
-                'c' | 'C' => Some("caesar"),
-                'p' | 'P' => Some("pompey"),
-                other => {
-                    return Err(notation_error(format!(
-                        "{code}: control {other:?} is not one of . c p C P"
-                    )))
-                }
-            };
-            let state = ProvinceState {
-                bonus: bonus.map(Name::from),
-                control: control.map(Name::from),
-                flipped: pair[1].is_ascii_uppercase(),
-            };
-            Ok((code.into(), state))
+            Ok((
+                province_code(q).into(),
+                province_entry(pair[0], pair[1], q)?,
+            ))
         })
-        .collect::<Result<Vec<_>>>()?;
-    // Canonical decimal only (no sign, no leading zero), so that the text round-trips.
-    let number = |text: &str| {
-        text.parse::<u32>()
-            .ok()
-            .filter(|n| n.to_string() == text)
-            .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+        .collect()
+}
+
+/// Province `q` from its bonus letter and its control letter (upper case when flipped).
+fn province_entry(bonus: char, control: char, q: usize) -> Result<ProvinceState> {
+    let code = province_code(q);
+    let bonus_name = match bonus {
+        'S' => Some("senate"),
+        'T' => Some("tactics"),
+        'W' => Some("wealth"),
+        'M' => Some("might"),
+        '-' => None,
+        other => {
+            return Err(notation_error(format!(
+                "{code}: bonus {other:?} is not one of S T W M -"
+            )))
+        }
     };
-    // A keyed generator (see `chance`) ends with `@<key id>`.
-    let (rng, keyed_by) = match rng.split_once('@') {
-        None => (*rng, None),
+    let controller = match control {
+        '.' => None,
+        'c' | 'C' => Some("caesar"),
+        'p' | 'P' => Some("pompey"),
+        other => {
+            return Err(notation_error(format!(
+                "{code}: control {other:?} is not one of . c p C P"
+            )))
+        }
+    };
+    Ok(ProvinceState {
+        bonus: bonus_name.map(Name::from),
+        control: controller.map(Name::from),
+        flipped: control.is_ascii_uppercase(),
+    })
+}
+
+/// A count in canonical decimal only (no sign, no leading zero), so that the text round-trips.
+fn count_of_text(text: &str) -> Result<u32> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|n| n.to_string() == text)
+        .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+}
+
+/// The generator as `seed:word_pos`, then `@<key id>` when keyed (see `chance`).
+fn generator_of_text(text: &str) -> Result<ChanceState> {
+    let (rng, keyed_by) = match text.split_once('@') {
+        None => (text, None),
         Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
         Some(_) => return Err(notation_error("a keyed generator ends with @<key id>")),
     };
@@ -1252,26 +1352,14 @@ pub fn parse_text(text: &str) -> Result<State> {
         .ok()
         .filter(|n| n.to_string() == word_pos)
         .ok_or_else(|| notation_error(format!("{word_pos:?} is not a word position")))?;
-    Ok(State {
-        rules: RULES.to_owned(),
-        to_move: player_from_letter(to_move, "-", "the side to move")?,
-        borders: Ordered(borders),
-        provinces: Ordered(provinces),
-        italia_dashed: player_from_letter(dashed, ".", "Italia's dashed space")?,
-        hands: pair_of(hands, "the hands", |t| token_codes(t, "a hand"))?,
-        bags: pair_of(bags, "the bags", |t| token_codes(t, "a bag"))?,
-        hand_limits: pair_of(limits, "the hand limits", number)?,
-        senate: pair_of(senate, "the Senate tokens", number)?,
-        markers: pair_of(markers, "the markers", number)?,
-        rng: ChanceState {
-            algorithm: match keyed_by {
-                None => crate::chance::ALGORITHM,
-                Some(_) => crate::chance::KEYED_ALGORITHM,
-            }
-            .to_owned(),
-            keyed_by,
-            seed: seed.to_string(),
-            word_pos,
-        },
+    Ok(ChanceState {
+        algorithm: match keyed_by {
+            None => crate::chance::ALGORITHM,
+            Some(_) => crate::chance::KEYED_ALGORITHM,
+        }
+        .to_owned(),
+        keyed_by,
+        seed: seed.to_string(),
+        word_pos,
     })
 }
