@@ -28,6 +28,18 @@ fn state_error(text: &str, setup: Setup) -> (String, String) {
     }
 }
 
+/// Each position is refused in `field` with a detail containing the needle.
+fn assert_refused(cases: &[(&str, Setup, &str, &str)]) {
+    for (text, setup, field, needle) in cases {
+        let (got_field, detail) = state_error(text, *setup);
+        assert_eq!(&got_field, field, "{text}: {detail}");
+        assert!(
+            detail.contains(needle),
+            "{text}: {detail:?} lacks {needle:?}"
+        );
+    }
+}
+
 #[test]
 fn the_generic_perft_agrees_with_the_bulk_count() {
     // The trait's default perft (play every move) must match the game's bulk-counting override.
@@ -127,14 +139,7 @@ fn untrusted_states_are_checked() {
             "fewer than 3 discs",
         ),
     ];
-    for (text, setup, field, needle) in cases {
-        let (got_field, detail) = state_error(text, *setup);
-        assert_eq!(&got_field, field, "{text}: {detail}");
-        assert!(
-            detail.contains(needle),
-            "{text}: {detail:?} lacks {needle:?}"
-        );
-    }
+    assert_refused(cases);
     let unknown_rules = State {
         rules: "iago@0".into(),
         ..Iago::to_state(&Iago::start(&standard(), None))
@@ -294,14 +299,7 @@ fn boards_no_game_reaches_are_refused_with_the_cell_and_the_reason() {
             "black can have made at most 0",
         ),
     ];
-    for (text, setup, field, needle) in cases {
-        let (got_field, detail) = state_error(text, *setup);
-        assert_eq!(&got_field, field, "{text}: {detail}");
-        assert!(
-            detail.contains(needle),
-            "{text}: {detail:?} lacks {needle:?}"
-        );
-    }
+    assert_refused(cases);
 }
 
 #[test]
