@@ -1,10 +1,9 @@
 //! The HTTP hot path of every game without Python: a `play` and a `validate` request body answered from
-//! JSON bytes (`batch::answer_request`, what `Engine.play_json`/`validate_json` call), and a JSON array
+//! JSON bytes (`request::answer_request`, what `Engine.play_json`/`validate_json` call), and a JSON array
 //! of validate items (`batch::validate_array`, what `validate_batch_json` calls, on every core).
 //! The states come from the middle of a seeded random game, as in `bench/run.py`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use referee_core::batch;
 use referee_core::caesar::Caesar;
 use referee_core::chance::Chance;
 use referee_core::game::{self, Verdict};
@@ -12,6 +11,7 @@ use referee_core::hypnosia::Hypnosia;
 use referee_core::iago::Iago;
 use referee_core::isaac::Isaac;
 use referee_core::Rules;
+use referee_core::{batch, request};
 
 /// No game lasts this many plies; a longer playout is a bug.
 const MAX_PLIES: usize = 2000;
@@ -83,14 +83,14 @@ fn with_position<G: Rules>(body: &str) -> String {
 
 fn requests<G: Rules>(c: &mut Criterion) {
     let setup = game::default_setup::<G>();
-    let reader = batch::Reader::<G> {
+    let reader = request::Reader::<G> {
         setup: &setup,
         keys: None,
     };
     let (play, refused) = bodies::<G>(1);
     let play_position = with_position::<G>(&play);
-    assert!(batch::answer_request::<G>(play.as_bytes(), reader, true).is_ok());
-    assert!(batch::answer_request::<G>(refused.as_bytes(), reader, false).is_ok());
+    assert!(request::answer_request::<G>(play.as_bytes(), reader, true).is_ok());
+    assert!(request::answer_request::<G>(refused.as_bytes(), reader, false).is_ok());
     let items: Vec<&str> = (0..ARRAY_ITEMS)
         .map(|index| {
             if index % 2 == 0 {
@@ -104,13 +104,13 @@ fn requests<G: Rules>(c: &mut Criterion) {
     let mut group = c.benchmark_group(G::NAME);
     group.throughput(Throughput::Elements(1));
     group.bench_function("play_json", |b| {
-        b.iter(|| batch::answer_request::<G>(play.as_bytes(), reader, true))
+        b.iter(|| request::answer_request::<G>(play.as_bytes(), reader, true))
     });
     group.bench_function("play_json (state as its position)", |b| {
-        b.iter(|| batch::answer_request::<G>(play_position.as_bytes(), reader, true))
+        b.iter(|| request::answer_request::<G>(play_position.as_bytes(), reader, true))
     });
     group.bench_function("validate_json (refused move)", |b| {
-        b.iter(|| batch::answer_request::<G>(refused.as_bytes(), reader, false))
+        b.iter(|| request::answer_request::<G>(refused.as_bytes(), reader, false))
     });
     group.throughput(Throughput::Elements(ARRAY_ITEMS as u64));
     group.bench_function(format!("validate_array({ARRAY_ITEMS})"), |b| {

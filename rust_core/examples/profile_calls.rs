@@ -7,13 +7,14 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use referee_core::batch::{self, Reader};
+use referee_core::batch;
 use referee_core::caesar::Caesar;
 use referee_core::chance::Chance;
 use referee_core::game::{self, Verdict};
 use referee_core::hypnosia::Hypnosia;
 use referee_core::iago::Iago;
 use referee_core::isaac::Isaac;
+use referee_core::request::{self, Reader};
 use referee_core::seal;
 use referee_core::Rules;
 
@@ -129,10 +130,10 @@ fn profile<G: Rules>(iters: u32) {
         black_box(game::play_text::<G>(black_box(&position), &legal, None).unwrap());
     });
     time("answer_request play", iters, || {
-        black_box(batch::answer_request::<G>(body.as_bytes(), reader, true).unwrap());
+        black_box(request::answer_request::<G>(body.as_bytes(), reader, true).unwrap());
     });
     time("answer_request validate(ref)", iters, || {
-        black_box(batch::answer_request::<G>(refused_body.as_bytes(), reader, false).unwrap());
+        black_box(request::answer_request::<G>(refused_body.as_bytes(), reader, false).unwrap());
     });
     if std::env::args()
         .nth(3)

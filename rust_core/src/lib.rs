@@ -1,5 +1,6 @@
 //! Referee's rules core: one module per game behind the `Rules` contract, plus the Python bindings.
 
+pub mod archive;
 pub mod batch;
 pub mod caesar;
 pub mod chance;
@@ -11,6 +12,7 @@ pub mod isaac;
 pub mod opaque;
 pub mod players;
 pub mod registry;
+pub mod request;
 pub mod schemas;
 pub mod seal;
 pub mod strict;

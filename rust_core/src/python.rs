@@ -15,10 +15,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::batch::{self, Reader};
+use crate::batch;
 use crate::error::Error;
 use crate::game::{self, Form, Played, Rules};
 use crate::registry::GameKind;
+use crate::request::{self, Reader};
 use crate::seal::{self, SealKeys};
 use crate::with_game;
 
@@ -418,7 +419,7 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let (position, _) = self.mover_position_of::<G>(state)?;
-            let verdict = batch::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
+            let verdict = request::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             to_py(py, &verdict)
         })
     }
@@ -427,8 +428,7 @@ impl Engine {
     /// whole request in one call, without a Python object. Raises MalformedJson, MalformedRequest (the
     /// envelope, checked as a batch item's), or the error of the state or the move.
     fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer =
-            with_game!(self.kind, G => batch::answer_request::<G>(body, self.reader::<G>(), true));
+        let answer = with_game!(self.kind, G => request::answer_request::<G>(body, self.reader::<G>(), true));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -436,8 +436,7 @@ impl Engine {
 
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
     fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer =
-            with_game!(self.kind, G => batch::answer_request::<G>(body, self.reader::<G>(), false));
+        let answer = with_game!(self.kind, G => request::answer_request::<G>(body, self.reader::<G>(), false));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -576,7 +575,7 @@ fn replay_records<'py>(
     data: &[u8],
     first_record: usize,
 ) -> (Bound<'py, PyBytes>, usize, usize, usize) {
-    let output = py.detach(|| batch::replay_records(data, first_record));
+    let output = py.detach(|| crate::archive::replay_records(data, first_record));
     let bytes = PyBytes::new(py, &output.ndjson);
     (bytes, output.legal, output.illegal, output.errors)
 }
