@@ -34,6 +34,15 @@ def post(client, path: str, body) -> object:
     return client.post(path, data=orjson.dumps(body), content_type="application/json")
 
 
+def random_moves(game: referee.Game, seed: int) -> list[str]:
+    """The moves of a whole game of `game`'s default setup, each chosen at random by `seed`."""
+    rng, state, moves = random.Random(seed), game.new(), []
+    while legal := game.legal_moves(state):
+        moves.append(rng.choice(legal))
+        state = game.play(state, moves[-1])["state"]
+    return moves
+
+
 # ------------------------------------------------------------------ games
 
 

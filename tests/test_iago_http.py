@@ -4,13 +4,11 @@ naming the field, replay and batches (the generic suite of every game is test_ht
 
 from __future__ import annotations
 
-import random
-
 import orjson
 import pytest
 
 import referee
-from test_http import post, problem
+from test_http import post, problem, random_moves
 
 START = "...../....../......./......../........./......../......./....../....."
 # White e7, Black e8; Black to move must capture e7 from e6.
@@ -20,14 +18,6 @@ game = referee.game("iago")
 
 def state_of(position: str, **setup) -> dict:
     return referee.game("iago", **setup).parse_position(position)
-
-
-def random_game(seed: int) -> list[str]:
-    rng, state, moves = random.Random(seed), game.new(), []
-    while legal := game.legal_moves(state):
-        moves.append(rng.choice(legal))
-        state = game.play(state, moves[-1])["state"]
-    return moves
 
 
 def test_info_has_its_variants_option_and_board(client) -> None:
@@ -97,7 +87,7 @@ def test_malformed_moves(client, move: str) -> None:
 
 def test_not_your_turn_and_game_over(client) -> None:
     problem(post(client, "/v1/games/iago/play", {"state": game.new(), "move": "e4", "player": "white"}), 422, "not-your-turn")
-    final = game.replay(random_game(1))["state"]
+    final = game.replay(random_moves(game, 1))["state"]
     problem(post(client, "/v1/games/iago/play", {"state": final, "move": "a1"}), 422, "game-over")
     assert post(client, "/v1/games/iago/legal-moves", {"state": final}).json["moves"] == []
 
@@ -166,7 +156,7 @@ def test_a_pending_claim_needs_a_skippable_capture(client) -> None:
 
 
 def test_replay_of_a_whole_game(client) -> None:
-    moves = random_game(3)
+    moves = random_moves(game, 3)
     body = post(client, "/v1/games/iago/replay", {"moves": moves}).json
     assert body["legal"] is True and body["plies"] == len(moves)
     assert body["outcome"]["status"] == "finished" and body["outcome"]["winner"] in ("black", "white")

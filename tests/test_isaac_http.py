@@ -3,13 +3,11 @@ facts, and untrusted states answered with 422 problems naming the field."""
 
 from __future__ import annotations
 
-import random
-
 import orjson
 import pytest
 
 import referee
-from test_http import post, problem
+from test_http import post, problem, random_moves
 
 game = referee.game("isaac")
 START = "- placement b 0,0 - - -/-"
@@ -21,14 +19,6 @@ ROW5_30 = "Bd1-f1,Wa3-a7,Wb4-b6,Bc5-g5,Bh5-j5,Bd9-f9 scoring b 30,59 w - 3/33"
 
 def state_of(position: str) -> dict:
     return game.parse_position(position)
-
-
-def random_game(seed: int) -> list[str]:
-    rng, state, moves = random.Random(seed), game.new(), []
-    while legal := game.legal_moves(state):
-        moves.append(rng.choice(legal))
-        state = game.play(state, moves[-1])["state"]
-    return moves
 
 
 def test_game_info(client) -> None:
@@ -140,7 +130,7 @@ def test_validate_answers_an_illegal_move_with_its_rule(client) -> None:
 
 
 def test_a_finished_game(client) -> None:
-    final = game.replay(random_game(5))["state"]
+    final = game.replay(random_moves(game, 5))["state"]
     assert final["to_move"] is None
     problem(post(client, "/v1/games/isaac/play", {"state": final, "move": "pass"}), 422, "game-over")
     body = post(client, "/v1/games/isaac/legal-moves", {"state": final}).json
@@ -149,7 +139,7 @@ def test_a_finished_game(client) -> None:
 
 
 def test_replay(client) -> None:
-    moves = random_game(2)
+    moves = random_moves(game, 2)
     body = post(client, "/v1/games/isaac/replay", {"moves": moves}).json
     assert body["legal"] is True and body["plies"] == len(moves) and body["outcome"]["status"] == "finished"
     body = post(client, "/v1/games/isaac/replay", {"moves": ["c4-g4", "e2-e6", "a1-c1"]}).json
