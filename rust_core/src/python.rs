@@ -572,7 +572,6 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let (position, form) = self.position_of::<G>(state)?;
-            let viewer = form.viewer(player, secret).map_err(|e| raise(py, &e))?;
             let (position, effects) = match r#move {
                 None => (position, None),
                 Some(mv) => {
@@ -581,6 +580,7 @@ impl Engine {
                     (next, Some(effects))
                 }
             };
+            let viewer = form.viewer(player, secret).map_err(|e| raise(py, &e))?;
             let shown = Self::view_as::<G>(&position, &form, viewer, secret).map_err(|e| raise(py, &e))?;
             let outcome = G::outcome(&position);
             let may_see = viewer.is_none() || !G::HIDDEN_INFORMATION || viewer == outcome.to_move;
