@@ -40,15 +40,12 @@ use crate::game::Rules;
 pub const OPAQUE_FIELD: &str = "opaque";
 /// An opaque state's text as the contract states it.
 pub const OPAQUE_PATTERN: &str = r"^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{54,}$";
-/// A commitment as the contract states it: SHA-256 in lowercase hex.
-pub const COMMITMENT_PATTERN: &str = "^[0-9a-f]{64}$";
 /// Fewest characters of a player's secret.
 pub const MIN_SECRET_CHARS: usize = 16;
 /// Most characters of a player's secret.
 pub const MAX_SECRET_CHARS: usize = 256;
-/// The field of a request that names the commitments, and of one that gives a secret.
+/// The field of a request that gives the commitments.
 pub const COMMITMENTS_FIELD: &str = "commitments";
-pub const SECRET_FIELD: &str = "secret";
 const KEY_LABEL: &[u8] = b"referee-opaque-key/1";
 const AD_LABEL: &str = "referee-opaque/2";
 const NONCE_BYTES: usize = 24;
