@@ -1238,36 +1238,44 @@ BENCH_SEAL_KEYS = ("k2:YmVuY2gtc2VhbC1rZXktdHdvLWJlbmNoLXNlYWwta2V5,"
 KINDS = ("plain", "sealed", "opaque")
 
 
-def carried(answer: dict[str, Any]) -> dict[str, Any]:
-    """The state an answer gives the next mover: its own, when opaque states are held one a player."""
-    return answer["states"][answer["outcome"]["to_move"]] if "states" in answer else answer["state"]
-
-
 def answered_as(kind: str, answer: dict[str, Any]) -> bool:
-    """Whether a play answer's next state is of this kind (opaque: one state, or one a holder)."""
-    states = list(answer["states"].values()) if "states" in answer else [answer["state"]]
-    return all(("seal" in state, "opaque" in state) == (kind == "sealed", kind == "opaque") for state in states)
+    """Whether a play answer's next state is of this kind."""
+    state = answer["state"]
+    return ("seal" in state, "opaque" in state) == (kind == "sealed", kind == "opaque")
+
+
+#: The players' secrets of the benchmark's committed (opaque Caesar!) games: random, 43 characters.
+BENCH_PLAYER_SECRETS = {"caesar": "q8Ld0v3sXw9bN2mKc7TzR4yHf1JpA6gUeS5iWoPlE0k",
+                        "pompey": "Zr5tB1nQw8cV3xM7kL2jH9gF4dS6aP0oI1uY5eT8rW3"}
+
+
+def mover_secret(game: referee.Game, state: dict[str, Any], kind: str) -> str | None:
+    """The secret an opaque body gives: the mover's (checked by a committed game, ignored by the others)."""
+    return BENCH_PLAYER_SECRETS.get(game.outcome(state)["to_move"]) if kind == "opaque" else None
 
 
 def seal_bodies(args: argparse.Namespace, workdir: Path, plies: int = 12) -> dict[str, dict[str, bytes]]:
     """Each game's `play` body, unsealed, sealed and opaque: the state `plies` into a game seeded alike and
     played alike (the same random choices), and a legal move. Without keys chance is the documented
     generator, with keys it is keyed, so Hypnosia's and Caesar!'s unsealed game draws otherwise than the
-    sealed and opaque ones (which are the same game). Opaque Caesar! states are held one a player: the body
-    carries the mover's."""
+    sealed and opaque ones (which are the same game). Opaque Caesar! games start with the players'
+    commitments, and every opaque body carries the mover's secret (ignored where nothing is hidden)."""
     bodies: dict[str, dict[str, bytes]] = {}
     for name in args.games_list:
         bodies[name] = {}
         games = {"plain": referee.game(name), "sealed": referee.game(name, seal_keys=BENCH_SEAL_KEYS),
                  "opaque": referee.game(name, seal_keys=referee.SealKeys(BENCH_SEAL_KEYS, opaque=[name]))}
+        commitments = {player: referee.commitment(secret) for player, secret in BENCH_PLAYER_SECRETS.items()}
         for kind, game in games.items():
-            rng, started = random.Random(name), game.new(seed=1)
-            state = started if not game.holders else started[game.outcome(started[game.holders[0]])["to_move"]]
+            rng, state = random.Random(name), game.new(seed=1, commitments=commitments)
             for _ in range(plies):
-                state = carried(game.play(state, rng.choice(game.legal_moves(state))))
-            move = rng.choice(game.legal_moves(state))
-            assert answered_as(kind, game.play(state, move)), kind
-            bodies[name][kind] = json.dumps({"state": state, "move": move}).encode()
+                secret = mover_secret(game, state, kind)
+                state = game.play(state, rng.choice(game.legal_moves(state, secret=secret)), secret=secret)["state"]
+            secret = mover_secret(game, state, kind)
+            move = rng.choice(game.legal_moves(state, secret=secret))
+            assert answered_as(kind, game.play(state, move, secret=secret)), kind
+            body = {"state": state, "move": move} | ({"secret": secret} if secret else {})
+            bodies[name][kind] = json.dumps(body).encode()
             (workdir / f"{name}-{kind}.json").write_bytes(bodies[name][kind])
     return bodies
 
@@ -1361,7 +1369,8 @@ def bench_seals(args: argparse.Namespace, workdir: Path) -> str:
         "(`REFEREE_OPAQUE_STATES`). The sealed request verifies the seal (canonical form of the state, "
         "HMAC-SHA-256), derives the keyed generator's key (HMAC-SHA-256) and seals the next state; the opaque one "
         "decrypts the state (XChaCha20-Poly1305), derives the generator's key, encrypts the next state with a fresh "
-        "nonce (Caesar!: once a holder, both players' states) and answers the mover's view instead of the notation. "
+        "nonce (Caesar!: with the players' commitments, after checking the mover's secret against its commitment, "
+        "SHA-256 and a constant-time comparison) and answers the mover's view instead of the notation. "
         "Without keys chance is unkeyed, so the "
         "unsealed Hypnosia and Caesar! games draw otherwise than the keyed ones (same seed and choices).",
         "",

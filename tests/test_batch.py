@@ -45,6 +45,8 @@ items = st.one_of(
             "state": st.one_of(st.just(START), json_values),
             "move": st.one_of(st.sampled_from(["e4", "", "x" * 257, "é" * 256]), json_values),
             "player": st.one_of(st.sampled_from(["black", "", "p" * 65]), json_values),
+            # a secret's bounds, held to the schema's (`referee._game.MIN_SECRET_CHARS`, ...)
+            "secret": st.one_of(st.sampled_from(["s" * 15, "s" * 16, "é" * 256, "s" * 257]), json_values),
             "extra": json_values,
         },
     ),
@@ -52,7 +54,8 @@ items = st.one_of(
     st.fixed_dictionaries(
         {"state": st.just(START) | st.dictionaries(st.text(max_size=3), json_values, max_size=2),
          "move": st.sampled_from(["e4", "e5", "zz", "x" * 256, "é" * 64])},
-        optional={"player": st.sampled_from(["black", "white", "p" * 64]) | st.none() | json_values},
+        optional={"player": st.sampled_from(["black", "white", "p" * 64]) | st.none() | json_values,
+                  "secret": st.sampled_from(["s" * 16, "é" * 256, "s" * 15]) | st.none()},
     ),
 )
 

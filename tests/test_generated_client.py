@@ -121,26 +121,63 @@ def test_a_generated_client_gets_the_picture_of_a_state(client_package, client) 
     assert answer.content.decode() == game.svg(game.new(), move="c4-g4", legal=True)
 
 
+def commitments_model(package: Any) -> Any:
+    """The generated model of `new`'s commitments (its name depends on how the generator names a nullable object)."""
+    models = importlib.import_module("referee_client.models")
+    (name,) = [name for name in dir(models) if name.startswith("CaesarNewRequestCommitments")]
+    return getattr(models, name)
+
+
+class OpaquePlayer:
+    """One side of an opaque Caesar! game: a client of its own that knows only its own secret and the state
+    it was last handed (relayed by whoever: here the test)."""
+
+    def __init__(self, package: Any, client: Any, name: str) -> None:
+        self.package, self.client, self.name = package, client, name
+        self.secret = f"{name}'s secret, known to {name} alone"
+
+    def call(self, route: str, body: Any) -> Any:
+        return operation(self.package, "caesar", route).sync(client=self.client, body=body)
+
+    def turn(self, state: Any, rng: random.Random) -> Any:
+        legal = self.call("legal-moves", model(self.package, "CaesarLegalMovesRequest")(state=state, secret=self.secret))
+        move = rng.choice(legal.moves)
+        played = self.call("play", model(self.package, "CaesarMoveRequest")(state=state, move=move, secret=self.secret))
+        assert list(played.view.hands.additional_properties) == [self.name], "the mover's view, never the other hand"
+        return played
+
+    def look(self, state: Any, player: str | None = None) -> Any:
+        player = model(self.package, "CaesarPlayer")(player or self.name)
+        return self.call("view", model(self.package, "CaesarViewRequest")(state=state, player=player, secret=self.secret))
+
+
 def test_a_generated_client_plays_caesar_with_opaque_states(client_package) -> None:
-    """Opaque states held one a player: each mover sends its own state, sees its own hand, and the other
-    player's state is refused for its hand."""
+    """Two clients, each holding only its own secret, play a whole opaque game: one state relayed between
+    them, each move and each look at a hand proved with the player's own secret; neither can see the other's
+    hand, and a state started with other commitments refuses them."""
     from test_seals import KEYS_ROTATED
 
     with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as server:
         client = client_package.Client(base_url=server.base, raise_on_unexpected_status=True)
-        call = lambda route, body: operation(client_package, "caesar", route).sync(client=client, body=body)  # noqa: E731
-        started = call("new", model(client_package, "CaesarNewRequest")(seed=7))
-        held, outcome, rng = started.states.additional_properties, started.outcome, random.Random("opaque")
-        assert set(held) == {"caesar", "pompey"} and isinstance(held["caesar"], model(client_package, "OpaqueState"))
+        players = {name: OpaquePlayer(client_package, client, name) for name in ("caesar", "pompey")}
+        commitments = commitments_model(client_package).from_dict(
+            {name: referee.commitment(player.secret) for name, player in players.items()})
+        started = players["caesar"].call("new", model(client_package, "CaesarNewRequest")(seed=7, commitments=commitments))
+        state, outcome, rng = started.state, started.outcome, random.Random("opaque")
+        assert isinstance(state, model(client_package, "OpaqueState")) and not hasattr(started, "states")
         for _ in range(MAX_PLIES):
             if outcome.status.value == "finished":
                 break
-            mover = outcome.to_move
-            legal = call("legal-moves", model(client_package, "CaesarLegalMovesRequest")(state=held[mover])).moves
-            played = call("play", model(client_package, "CaesarMoveRequest")(state=held[mover], move=rng.choice(legal)))
-            assert list(played.view.hands.additional_properties) == [mover]
-            held, outcome = played.states.additional_properties, played.outcome
+            played = players[outcome.to_move].turn(state, rng)
+            state, outcome = played.state, played.outcome
+            waiting = next(name for name in players if name != played.effects.player.value)
+            assert list(players[waiting].look(state).hands.additional_properties) == [waiting]
         assert outcome.status.value == "finished", f"no end in {MAX_PLIES} plies"
-        refused = call("view", model(client_package, "CaesarViewRequest")(
-            state=held["caesar"], player=model(client_package, "CaesarPlayer")("pompey")))
-        assert refused.code.value == "not-your-state"
+        refused = players["caesar"].look(state, "pompey")
+        assert refused.code.value == "not-this-player" and refused.detail.startswith("another player's"), refused
+        # A game started with other commitments refuses caesar's secret.
+        other = commitments_model(client_package).from_dict(
+            {"caesar": referee.commitment("someone else's secret"), "pompey": referee.commitment(players["pompey"].secret)})
+        theirs = players["caesar"].call("new", model(client_package, "CaesarNewRequest")(seed=7, commitments=other))
+        refused = players["caesar"].look(theirs.state)
+        assert refused.code.value == "not-this-player" and refused.detail.startswith("wrong"), refused

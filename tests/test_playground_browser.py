@@ -249,16 +249,18 @@ def test_a_pasted_record_is_replayed_ply_by_ply_up_to_its_illegal_ply(server, br
 
 
 def test_a_caesar_game_with_opaque_states_is_a_hot_seat(browser) -> None:
-    """Opaque states held one a player: the page keeps the mover's state and draws it for the mover."""
+    """One opaque state, both players' secrets drawn and kept in the page: each ply is drawn for its mover
+    with the mover's secret, the other hand face down."""
     from test_seals import KEYS_ROTATED
 
     with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as opaque:
         page = Page(browser, opaque.base, "caesar")
         page.new_game(seed=3)
+        secrets = browser.execute_script("return view.secrets")
+        assert set(secrets) == {"caesar", "pompey"} and secrets["caesar"] != secrets["pompey"], secrets
         for ply in range(1, 4):
-            state = page.state()
-            assert set(state) == {"opaque", "holder"}, state
-            mover = state["holder"]
+            assert set(page.state()) == {"opaque"}, page.state()
+            mover = browser.execute_script("return view.plies[view.cursor].mover")
             other = "pompey" if mover == "caesar" else "caesar"
             hidden = browser.find_elements(By.CSS_SELECTOR, f'#board [data-hand="{other}"] .hand-token')
             assert hidden and all(t.get_attribute("data-token") is None for t in hidden), "the other hand face down"

@@ -21,7 +21,7 @@ import pytest
 import referee
 from referee.settings import Settings
 from live import Server, serve
-from reference.aead import open_xchacha20poly1305
+from reference.aead import open_xchacha20poly1305, seal_xchacha20poly1305
 from reference.chacha import ChaCha8
 from test_seals import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2, post
 
@@ -157,6 +157,10 @@ def test_a_keyed_state_and_its_notation_need_the_keys() -> None:
 # ---------------------------------------------------------------------------------------------- opaque states
 
 PLAYERS = ("caesar", "pompey")
+#: Each player's secret, known to that player alone (and to the test, which plays both).
+SECRETS_OF = {"caesar": "caesar's secret, his alone", "pompey": "pompey's secret, his alone"}
+COMMITMENTS = {player: referee.commitment(text) for player, text in SECRETS_OF.items()}
+NOBODYS = "a guess that is nobody's secret"
 
 
 def other_of(player: str) -> str:
@@ -167,109 +171,197 @@ def opaque_caesar(keys: str = KEYS_ROTATED) -> referee.Game:
     return referee.game("caesar", seal_keys=referee.SealKeys(keys, opaque=["caesar"]))
 
 
-def open_with_reference(state: dict, key_id: str, game: str = "caesar", rules: str = "caesar@1") -> bytes | None:
-    """The README's opaque form opened outside the engine: key HMAC-SHA-256(secret, "referee-opaque-key/1"),
-    the holder the last line of the associated data."""
+def opaque_key(key_id: str) -> bytes:
+    """The README's key of opaque states: HMAC-SHA-256(secret, "referee-opaque-key/1")."""
+    return hmac.new(secret(key_id), b"referee-opaque-key/1", hashlib.sha256).digest()
+
+
+def open_with_reference(state: dict, key_id: str, game: str = "caesar", rules: str = "caesar@1") -> dict | None:
+    """The README's opaque form opened outside the engine: the plaintext `{"state", "commitments"?}`, or None."""
     prefix, body = state["opaque"].split(".", 1)
     data = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-    key = hmac.new(secret(key_id), b"referee-opaque-key/1", hashlib.sha256).digest()
-    aad = f"referee-opaque/1\n{game}\n{rules}\n{prefix}\n{state.get('holder', '')}".encode()
-    return open_xchacha20poly1305(key, data[:24], data[24:], aad)
+    aad = f"referee-opaque/2\n{game}\n{rules}\n{prefix}".encode()
+    plaintext = open_xchacha20poly1305(opaque_key(key_id), data[:24], data[24:], aad)
+    return None if plaintext is None else json.loads(plaintext)
+
+
+def started(game: referee.Game, seed: int = 4) -> tuple[dict, str]:
+    """A new opaque game and the player to move."""
+    state = game.new(seed=seed, commitments=COMMITMENTS)
+    return state, game.outcome(state)["to_move"]
 
 
 def test_an_opaque_state_reveals_nothing_and_opens_only_with_the_key() -> None:
     game = opaque_caesar()
-    assert game.opaque and not referee.game("caesar", seal_keys=KEYS_ROTATED).opaque
-    assert game.holders == list(PLAYERS) and referee.game("caesar", seal_keys=KEYS_ROTATED).holders == []
-    states = game.new(seed=4)
-    assert list(states) == list(PLAYERS)
-    for holder, state in states.items():
-        assert state == {"opaque": state["opaque"], "holder": holder} and state["opaque"].startswith("k2.")
-        assert game.check(state) != state and game.check(state)["holder"] == holder, "a fresh nonce, the same holder"
-    inner = [json.loads(open_with_reference(state, "k2")) for state in states.values()]
-    assert inner[0] == inner[1], "every holder carries the same game"
-    assert inner[0]["rules"] == "caesar@1" and set(inner[0]["hands"]) == set(PLAYERS)
-    assert inner[0]["rng"]["algorithm"] == "chacha8-keyed"
-    for state in states.values():
-        for hand in inner[0]["hands"].values():
-            assert not any(token in state["opaque"] for token in hand)
+    assert game.opaque and game.committed and not referee.game("caesar", seal_keys=KEYS_ROTATED).committed
+    state, _ = started(game)
+    assert list(state) == ["opaque"] and state["opaque"].startswith("k2."), "one state serves both players"
+    inner = open_with_reference(state, "k2")
+    assert inner is not None and set(inner) == {"state", "commitments"}
+    assert inner["commitments"] == COMMITMENTS, "the commitments travel inside the ciphertext"
+    assert inner["state"]["rules"] == "caesar@1" and set(inner["state"]["hands"]) == set(PLAYERS)
+    assert inner["state"]["rng"]["algorithm"] == "chacha8-keyed"
+    assert game.check(state) != state and open_with_reference(game.check(state), "k2") == inner, "a fresh nonce"
+    for hand in inner["state"]["hands"].values():
+        assert not any(token in state["opaque"] for token in hand)
     # Any other key, or none, opens nothing.
-    state = states["caesar"]
-    assert open_with_reference(state | {"opaque": state["opaque"].replace("k2.", "k1.", 1)}, "k1") is None
+    assert open_with_reference({"opaque": state["opaque"].replace("k2.", "k1.", 1)}, "k1") is None
     for keys, starts in ((KEYS_OTHER, "unknown key id"), (f"k2:{SECRET_1}", "undecryptable"), (None, "opaque")):
         with pytest.raises(referee.InvalidSeal) as refused:
-            referee.game("caesar", seal_keys=keys).legal_moves(state)
+            referee.game("caesar", seal_keys=keys).legal_moves(state, secret=SECRETS_OF["caesar"])
         assert refused.value.detail.startswith(starts), refused.value.detail
         assert refused.value.data == {"field": "state.seal"}
 
 
-def test_each_holder_sees_only_its_own_hand() -> None:
+def test_a_committed_game_starts_only_with_one_commitment_a_player() -> None:
     game = opaque_caesar()
-    states = game.new(seed=4)
+    assert referee.commitment(SECRETS_OF["caesar"]) == hashlib.sha256(SECRETS_OF["caesar"].encode()).hexdigest()
+    for short_or_long in ("x" * 15, "x" * 257):
+        with pytest.raises(ValueError, match="16 to 256 characters"):
+            referee.commitment(short_or_long)
+    digest = COMMITMENTS["caesar"]
+    for given, field in ((None, "commitments"), ({}, "commitments.caesar"), ({"caesar": digest}, "commitments.pompey"),
+                         (COMMITMENTS | {"crassus": digest}, "commitments"), ({"caesar": digest, "pompey": digest},
+                         "commitments.pompey"), (COMMITMENTS | {"pompey": digest.upper()}, "commitments.pompey"),
+                         (COMMITMENTS | {"pompey": 7}, "commitments.pompey"), ([digest, digest], "commitments")):
+        for call in (lambda: game.new(seed=4, commitments=given), lambda: game.replay([], seed=4, commitments=given)):
+            with pytest.raises(referee.errors.MalformedRequest) as refused:
+                call()
+            assert [error["field"] for error in refused.value.data["errors"]] == [field], (given, refused.value.data)
+    # A game or mode without hidden information ignores them (a client may always send them): the same state.
+    for plain in (referee.game("caesar"), referee.game("iago"),
+                  referee.game("hypnosia", seal_keys=referee.SealKeys(KEYS_ROTATED, opaque=["hypnosia"]))):
+        assert not plain.committed
+        with_them = plain.new(seed=4, commitments={"anyone": "not even a digest"})
+        assert list(with_them) == list(plain.new(seed=4))
+    replayed = game.replay([], seed=4, commitments=COMMITMENTS)
+    assert set(replayed) == {"legal", "plies", "outcome", "state"} and list(replayed["state"]) == ["opaque"]
+    assert open_with_reference(replayed["state"], "k2")["commitments"] == COMMITMENTS
+
+
+def test_a_play_answers_one_state_and_only_the_movers_hand() -> None:
+    game = opaque_caesar()
+    state, mover = started(game)
     for ply in range(6):
-        mover = game.outcome(states["caesar"])["to_move"]
-        state = states[mover]
-        played = game.play(state, game.legal_moves(state)[0], mover if ply % 2 else None)
-        assert set(played) == {"states", "view", "effects", "outcome"}, "no notation: it would show all"
-        assert {player: held["holder"] for player, held in played["states"].items()} == dict(zip(PLAYERS, PLAYERS))
+        played = game.play(state, game.legal_moves(state, secret=SECRETS_OF[mover])[0], mover if ply % 2 else None,
+                           secret=SECRETS_OF[mover])
+        assert set(played) == {"state", "view", "effects", "outcome"}, "no notation: it would show all"
+        assert list(played["state"]) == ["opaque"]
+        inner = open_with_reference(played["state"], "k2")
+        assert set(inner["state"]["hands"]) == set(PLAYERS), "the state has both hands"
         view = played["view"]
-        assert list(view["hands"]) == [mover] and "bags" not in view and "rng" not in view
-        inner = json.loads(open_with_reference(played["states"][mover], "k2"))
-        assert view["hands"][mover] == inner["hands"][mover]
-        assert view["hand_sizes"][other_of(mover)] == len(inner["hands"][other_of(mover)])
-        for holder, held in played["states"].items():
-            assert game.view(held, holder)["hands"] == {holder: inner["hands"][holder]}
-            with pytest.raises(referee.NotYourState) as refused:
-                game.view(held, other_of(holder))
-            assert refused.value.data == {"field": "state", "holder": holder, "player": other_of(holder)}
-        states = played["states"]
-    replayed = game.replay([], seed=4)
-    assert set(replayed["states"]) == set(PLAYERS) and "state" not in replayed and "position" not in replayed
+        assert list(view["hands"]) == [mover] and "bags" not in view and "rng" not in view, "the answer only one"
+        assert view["hands"][mover] == inner["state"]["hands"][mover]
+        assert view["hand_sizes"][other_of(mover)] == len(inner["state"]["hands"][other_of(mover)])
+        for player in PLAYERS:
+            assert game.view(played["state"], player, SECRETS_OF[player])["hands"] == {
+                player: inner["state"]["hands"][player]}
+        state, mover = played["state"], played["outcome"]["to_move"]
 
 
-def test_a_held_state_acts_only_as_its_holder() -> None:
+def refusals(game: referee.Game, state: dict, mover: str, move: str) -> dict:
+    """Every call that reveals a player's information, with a given secret, for the player it acts as."""
+    waiting = other_of(mover)
+    return {
+        "legal_moves": lambda secret: game.legal_moves(state, secret=secret),
+        "play": lambda secret: game.play(state, move, secret=secret),
+        "validate": lambda secret: game.validate(state, move, secret=secret),
+        "view": lambda secret: game.view(state, waiting, secret),
+        "svg": lambda secret: game.svg(state, player=waiting, secret=secret),
+        "svg move": lambda secret: game.svg(state, move=move, secret=secret),
+        "svg by secret": lambda secret: game.svg(state, secret=secret),
+        "batch": lambda secret: game.validate_batch([{"state": state, "move": move}
+                                                     | ({"secret": secret} if secret else {})])[0],
+    }
+
+
+def test_every_call_that_reveals_a_hand_needs_that_players_secret() -> None:
     game = opaque_caesar()
-    states = game.new(seed=4)
-    mover = game.outcome(states["caesar"])["to_move"]
-    mine, theirs = states[mover], states[other_of(mover)]
-    move = game.legal_moves(mine)[0]
-    assert game.validate(mine, move) == {"legal": True}
-    (result,) = game.play_batch([{"state": mine, "move": move}])
-    assert set(result["states"]) == set(PLAYERS) and "state" not in result and list(result["view"]["hands"]) == [mover]
-    # The other holder's state lists no moves (the mover's hand), plays none and judges none.
-    for call in (lambda: game.legal_moves(theirs), lambda: game.play(theirs, move),
-                 lambda: game.validate(theirs, move), lambda: game.svg(theirs, move=move),
-                 lambda: game.svg(theirs, player=mover), lambda: game._engine.view(theirs)):
-        with pytest.raises(referee.NotYourState) as refused:
-            call()
-        assert refused.value.data["holder"] == other_of(mover), refused.value.data
-    (refused,) = game.validate_batch([{"state": theirs, "move": move}])
-    assert refused["error"]["code"] == "not-your-state"
-    # Its holder's picture is drawn for its holder: the other hand face down, no legal marks off its turn.
-    picture = game.svg(theirs, legal=True)
-    assert "hand-token hidden" in picture and not re.search(r'class="(?:[^"]* )?legal[ "]', picture)
-    assert game.outcome(theirs) == game.outcome(mine), "where the game stands is no secret"
+    state, mover = started(game)
+    move = game.legal_moves(state, secret=SECRETS_OF[mover])[0]
+    acts_as = {"view": other_of(mover), "svg": other_of(mover), "svg by secret": None}
+    for name, call in refusals(game, state, mover, move).items():
+        player = acts_as.get(name, mover)
+        right = SECRETS_OF[player] if player else SECRETS_OF[other_of(mover)]
+        assert call(right) is not None  # the right secret is enough
+        for given, starts in ((None, "missing"), (NOBODYS, "wrong"), (SECRETS_OF[other_of(player or mover)],
+                                                                     "another player's")):
+            if name == "svg by secret" and given is not None and given != NOBODYS:
+                continue  # any player's secret draws that player's picture
+            if name == "batch":
+                error = call(given)["error"]
+                assert error["code"] == "not-this-player" and error["detail"].startswith(starts), (given, error)
+                assert error["field"] == "secret" and error["player"] == mover
+                continue
+            with pytest.raises(referee.NotThisPlayer) as refused:
+                call(given)
+            assert refused.value.detail.startswith(starts), (name, given, refused.value.detail)
+            assert refused.value.data == {"field": "secret", "player": player}, (name, refused.value.data)
+    # A picture is drawn for the secret's owner: the other hand face down, no legal marks off its turn.
+    picture = game.svg(state, legal=True, secret=SECRETS_OF[other_of(mover)])
+    assert f'data-player="{other_of(mover)}"' in picture and "hand-token hidden" in picture
+    assert not re.search(r'class="(?:[^"]* )?legal[ "]', picture)
+    assert game.outcome(state)["to_move"] == mover, "where the game stands is no secret"
+    (played,) = game.play_batch([{"state": state, "move": move, "secret": SECRETS_OF[mover]}])
+    assert list(played["state"]) == ["opaque"] and list(played["view"]["hands"]) == [mover]
+    with pytest.raises(referee.NotThisPlayer):
+        game._engine.view(state)  # never the whole state
 
 
-def test_a_holder_cannot_be_stripped_or_swapped() -> None:
+def test_commitments_cannot_be_swapped_or_changed() -> None:
     game = opaque_caesar()
-    states = game.new(seed=4)
-    for holder, state in states.items():
-        swapped = state | {"holder": other_of(holder)}
-        assert open_with_reference(swapped, "k2") is None, "the holder is in the associated data"
+    state, mover = started(game)
+    # A game started with other commitments refuses the first player's secret.
+    theirs = game.new(seed=4, commitments={"caesar": referee.commitment(NOBODYS), "pompey": COMMITMENTS["pompey"]})
+    with pytest.raises(referee.NotThisPlayer) as refused:
+        game.view(theirs, "caesar", SECRETS_OF["caesar"])
+    assert refused.value.detail.startswith("wrong")
+    assert game.view(theirs, "pompey", SECRETS_OF["pompey"])
+    # The commitments are inside the ciphertext: changing it, or splicing two, opens nothing.
+    half = len(state["opaque"]) // 2
+    for changed in [state["opaque"][:half] + theirs["opaque"][half:], *tampered(state["opaque"])]:
         with pytest.raises(referee.InvalidSeal) as refused:
-            game.view(swapped, other_of(holder))
-        assert refused.value.detail.startswith("undecryptable"), refused.value.detail
-        for changed in ({"opaque": state["opaque"]}, state | {"holder": "crassus"}, state | {"holder": 1}):
-            with pytest.raises(referee.InvalidSeal) as refused:
-                game.view(changed, holder)
-            assert refused.value.detail.startswith("malformed"), refused.value.detail
-    # Hypnosia has no hidden information: one opaque state, no holder, anyone's.
+            game.view({"opaque": changed}, "caesar", SECRETS_OF["caesar"])
+        assert refused.value.detail.startswith(("undecryptable", "malformed")), refused.value.detail
+    assert open_with_reference({"opaque": state["opaque"][:half] + theirs["opaque"][half:]}, "k2") is None
+
+
+def held_state_of_format_1(holder: str | None, key_id: str = "k2") -> dict:
+    """A state as Referee wrote it before commitments (`referee-opaque/1`, bound to a holder), made with the key."""
+    plain = referee.game("caesar").new(seed=4)
+    aad = f"referee-opaque/1\ncaesar\ncaesar@1\n{key_id}\n{holder or ''}".encode()
+    nonce = bytes(range(24))
+    sealed = seal_xchacha20poly1305(opaque_key(key_id), nonce, json.dumps(plain).encode(), aad)
+    text = f"{key_id}.{base64.urlsafe_b64encode(nonce + sealed).decode().rstrip('=')}"
+    assert open_xchacha20poly1305(opaque_key(key_id), nonce, sealed, aad) is not None
+    return {"opaque": text} | ({"holder": holder} if holder else {})
+
+
+def test_held_states_of_the_old_format_are_refused_with_what_to_do() -> None:
+    game = opaque_caesar()
+    for holder in PLAYERS:
+        with pytest.raises(referee.InvalidSeal) as refused:
+            game.legal_moves(held_state_of_format_1(holder), secret=SECRETS_OF[holder])
+        assert refused.value.detail.startswith("held state") and "commitments" in refused.value.detail
+    # Stripped of its holder, format 1 does not open as format 2.
+    with pytest.raises(referee.InvalidSeal) as refused:
+        game.legal_moves(held_state_of_format_1(None))
+    assert refused.value.detail.startswith("undecryptable"), refused.value.detail
+    # A plain (sealed) Caesar! state has no commitments: a service keeping Caesar! opaque refuses it.
+    sealed = referee.game("caesar", seal_keys=KEYS_ROTATED).new(seed=4)
+    with pytest.raises(referee.InvalidSeal) as refused:
+        game.legal_moves(sealed, secret=SECRETS_OF["caesar"])
+    assert refused.value.detail.startswith("not opaque"), refused.value.detail
+
+
+def test_a_game_without_hidden_information_is_anyones() -> None:
     hypnosia = referee.game("hypnosia", seal_keys=referee.SealKeys(KEYS_ROTATED, opaque=["hypnosia"]))
-    assert hypnosia.holders == []
     state = hypnosia.new(seed=4)
     assert list(state) == ["opaque"]
-    assert list(hypnosia.play(state, hypnosia.legal_moves(state)[0])["state"]) == ["opaque"]
+    inner = open_with_reference(state, "k2", "hypnosia", "hypnosia@1")
+    assert inner is not None and set(inner) == {"state"}, "no commitments"
+    played = hypnosia.play(state, hypnosia.legal_moves(state)[0], secret=NOBODYS)
+    assert list(played["state"]) == ["opaque"]
     with pytest.raises(referee.InvalidSeal):
         hypnosia.legal_moves(state | {"holder": "red"})
 
@@ -285,36 +377,35 @@ def tampered(text: str) -> Iterator[str]:
 
 def test_tampered_opaque_states_are_refused() -> None:
     game = opaque_caesar()
-    state = game.new(seed=4)["caesar"]
+    state, mover = started(game)
     for changed in tampered(state["opaque"]):
         with pytest.raises(referee.InvalidSeal) as refused:
-            game.legal_moves(state | {"opaque": changed})
+            game.legal_moves(state | {"opaque": changed}, secret=SECRETS_OF[mover])
         assert refused.value.detail.startswith(("undecryptable", "malformed")), refused.value.detail
     for bad in (state | {"seal": "x"}, state | {"opaque": 7}, state | {"opaque": ""}):
         with pytest.raises((referee.InvalidSeal, referee.InvalidState)):
-            game.legal_moves(bad)
+            game.legal_moves(bad, secret=SECRETS_OF[mover])
     # An opaque state of one game is no state of another, even with the same keys.
     hypnosia = referee.game("hypnosia", seal_keys=referee.SealKeys(KEYS_ROTATED, opaque=["hypnosia"]))
     with pytest.raises(referee.InvalidSeal) as refused:
-        hypnosia.legal_moves({"opaque": state["opaque"]})
+        hypnosia.legal_moves(state)
     assert refused.value.detail.startswith("undecryptable")
 
 
 def test_opaque_states_rotate_with_the_keys() -> None:
     old, rotated = opaque_caesar(KEYS_OLD), opaque_caesar(KEYS_ROTATED)
-    states = old.new(seed=4)
-    mover = old.outcome(states["caesar"])["to_move"]
-    assert states[mover]["opaque"].startswith("k1.")
-    played = rotated.play(states[mover], rotated.legal_moves(states[mover])[0])
-    for holder, held in played["states"].items():
-        assert held["opaque"].startswith("k2.") and held["holder"] == holder
-        assert json.loads(open_with_reference(held, "k2"))["rng"]["keyed_by"] == "k1"
-        with pytest.raises(referee.InvalidSeal) as refused:
-            old.view(held, holder)
-        assert refused.value.detail.startswith("unknown key id")
-    # A game that was sealed before it became opaque goes on held by its players.
-    sealed = referee.game("caesar", seal_keys=KEYS_ROTATED).new(seed=4)
-    assert set(rotated.play(sealed, rotated.legal_moves(sealed)[0])["states"]) == set(PLAYERS)
+    state, mover = started(old)
+    assert state["opaque"].startswith("k1.")
+    secret_ = SECRETS_OF[mover]
+    played = rotated.play(state, rotated.legal_moves(state, secret=secret_)[0], secret=secret_)
+    assert played["state"]["opaque"].startswith("k2.")
+    inner = open_with_reference(played["state"], "k2")
+    assert inner["state"]["rng"]["keyed_by"] == "k1" and inner["commitments"] == COMMITMENTS
+    for player in PLAYERS:
+        assert list(rotated.view(played["state"], player, SECRETS_OF[player])["hands"]) == [player]
+    with pytest.raises(referee.InvalidSeal) as refused:
+        old.view(played["state"], mover, secret_)
+    assert refused.value.detail.startswith("unknown key id")
 
 
 def test_opaque_settings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -351,38 +442,58 @@ def server() -> Iterator[Server]:
 
 def test_live_caesar_is_opaque_and_hypnosia_keyed(server: Server) -> None:
     status, new = post(server, "/v1/games/caesar/new", {"seed": 4})
-    assert status == 200 and set(new["states"]) == set(PLAYERS) and "position" not in new, new
-    mover = new["outcome"]["to_move"]
-    state, theirs = new["states"][mover], new["states"][other_of(mover)]
-    status, body = post(server, "/v1/games/caesar/legal-moves", {"state": state})
+    assert status == 400 and new["code"] == "malformed-request" and new["errors"][0]["field"] == "commitments", new
+    status, new = post(server, "/v1/games/caesar/new", {"seed": 4, "commitments": COMMITMENTS | {"pompey": "x"}})
+    assert status == 400 and new["errors"][0]["field"] == "commitments.pompey", new
+    status, new = post(server, "/v1/games/caesar/new", {"seed": 4, "commitments": COMMITMENTS})
+    assert status == 200 and list(new["state"]) == ["opaque"] and "position" not in new, new
+    state, mover = new["state"], new["outcome"]["to_move"]
+    waiting = other_of(mover)
+    status, body = post(server, "/v1/games/caesar/legal-moves", {"state": state, "secret": SECRETS_OF[mover]})
     assert status == 200, body
     move = body["moves"][0]
-    status, played = post(server, "/v1/games/caesar/play", {"state": state, "move": move, "player": mover})
-    assert status == 200 and set(played["states"]) == set(PLAYERS) and "state" not in played, played
-    assert list(played["view"]["hands"]) == [mover] and "position" not in played
-    pompeys = played["states"]["pompey"]
-    status, view = post(server, "/v1/games/caesar/view", {"state": pompeys, "player": "pompey"})
-    assert status == 200 and list(view["hands"]) == ["pompey"], view
-    svg = game_svg(server, {"state": pompeys})
-    assert 'data-player="pompey"' in svg and "hidden" in svg, "drawn for its holder"
-    # Acting as another player with a held state is refused, on every route.
-    refusals = [("view", {"state": pompeys, "player": "caesar"}), ("render", {"state": pompeys, "player": "caesar"}),
-                ("legal-moves", {"state": theirs}), ("play", {"state": theirs, "move": move}),
-                ("validate", {"state": theirs, "move": move})]
-    for route, body in refusals:
-        status, problem = post(server, f"/v1/games/caesar/{route}", body)
-        assert status == 422 and problem["code"] == "not-your-state" and problem["field"] == "state", (route, problem)
-        assert problem["holder"] == body["state"]["holder"], problem
-    status, results = post(server, "/v1/games/caesar/batch?with_state=true",
-                           [{"state": state, "move": move}, {"state": theirs, "move": move}])
-    assert status == 200 and set(results["results"][0]["states"]) == set(PLAYERS), results
-    assert results["results"][1]["error"]["code"] == "not-your-state", results
-    status, validated = post(server, "/v1/games/caesar/validate", {"state": state, "move": move})
-    assert status == 200 and validated == {"legal": True}
+    status, played = post(server, "/v1/games/caesar/play",
+                          {"state": state, "move": move, "player": mover, "secret": SECRETS_OF[mover]})
+    assert status == 200 and set(played) == {"state", "view", "effects", "outcome"}, played
+    inner = open_with_reference(played["state"], "k2")
+    assert set(inner["state"]["hands"]) == set(PLAYERS) and list(played["view"]["hands"]) == [mover]
+    next_state = played["state"]
+    status, view = post(server, "/v1/games/caesar/view",
+                        {"state": next_state, "player": waiting, "secret": SECRETS_OF[waiting]})
+    assert status == 200 and view["hands"] == {waiting: inner["state"]["hands"][waiting]}, view
+    svg = game_svg(server, {"state": next_state, "secret": SECRETS_OF[waiting]})
+    assert f'data-player="{waiting}"' in svg and "hidden" in svg, "drawn for the secret's owner"
+    # Every route that reveals a hand refuses a missing secret, a wrong one and the other player's.
+    routes = {"view": ({"state": state, "player": waiting}, waiting), "render": ({"state": state, "player": waiting},
+              waiting), "render move": ({"state": state, "move": move}, mover), "legal-moves": ({"state": state}, mover),
+              "play": ({"state": state, "move": move}, mover), "validate": ({"state": state, "move": move}, mover)}
+    for name, (body, player) in routes.items():
+        for secret_, starts in ((None, "missing"), (NOBODYS, "wrong"), (SECRETS_OF[other_of(player)], "another")):
+            sent = body | ({"secret": secret_} if secret_ else {})
+            status, problem = post(server, f"/v1/games/caesar/{name.split()[0]}", sent)
+            assert status == 422 and problem["code"] == "not-this-player", (name, secret_, problem)
+            assert problem["field"] == "secret" and problem["player"] == player, (name, problem)
+            assert problem["detail"].startswith(starts), (name, problem)
+    status, problem = post(server, "/v1/games/caesar/view", {"state": state, "player": mover, "secret": "short"})
+    assert status == 400 and problem["errors"][0]["field"] == "secret", problem
+    items = [{"state": state, "move": move, "secret": SECRETS_OF[mover]}, {"state": state, "move": move},
+             {"state": state, "move": move, "secret": NOBODYS}, {"state": state, "move": move,
+                                                                   "secret": SECRETS_OF[waiting]}]
+    status, results = post(server, "/v1/games/caesar/batch?with_state=true", items)
+    assert status == 200 and list(results["results"][0]["state"]) == ["opaque"], results
+    assert list(results["results"][0]["view"]["hands"]) == [mover]
+    for result, starts in zip(results["results"][1:], ("missing", "wrong", "another")):
+        assert result["error"]["code"] == "not-this-player" and result["error"]["detail"].startswith(starts), result
     for changed in list(tampered(state["opaque"]))[:3]:
-        status, body = post(server, "/v1/games/caesar/play", {"state": state | {"opaque": changed}, "move": move})
+        status, body = post(server, "/v1/games/caesar/play",
+                            {"state": {"opaque": changed}, "move": move, "secret": SECRETS_OF[mover]})
         assert status == 422 and body["code"] == "invalid-seal" and body["field"] == "state.seal", body
         assert SECRET_1 not in body["detail"] and SECRET_2 not in body["detail"]
-    status, new = post(server, "/v1/games/hypnosia/new", {"seed": 4})
+    status, body = post(server, "/v1/games/caesar/play",
+                        {"state": held_state_of_format_1(mover), "move": move, "secret": SECRETS_OF[mover]})
+    assert status == 422 and body["code"] == "invalid-seal" and body["detail"].startswith("held state"), body
+    status, replayed = post(server, "/v1/games/caesar/replay", {"moves": [move], "seed": 4, "commitments": COMMITMENTS})
+    assert status == 200 and list(replayed["state"]) == ["opaque"], replayed
+    status, new = post(server, "/v1/games/hypnosia/new", {"seed": 4, "commitments": COMMITMENTS})
     assert status == 200 and new["state"]["rng"]["algorithm"] == "chacha8-keyed", new
     assert new["state"]["seal"].startswith("k2.") and new["position"].endswith("@k2")

@@ -117,8 +117,11 @@ fn replay_record<G: Rules>(record: &Record) -> Value {
     match setup {
         Err(error) => json!({ "error": error.reason() }),
         Ok(setup) => {
-            let mut summary = game::replay::<G, _>(&setup, record.seed, &record.moves)
-                .summary(&record.moves, None);
+            let mut summary = game::replay::<G, _>(&setup, record.seed, &record.moves).summary(
+                &record.moves,
+                None,
+                None,
+            );
             // The position string says all the state does, in a fraction of the bytes of an archive.
             if let Some(object) = summary.as_object_mut() {
                 object.remove("state");

@@ -40,7 +40,7 @@ pub(crate) fn lines(data: &[u8]) -> Vec<(usize, &[u8])> {
         .collect()
 }
 
-/// Validates NDJSON items (`{"state", "move", "player"?}` a line), one result a line in input order,
+/// Validates NDJSON items (`{"state", "move", "player"?, "secret"?}` a line), one result a line in input order,
 /// each with its `index` (counted from `first_index`). A bad item gets an error result and never fails
 /// its neighbours; a line that is not JSON stops the batch there. With `keys`, every state must carry
 /// a valid seal and every next state is sealed.
@@ -248,7 +248,7 @@ fn write_result<G: Rules>(
     let verdict = match take_item::<G>(item, "item", reader) {
         Taken::NotJson(detail) => return Err(detail),
         Taken::Refused(reason) => json!({ "error": reason }),
-        Taken::Item((position, form), mv, player) => {
+        Taken::Item((position, form), mv, player, _) => {
             match game::validate::<G>(&position, &mv, player.as_deref()) {
                 // The common answer, written without building a JSON value.
                 Ok(Verdict::Legal { .. }) if !with_state => {

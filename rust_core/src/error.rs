@@ -35,11 +35,11 @@ pub enum Error {
     /// The move was announced for a player who is not to move.
     #[error("not your turn: {detail}")]
     NotYourTurn { detail: String },
-    /// A request acted, with an opaque state bound to one player (its holder, see `opaque`), as another
-    /// player: viewed another's hand, or moved or listed moves when the holder is not to move.
-    #[error("not your state: {detail}")]
-    NotYourState {
-        holder: String,
+    /// With an opaque state of a game with hidden information (see `opaque`), a request that acts as a
+    /// player (moves, lists the mover's moves, views a hand) without that player's `secret`: missing,
+    /// wrong, or another player's. `player`: the player it acts as (none: the whole state).
+    #[error("not this player: {detail}")]
+    NotThisPlayer {
         player: Option<String>,
         detail: String,
     },
@@ -65,7 +65,7 @@ impl Error {
             Error::GameOver => "game-over",
             Error::NotYourTurn { .. } => "not-your-turn",
             Error::UnknownPlayer { .. } => "unknown-player",
-            Error::NotYourState { .. } => "not-your-state",
+            Error::NotThisPlayer { .. } => "not-this-player",
         }
     }
 
@@ -124,7 +124,7 @@ impl Error {
             | Error::IllegalMove { detail, .. }
             | Error::NotYourTurn { detail }
             | Error::UnknownPlayer { detail, .. }
-            | Error::NotYourState { detail, .. } => detail.clone(),
+            | Error::NotThisPlayer { detail, .. } => detail.clone(),
             Error::GameOver => "the game is over: no move can be played".to_owned(),
         }
     }
@@ -157,8 +157,8 @@ impl Error {
             Error::UnknownPlayer {
                 player, players, ..
             } => serde_json::json!({ "player": player, "players": players }),
-            Error::NotYourState { holder, player, .. } => {
-                serde_json::json!({ "field": "state", "holder": holder, "player": player })
+            Error::NotThisPlayer { player, .. } => {
+                serde_json::json!({ "field": "secret", "player": player })
             }
             Error::MalformedMove { .. } | Error::GameOver | Error::NotYourTurn { .. } => {
                 serde_json::json!({})

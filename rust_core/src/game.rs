@@ -13,7 +13,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::seal::{self, Carried, SealKeys, Stamped};
+use crate::opaque::Commitments;
+use crate::seal::{self, SealKeys, Stamped};
 
 /// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
 /// `start`, `from_state`, `parse_position` (which check untrusted input) and `play`.
@@ -22,9 +23,10 @@ pub trait Rules {
     const NAME: &'static str;
     /// The rules version that states record (`iago@1`); a change of behaviour bumps it.
     const RULES_VERSION: &'static str;
-    /// Games with hidden information: every player, each holding an opaque state of their own (see
-    /// `opaque`). Games without hidden information have none: their one opaque state is anyone's.
-    const HOLDERS: &'static [&'static str] = &[];
+    /// Games with hidden information (Caesar!'s hands): opaque, their states carry each player's
+    /// commitment, and a request that reveals a player's information proves it is that player (see
+    /// `opaque`). Such a game names its `PLAYERS`.
+    const HIDDEN_INFORMATION: bool = false;
     /// The players' names, as `info()` lists them, for `view` to check a player without building
     /// `info()`. Empty means not given here: `view` then reads them from `info()`.
     const PLAYERS: &'static [&'static str] = &[];
@@ -175,46 +177,51 @@ pub struct Outcome {
 /// form, a fraction of the bytes for big states). An answer gives a state back in the form the
 /// request gave it. A position cannot carry a seal: engines with seal keys take objects only. An
 /// opaque state (see `opaque`) is an object answered opaque again; one of a game with hidden
-/// information is `Held` by one player, and a request carrying it acts only as that player.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// information is `Committed` to its players' secrets, and a request acting as a player gives its secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
     Object,
     Notation,
-    Held(&'static str),
+    Committed(Commitments),
 }
 
 impl Form {
-    /// Refuses a request that acts as `player` with a state held by another player.
-    pub fn act_as(self, player: &str) -> Result<()> {
+    /// Refuses a request that acts as `player` without `player`'s secret (a committed state only).
+    pub fn act_as(&self, player: &str, secret: Option<&str>) -> Result<()> {
         match self {
-            Form::Held(holder) if holder != player => Err(Error::NotYourState {
-                holder: holder.to_owned(),
-                player: Some(player.to_owned()),
-                detail: format!(
-                    "this opaque state is {holder}'s: it acts only as {holder}, not as {player}"
-                ),
-            }),
+            Form::Committed(commitments) => commitments.prove(player, secret),
             _ => Ok(()),
         }
     }
 
-    /// Refuses a move, a verdict or the legal moves (the mover's hand) with a state held by another
-    /// player than the one to move; once the game is over anyone may ask (there is no move).
-    pub fn act_as_mover<G: Rules>(self, position: &G::Position) -> Result<()> {
-        G::to_move(position).map_or(Ok(()), |mover| self.act_as(mover))
+    /// Refuses a move, a verdict or the legal moves (the mover's hand) without the secret of the
+    /// player to move; once the game is over anyone may ask (there is no move).
+    pub fn act_as_mover<G: Rules>(
+        &self,
+        position: &G::Position,
+        secret: Option<&str>,
+    ) -> Result<()> {
+        G::to_move(position).map_or(Ok(()), |mover| self.act_as(mover, secret))
     }
 
-    /// Refuses the whole state (every hand) of a state held by one player.
-    pub fn see_all(self) -> Result<()> {
+    /// The player a request that names none is shown as: none (the whole state), but for a committed
+    /// state, the player whose secret it gives.
+    pub fn viewer<'a>(
+        &self,
+        player: Option<&'a str>,
+        secret: Option<&str>,
+    ) -> Result<Option<&'a str>> {
+        match (self, player) {
+            (Form::Committed(commitments), None) => commitments.prover(secret).map(Some),
+            _ => Ok(player),
+        }
+    }
+
+    /// The commitments a committed state carries on to its next states.
+    pub fn commitments(&self) -> Option<&Commitments> {
         match self {
-            Form::Held(holder) => Err(Error::NotYourState {
-                holder: holder.to_owned(),
-                player: None,
-                detail: format!(
-                    "this opaque state is {holder}'s: it shows only {holder}'s view, never the whole state"
-                ),
-            }),
-            _ => Ok(()),
+            Form::Committed(commitments) => Some(commitments),
+            _ => None,
         }
     }
 }
@@ -263,14 +270,11 @@ pub enum StateOut<S> {
 
 /// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
 /// what the move did, and where the game stands. An opaque state comes without its notation (which
-/// would show it all) and with the view of the player who moved; opaque states of a game with hidden
-/// information come one a holder, as `states` (see `seal::carry`).
+/// would show it all) and with the view of the player who moved (never another player's hand).
 #[derive(Serialize)]
 pub struct Played<G: Rules> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<StateOut<G::State>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub states: Option<BTreeMap<&'static str, Stamped<G::State>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -280,45 +284,33 @@ pub struct Played<G: Rules> {
 }
 
 impl<G: Rules> Played<G> {
-    /// `mover`: the player who played the move (the player to move before it).
-    pub fn new(
-        position: &G::Position,
-        effects: G::Effects,
-        keys: Option<&SealKeys>,
-        mover: Option<&str>,
-    ) -> Self {
-        Self::in_form(position, effects, Form::Object, keys, mover)
-    }
-
+    /// The next state in `form` (an object, its commitments carried on); `mover`: the player who
+    /// played the move (the player to move before it).
     pub fn in_form(
         position: &G::Position,
         effects: G::Effects,
-        form: Form,
+        form: &Form,
         keys: Option<&SealKeys>,
         mover: Option<&str>,
     ) -> Self {
         let mut played = Played {
             state: None,
-            states: None,
             position: None,
             view: None,
             effects,
             outcome: G::outcome(position),
         };
-        if form == Form::Notation {
+        if *form == Form::Notation {
             let text = G::position_text(position);
             played.state = Some(StateOut::Notation(text.clone()));
             played.position = Some(text);
             return played;
         }
-        match seal::carry::<G>(G::to_state(position), keys) {
-            Carried::One(state) if !state.is_opaque() => {
-                played.position = Some(G::position_text(position));
-                played.state = Some(StateOut::Object(state));
-            }
-            Carried::One(state) => played.state = Some(StateOut::Object(state)),
-            Carried::Held(states) => played.states = Some(states),
+        let state = seal::stamp::<G>(G::to_state(position), keys, form.commitments());
+        if !state.is_opaque() {
+            played.position = Some(G::position_text(position));
         }
+        played.state = Some(StateOut::Object(state));
         if played.position.is_none() {
             played.view = mover.and_then(|mover| G::view_json(position, mover).ok());
         }
@@ -382,20 +374,26 @@ pub struct Replay<G: Rules> {
 
 impl<G: Rules> Replay<G> {
     /// The result as clients receive it: legal, plies, the final state (sealed when there are keys;
-    /// opaque, without its notation, as `seal::carry` answers it), and the failing ply if any.
-    pub fn summary<S: AsRef<str>>(&self, moves: &[S], keys: Option<&SealKeys>) -> Value {
-        let carried = seal::carry::<G>(G::to_state(&self.position), keys);
+    /// opaque, without its notation, with `commitments` when the game has hidden information), and the
+    /// failing ply if any.
+    pub fn summary<S: AsRef<str>>(
+        &self,
+        moves: &[S],
+        keys: Option<&SealKeys>,
+        commitments: Option<&Commitments>,
+    ) -> Value {
+        let state = seal::stamp::<G>(G::to_state(&self.position), keys, commitments);
         let mut result = serde_json::json!({
             "legal": self.failure.is_none(),
             "plies": self.plies,
             "outcome": G::outcome(&self.position),
         });
         if let Some(object) = result.as_object_mut() {
-            if !carried.is_opaque() {
+            if !state.is_opaque() {
                 object.insert("position".into(), G::position_text(&self.position).into());
             }
-            let (field, value) = carried.entry();
-            object.insert(field.into(), value);
+            let state = serde_json::to_value(state).expect("a state serializes");
+            object.insert("state".into(), state);
         }
         if let (Some((ply, error)), Some(object)) = (&self.failure, result.as_object_mut()) {
             object.insert("ply".into(), serde_json::json!(ply));

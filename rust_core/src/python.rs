@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use crate::batch;
 use crate::error::Error;
 use crate::game::{self, Form, Played, Rules};
+use crate::opaque::{Commitments, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request::{self, Reader};
 use crate::seal::{self, SealKeys};
@@ -187,44 +188,79 @@ impl Engine {
         position.map_err(|e| raise(state.py(), &e))
     }
 
-    /// The position of a state whose form may act as the player to move (see `Form::act_as_mover`).
+    /// The position of a state that acts as the player to move, with that player's `secret` when the
+    /// state is committed (see `Form::act_as_mover`).
     fn mover_position_of<G: Rules>(
         &self,
         state: &Bound<'_, PyAny>,
+        secret: Option<&str>,
     ) -> PyResult<(G::Position, Form)> {
         let (position, form) = self.position_of::<G>(state)?;
-        form.act_as_mover::<G>(&position)
+        form.act_as_mover::<G>(&position, secret)
             .map_err(|e| raise(state.py(), &e))?;
         Ok((position, form))
     }
 
-    /// A state on its way out to all its carriers (see `seal::carry`): the state, or with held
-    /// opaque states a dict of them by holder.
+    /// A state on its way out (see `seal::stamp`), with its commitments when it has them.
     fn answer_state<G: Rules>(
         &self,
         py: Python<'_>,
         position: &G::Position,
+        commitments: Option<&Commitments>,
     ) -> PyResult<Py<PyAny>> {
         to_py(
             py,
-            &seal::carry::<G>(G::to_state(position), self.keys())
-                .entry()
-                .1,
+            &seal::stamp::<G>(G::to_state(position), self.keys(), commitments),
         )
     }
 
-    /// What `player` may see (the whole state when `None`), as a request with a state of `form` may.
+    /// Whether this engine's states carry commitments: its keys keep a game with hidden information
+    /// opaque.
+    fn commits<G: Rules>(&self) -> bool {
+        G::HIDDEN_INFORMATION && self.keys().is_some_and(|keys| keys.opaque_for(G::NAME))
+    }
+
+    /// The commitments a new game starts with: required when the engine `commits`; otherwise
+    /// ignored (a client may send them whatever the service's mode). Raises MalformedRequest.
+    fn commitments_of<G: Rules>(
+        &self,
+        py: Python<'_>,
+        given: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<Commitments>> {
+        if !self.commits::<G>() {
+            return Ok(None);
+        }
+        let refused = |field: String, message: String| {
+            raise_reason(py, &request::malformed_request(&[(field, message)]))
+        };
+        let Some(given) = given.filter(|given| !given.is_none()) else {
+            let message = format!(
+                "Missing: this service keeps {} states opaque; give each player's commitment, the SHA-256 (hex) of their secret.",
+                G::NAME
+            );
+            return Err(refused(COMMITMENTS_FIELD.into(), message));
+        };
+        let value = from_python::<Value>(given)
+            .map_err(|detail| refused(COMMITMENTS_FIELD.into(), detail))?;
+        Commitments::parse::<G>(&value)
+            .map(Some)
+            .map_err(|(field, message)| refused(field, message))
+    }
+
+    /// What `player` may see (the whole state when `None`), as a request with a state of `form` and
+    /// `secret` may (a committed state: one player's view, with that player's secret).
     fn view_as<G: Rules>(
         position: &G::Position,
-        form: Form,
+        form: &Form,
         player: Option<&str>,
+        secret: Option<&str>,
     ) -> Result<Shown<G::State>, Error> {
-        match player {
+        match form.viewer(player, secret)? {
             Some(player) => form
-                .act_as(player)
+                .act_as(player, secret)
                 .and_then(|()| G::view(position, player))
                 .map(Shown::View),
-            None => form.see_all().map(|()| Shown::Whole(G::to_state(position))),
+            None => Ok(Shown::Whole(G::to_state(position))),
         }
     }
 }
@@ -297,12 +333,12 @@ impl Engine {
         with_game!(self.kind, G => self.keys().is_some_and(|keys| keys.opaque_for(G::NAME)))
     }
 
-    /// The players who each hold an opaque state of their own (a game with hidden information,
-    /// answered opaque): its answers give `states`, one a holder, instead of `state`. Empty otherwise.
+    /// Whether the engine's states carry the players' commitments (a game with hidden information,
+    /// answered opaque): `new_state` and `replay` then need `commitments`, and every call that
+    /// reveals a player's information that player's `secret`.
     #[getter]
-    fn holders(&self) -> Vec<&'static str> {
-        let held = with_game!(self.kind, G => self.keys().is_some_and(|keys| keys.opaque_for(G::NAME)).then_some(G::HOLDERS));
-        held.unwrap_or_default().to_vec()
+    fn committed(&self) -> bool {
+        with_game!(self.kind, G => self.commits::<G>())
     }
 
     /// Static description of the game: variants, options, board.
@@ -317,18 +353,21 @@ impl Engine {
         with_game!(self.kind, G => to_py(py, &self.setup_of::<G>(py, setup)?))
     }
 
-    /// The initial state for a setup (`{"variant": ..., "options": {...}}`).
-    #[pyo3(signature = (setup=None, seed=None))]
+    /// The initial state for a setup (`{"variant": ..., "options": {...}}`); `commitments`
+    /// (`{player: SHA-256 hex of the player's secret}`) when the engine is `committed`.
+    #[pyo3(signature = (setup=None, seed=None, commitments=None))]
     fn new_state(
         &self,
         py: Python<'_>,
         setup: Option<&Bound<'_, PyAny>>,
         seed: Option<u64>,
+        commitments: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let setup = self.setup_of::<G>(py, setup)?;
+            let commitments = self.commitments_of::<G>(py, commitments)?;
             let position = seal::with_chance::<G, _>(self.keys(), || G::start(&setup, seed));
-            self.answer_state::<G>(py, &position)
+            self.answer_state::<G>(py, &position, commitments.as_ref())
         })
     }
 
@@ -336,12 +375,8 @@ impl Engine {
     /// keys).
     fn check_state(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            match self.position_of::<G>(state)? {
-                (position, Form::Held(holder)) => {
-                    to_py(py, &seal::stamp_for::<G>(G::to_state(&position), self.keys(), Some(holder)))
-                }
-                (position, _) => self.answer_state::<G>(py, &position),
-            }
+            let (position, form) = self.position_of::<G>(state)?;
+            self.answer_state::<G>(py, &position, form.commitments())
         })
     }
 
@@ -367,16 +402,17 @@ impl Engine {
     }
 
     /// The legal moves in notation; `compact` asks for the game's compact form (Isaac: one entry a
-    /// removable piece with its range of advances).
-    #[pyo3(signature = (state, compact=false))]
+    /// removable piece with its range of advances); `secret`: the mover's, for a committed state.
+    #[pyo3(signature = (state, compact=false, secret=None))]
     fn legal_moves(
         &self,
         py: Python<'_>,
         state: &Bound<'_, PyAny>,
         compact: bool,
+        secret: Option<&str>,
     ) -> PyResult<Vec<String>> {
         with_game!(self.kind, G => {
-            let (position, _) = self.mover_position_of::<G>(state)?;
+            let (position, _) = self.mover_position_of::<G>(state, secret)?;
             Ok(py.detach(|| {
                 if compact {
                     G::compact_moves(&position)
@@ -391,34 +427,39 @@ impl Engine {
         with_game!(self.kind, G => to_py(py, &G::outcome(&self.position_of::<G>(state)?.0)))
     }
 
-    /// Plays a move: `{"state", "position", "effects", "outcome"}`; raises the move's error.
-    #[pyo3(signature = (state, r#move, player=None))]
+    /// Plays a move: `{"state", "position", "effects", "outcome"}` (the state an object, whatever
+    /// form it was given in); raises the move's error. `secret`: the mover's, for a committed state.
+    #[pyo3(signature = (state, r#move, player=None, secret=None))]
     fn play(
         &self,
         py: Python<'_>,
         state: &Bound<'_, PyAny>,
         r#move: &str,
         player: Option<&str>,
+        secret: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let (position, _) = self.mover_position_of::<G>(state)?;
+            let (position, form) = self.mover_position_of::<G>(state, secret)?;
             let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             let mover = G::to_move(&position);
-            to_py(py, &Played::<G>::new(&next, effects, self.keys(), mover))
+            let form = if form == Form::Notation { Form::Object } else { form };
+            to_py(py, &Played::<G>::in_form(&next, effects, &form, self.keys(), mover))
         })
     }
 
-    /// `{"legal": true}` or `{"legal": false, "reason": {...}}`; raises only for a bad state.
-    #[pyo3(signature = (state, r#move, player=None))]
+    /// `{"legal": true}` or `{"legal": false, "reason": {...}}`; raises only for a bad state (or,
+    /// for a committed state, without the mover's `secret`).
+    #[pyo3(signature = (state, r#move, player=None, secret=None))]
     fn validate(
         &self,
         py: Python<'_>,
         state: &Bound<'_, PyAny>,
         r#move: &str,
         player: Option<&str>,
+        secret: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
-            let (position, _) = self.mover_position_of::<G>(state)?;
+            let (position, _) = self.mover_position_of::<G>(state, secret)?;
             let verdict = request::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             to_py(py, &verdict)
         })
@@ -442,20 +483,22 @@ impl Engine {
             .map_err(|reason| raise_reason(py, &reason))
     }
 
-    /// Replays a record from the initial position of `setup`.
-    #[pyo3(signature = (moves, setup=None, seed=None))]
+    /// Replays a record from the initial position of `setup`; `commitments` as `new_state`.
+    #[pyo3(signature = (moves, setup=None, seed=None, commitments=None))]
     fn replay(
         &self,
         py: Python<'_>,
         moves: Vec<String>,
         setup: Option<&Bound<'_, PyAny>>,
         seed: Option<u64>,
+        commitments: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let setup = self.setup_of::<G>(py, setup)?;
+            let commitments = self.commitments_of::<G>(py, commitments)?;
             let keys = self.keys();
             let replay = py.detach(|| seal::with_chance::<G, _>(keys, || game::replay::<G, _>(&setup, seed, &moves)));
-            to_py(py, &replay.summary(&moves, self.keys()))
+            to_py(py, &replay.summary(&moves, keys, commitments.as_ref()))
         })
     }
 
@@ -494,27 +537,30 @@ impl Engine {
 
     /// What `player` may see of a state (games with hidden information hide the rest), or the whole
     /// state without a player; raises UnknownPlayer for a name that is not a player of the game, and
-    /// NotYourState for an opaque state held by another player (or the whole of one). A view is
-    /// never sealed: it is not a state to send back.
-    #[pyo3(signature = (state, player=None))]
+    /// NotThisPlayer for a committed state without `player`'s `secret` (or without a player: a
+    /// committed state is shown to the player whose secret is given, never whole). A view is never
+    /// sealed: it is not a state to send back.
+    #[pyo3(signature = (state, player=None, secret=None))]
     fn view(
         &self,
         py: Python<'_>,
         state: &Bound<'_, PyAny>,
         player: Option<&str>,
+        secret: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let (position, form) = self.position_of::<G>(state)?;
-            let view = Self::view_as::<G>(&position, form, player).map_err(|e| raise(py, &e))?;
+            let view = Self::view_as::<G>(&position, &form, player, secret).map_err(|e| raise(py, &e))?;
             to_py(py, &view)
         })
     }
 
     /// What a picture of a state shows (see `referee.pictures`): `{"shown", "viewer", "outcome",
-    /// "effects", "moves"}`, after `move` when one is given (`effects` its effects), as `player` sees
-    /// it (an opaque state held by one player: its holder, the only player it may be drawn for), the
-    /// legal moves when `legal` and the viewer may see them (their own turn, or nothing hidden).
-    #[pyo3(signature = (state, r#move=None, player=None, legal=false))]
+    /// "effects", "moves"}`, after `move` when one is given (`effects` its effects; for a committed
+    /// state, with the mover's `secret`), as `player` sees it (a committed state: with `player`'s
+    /// `secret`, `player` defaulting to the secret's owner), the legal moves when `legal` and the
+    /// viewer may see them (their own turn, or nothing hidden).
+    #[pyo3(signature = (state, r#move=None, player=None, legal=false, secret=None))]
     fn scene(
         &self,
         py: Python<'_>,
@@ -522,24 +568,22 @@ impl Engine {
         r#move: Option<&str>,
         player: Option<&str>,
         legal: bool,
+        secret: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             let (position, form) = self.position_of::<G>(state)?;
-            let viewer = match form {
-                Form::Held(holder) => Some(player.unwrap_or(holder)),
-                _ => player,
-            };
             let (position, effects) = match r#move {
                 None => (position, None),
                 Some(mv) => {
-                    form.act_as_mover::<G>(&position).map_err(|e| raise(py, &e))?;
+                    form.act_as_mover::<G>(&position, secret).map_err(|e| raise(py, &e))?;
                     let (next, effects) = game::play_text::<G>(&position, mv, None).map_err(|e| raise(py, &e))?;
                     (next, Some(effects))
                 }
             };
-            let shown = Self::view_as::<G>(&position, form, viewer).map_err(|e| raise(py, &e))?;
+            let viewer = form.viewer(player, secret).map_err(|e| raise(py, &e))?;
+            let shown = Self::view_as::<G>(&position, &form, viewer, secret).map_err(|e| raise(py, &e))?;
             let outcome = G::outcome(&position);
-            let may_see = viewer.is_none() || G::HOLDERS.is_empty() || viewer == outcome.to_move;
+            let may_see = viewer.is_none() || !G::HIDDEN_INFORMATION || viewer == outcome.to_move;
             let moves = (legal && may_see)
                 .then(|| G::legal_moves(&position).iter().map(ToString::to_string).collect());
             let scene = Scene { shown, viewer, outcome, effects, moves };

@@ -1,4 +1,4 @@
-//! One request: its envelope (`{"state", "move", "player"?}`, a `play`/`validate` body or a batch item)
+//! One request: its envelope (`{"state", "move", "player"?, "secret"?}`, a `play`/`validate` body or a batch item)
 //! read and checked, its state parsed, and a `play` or `validate` answered as JSON bytes.
 //!
 //! Envelopes are checked here exactly as the service's marshmallow schemas check them (same fields,
@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use crate::error::Error;
 use crate::game::{self, Form, Played, Rules, StateIn, Verdict};
+use crate::opaque::{MAX_SECRET_CHARS, MIN_SECRET_CHARS};
 use crate::seal::{self, SealKeys, Unsealed};
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
@@ -38,11 +39,12 @@ impl<G: Rules> Clone for Reader<'_, G> {
 
 impl<G: Rules> Copy for Reader<'_, G> {}
 
-/// A single `play` or `validate` request body, `{"state", "move", "player"?}` (a batch item's
-/// envelope), answered as JSON bytes: for `play` the next state with its effects and outcome, for
-/// `validate` the verdict. `Err` is the reason there is no answer: `malformed-json`,
-/// `malformed-request`, the state's error (`invalid-seal` first, with `keys`), or (`play` only) the
-/// move's. With `keys`, the next state is sealed.
+/// A single `play` or `validate` request body, `{"state", "move", "player"?, "secret"?}` (a batch
+/// item's envelope), answered as JSON bytes: for `play` the next state with its effects and outcome,
+/// for `validate` the verdict. `Err` is the reason there is no answer: `malformed-json`,
+/// `malformed-request`, the state's error (`invalid-seal` first, with `keys`), `not-this-player`
+/// (a committed state without the mover's secret), or (`play` only) the move's. With `keys`, the
+/// next state is sealed.
 pub fn answer_request<G: Rules>(
     body: &[u8],
     reader: Reader<G>,
@@ -51,7 +53,7 @@ pub fn answer_request<G: Rules>(
     let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
     let body = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
     let ((position, form), mv, player) = match take_item::<G>(body, "body", reader) {
-        Taken::Item(position, mv, player) => (position, mv, player),
+        Taken::Item(position, mv, player, _) => (position, mv, player),
         Taken::Refused(reason) => return Err(reason),
         Taken::NotJson(detail) => return Err(not_json(detail)),
     };
@@ -62,7 +64,7 @@ pub fn answer_request<G: Rules>(
         serde_json::to_vec(&Played::<G>::in_form(
             &next,
             effects,
-            form,
+            &form,
             reader.keys,
             mover,
         ))
@@ -93,7 +95,7 @@ pub(crate) fn verdict_json<G: Rules>(
 ) -> Value {
     match (verdict, form) {
         (Verdict::Legal { position, effects }, Some(form)) => {
-            let mut result = json!(Played::<G>::in_form(&position, effects, form, keys, mover));
+            let mut result = json!(Played::<G>::in_form(&position, effects, &form, keys, mover));
             result["legal"] = Value::Bool(true);
             result
         }
@@ -123,6 +125,7 @@ struct Envelope<'a> {
     state: Option<&'a RawValue>,
     mv: Option<&'a RawValue>,
     player: Option<&'a RawValue>,
+    secret: Option<&'a RawValue>,
     unknown: Vec<String>,
 }
 
@@ -142,6 +145,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
                         "state" => envelope.state = Some(value),
                         "move" => envelope.mv = Some(value),
                         "player" => envelope.player = Some(value),
+                        "secret" => envelope.secret = Some(value),
                         other => envelope.unknown.push(other.to_owned()),
                     }
                 }
@@ -152,22 +156,22 @@ impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
     }
 }
 
-/// A JSON string of 1..=`max` characters, or the schema's message about it.
-fn text_field(raw: &RawValue, max: usize) -> Result<String, String> {
+/// A JSON string of `min..=max` characters, or the schema's message about it.
+fn text_field(raw: &RawValue, min: usize, max: usize) -> Result<String, String> {
     let text: String =
         serde_json::from_str(raw.get()).map_err(|_| "Not a valid string.".to_owned())?;
-    if fits(&text, max) {
+    if fits(&text, min, max) {
         Ok(text)
     } else {
-        Err(format!("Length must be between 1 and {max}."))
+        Err(format!("Length must be between {min} and {max}."))
     }
 }
 
 /// An item or request body taken apart.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Taken<P> {
-    /// The checked position (and the form its state came in), the move, the player.
-    Item((P, Form), String, Option<String>),
+    /// The checked position (and the form its state came in), the move, the player, the secret.
+    Item((P, Form), String, Option<String>, Option<String>),
     /// Why there is no item: a `malformed-request` about the envelope, or the state's error.
     Refused(Value),
     /// Not JSON at all; why.
@@ -178,7 +182,8 @@ pub(crate) enum Taken<P> {
 /// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
 /// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
 /// With `keys`, the state's seal is checked before anything else about the state.
-/// A state held by one player (see `opaque`) acts only on its holder's turn: else `not-your-state`.
+/// A committed state (see `opaque`) acts only with the secret of the player to move: else
+/// `not-this-player`.
 pub(crate) fn take_item<G: Rules>(
     item: &str,
     whole: &str,
@@ -189,10 +194,12 @@ pub(crate) fn take_item<G: Rules>(
         Some(keys) => quick_sealed_item::<G>(item, keys),
     };
     match quick.unwrap_or_else(|| exact_item::<G>(item, whole, reader)) {
-        Taken::Item((position, form), mv, player) => match form.act_as_mover::<G>(&position) {
-            Ok(()) => Taken::Item((position, form), mv, player),
-            Err(refusal) => Taken::Refused(refusal.reason()),
-        },
+        Taken::Item((position, form), mv, player, secret) => {
+            match form.act_as_mover::<G>(&position, secret.as_deref()) {
+                Ok(()) => Taken::Item((position, form), mv, player, secret),
+                Err(refusal) => Taken::Refused(refusal.reason()),
+            }
+        }
         taken => taken,
     }
 }
@@ -203,7 +210,7 @@ fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Positio
     let mut json = serde_json::Deserializer::from_str(item);
     let good: GoodItem<StateIn<Unsealed<G::State>>> = crate::strict::object(&mut json).ok()?;
     json.end().ok()?;
-    if !envelope_fits(&good.mv, good.player.as_deref()) {
+    if !envelope_fits(&good.mv, good.player.as_deref(), good.secret.as_deref()) {
         return None;
     }
     let position = match good.state {
@@ -213,7 +220,7 @@ fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Positio
             .map(|p| (p, Form::Object)),
         StateIn::Notation(text) => G::parse_position(&text, setup).map(|p| (p, Form::Notation)),
     };
-    Some(taken(position, good.mv, good.player))
+    Some(taken(position, good.mv, good.player, good.secret))
 }
 
 /// `quick_item` with keys: the state's text goes to the seal check.
@@ -223,22 +230,30 @@ fn quick_sealed_item<G: Rules>(item: &str, keys: &SealKeys) -> Option<Taken<G::P
         return None;
     }
     let good = serde_json::from_str::<GoodSealedItem>(item).ok()?;
-    if !good.state.get().starts_with('{') || !envelope_fits(&good.mv, good.player.as_deref()) {
+    let fitting = envelope_fits(&good.mv, good.player.as_deref(), good.secret.as_deref());
+    if !good.state.get().starts_with('{') || !fitting {
         return None;
     }
     let position = seal::read_object::<G>(good.state.get(), Some(keys));
-    Some(taken(position, good.mv, good.player))
+    Some(taken(position, good.mv, good.player, good.secret))
 }
 
-fn taken<P>(position: Result<(P, Form), Error>, mv: String, player: Option<String>) -> Taken<P> {
+fn taken<P>(
+    position: Result<(P, Form), Error>,
+    mv: String,
+    player: Option<String>,
+    secret: Option<String>,
+) -> Taken<P> {
     match position {
-        Ok(position) => Taken::Item(position, mv, player),
+        Ok(position) => Taken::Item(position, mv, player, secret),
         Err(error) => Taken::Refused(error.reason()),
     }
 }
 
-fn envelope_fits(mv: &str, player: Option<&str>) -> bool {
-    fits(mv, MAX_MOVE_CHARS) && player.is_none_or(|p| fits(p, MAX_PLAYER_CHARS))
+fn envelope_fits(mv: &str, player: Option<&str>, secret: Option<&str>) -> bool {
+    fits(mv, 1, MAX_MOVE_CHARS)
+        && player.is_none_or(|p| fits(p, 1, MAX_PLAYER_CHARS))
+        && secret.is_none_or(|s| fits(s, MIN_SECRET_CHARS, MAX_SECRET_CHARS))
 }
 
 /// Any item: its JSON checked whole (so that a fault of the JSON is one everywhere in the item, as
@@ -249,7 +264,9 @@ fn exact_item<G: Rules>(item: &str, whole: &str, reader: Reader<G>) -> Taken<G::
     }
     match open_item(item, whole) {
         Opened::Refused(reason) => Taken::Refused(reason),
-        Opened::Item(state, mv, player) => taken(parse_state::<G>(state, reader), mv, player),
+        Opened::Item(state, mv, player, secret) => {
+            taken(parse_state::<G>(state, reader), mv, player, secret)
+        }
     }
 }
 
@@ -262,6 +279,8 @@ struct GoodItem<S> {
     mv: String,
     #[serde(default)]
     player: Option<String>,
+    #[serde(default)]
+    secret: Option<String>,
 }
 
 /// `GoodItem` for engines with keys: the state's text, for the seal check.
@@ -274,17 +293,19 @@ struct GoodSealedItem<'a> {
     mv: String,
     #[serde(default)]
     player: Option<String>,
+    #[serde(default)]
+    secret: Option<String>,
 }
 
-/// Whether a text has 1..=`max` characters, as the schemas count them.
-fn fits(text: &str, max: usize) -> bool {
-    (1..=max).contains(&text.chars().count())
+/// Whether a text has `min..=max` characters, as the schemas count them.
+fn fits(text: &str, min: usize, max: usize) -> bool {
+    (min..=max).contains(&text.chars().count())
 }
 
 /// What the envelope check makes of one item.
 enum Opened<'a> {
-    /// The state's JSON text, the move, the player.
-    Item(&'a str, String, Option<String>),
+    /// The state's JSON text, the move, the player, the secret.
+    Item(&'a str, String, Option<String>, Option<String>),
     /// JSON, but not a good envelope: the per-field errors of a `malformed-request`, in the shape
     /// the service gives them.
     Refused(Value),
@@ -312,7 +333,7 @@ fn open_item<'a>(item: &'a str, whole: &str) -> Opened<'a> {
             None
         }
     };
-    let mv = match envelope.mv.map(|raw| text_field(raw, MAX_MOVE_CHARS)) {
+    let mv = match envelope.mv.map(|raw| text_field(raw, 1, MAX_MOVE_CHARS)) {
         None => {
             errors.push(("move".into(), "Missing data for required field.".into()));
             None
@@ -323,21 +344,28 @@ fn open_item<'a>(item: &'a str, whole: &str) -> Opened<'a> {
             None
         }
     };
-    let player = match envelope.player {
-        Some(raw) if raw.get() != "null" => match text_field(raw, MAX_PLAYER_CHARS) {
-            Ok(player) => Some(player),
+    let mut optional = |name: &str, raw: Option<&RawValue>, min: usize, max: usize| match raw {
+        Some(raw) if raw.get() != "null" => match text_field(raw, min, max) {
+            Ok(text) => Some(text),
             Err(message) => {
-                errors.push(("player".into(), message));
+                errors.push((name.into(), message));
                 None
             }
         },
         _ => None,
     };
+    let player = optional("player", envelope.player, 1, MAX_PLAYER_CHARS);
+    let secret = optional(
+        "secret",
+        envelope.secret,
+        MIN_SECRET_CHARS,
+        MAX_SECRET_CHARS,
+    );
     for field in envelope.unknown {
         errors.push((field, "Unknown field.".into()));
     }
     match (state, mv) {
-        (Some(state), Some(mv)) if errors.is_empty() => Opened::Item(state, mv, player),
+        (Some(state), Some(mv)) if errors.is_empty() => Opened::Item(state, mv, player, secret),
         _ => Opened::Refused(malformed_request(&errors)),
     }
 }
@@ -466,7 +494,11 @@ mod tests {
     fn with_keys_both_paths_check_the_seal_and_a_bad_one_fails_its_item_alone() {
         let keys = SealKeys::parse("k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0").unwrap();
         let setup = Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
-        let stamped = seal::stamp::<Iago>(Iago::to_state(&Iago::start(&setup, None)), Some(&keys));
+        let stamped = seal::stamp::<Iago>(
+            Iago::to_state(&Iago::start(&setup, None)),
+            Some(&keys),
+            None,
+        );
         let sealed = serde_json::to_string(&stamped).unwrap();
         let tampered = sealed.replace("\"black\"", "\"white\"");
         let unsealed = start();

@@ -24,7 +24,6 @@
 //! as the contract types it): it is not verified, and answers carry none.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -44,7 +43,7 @@ use sha2::Sha256;
 use crate::chance::{self, ChanceKeys, CHANCE_LABEL};
 use crate::error::Error;
 use crate::game::{Form, Rules};
-use crate::opaque::{self, OPAQUE_FIELD};
+use crate::opaque::{self, Commitments, OPAQUE_FIELD};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -147,22 +146,22 @@ impl SealKeys {
         })
     }
 
-    /// A state's JSON encrypted with the first key, bound to `G` and `holder`.
+    /// A state (with its commitments, if any) encrypted with the first key, bound to `G`.
     fn encrypt<G: Rules>(
         &self,
-        plaintext: &[u8],
-        holder: Option<&'static str>,
+        state: &G::State,
+        commitments: Option<&Commitments>,
     ) -> Stamped<G::State> {
         let key = &self.keys[0];
         let binding = opaque::Binding {
             game: G::NAME,
             rules: G::RULES_VERSION,
             key_id: &key.id,
-            holder,
         };
+        let plaintext =
+            serde_json::to_vec(&Inside { state, commitments }).expect("a state serializes");
         Stamped::Opaque {
-            opaque: opaque::seal(&key.opaque, &binding, plaintext),
-            holder,
+            opaque: opaque::seal(&key.opaque, &binding, &plaintext),
         }
     }
 
@@ -277,7 +276,7 @@ pub fn position_refused() -> Error {
 }
 
 /// A state as Referee answers it: its own fields, then `seal` when the engine has keys; or, for the
-/// games the keys make opaque, `{"opaque": ...}` (with its `holder` for games with hidden information).
+/// games the keys make opaque, `{"opaque": ...}`.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum Stamped<S> {
@@ -289,8 +288,6 @@ pub enum Stamped<S> {
     },
     Opaque {
         opaque: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        holder: Option<&'static str>,
     },
 }
 
@@ -300,36 +297,23 @@ impl<S> Stamped<S> {
     }
 }
 
-/// A state on its way out as its carriers get it: one state (`"state"` in answers), or, opaque for a
-/// game with hidden information, one a holder (`"states"`: player to that player's opaque state).
-#[derive(Debug)]
-pub enum Carried<S> {
-    One(Stamped<S>),
-    Held(BTreeMap<&'static str, Stamped<S>>),
+/// What an opaque state encrypts: the state's JSON as the engine writes it (the tag authenticates
+/// these exact bytes, so no canonical form is needed), and the players' commitments when the game
+/// has hidden information.
+#[derive(Serialize)]
+struct Inside<'a, S> {
+    state: &'a S,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commitments: Option<&'a Commitments>,
 }
 
-impl<S: Serialize> Carried<S> {
-    pub fn is_opaque(&self) -> bool {
-        match self {
-            Carried::One(state) => state.is_opaque(),
-            Carried::Held(_) => true,
-        }
-    }
-
-    /// The answer's field and its value: `("state", ...)` or `("states", ...)`.
-    pub fn entry(&self) -> (&'static str, Value) {
-        let (name, value) = match self {
-            Carried::One(state) => ("state", serde_json::to_value(state)),
-            Carried::Held(states) => ("states", serde_json::to_value(states)),
-        };
-        (name, value.expect("a state serializes"))
-    }
-}
-
-/// A state's JSON as the engine writes it: what an opaque state encrypts (its tag authenticates
-/// these exact bytes, so no canonical form is needed).
-fn plaintext_of<S: Serialize>(state: &S) -> Vec<u8> {
-    serde_json::to_vec(state).expect("a state serializes")
+/// `Inside`, read back.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InsideRead<S> {
+    state: S,
+    #[serde(default)]
+    commitments: Option<Value>,
 }
 
 /// A state's canonical JSON (what a seal's MAC covers).
@@ -341,18 +325,18 @@ fn canonical_of<S: Serialize>(state: &S) -> Vec<u8> {
         .0
 }
 
-/// A state on its way out: sealed with the first key when there are keys, encrypted with it (for
-/// `holder`, in a game with hidden information) when they make the game opaque.
-pub fn stamp_for<G: Rules>(
+/// A state on its way out: sealed with the first key when there are keys, encrypted with it (with
+/// `commitments`, for a game with hidden information) when they make the game opaque.
+pub fn stamp<G: Rules>(
     state: G::State,
     keys: Option<&SealKeys>,
-    holder: Option<&'static str>,
+    commitments: Option<&Commitments>,
 ) -> Stamped<G::State> {
     let Some(keys) = keys else {
         return Stamped::Plain { state, seal: None };
     };
     if keys.opaque_for(G::NAME) {
-        return keys.encrypt::<G>(&plaintext_of(&state), holder);
+        return keys.encrypt::<G>(&state, commitments.filter(|_| G::HIDDEN_INFORMATION));
     }
     let seal = keys.seal(G::NAME, &canonical_of(&state));
     Stamped::Plain {
@@ -361,33 +345,13 @@ pub fn stamp_for<G: Rules>(
     }
 }
 
-/// `stamp_for` a state that has no holder (every state but the opaque ones of hidden information).
-pub fn stamp<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Stamped<G::State> {
-    stamp_for::<G>(state, keys, None)
-}
-
-/// A state on its way out to all its carriers: one a holder when the keys make a game with hidden
-/// information opaque (the JSON written once, each holder's encrypted with its own nonce).
-pub fn carry<G: Rules>(state: G::State, keys: Option<&SealKeys>) -> Carried<G::State> {
-    match keys {
-        Some(keys) if keys.opaque_for(G::NAME) && !G::HOLDERS.is_empty() => {
-            let plaintext = plaintext_of(&state);
-            let states = G::HOLDERS
-                .iter()
-                .map(|&holder| (holder, keys.encrypt::<G>(&plaintext, Some(holder))))
-                .collect();
-            Carried::Held(states)
-        }
-        _ => Carried::One(stamp::<G>(state, keys)),
-    }
-}
-
 /// Runs `f` (which starts or reads positions of `G`) with `G`'s chance keyed by `keys`, if any.
 pub fn with_chance<G: Rules, R>(keys: Option<&SealKeys>, f: impl FnOnce() -> R) -> R {
     chance::keyed(keys.map(|keys| keys.chance_keys(G::NAME)), f)
 }
 
-/// An opaque state's fields, given the JSON text of a state object that may be one.
+/// An opaque state's fields, given the JSON text of a state object that may be one (`holder`: only
+/// to refuse format 1 precisely).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct OpaqueForm {
@@ -396,28 +360,15 @@ struct OpaqueForm {
     holder: Option<Value>,
 }
 
-/// The holder an opaque state names: one of `G::HOLDERS`, or none.
-fn holder_of<G: Rules>(holder: Option<&Value>) -> Result<Option<&'static str>, Error> {
-    let Some(holder) = holder else {
-        return Ok(None);
-    };
-    let named = holder
-        .as_str()
-        .and_then(|name| G::HOLDERS.iter().find(|h| **h == name));
-    named.map(|holder| Some(*holder)).ok_or_else(|| {
-        invalid_seal(format!(
-            "malformed: the holder of an opaque {} state is one of {:?}, not {holder}",
-            G::NAME,
-            G::HOLDERS
-        ))
-    })
-}
-
-/// The state inside an opaque one, decrypted, and its form (held by its holder, if it names one).
+/// The state inside an opaque one, decrypted, and its form (committed, for a game with hidden
+/// information).
 fn open_opaque<G: Rules>(
     form: &OpaqueForm,
     keys: Option<&SealKeys>,
 ) -> Result<(G::State, Form), Error> {
+    if form.holder.is_some() {
+        return Err(opaque::held_refused());
+    }
     let Some(keys) = keys else {
         return Err(invalid_seal(
             "opaque: this engine has no seal keys, so it cannot open an opaque state",
@@ -428,14 +379,6 @@ fn open_opaque<G: Rules>(
         .as_str()
         .ok_or_else(|| opaque::parts("").unwrap_err())?;
     let (id, bytes) = opaque::parts(text)?;
-    let holder = holder_of::<G>(form.holder.as_ref())?;
-    if holder.is_none() && !G::HOLDERS.is_empty() {
-        return Err(invalid_seal(format!(
-            "malformed: an opaque {} state names its holder, one of {:?}",
-            G::NAME,
-            G::HOLDERS
-        )));
-    }
     let key = keys.keys.iter().find(|key| key.id == id).ok_or_else(|| {
         invalid_seal(format!(
             "unknown key id: {id:?} is not a key of this service"
@@ -445,12 +388,28 @@ fn open_opaque<G: Rules>(
         game: G::NAME,
         rules: G::RULES_VERSION,
         key_id: id,
-        holder,
     };
     let plaintext = opaque::open(&key.opaque, &binding, &bytes)?;
-    let state = serde_json::from_slice(&plaintext)
+    let inside: InsideRead<G::State> = serde_json::from_slice(&plaintext)
         .map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    Ok((state, holder.map_or(Form::Object, Form::Held)))
+    let form = match (G::HIDDEN_INFORMATION, inside.commitments) {
+        (false, _) => Form::Object,
+        (true, Some(commitments)) => Form::Committed(
+            Commitments::parse::<G>(&commitments)
+                .map_err(|(field, message)| Error::invalid_state(field, message))?,
+        ),
+        (true, None) => return Err(Error::invalid_state("commitments", "missing")),
+    };
+    Ok((inside.state, form))
+}
+
+/// The refusal of a plain state where the keys keep a game with hidden information opaque: it has
+/// no commitments to carry on (and shows every hand to whoever holds it).
+fn not_opaque_refused<G: Rules>() -> Error {
+    invalid_seal(format!(
+        "not opaque: this service keeps {} states opaque, with the players' commitments; a plain state has none: start the game again with `new` and `commitments`",
+        G::NAME
+    ))
 }
 
 /// An untrusted state given as JSON text, on its way in, and its form: opaque, decrypted; else with
@@ -467,6 +426,9 @@ pub fn open_form<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<(G::St
         None => serde_json::from_str::<Unsealed<G::State>>(text)
             .map_err(not_state)?
             .into_state()?,
+        Some(keys) if G::HIDDEN_INFORMATION && keys.opaque_for(G::NAME) => {
+            return Err(not_opaque_refused::<G>());
+        }
         Some(keys) => {
             if !text.trim_start().starts_with('{') {
                 return Err(Error::invalid_state("state", "a state is a JSON object"));
@@ -760,7 +722,7 @@ mod tests {
 
     /// A state as a client gets it: the JSON text of a stamped state.
     fn sealed_text(keys: &SealKeys) -> String {
-        serde_json::to_string(&stamp::<Iago>(iago_start(), Some(keys))).unwrap()
+        serde_json::to_string(&stamp::<Iago>(iago_start(), Some(keys), None)).unwrap()
     }
 
     fn refusal(result: Result<impl fmt::Debug, Error>) -> String {
@@ -940,7 +902,8 @@ mod tests {
         assert_ne!(keys.seal("iago", canonical), keys.seal("isaac", canonical));
         let setup = Caesar::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
         let state = Caesar::to_state(&Caesar::start(&setup, Some(7)));
-        let text = serde_json::to_string(&stamp::<Caesar>(state.clone(), Some(&keys))).unwrap();
+        let text =
+            serde_json::to_string(&stamp::<Caesar>(state.clone(), Some(&keys), None)).unwrap();
         let opened = open_text::<Caesar>(&text, Some(&keys)).unwrap();
         assert_eq!(
             Caesar::to_state(&Caesar::from_state(opened).unwrap()),
@@ -982,7 +945,7 @@ mod tests {
             assert!(refusal(refused).starts_with("malformed"));
         }
         value["seal"] = json_str("k9.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
-        let unsealed = serde_json::to_value(stamp::<Iago>(iago_start(), None)).unwrap();
+        let unsealed = serde_json::to_value(stamp::<Iago>(iago_start(), None, None)).unwrap();
         assert_eq!(unsealed, serde_json::to_value(iago_start()).unwrap());
         // Only the state's own `seal` is left out: other unknown fields are still refused.
         value["extra"] = Value::Null;

@@ -12,7 +12,7 @@ The public API is ``__all__``; the shapes of states, effects and answers, for ty
 """
 
 from referee._core import SealKeys, __version__
-from referee._game import Game, game, games, replay_records
+from referee._game import Game, commitment, game, games, replay_records
 from referee.errors import (
     GameOver,
     IllegalMove,
@@ -21,7 +21,7 @@ from referee.errors import (
     InvalidSeal,
     InvalidState,
     MalformedMove,
-    NotYourState,
+    NotThisPlayer,
     NotYourTurn,
     RefereeError,
     UnknownGame,
@@ -37,13 +37,14 @@ __all__ = [
     "InvalidSeal",
     "InvalidState",
     "MalformedMove",
-    "NotYourState",
+    "NotThisPlayer",
     "NotYourTurn",
     "RefereeError",
     "SealKeys",
     "UnknownGame",
     "UnknownPlayer",
     "__version__",
+    "commitment",
     "game",
     "games",
     "replay_records",

@@ -65,22 +65,32 @@ class Engine:
     def opaque(self) -> bool:
         """Whether the engine answers its states opaque (encrypted with its seal keys)."""
     @property
-    def holders(self) -> list[str]:
-        """The players who each hold an opaque state of their own (empty unless opaque with hidden
-        information): ``new_state`` answers ``{player: state}``, ``play`` and ``replay`` ``"states"``."""
+    def committed(self) -> bool:
+        """Whether the engine's states carry the players' commitments (opaque, with hidden information):
+        ``new_state`` and ``replay`` need ``commitments``, and every call that reveals a player's
+        information that player's ``secret`` (else ``NotThisPlayer``)."""
     def info(self) -> dict[str, Any]: ...
     def check_setup(self, setup: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The setup with every default filled in (the engine's own when None); raises InvalidOptions."""
-    def new_state(self, setup: Mapping[str, Any] | None = None, seed: int | None = None) -> dict[str, Any]: ...
+    def new_state(
+        self, setup: Mapping[str, Any] | None = None, seed: int | None = None,
+        commitments: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """The initial state; ``commitments`` (player: SHA-256 hex of their secret) when ``committed``
+        (else ignored); raises MalformedRequest when they are missing or malformed."""
     def check_state(self, state: _State) -> dict[str, Any]: ...
     def position(self, state: _State) -> str: ...
     def parse_position(self, text: str, setup: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The state of a position written in notation, for a setup. Never sealed."""
-    def legal_moves(self, state: _State, compact: bool = False) -> list[str]: ...
+    def legal_moves(self, state: _State, compact: bool = False, secret: str | None = None) -> list[str]: ...
     def outcome(self, state: _State) -> dict[str, Any]: ...
-    def play(self, state: _State, move: str, player: str | None = None) -> dict[str, Any]:
+    def play(
+        self, state: _State, move: str, player: str | None = None, secret: str | None = None
+    ) -> dict[str, Any]:
         """``{"state", "position", "effects", "outcome"}``; raises the move's error."""
-    def validate(self, state: _State, move: str, player: str | None = None) -> dict[str, Any]:
+    def validate(
+        self, state: _State, move: str, player: str | None = None, secret: str | None = None
+    ) -> dict[str, Any]:
         """``{"legal": true}`` or ``{"legal": false, "reason": {...}}``; raises only for a bad state."""
     def play_json(self, body: bytes) -> bytes:
         """A ``play`` request body (JSON bytes) answered as JSON bytes; raises MalformedJson,
@@ -88,7 +98,8 @@ class Engine:
     def validate_json(self, body: bytes) -> bytes:
         """A ``validate`` request body answered as JSON bytes; an illegal move is a verdict."""
     def replay(
-        self, moves: Sequence[str], setup: Mapping[str, Any] | None = None, seed: int | None = None
+        self, moves: Sequence[str], setup: Mapping[str, Any] | None = None, seed: int | None = None,
+        commitments: Mapping[str, str] | None = None,
     ) -> dict[str, Any]: ...
     def validate_lines(
         self, data: bytes, with_state: bool = False, first_index: int = 0
@@ -98,11 +109,12 @@ class Engine:
     def validate_array(self, data: bytes, with_state: bool = False, max_items: int = ...) -> tuple[bytes, int]:
         """A JSON array of at most ``max_items`` items judged in parallel: the results as a JSON array and
         their count. Raises MalformedJson, or MalformedRequest when it is no array or too long."""
-    def view(self, state: _State, player: str | None = None) -> dict[str, Any]:
-        """What ``player`` may see of a state (the whole state when None, refused for a held opaque
-        state); raises UnknownPlayer, NotYourState. Never sealed."""
+    def view(self, state: _State, player: str | None = None, secret: str | None = None) -> dict[str, Any]:
+        """What ``player`` may see of a state (the whole state when None; a committed state: the view of
+        the player whose ``secret`` is given); raises UnknownPlayer, NotThisPlayer. Never sealed."""
     def scene(
-        self, state: _State, move: str | None = None, player: str | None = None, legal: bool = False
+        self, state: _State, move: str | None = None, player: str | None = None, legal: bool = False,
+        secret: str | None = None,
     ) -> dict[str, Any]:
         """What a picture shows: ``{"shown", "viewer", "outcome", "effects", "moves"}`` (see ``referee.pictures``)."""
     def perft(self, state: _State, depth: int) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 from contextlib import contextmanager
 from typing import Any, Generic, Iterable, Iterator, Literal, Mapping, cast, overload
 
@@ -44,7 +45,7 @@ from referee.types import (
     ViewT,
 )
 
-__all__ = ["Game", "game", "games", "replay_records"]
+__all__ = ["Game", "commitment", "game", "games", "replay_records", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS"]
 
 
 @contextmanager
@@ -89,6 +90,20 @@ def replay_records(data: bytes, first_record: int = 1) -> bytes:
     return _core.replay_records(data, first_record)[0]
 
 
+#: A player's secret is 16 to 256 characters (the envelopes' `secret`, `referee.schemas`; the engine's
+#: `MIN_SECRET_CHARS`, `MAX_SECRET_CHARS`, which a test holds to these).
+MIN_SECRET_CHARS, MAX_SECRET_CHARS = 16, 256
+
+
+def commitment(secret: str) -> str:
+    """A player's commitment to ``secret``: SHA-256 of its UTF-8 bytes, in lowercase hex, which ``new``
+    takes (``commitments``) for an opaque game with hidden information. Any client may compute it
+    itself; the secret never needs to leave the player. Raises ValueError for a secret of the wrong length."""
+    if not MIN_SECRET_CHARS <= len(secret) <= MAX_SECRET_CHARS:
+        raise ValueError(f"a secret is {MIN_SECRET_CHARS} to {MAX_SECRET_CHARS} characters, not {len(secret)}")
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
 _Keys = str | SealKeys | None
 
 
@@ -115,9 +130,10 @@ def game(name: str, variant: str | None = None, options: Mapping[str, Any] | Non
     of these keys); chance is keyed by them. Keys that list the game as opaque
     (``SealKeys("k1:SECRET", opaque=["caesar"])``) answer every state of it encrypted,
     ``{"opaque": "<key id>.<...>"}``, and a play with the view of the player who moved. A game with hidden
-    information (Caesar!) answers one opaque state a player (``holders``), each bound to its holder
-    (``{"opaque": ..., "holder": "pompey"}``): ``new`` gives ``{player: state}``, ``play`` and ``replay``
-    give ``"states"`` instead of ``"state"``, and a state acts only as its holder (``NotYourState``).
+    information (Caesar!) is then ``committed``: ``new`` and ``replay`` take each player's ``commitments``
+    (``referee.commitment(secret)``), carried inside the encrypted state, and every call that reveals a
+    player's information takes that player's ``secret`` (the mover's for ``play``, ``validate``,
+    ``legal_moves`` and batch items; the viewed player's for ``view`` and ``svg``), else ``NotThisPlayer``.
     Opaque states are not the game's state type: the static types describe the plain states. Typed per game: for
     ``"iago"`` a ``Game[IagoState, IagoEffects, IagoSetup, IagoState]`` (see ``referee.types``)."""
     return Game(name, variant=variant, options=options, seal_keys=seal_keys)
@@ -165,10 +181,10 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         return self._engine.opaque
 
     @property
-    def holders(self) -> list[str]:
-        """The players who each hold an opaque state of their own (Caesar! answered opaque), else empty:
-        then ``new`` answers ``{player: state}`` and ``play``/``replay`` a ``"states"`` dict of them."""
-        return self._engine.holders
+    def committed(self) -> bool:
+        """Whether this game's states carry the players' commitments (Caesar! answered opaque): ``new`` and
+        ``replay`` then need ``commitments``, and the calls that reveal a player's information their ``secret``."""
+        return self._engine.committed
 
     def __repr__(self) -> str:
         return f"referee.game({self.name!r}, setup={self.setup!r})"
@@ -177,9 +193,10 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         """Variants, options, board geometry and notation of the game."""
         return cast(GameInfo, self._engine.info())
 
-    def new(self, seed: int | None = None) -> StateT:
-        """The initial state of this setup (with ``holders``: each holder's opaque state, by player)."""
-        return cast(StateT, self._engine.new_state(None, seed))
+    def new(self, seed: int | None = None, commitments: Mapping[str, str] | None = None) -> StateT:
+        """The initial state of this setup. ``commitments`` (``{player: referee.commitment(secret)}``) are
+        needed when the game is ``committed`` and ignored otherwise; raises ``MalformedRequest``."""
+        return cast(StateT, self._engine.new_state(None, seed, commitments))
 
     def check(self, state: Mapping[str, Any] | str) -> StateT:
         """An untrusted state, checked and normalised (defaults filled in); raises ``InvalidState``."""
@@ -193,32 +210,38 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         """The JSON state of a position written in notation, with this game's setup. Never sealed."""
         return cast(StateT, self._engine.parse_position(text))
 
-    def legal_moves(self, state: StateT | str, compact: bool = False) -> list[str]:
+    def legal_moves(self, state: StateT | str, compact: bool = False, secret: str | None = None) -> list[str]:
         """The legal moves in notation, in the game's list order. ``compact`` asks for the game's
-        shorter form (Isaac: one entry a removable piece with its advances, ``xc4-g4+0..18!7``)."""
-        return self._engine.legal_moves(state, compact)
+        shorter form (Isaac: one entry a removable piece with its advances, ``xc4-g4+0..18!7``).
+        ``secret``: the mover's, for a committed state."""
+        return self._engine.legal_moves(state, compact, secret)
 
     def outcome(self, state: StateT | str) -> Outcome:
         """Status, side to move, scores, and the winner once the game is over."""
         return cast(Outcome, self._engine.outcome(state))
 
-    def play(self, state: StateT | str, move: str, player: str | None = None) -> Played[StateT, EffectsT]:
+    def play(self, state: StateT | str, move: str, player: str | None = None,
+             secret: str | None = None) -> Played[StateT, EffectsT]:
         """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error. Opaque:
-        no ``position``, the mover's ``view``, and with ``holders`` ``"states"`` (one a holder) for
-        ``"state"``; a held state plays only on its holder's turn (else ``NotYourState``)."""
-        return cast(Played[StateT, EffectsT], self._engine.play(state, move, player))
+        no ``position`` and the mover's ``view``; a committed state plays only with the mover's ``secret``
+        (else ``NotThisPlayer``)."""
+        return cast(Played[StateT, EffectsT], self._engine.play(state, move, player, secret))
 
-    def validate(self, state: StateT | str, move: str, player: str | None = None) -> Verdict:
-        """``{"legal": True}`` or ``{"legal": False, "reason": {...}}``; raises only for a bad state."""
-        return cast(Verdict, self._engine.validate(state, move, player))
+    def validate(self, state: StateT | str, move: str, player: str | None = None,
+                 secret: str | None = None) -> Verdict:
+        """``{"legal": True}`` or ``{"legal": False, "reason": {...}}``; raises only for a bad state (and,
+        for a committed state, without the mover's ``secret``)."""
+        return cast(Verdict, self._engine.validate(state, move, player, secret))
 
-    def replay(self, moves: Iterable[str], seed: int | None = None) -> ReplayResult[StateT]:
-        """Replays a record from the initial state; reports the first illegal ply, if any."""
-        return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed))
+    def replay(self, moves: Iterable[str], seed: int | None = None,
+               commitments: Mapping[str, str] | None = None) -> ReplayResult[StateT]:
+        """Replays a record from the initial state; reports the first illegal ply, if any. ``commitments``
+        as ``new``."""
+        return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed, commitments))
 
     def validate_batch(self, items: Iterable[Mapping[str, Any]],
                        with_state: bool = False) -> list[BatchResult[StateT, EffectsT]]:
-        """Validates many ``{"state", "move", "player"?}`` items in one native call, in parallel.
+        """Validates many ``{"state", "move", "player"?, "secret"?}`` items in one native call, in parallel.
         Results keep input order; a bad item gets ``{"error": {...}}`` without failing the others.
 
         The items cross to the engine as one JSON buffer and are checked exactly as the HTTP batch checks
@@ -250,24 +273,25 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
             raise ValueError(f"line {malformed[0]} is not valid JSON: {malformed[1]}")
         return results
 
-    def view(self, state: StateT | str, player: str) -> ViewT:
+    def view(self, state: StateT | str, player: str, secret: str | None = None) -> ViewT:
         """What ``player`` may see of a state: games with hidden information (Caesar!'s hands, bags
         and random source) hide the rest; others show the whole state. Raises ``UnknownPlayer``, and
-        ``NotYourState`` for an opaque state held by another player. A view is never sealed: it is for
-        showing, not for sending back."""
-        return cast(ViewT, self._engine.view(state, player))
+        ``NotThisPlayer`` for a committed state without ``player``'s ``secret``. A view is never sealed:
+        it is for showing, not for sending back."""
+        return cast(ViewT, self._engine.view(state, player, secret))
 
     def svg(self, state: StateT | str, *, move: str | None = None, legal: bool = False, player: str | None = None,
-            size: int | None = None) -> str:
+            size: int | None = None, secret: str | None = None) -> str:
         """An SVG picture of the state (in the spirit of python-chess's ``chess.svg``). ``move``: play it
         first and mark what it did (the picture shows the state after it); ``legal``: mark the legal
         moves; ``player``: draw it for that player (their side at the bottom; Caesar!: the other hand
-        face down); ``size``: the width in pixels. Every element a move names carries its notation
+        face down); ``size``: the width in pixels; ``secret``: for a committed state, the secret of the player
+        it is drawn for (``player`` defaults to its owner; with ``move``, the mover's). Every element a move names carries its notation
         (``data-cell="e5"``, ``data-border="HC-GA"``, ...). Raises the engine's errors for a bad state,
         an illegal move or an unknown player, ValueError for a size out of range."""
         from referee import pictures
 
-        return pictures.render(self._engine, state, move=move, legal=legal, player=player, size=size)
+        return pictures.render(self._engine, state, move=move, legal=legal, player=player, size=size, secret=secret)
 
     def perft(self, state: StateT | str, depth: int) -> int:
         """The number of move sequences of exactly ``depth`` plies."""

@@ -130,9 +130,7 @@ def game_info(game: str) -> Response:
 def new(game: str) -> Response:
     engine = engine_of(game)
     body = load(_new_request)
-    state = engine_call(engine.new_state, setup_of(body), body.get("seed"))
-    if engine.holders:  # one opaque state a holder; any of them tells the outcome
-        return json_response({"states": state, "outcome": engine.outcome(state[engine.holders[0]])})
+    state = engine_call(engine.new_state, setup_of(body), body.get("seed"), body.get("commitments"))
     if engine.opaque:  # the notation would show what the opaque state hides
         return json_response({"state": state, "outcome": engine.outcome(state)})
     return json_response({"state": state, "position": engine.position(state), "outcome": engine.outcome(state)})
@@ -143,7 +141,7 @@ def legal_moves(game: str) -> Response:
     engine = engine_of(game)
     body = load(_legal_moves_request)
     state = body["state"]
-    moves = engine_call(engine.legal_moves, state, body["compact"])
+    moves = engine_call(engine.legal_moves, state, body["compact"], body.get("secret"))
     return json_response({"moves": moves, "count": len(moves), "outcome": engine.outcome(state)})
 
 
@@ -166,7 +164,7 @@ def view(game: str) -> Response:
     """What one player may see of a state (the whole state for games without hidden information)."""
     engine = engine_of(game)
     body = load(_view_request)
-    return json_response(engine_call(engine.view, body["state"], body["player"]))
+    return json_response(engine_call(engine.view, body["state"], body["player"], body.get("secret")))
 
 
 @game_route("/render", "POST")
@@ -175,7 +173,8 @@ def render(game: str) -> Response:
     engine = engine_of(game)
     body = load(_render_request)
     svg = engine_call(lambda: pictures.render(engine, body["state"], move=body.get("move"), legal=body["legal"],
-                                              player=body.get("player"), size=body.get("size")))
+                                              player=body.get("player"), size=body.get("size"),
+                                              secret=body.get("secret")))
     return Response(svg, mimetype="image/svg+xml")
 
 
@@ -184,7 +183,8 @@ def replay(game: str) -> Response:
     engine = engine_of(game)
     limit = current_app.config["REFEREE"].max_replay_moves
     body = load(_replay_request, lambda raw: check_replay_length(raw, limit))
-    return json_response(engine_call(engine.replay, body["moves"], setup_of(body), body.get("seed")))
+    return json_response(engine_call(engine.replay, body["moves"], setup_of(body), body.get("seed"),
+                                     body.get("commitments")))
 
 
 def check_replay_length(body: dict[str, Any], limit: int) -> None:

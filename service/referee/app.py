@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets as randomness
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -15,7 +16,8 @@ from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from referee import logs, metrics
-from referee.api import ENGINES_KEY, engines, json_response, v1
+from referee._game import commitment
+from referee.api import ENGINES_KEY, INFO, engines, json_response, v1
 from referee.body import Bodies
 from referee.codes import CODES
 from referee.observe import Observed, RoutedRequest
@@ -48,11 +50,14 @@ def self_test() -> list[str]:
     failures = []
     for name, engine in current_app.config[ENGINES_KEY].items():
         try:
-            state = engine.new_state()
-            if engine.holders:  # one opaque state a holder: the first mover's is the one that moves
-                state = state[engine.outcome(state[engine.holders[0]])["to_move"]]
-            moves = engine.legal_moves(state)
-            if not moves or any(engine.validate(state, move)["legal"] is not True for move in moves):
+            # A committed game proves its players with secrets: the self-test is both players, with secrets
+            # of its own, fresh each time (they open nothing but this one test state).
+            players = INFO[name]["players"] if engine.committed else []
+            secrets = {player: randomness.token_urlsafe(24) for player in players}
+            state = engine.new_state(None, None, {p: commitment(s) for p, s in secrets.items()} or None)
+            secret = secrets.get(engine.outcome(state)["to_move"])
+            moves = engine.legal_moves(state, False, secret)
+            if not moves or any(engine.validate(state, move, None, secret)["legal"] is not True for move in moves):
                 failures.append(name)
         except Exception:  # noqa: BLE001 - any failure means not ready
             log.exception("self-test of %s failed", name)

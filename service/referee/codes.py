@@ -57,11 +57,11 @@ CODES: dict[str, ProblemCode] = {
         "(the state or its seal was changed, or another key sealed it). An opaque state (`{\"opaque\": ...}`) "
         "is refused alike when it does not decrypt (`undecryptable`: changed, or of another game, rules version "
         "or service), or when the service has no keys (`opaque`); so is a state whose keyed generator names a key "
-        "the service does not hold (`keyed chance`, `unknown key id`). An opaque state of a game with hidden "
-        "information names its `holder`, which the ciphertext authenticates: one without it, with a name that is "
-        "not a player (`malformed`) or with another player's (`undecryptable`) is refused. `field` is `state.seal`; `detail` starts "
-        "with which (`missing`, `malformed`, `unknown key id`, `mismatch`, `undecryptable`, `opaque`, "
-        "`keyed chance`) and says nothing about the keys."),
+        "the service does not hold (`keyed chance`, `unknown key id`). An opaque state of the old format, bound to a `holder`, is "
+        "refused (`held state`: start the game again with `commitments`), and so is a plain state of a game the "
+        "service keeps opaque with commitments (`not opaque`). `field` is `state.seal`; `detail` starts with which "
+        "(`missing`, `malformed`, `unknown key id`, `mismatch`, `undecryptable`, `opaque`, `keyed chance`, "
+        "`held state`, `not opaque`) and says nothing about the keys."),
     "invalid-board": ProblemCode(
         422, "The board description is not a playable board",
         "Hypnosia: the board description (option `board`, in a setup or a state) is not a playable board; "
@@ -75,14 +75,16 @@ CODES: dict[str, ProblemCode] = {
     "unknown-player": ProblemCode(
         422, "No such player in this game",
         "The request names a player the game does not have; `players` lists its players."),
-    "not-your-state": ProblemCode(
-        422, "This opaque state belongs to another player",
-        "With opaque states of a game with hidden information (`REFEREE_OPAQUE_STATES`), each player holds a state "
-        "of their own, bound to them (`holder`), and a request carrying it acts only as its holder: a `view` or "
-        "`render` for another player (or a render of the whole state), and `play`, `validate`, `legal-moves` or a "
-        "batch item when another player is to move, are refused. `holder` names the state's holder, `player` the "
-        "player the request acted as (null: the whole state); `field` is `state`. 422 like `not-your-turn`: the "
-        "service knows no identities, the state itself says whose it is."),
+    "not-this-player": ProblemCode(
+        422, "The request does not prove it is this player",
+        "With opaque states of a game with hidden information (`REFEREE_OPAQUE_STATES`), the state carries each "
+        "player's commitment (the SHA-256 of their secret, given to `new`), and a request that reveals a player's "
+        "information gives that player's `secret`: `play`, `validate`, `legal-moves` and batch items the secret of "
+        "the player to move, `view` and `render` the secret of the player they name (`render` without `player`: "
+        "drawn for the secret's owner). `detail` starts with `missing`, `wrong` (no player's secret) or `another "
+        "player's`; `player` names the player the request acted as (null when it names none); `field` is `secret`. "
+        "422 like `invalid-seal` and `not-your-turn`: the secret is judged against the state the request carries, "
+        "not an identity of the client (Referee has no accounts), and the same request never succeeds."),
     "headers-too-large": ProblemCode(
         431, "The request headers are too large",
         "More than 100 headers, or one longer than 8190 bytes. Answered by the server before any route."),

@@ -83,6 +83,8 @@ def field_schema(field: fields.Field) -> dict[str, Any]:
         schema = {"type": "boolean"}
     elif isinstance(field, fields.Dict):
         schema = {"type": "object"}
+        if field.value_field is not None:
+            schema["additionalProperties"] = field_schema(field.value_field)
     else:
         raise TypeError(f"no JSON Schema for {type(field).__name__}")
     for rule in field.validators:
@@ -90,6 +92,8 @@ def field_schema(field: fields.Field) -> dict[str, Any]:
             schema |= {"minLength": rule.min, "maxLength": rule.max}
         elif isinstance(rule, validate.Range):
             schema |= {"minimum": rule.min, "maximum": rule.max}
+        elif isinstance(rule, validate.Regexp):
+            schema["pattern"] = rule.regex.pattern
     if field.load_default is not missing and field.load_default is not None and not callable(field.load_default):
         schema["default"] = field.load_default
     return schema

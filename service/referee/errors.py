@@ -10,7 +10,7 @@ from referee.codes import CODES
 
 __all__ = [
     "RefereeError", "UnknownGame", "MalformedJson", "MalformedRequest", "InvalidOptions", "InvalidState",
-    "InvalidSeal", "InvalidBoard", "MalformedMove", "IllegalMove", "GameOver", "NotYourTurn", "NotYourState",
+    "InvalidSeal", "InvalidBoard", "MalformedMove", "IllegalMove", "GameOver", "NotYourTurn", "NotThisPlayer",
     "UnknownPlayer",
     "from_reason",
 ]
@@ -64,9 +64,10 @@ class InvalidSeal(RefereeError):
     match the state; ``data["field"]`` is ``state.seal``."""
 
 
-class NotYourState(RefereeError):
-    """An opaque state held by one player (``data["holder"]``) was used to act as another
-    (``data["player"]``, None for the whole state): to view their hand, or to move on their turn."""
+class NotThisPlayer(RefereeError):
+    """With an opaque state of a game with hidden information, a call acted as a player
+    (``data["player"]``; None: the whole state) without that player's ``secret``: missing, wrong, or
+    another player's (``detail`` starts with which); ``data["field"]`` is ``secret``."""
 
 
 class InvalidBoard(RefereeError):

@@ -11,6 +11,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from referee._game import MAX_SECRET_CHARS, MIN_SECRET_CHARS
 from referee.pictures import MAX_SIZE, MIN_SIZE
 
 __all__ = [
@@ -21,6 +22,17 @@ __all__ = [
 SEED_RANGE = validate.Range(min=0, max=2**64 - 1)
 MOVE = validate.Length(min=1, max=256)
 PLAYER = validate.Length(min=1, max=64)
+SECRET = validate.Length(min=MIN_SECRET_CHARS, max=MAX_SECRET_CHARS)
+COMMITMENT = validate.Regexp(r"^[0-9a-f]{64}$", error="Not 64 lowercase hex digits (the SHA-256 of a secret).")
+
+
+def secret_field(whose: str) -> fields.String:
+    """A player's secret: with an opaque state of a game with hidden information, the proof that the
+    request is that player's (its SHA-256 is the player's commitment); ignored for any other state."""
+    return fields.String(validate=SECRET, allow_none=True, metadata={"description": (
+        f"{whose} (16 to 256 characters), for an opaque state of a game with hidden information "
+        "(Caesar! with `REFEREE_OPAQUE_STATES`): its SHA-256 must be that player's commitment, else "
+        "`not-this-player`. Ignored for any other state.")})
 
 
 class WholeNumber(fields.Integer):
@@ -34,10 +46,31 @@ class WholeNumber(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class PerPlayer(fields.Dict):
+    """A JSON object of one value a player, whose errors name the player (`commitments.pompey`), not
+    marshmallow's `commitments.pompey.value`."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return super()._deserialize(value, attr, data, **kwargs)
+        except ValidationError as error:
+            if not isinstance(error.messages, dict):
+                raise
+            raise ValidationError({key: messages.get("value", messages.get("key")) if isinstance(messages, dict)
+                                   else messages for key, messages in error.messages.items()}) from None
+
+
 class NewRequest(Schema):
     variant = fields.String(validate=validate.Length(min=1, max=64))
     options = fields.Dict()
     seed = WholeNumber(strict=True, validate=SEED_RANGE, allow_none=True)
+    commitments = PerPlayer(keys=fields.String(), values=fields.String(validate=COMMITMENT), allow_none=True,
+                              metadata={"description": (
+        "Each player's commitment, `{\"<player>\": \"<SHA-256 of the player's secret, 64 lowercase hex>\"}`: "
+        "required by a game with hidden information that the service keeps opaque (Caesar! with "
+        "`REFEREE_OPAQUE_STATES`; `malformed-request` without them), one a player, all different, carried "
+        "inside the encrypted state; every request that reveals a player's information then gives that "
+        "player's `secret`. Ignored by other games and modes, so a client may always send them.")})
 
 
 class State(fields.Field):
@@ -67,11 +100,13 @@ class StrictBoolean(fields.Boolean):
 
 class LegalMovesRequest(StateRequest):
     compact = StrictBoolean(load_default=False)
+    secret = secret_field("The secret of the player to move")
 
 
 class MoveRequest(StateRequest):
     move = fields.String(required=True, validate=MOVE)
     player = fields.String(validate=PLAYER, allow_none=True)
+    secret = secret_field("The secret of the player to move")
 
 
 class ReplayRequest(NewRequest):
@@ -80,6 +115,7 @@ class ReplayRequest(NewRequest):
 
 class ViewRequest(StateRequest):
     player = fields.String(required=True, validate=PLAYER)
+    secret = secret_field("The secret of the viewed player")
 
 
 class RenderRequest(StateRequest):
@@ -98,6 +134,8 @@ class RenderRequest(StateRequest):
     size = WholeNumber(strict=True, validate=validate.Range(min=MIN_SIZE, max=MAX_SIZE), allow_none=True,
                        metadata={"description": "The picture's width in pixels (the height keeps its proportions); "
                                                 "by default the drawing's own width."})
+    secret = secret_field("The secret of the player the picture is drawn for (`player`, by default the "
+                          "secret's owner; with `move`, the mover's)")
 
 
 class BatchItem(MoveRequest):

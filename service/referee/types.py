@@ -39,21 +39,18 @@ class Verdict(TypedDict):
 
 
 class OpaqueState(TypedDict):
-    """A state encrypted with seal keys (``SealKeys(..., opaque=[...])``): sent back as received. A game
-    with hidden information gives one a player, ``holder`` naming it."""
+    """A state encrypted with seal keys (``SealKeys(..., opaque=[...])``): sent back as received. One
+    serves every player; a game with hidden information carries the players' commitments inside it."""
 
     opaque: str
-    holder: NotRequired[str]
 
 
 class Played(TypedDict, Generic[StateT, EffectsT]):
     """``Game.play``: the next state (in the form the state was given: an object, or a position string),
     its position, what the move did and where the game stands. Opaque (not typed as the game's state:
-    ``OpaqueState``): no ``position``, the mover's
-    ``view``, and for a game with holders ``states`` (one a holder) in place of ``state``."""
+    ``OpaqueState``): no ``position``, and the mover's ``view``."""
 
     state: NotRequired[StateT | str]
-    states: NotRequired[dict[str, OpaqueState]]
     position: NotRequired[str]
     view: NotRequired[dict[str, Any]]
     effects: EffectsT
@@ -67,7 +64,6 @@ class ReplayResult(TypedDict, Generic[StateT]):
     legal: bool
     plies: int
     state: NotRequired[StateT]
-    states: NotRequired[dict[str, OpaqueState]]
     position: NotRequired[str]
     outcome: Outcome
     ply: NotRequired[int]
@@ -84,7 +80,6 @@ class BatchResult(TypedDict, Generic[StateT, EffectsT]):
     reason: NotRequired[Reason]
     error: NotRequired[Reason]
     state: NotRequired[StateT | str]
-    states: NotRequired[dict[str, OpaqueState]]
     position: NotRequired[str]
     view: NotRequired[dict[str, Any]]
     effects: NotRequired[EffectsT]
@@ -92,11 +87,13 @@ class BatchResult(TypedDict, Generic[StateT, EffectsT]):
 
 
 class BatchItem(TypedDict, Generic[StateT]):
-    """An item of ``Game.validate_batch``: a state, a move and who plays it."""
+    """An item of ``Game.validate_batch``: a state, a move, who plays it, and (for a committed state) the
+    mover's secret."""
 
     state: StateT | str
     move: str
     player: NotRequired[str]
+    secret: NotRequired[str]
 
 
 class CaesarView(TypedDict):

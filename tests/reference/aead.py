@@ -52,3 +52,15 @@ def open_xchacha20poly1305(key: bytes, nonce: bytes, sealed: bytes, aad: bytes) 
         return None
     stream = chacha20(subkey, nonce8, 1, len(ciphertext))
     return bytes(c ^ k for c, k in zip(ciphertext, stream))
+
+
+def seal_xchacha20poly1305(key: bytes, nonce: bytes, plaintext: bytes, aad: bytes) -> bytes:
+    """The ciphertext with its tag: what a key holder writes (the tests make states of a format the engine no
+    longer writes with it)."""
+    assert len(key) == 32 and len(nonce) == 24
+    subkey, nonce8 = hchacha20(key, nonce[:16]), nonce[16:]
+    stream = chacha20(subkey, nonce8, 1, len(plaintext))
+    ciphertext = bytes(p ^ k for p, k in zip(plaintext, stream))
+    mac_data = (aad + _pad16(aad) + ciphertext + _pad16(ciphertext)
+                + struct.pack("<QQ", len(aad), len(ciphertext)))
+    return ciphertext + poly1305(chacha20(subkey, nonce8, 0, 32), mac_data)

@@ -1242,8 +1242,8 @@ pub struct Caesar;
 impl Rules for Caesar {
     const NAME: &'static str = "caesar";
     const RULES_VERSION: &'static str = "caesar@1";
-    const HOLDERS: &'static [&'static str] = &["caesar", "pompey"];
-    const PLAYERS: &'static [&'static str] = Self::HOLDERS;
+    const HIDDEN_INFORMATION: bool = true;
+    const PLAYERS: &'static [&'static str] = &["caesar", "pompey"];
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1296,9 +1296,9 @@ impl Rules for Caesar {
             "name": "caesar",
             "title": "Caesar!",
             "rules": Self::RULES_VERSION,
-            "players": Self::HOLDERS,
+            "players": Self::PLAYERS,
             "chance": true,
-            "hidden_information": true,
+            "hidden_information": Self::HIDDEN_INFORMATION,
             "variants": [
                 { "name": "standard", "default": true, "description": "the base game for two players" }
             ],
@@ -1394,13 +1394,13 @@ impl Rules for Caesar {
 
     fn view(position: &Position, player: &str) -> Result<Value> {
         let viewer =
-            Player::parse(player).ok_or_else(|| Error::unknown_player(player, Self::HOLDERS))?;
+            Player::parse(player).ok_or_else(|| Error::unknown_player(player, Self::PLAYERS))?;
         Ok(position.view(viewer))
     }
 
     fn view_json(position: &Position, player: &str) -> Result<Box<RawValue>> {
         let viewer =
-            Player::parse(player).ok_or_else(|| Error::unknown_player(player, Self::HOLDERS))?;
+            Player::parse(player).ok_or_else(|| Error::unknown_player(player, Self::PLAYERS))?;
         Ok(serde_json::value::to_raw_value(&position.view_of(viewer)).expect("a view serializes"))
     }
 }

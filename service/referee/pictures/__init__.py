@@ -35,15 +35,15 @@ def info_of(game: str) -> dict[str, Any]:
 
 
 def render(engine: _core.Engine, state: Mapping[str, Any] | str, *, move: str | None = None, legal: bool = False,
-           player: str | None = None, size: int | None = None) -> str:
+           player: str | None = None, size: int | None = None, secret: str | None = None) -> str:
     """The SVG of `state`, or of the state after `move` with what the move did marked. `legal` marks the
     legal moves (never those of a hand the viewer may not see); `player` draws the picture for that
     player (their side at the bottom; Caesar!: the other hand hidden); `size` is the width in pixels.
-    An opaque state held by one player (Caesar! with `REFEREE_OPAQUE_STATES`) is drawn for its holder
-    only: `player` defaults to it, another player is `NotYourState`, and `move` only on its turn.
-    Raises the engine's errors: a bad state, an illegal move, an unknown player, another's state."""
+    A committed state (Caesar! with `REFEREE_OPAQUE_STATES`) is drawn for one player only, with their
+    `secret` (`player` defaults to the secret's owner; `move` needs the mover's), else `NotThisPlayer`.
+    Raises the engine's errors: a bad state, an illegal move, an unknown player, a missing or wrong secret."""
     if size is not None and not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"size must be {MIN_SIZE} to {MAX_SIZE} pixels, not {size}")
-    seen = engine.scene(state if isinstance(state, str) else dict(state), move, player, legal)
+    seen = engine.scene(state if isinstance(state, str) else dict(state), move, player, legal, secret)
     scene = Scene(seen["shown"], info_of(engine.name), seen["outcome"], seen["effects"], seen["moves"], seen["viewer"])
     return DRAWINGS[engine.name](scene).document(size)
