@@ -45,4 +45,6 @@ def test_boards_one_hex_from_reachable_are_playable_or_refused() -> None:
         assert_playable(game_of("iago", state), state, sample=60)
 
     check()
-    branches.assert_share("accepted", 0.1)
+    # About one board in eight is accepted (most changed hexes break a reachability check); 5% keeps
+    # random runs from failing by chance while still failing a check that refuses everything.
+    branches.assert_share("accepted", 0.05)
