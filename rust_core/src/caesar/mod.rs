@@ -183,34 +183,88 @@ impl Choice {
     }
 }
 
-/// A turn: a token from hand on a border with an orientation, the bonus choices, and optionally the
-/// tokens drawn (otherwise the state's random source draws them).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Move {
-    pub kind: u8,
-    pub border: u8,
-    /// The larger number faces the first province of the canonical id (always true for a
-    /// symmetric token, whose two orientations are one placement).
-    pub forward: bool,
-    pub choices: Vec<Choice>,
-    pub draws: Vec<u8>,
+/// Moves in a module of their own, so that nothing, this file included, builds one but through
+/// `Move::new`: a move always names a token kind and a border that exist, and draws tokens that exist.
+mod turn {
+    use super::{is_symmetric, Choice, BORDER_COUNT, TOKEN_KINDS};
+
+    /// A turn: a token from hand on a border with an orientation, the bonus choices, and optionally
+    /// the tokens drawn (otherwise the state's random source draws them).
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+    pub struct Move {
+        kind: u8,
+        border: u8,
+        forward: bool,
+        choices: Vec<Choice>,
+        draws: Vec<u8>,
+    }
+
+    impl Move {
+        /// Token `kind` on `border` with the bonus choices and the tokens drawn, if the kinds and
+        /// the border exist. A symmetric token is always `forward` (its two orientations are one).
+        pub fn new(
+            kind: usize,
+            border: usize,
+            forward: bool,
+            choices: Vec<Choice>,
+            draws: Vec<u8>,
+        ) -> Option<Move> {
+            let exists = kind < TOKEN_KINDS
+                && border < BORDER_COUNT
+                && draws.iter().all(|&draw| usize::from(draw) < TOKEN_KINDS);
+            exists.then(|| Move {
+                kind: kind as u8,
+                border: border as u8,
+                forward: forward || is_symmetric(kind),
+                choices,
+                draws,
+            })
+        }
+
+        /// The token placed, below `TOKEN_KINDS`.
+        pub fn kind(&self) -> usize {
+            usize::from(self.kind)
+        }
+
+        /// The border placed on, below `BORDER_COUNT`.
+        pub fn border(&self) -> usize {
+            usize::from(self.border)
+        }
+
+        /// The larger number faces the first province of the canonical id (always true for a
+        /// symmetric token, whose two orientations are one placement).
+        pub fn forward(&self) -> bool {
+            self.forward
+        }
+
+        pub fn choices(&self) -> &[Choice] {
+            &self.choices
+        }
+
+        /// The tokens drawn, each below `TOKEN_KINDS`; none when the random source draws them.
+        pub fn draws(&self) -> &[u8] {
+            &self.draws
+        }
+    }
 }
+
+pub use turn::Move;
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Piece by piece rather than with `write!`: every legal move list writes each of its moves.
-        let (a, b, _) = BORDERS[self.border as usize];
-        let (first, second) = if self.forward { (a, b) } else { (b, a) };
-        f.write_str(token_code(self.kind as usize))?;
+        let (a, b, _) = BORDERS[self.border()];
+        let (first, second) = if self.forward() { (a, b) } else { (b, a) };
+        f.write_str(token_code(self.kind()))?;
         f.write_str("@")?;
         f.write_str(province_code(first))?;
         f.write_str("-")?;
         f.write_str(province_code(second))?;
-        for choice in &self.choices {
+        for choice in self.choices() {
             f.write_str(" ")?;
             fmt::Display::fmt(choice, f)?;
         }
-        for &draw in &self.draws {
+        for &draw in self.draws() {
             f.write_str(" =")?;
             f.write_str(token_code(draw as usize))?;
         }
@@ -233,21 +287,15 @@ fn parse_move(text: &str) -> Result<Move> {
         .ok_or_else(|| malformed(format!("{token:?} is not a token (L40 L31 L22 S60 .. N33)")))?;
     let (border, canonical) = parse_border(border)
         .ok_or_else(|| malformed(format!("{border:?} is not a border between two provinces")))?;
-    let mut mv = Move {
-        kind: kind as u8,
-        border: border as u8,
-        forward: canonical || is_symmetric(kind),
-        choices: Vec::new(),
-        draws: Vec::new(),
-    };
+    let (mut choices, mut draws) = (Vec::new(), Vec::new());
     for word in words {
         if let Some(draw) = word.strip_prefix('=') {
             let kind =
                 parse_token(draw).ok_or_else(|| malformed(format!("{draw:?} is not a token")))?;
-            mv.draws.push(kind as u8);
+            draws.push(kind as u8);
             continue;
         }
-        if !mv.draws.is_empty() {
+        if !draws.is_empty() {
             return Err(malformed(format!("choice {word:?} after a draw")));
         }
         let choice = match word {
@@ -270,9 +318,12 @@ fn parse_move(text: &str) -> Result<Move> {
                 Choice::Might(target)
             }
         };
-        mv.choices.push(choice);
+        choices.push(choice);
     }
-    Ok(mv)
+    Ok(
+        Move::new(kind, border, canonical, choices, draws)
+            .expect("parsed tokens and borders exist"),
+    )
 }
 
 /// One province's closure, as reported to clients.
@@ -743,13 +794,10 @@ impl Position {
                         after.choice_sequences(&closing, player, &mut Vec::new(), &mut sequences);
                     }
                     for choices in sequences.drain(..) {
-                        moves.push(Move {
-                            kind: kind as u8,
-                            border: border as u8,
-                            forward,
-                            choices,
-                            draws: Vec::new(),
-                        });
+                        moves.push(
+                            Move::new(kind, border, forward, choices, Vec::new())
+                                .expect("the kinds and borders enumerated exist"),
+                        );
                     }
                 }
             }
@@ -775,24 +823,24 @@ impl Position {
 
     pub fn play(&self, mv: Move) -> Result<(Position, Effects)> {
         let player = self.active().ok_or(Error::GameOver)?;
-        let (kind, border) = (mv.kind as usize, mv.border as usize);
+        let (kind, border) = (mv.kind(), mv.border());
         self.check_placement(player, kind, border)?;
-        let forward = mv.forward || is_symmetric(kind);
+        let forward = mv.forward();
         let mut next = self.clone();
         next.put(player, kind, border, forward);
         let mut effects = placement_effects(player, kind, border, forward);
-        let mut draws = if mv.draws.is_empty() {
+        let mut draws = if mv.draws().is_empty() {
             Draws::Seeded
         } else {
             Draws::Given {
-                tokens: &mv.draws,
+                tokens: mv.draws(),
                 used: 0,
             }
         };
-        let mut choices = mv.choices.iter().copied();
+        let mut choices = mv.choices().iter().copied();
         let won = next.close_provinces(border, player, &mut choices, &mut draws, &mut effects)?;
         if let Some(extra) = choices.next() {
-            let expected = mv.choices.len() - 1 - choices.count();
+            let expected = mv.choices().len() - 1 - choices.count();
             return Err(illegal(
                 "too-many-choices",
                 format!(

@@ -560,11 +560,11 @@ impl Position {
 
     /// Resolves a die move of the player to move: where it goes and what it captures, or why not.
     fn resolve(&self, mv: DieMove) -> std::result::Result<Step, Refusal> {
-        if !self.dice().contains(&mv.die) {
+        if !self.dice().contains(&mv.die()) {
             return Err(Refusal::DieNotRolled);
         }
-        let units = if mv.double { 2 } else { 1 };
-        let (from, target, origin) = match mv.from {
+        let units = if mv.double() { 2 } else { 1 };
+        let (from, target, origin) = match mv.from() {
             Start::Home(distance) => (home(distance), self.leave_home(mv, distance)?, None),
             Start::Space(circle, index) => {
                 let (loc, target) = self.leave_space(mv, circle, index, units)?;
@@ -591,16 +591,16 @@ impl Position {
         if self.count(seat, home(distance)) == 0 {
             return Err(Refusal::NoPawn);
         }
-        if mv.double {
+        if mv.double() {
             return Err(Refusal::NoDouble { pawns: 1 });
         }
-        if mv.cross {
+        if mv.cross() {
             return Err(Refusal::HomeNoBridge);
         }
-        if mv.die < distance {
+        if mv.die() < distance {
             return Err(Refusal::DieTooSmall { distance });
         }
-        let exit = self.board().exit(usize::from(seat), distance, mv.die);
+        let exit = self.board().exit(usize::from(seat), distance, mv.die());
         Ok(Target::Space(exit))
     }
 
@@ -625,8 +625,8 @@ impl Position {
         if own < units {
             return Err(Refusal::NoDouble { pawns: own });
         }
-        if !mv.cross {
-            return Ok((loc, Target::Space(board.step(space, mv.die))));
+        if !mv.cross() {
+            return Ok((loc, Target::Space(board.step(space, mv.die()))));
         }
         Ok((loc, self.cross_bridge(mv, space)?))
     }
@@ -638,12 +638,12 @@ impl Position {
         if bridge == Bridge::None {
             return Err(Refusal::NotABridge);
         }
-        if mv.double && !self.game.doubles_cross {
+        if mv.double() && !self.game.doubles_cross {
             return Err(Refusal::DoublesCannotCross);
         }
         match bridge {
-            Bridge::Space(inner) => Ok(Target::Space(board.step(inner, mv.die - 1))),
-            _ if mv.die != 1 => Err(Refusal::CentreNeedsOne),
+            Bridge::Space(inner) => Ok(Target::Space(board.step(inner, mv.die() - 1))),
+            _ if mv.die() != 1 => Err(Refusal::CentreNeedsOne),
             _ => Ok(Target::Centre),
         }
     }
@@ -672,13 +672,13 @@ impl Position {
     }
 
     fn refusal_error(&self, mv: DieMove, refusal: Refusal) -> Error {
-        let from = mv.from.to_string();
+        let from = mv.from().to_string();
         let player = COLOURS[usize::from(self.to_move)];
         match refusal {
             Refusal::DieNotRolled => illegal(
                 "die-not-rolled",
-                format!("{mv} uses a {}, but the dice left are {:?}", mv.die, self.dice()),
-                json!({ "die": mv.die, "dice": self.dice() }),
+                format!("{mv} uses a {}, but the dice left are {:?}", mv.die(), self.dice()),
+                json!({ "die": mv.die(), "dice": self.dice() }),
             ),
             Refusal::NoSuchSpace => illegal(
                 "no-such-space",
@@ -709,9 +709,9 @@ impl Position {
                 "die-too-small",
                 format!(
                     "a pawn at home distance {distance} leaves only with a die of {distance} or more, not {}",
-                    mv.die
+                    mv.die()
                 ),
-                json!({ "from": from, "distance": distance, "die": mv.die }),
+                json!({ "from": from, "distance": distance, "die": mv.die() }),
             ),
             Refusal::DoublesCannotCross => illegal(
                 "doubles-cannot-cross",
@@ -722,13 +722,13 @@ impl Position {
                 "centre-needs-one",
                 format!(
                     "crossing into the centre from {from} needs a die of exactly 1, not {}",
-                    mv.die
+                    mv.die()
                 ),
-                json!({ "from": from, "die": mv.die }),
+                json!({ "from": from, "die": mv.die() }),
             ),
             Refusal::StackLimit { own } => {
                 let to = self.landing_name(mv);
-                let moving = if mv.double { 2 } else { 1 };
+                let moving = if mv.double() { 2 } else { 1 };
                 illegal(
                     "stack-limit",
                     format!(
@@ -753,13 +753,15 @@ impl Position {
     /// The space a die move that passed its start checks lands on (for refusal details).
     fn landing_name(&self, mv: DieMove) -> String {
         let board = self.board();
-        let space = match mv.from {
-            Start::Home(distance) => Some(board.exit(usize::from(self.to_move), distance, mv.die)),
+        let space = match mv.from() {
+            Start::Home(distance) => {
+                Some(board.exit(usize::from(self.to_move), distance, mv.die()))
+            }
             Start::Space(circle, index) => {
                 board.space(circle as usize, index as usize).map(|space| {
-                    match (mv.cross, board.bridge(space)) {
-                        (true, Bridge::Space(inner)) => board.step(inner, mv.die - 1),
-                        _ => board.step(space, mv.die),
+                    match (mv.cross(), board.bridge(space)) {
+                        (true, Bridge::Space(inner)) => board.step(inner, mv.die() - 1),
+                        _ => board.step(space, mv.die()),
                     }
                 })
             }
@@ -772,7 +774,7 @@ impl Position {
         let mut next = self.clone();
         let seat = usize::from(self.to_move);
         // Spend the die, keeping the other in place.
-        if let Some(i) = next.dice().iter().position(|&d| d == step.mv.die) {
+        if let Some(i) = next.dice().iter().position(|&d| d == step.mv.die()) {
             if i == 0 {
                 next.dice[0] = next.dice[1];
             }
@@ -847,12 +849,7 @@ impl Position {
             if loc < SPACE_BASE {
                 let distance = loc as u8 + 1;
                 if die >= distance {
-                    candidates[0] = Some(DieMove {
-                        from: Start::Home(distance),
-                        double: false,
-                        cross: false,
-                        die,
-                    });
+                    candidates[0] = DieMove::new(Start::Home(distance), false, false, die);
                 }
             } else {
                 let space = loc - SPACE_BASE;
@@ -876,12 +873,7 @@ impl Position {
                     {
                         continue;
                     }
-                    candidates[slot] = Some(DieMove {
-                        from,
-                        double: is_double,
-                        cross,
-                        die,
-                    });
+                    candidates[slot] = DieMove::new(from, is_double, cross, die);
                 }
             }
             steps.extend(
@@ -1079,8 +1071,8 @@ impl Position {
         DieMoveEffects {
             from: self.loc_name(step.from),
             pawns: step.units,
-            die: step.mv.die,
-            cross: step.mv.cross,
+            die: step.mv.die(),
+            cross: step.mv.cross(),
             to,
             captured: step
                 .capture

@@ -16,7 +16,7 @@ use crate::game::{Outcome, Rules, Status};
 use crate::schemas::Nullable;
 pub use geometry::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, ROWS};
 use geometry::{
-    cell_names, cells_of, fitting, ALL, LENGTHS, MIN_LENGTH, PIECES_PER_PLAYER, SUPPLY,
+    cell_names, fitting, fitting_pieces, ALL, LENGTHS, MIN_LENGTH, PIECES_PER_PLAYER, SUPPLY,
 };
 
 /// A score at or above this wins at once.
@@ -486,13 +486,9 @@ impl Position {
             .iter()
             .filter(move |&&length| self.unplaced[color as usize][length - MIN_LENGTH] > 0)
             .flat_map(move |&length| {
-                [false, true].into_iter().flat_map(move |vertical| {
-                    cells_of(fitting(empty, length, vertical)).map(move |anchor| Piece {
-                        anchor: anchor as u8,
-                        length: length as u8,
-                        vertical,
-                    })
-                })
+                [false, true]
+                    .into_iter()
+                    .flat_map(move |vertical| fitting_pieces(empty, length, vertical))
             })
     }
 
@@ -548,15 +544,15 @@ impl Position {
             });
         }
         let longest = self.longest_removed(color);
-        if piece.length < longest {
+        if piece.length() < usize::from(longest) {
             return Some(Error::IllegalMove {
                 rule: "shorter-than-removed",
                 detail: format!(
                     "{piece} has length {}, but {} already removed a piece of length {longest}: removals never get shorter",
-                    piece.length,
+                    piece.length(),
                     color.name()
                 ),
-                data: json!({ "piece": piece.to_string(), "length": piece.length, "longest_removed": longest }),
+                data: json!({ "piece": piece.to_string(), "length": piece.length(), "longest_removed": longest }),
             });
         }
         None
@@ -571,7 +567,7 @@ impl Position {
             .enumerate()
             .filter(move |(_, &mask)| mask & markers == 0)
             .filter_map(|(index, &mask)| Piece::from_mask(mask).map(|piece| (index, piece)))
-            .filter(move |(_, piece)| piece.length >= longest)
+            .filter(move |(_, piece)| piece.length() >= usize::from(longest))
     }
 
     /// The one advance of `color` that would land on the other marker, if there is one.
@@ -670,7 +666,7 @@ impl Position {
     fn place(&self, mover: Color, piece: Piece) -> Position {
         let mut next = *self;
         next.add_piece(mover, piece.mask());
-        next.unplaced[mover as usize][usize::from(piece.length) - MIN_LENGTH] -= 1;
+        next.unplaced[mover as usize][piece.length() - MIN_LENGTH] -= 1;
         next.to_move = Some(self.next_after(mover));
         next
     }
@@ -807,7 +803,7 @@ impl Position {
     }
 
     fn check_placement(&self, mover: Color, piece: Piece) -> Result<()> {
-        let length = usize::from(piece.length);
+        let length = piece.length();
         if self.unplaced[mover as usize][length - MIN_LENGTH] == 0 {
             return Err(Error::IllegalMove {
                 rule: "no-piece-left",
@@ -1011,7 +1007,7 @@ impl Position {
                     .filter_map(move |&mask| Piece::from_mask(mask).map(|piece| (color, piece)))
             })
             .collect();
-        all.sort_by_key(|(_, piece)| piece.anchor);
+        all.sort_by_key(|(_, piece)| piece.anchor());
         all
     }
 
@@ -1554,13 +1550,13 @@ impl State {
                 let field = || piece_field(color, Some(index));
                 let piece = Piece::parse(text).map_err(|d| Error::invalid_state(field(), d))?;
                 if let Some((previous, _)) = pieces[color as usize].last() {
-                    if previous.anchor == piece.anchor {
+                    if previous.anchor() == piece.anchor() {
                         return Err(Error::invalid_state(
                             field(),
                             format!("{piece} is listed twice (two pieces cannot share a lower-left cell)"),
                         ));
                     }
-                    if previous.anchor > piece.anchor {
+                    if previous.anchor() > piece.anchor() {
                         return Err(Error::invalid_state(
                             field(),
                             format!("pieces are listed by lower-left cell: {piece} comes before {previous}"),
@@ -1648,7 +1644,7 @@ fn parse_pieces(text: &str) -> Result<[Vec<IndexedPiece>; 2]> {
     if text == "-" {
         return Ok(pieces);
     }
-    let mut last_anchor: Option<u8> = None;
+    let mut last_anchor: Option<usize> = None;
     for entry in text.split(',') {
         let (color, piece) = match entry.split_at_checked(1) {
             Some(("B", piece)) => (Color::Black, piece),
@@ -1660,12 +1656,12 @@ fn parse_pieces(text: &str) -> Result<[Vec<IndexedPiece>; 2]> {
             }
         };
         let piece = Piece::parse(piece).map_err(syntax)?;
-        if last_anchor.is_some_and(|anchor| anchor >= piece.anchor) {
+        if last_anchor.is_some_and(|anchor| anchor >= piece.anchor()) {
             return Err(syntax(format!(
                 "pieces are listed by lower-left cell: {entry} is out of order"
             )));
         }
-        last_anchor = Some(piece.anchor);
+        last_anchor = Some(piece.anchor());
         pieces[color as usize].push((piece, None));
     }
     Ok(pieces)
