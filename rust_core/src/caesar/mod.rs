@@ -380,10 +380,6 @@ enum Draws<'a> {
     Given { tokens: &'a [u8], used: usize },
 }
 
-fn illegal(rule: &'static str, detail: String, data: Value) -> Error {
-    Error::IllegalMove { rule, detail, data }
-}
-
 /// The effects of placing `kind` on `border` (with the faces it shows), before any closure.
 fn placement_effects(player: Player, kind: usize, border: usize, forward: bool) -> Effects {
     let placed = Placed {
@@ -412,7 +408,7 @@ fn placement_effects(player: Player, kind: usize, border: usize, forward: bool) 
 
 /// A closure gives a bonus that needs a choice, and the move has none left.
 fn missing_choice(province: usize, player: Player, bonus: Bonus) -> Error {
-    illegal(
+    Error::illegal_move(
         "missing-choice",
         format!(
             "closing {} gives {} the {} bonus: say T/W/M:<target> to use it or - to decline",
@@ -428,7 +424,7 @@ fn missing_choice(province: usize, player: Player, bonus: Bonus) -> Error {
 fn check_draws_used(draws: &Draws) -> Result<()> {
     if let Draws::Given { tokens, used } = *draws {
         if used < tokens.len() {
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "too-many-draws",
                 format!(
                     "the move lists {} draws but the turn draws {used}",
@@ -535,7 +531,7 @@ impl Position {
             },
             Draws::Given { tokens, used } => {
                 let Some(&kind) = tokens.get(*used) else {
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "missing-draw",
                         format!(
                             "the move lists {} draws, but the turn draws more: list every draw or none",
@@ -546,7 +542,7 @@ impl Position {
                 };
                 let kind = kind as usize;
                 if self.bags[p][kind] == 0 {
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "draw-not-in-bag",
                         format!(
                             "draw {} is {}, which is not in {}'s bag",
@@ -841,7 +837,7 @@ impl Position {
         let won = next.close_provinces(border, player, &mut choices, &mut draws, &mut effects)?;
         if let Some(extra) = choices.next() {
             let expected = mv.choices().len() - 1 - choices.count();
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "too-many-choices",
                 format!(
                     "choice {extra} has no bonus to apply to: this placement gives {expected} Tactics, Wealth or Might choice(s)"
@@ -859,14 +855,14 @@ impl Position {
     fn check_placement(&self, player: Player, kind: usize, border: usize) -> Result<()> {
         let id = border_id(border);
         if self.hands[player as usize][kind] == 0 {
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "token-not-in-hand",
                 format!("{} has no {} in hand", player.name(), token_code(kind)),
                 json!({ "token": token_code(kind), "hand": token_list::<&str>(&self.hands[player as usize]) }),
             ));
         }
         if self.filled >> border & 1 == 1 {
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "border-occupied",
                 format!("the border {id} already holds a token"),
                 json!({ "border": id }),
@@ -874,7 +870,7 @@ impl Position {
         }
         if token_borders(kind) >> border & 1 == 0 {
             let icon = BORDERS[border].2.name();
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "icon-mismatch",
                 format!(
                     "{} is a {} token: it goes on a {} border or is a laurel, and {id} is a {icon} border",
@@ -965,7 +961,7 @@ impl Position {
     ) -> Result<()> {
         let code = province_code(province);
         if !choice.fits(bonus) {
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "choice-mismatch",
                 format!(
                     "closing {code} gives the {} bonus: choice {choice} does not apply to it ({} or -)",
@@ -991,7 +987,7 @@ impl Position {
                 let targets = self.might_targets(closer);
                 if !targets.contains(&target) {
                     let names: Vec<String> = targets.iter().map(ToString::to_string).collect();
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "might-target",
                         format!(
                             "{target} is not a Might target: the targets are {}'s face-up uncovered tokens and face-up province markers ({})",

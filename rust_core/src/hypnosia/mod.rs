@@ -477,10 +477,6 @@ pub struct Effects {
     pub passed: bool,
 }
 
-fn illegal(rule: &'static str, detail: String, data: Value) -> Error {
-    Error::IllegalMove { rule, detail, data }
-}
-
 impl Position {
     fn initial(game: Arc<Game>, chance: Chance, to_move: u8) -> Position {
         let mut pawns = [[CAPTURED; PAWNS]; SEATS];
@@ -675,37 +671,37 @@ impl Position {
         let from = mv.from().to_string();
         let player = COLOURS[usize::from(self.to_move)];
         match refusal {
-            Refusal::DieNotRolled => illegal(
+            Refusal::DieNotRolled => Error::illegal_move(
                 "die-not-rolled",
                 format!("{mv} uses a {}, but the dice left are {:?}", mv.die(), self.dice()),
                 json!({ "die": mv.die(), "dice": self.dice() }),
             ),
-            Refusal::NoSuchSpace => illegal(
+            Refusal::NoSuchSpace => Error::illegal_move(
                 "no-such-space",
                 format!("the board has no space {from}"),
                 json!({ "from": from }),
             ),
-            Refusal::NoPawn => illegal(
+            Refusal::NoPawn => Error::illegal_move(
                 "no-pawn",
                 format!("{player} has no pawn on {from}"),
                 json!({ "from": from }),
             ),
-            Refusal::NoDouble { pawns } => illegal(
+            Refusal::NoDouble { pawns } => Error::illegal_move(
                 "no-double",
                 format!("{mv} moves a double, but {player} has {pawns} pawn on {from}"),
                 json!({ "from": from, "pawns": pawns }),
             ),
-            Refusal::HomeNoBridge => illegal(
+            Refusal::HomeNoBridge => Error::illegal_move(
                 "not-a-bridge",
                 format!("{from} is a home square, not a bridge: a pawn leaves home with +"),
                 json!({ "from": from }),
             ),
-            Refusal::NotABridge => illegal(
+            Refusal::NotABridge => Error::illegal_move(
                 "not-a-bridge",
                 format!("{from} is not a bridge: only a unit standing on a bridge may cross it"),
                 json!({ "from": from }),
             ),
-            Refusal::DieTooSmall { distance } => illegal(
+            Refusal::DieTooSmall { distance } => Error::illegal_move(
                 "die-too-small",
                 format!(
                     "a pawn at home distance {distance} leaves only with a die of {distance} or more, not {}",
@@ -713,12 +709,12 @@ impl Position {
                 ),
                 json!({ "from": from, "distance": distance, "die": mv.die() }),
             ),
-            Refusal::DoublesCannotCross => illegal(
+            Refusal::DoublesCannotCross => Error::illegal_move(
                 "doubles-cannot-cross",
                 format!("with doubles_cross_bridges off a double cannot cross the bridge on {from}: split it first"),
                 json!({ "from": from }),
             ),
-            Refusal::CentreNeedsOne => illegal(
+            Refusal::CentreNeedsOne => Error::illegal_move(
                 "centre-needs-one",
                 format!(
                     "crossing into the centre from {from} needs a die of exactly 1, not {}",
@@ -729,7 +725,7 @@ impl Position {
             Refusal::StackLimit { own } => {
                 let to = self.landing_name(mv);
                 let moving = if mv.double() { 2 } else { 1 };
-                illegal(
+                Error::illegal_move(
                     "stack-limit",
                     format!(
                         "{mv} would put {} of {player}'s pawns on {to}: at most 2 pawns per space",
@@ -741,7 +737,7 @@ impl Position {
             Refusal::SingleOnEnemyDouble { seat } => {
                 let to = self.landing_name(mv);
                 let enemy = COLOURS[usize::from(seat)];
-                illegal(
+                Error::illegal_move(
                     "single-on-enemy-double",
                     format!("a single pawn may not end on {enemy}'s double on {to}"),
                     json!({ "to": to, "player": enemy }),
@@ -1100,7 +1096,7 @@ impl Position {
         let moves = match turn {
             Turn::Pass => {
                 if usable > 0 {
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "must-use-dice",
                         format!(
                             "with the dice {:?} a die move is possible: {usable} dice can be used",
@@ -1119,7 +1115,7 @@ impl Position {
         let mut effects = Vec::with_capacity(moves.len());
         for &mv in moves {
             if current.is_over() {
-                return Err(illegal(
+                return Err(Error::illegal_move(
                     "game-ended",
                     format!("the game ended with the die move before {mv}"),
                     json!({}),
@@ -1148,7 +1144,7 @@ impl Position {
                         self.dice()
                     )
                 };
-                return Err(illegal(
+                return Err(Error::illegal_move(
                     "must-use-most-dice",
                     detail,
                     json!({ "dice": self.dice(), "usable": usable, "used": used }),
@@ -1167,7 +1163,7 @@ impl Position {
         let player = COLOURS[usize::from(self.to_move)];
         let rolled = self.dice_len > 0;
         let already = || {
-            illegal(
+            Error::illegal_move(
                 "already-rolled",
                 format!(
                     "{player} has rolled already; the dice left are {:?}",
@@ -1216,7 +1212,7 @@ impl Position {
             }
             Move::Turn(turn) => {
                 if !rolled {
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "roll-first",
                         format!("{player} has not rolled yet: play `roll` or a roll such as `5-4`"),
                         json!({}),

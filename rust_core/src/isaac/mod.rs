@@ -533,27 +533,27 @@ impl Position {
                 .map(|c| c.name())
                 .collect();
             let cells = cell_names(covered);
-            return Some(Error::IllegalMove {
-                rule: "marker-on-piece",
-                detail: format!(
+            return Some(Error::illegal_move(
+                "marker-on-piece",
+                format!(
                     "{piece} cannot be removed: the {} marker stands on it at {}",
                     owners.join(" and "),
                     cells.join(", ")
                 ),
-                data: json!({ "piece": piece.to_string(), "cells": cells, "markers": owners }),
-            });
+                json!({ "piece": piece.to_string(), "cells": cells, "markers": owners }),
+            ));
         }
         let longest = self.longest_removed(color);
         if piece.length() < usize::from(longest) {
-            return Some(Error::IllegalMove {
-                rule: "shorter-than-removed",
-                detail: format!(
+            return Some(Error::illegal_move(
+                "shorter-than-removed",
+                format!(
                     "{piece} has length {}, but {} already removed a piece of length {longest}: removals never get shorter",
                     piece.length(),
                     color.name()
                 ),
-                data: json!({ "piece": piece.to_string(), "length": piece.length(), "longest_removed": longest }),
-            });
+                json!({ "piece": piece.to_string(), "length": piece.length(), "longest_removed": longest }),
+            ));
         }
         None
     }
@@ -760,13 +760,13 @@ impl Position {
                         Phase::Placement => ("must-place", "place a piece"),
                         Phase::Scoring => ("must-remove", "remove a piece"),
                     };
-                    return Err(Error::IllegalMove {
+                    return Err(Error::illegal_move(
                         rule,
-                        detail: format!(
+                        format!(
                             "{player} can {what} ({available} legal moves), so {player} may not pass"
                         ),
-                        data: json!({ "moves": available }),
-                    });
+                        json!({ "moves": available }),
+                    ));
                 }
                 let (next, phase_ended) = self.pass(mover);
                 Ok((
@@ -786,11 +786,11 @@ impl Position {
                         "the scoring phase: a move removes a piece (xc4-g4+12) or passes"
                     }
                 };
-                Err(Error::IllegalMove {
-                    rule: "wrong-phase",
-                    detail: format!("{mv} cannot be played in {expected}"),
-                    data: json!({ "phase": phase.name() }),
-                })
+                Err(Error::illegal_move(
+                    "wrong-phase",
+                    format!("{mv} cannot be played in {expected}"),
+                    json!({ "phase": phase.name() }),
+                ))
             }
         }
     }
@@ -805,27 +805,27 @@ impl Position {
     fn check_placement(&self, mover: Color, piece: Piece) -> Result<()> {
         let length = piece.length();
         if self.unplaced[mover as usize][length - MIN_LENGTH] == 0 {
-            return Err(Error::IllegalMove {
-                rule: "no-piece-left",
-                detail: format!(
+            return Err(Error::illegal_move(
+                "no-piece-left",
+                format!(
                     "{} has no unplaced piece of length {length} (it had {})",
                     mover.name(),
                     SUPPLY[length - MIN_LENGTH]
                 ),
-                data: json!({ "length": length }),
-            });
+                json!({ "length": length }),
+            ));
         }
         let taken = piece.mask() & self.occupied;
         if taken != 0 {
             let cells = cell_names(taken);
-            return Err(Error::IllegalMove {
-                rule: "occupied",
-                detail: format!(
+            return Err(Error::illegal_move(
+                "occupied",
+                format!(
                     "{piece} overlaps the pieces already on {}",
                     cells.join(", ")
                 ),
-                data: json!({ "cells": cells }),
-            });
+                json!({ "cells": cells }),
+            ));
         }
         Ok(())
     }
@@ -846,42 +846,34 @@ impl Position {
                     format!("no piece of {} lies exactly on {piece}", mover.name()),
                 )
             };
-            return Err(Error::IllegalMove {
+            return Err(Error::illegal_move(
                 rule,
                 detail,
-                data: json!({ "piece": piece.to_string() }),
-            });
+                json!({ "piece": piece.to_string() }),
+            ));
         };
         if let Some(refusal) = self.removal_refusal(mover, piece) {
             return Err(refusal);
         }
         let scoring = self.scoring(piece);
         if advance > u64::from(scoring.points) {
-            return Err(Error::IllegalMove {
-                rule: "advance-too-far",
-                detail: format!(
+            return Err(Error::illegal_move("advance-too-far", format!(
                     "removing {piece} scores {} points ({} pieces on the {}, value {}, {} markers on it): an advance of {advance} is too far",
                     scoring.points,
                     scoring.pieces_on_line,
                     piece.line_name(),
                     piece.value(),
                     scoring.markers_on_line
-                ),
-                data: json!({ "advance": advance, "points": scoring.points }),
-            });
+                ), json!({ "advance": advance, "points": scoring.points })));
         }
         if Some(advance) == self.forbidden_advance(mover) {
             let other = mover.other();
             let cell = self.marker(other).map(cell_name).unwrap_or_default();
-            return Err(Error::IllegalMove {
-                rule: "lands-on-marker",
-                detail: format!(
+            return Err(Error::illegal_move("lands-on-marker", format!(
                     "an advance of {advance} would put the {} marker on {cell}, where the {} marker stands",
                     mover.name(),
                     other.name()
-                ),
-                data: json!({ "advance": advance, "cell": cell }),
-            });
+                ), json!({ "advance": advance, "cell": cell })));
         }
         Ok((index, scoring))
     }
