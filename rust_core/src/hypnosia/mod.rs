@@ -17,7 +17,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::chance::{self, Chance, ChanceState};
+use crate::chance::{self, Chance, ChanceState, SeedText};
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Rules, Status};
 use board::BoardSchema;
@@ -1418,69 +1418,6 @@ pub struct State {
     pub captures: BTreeMap<String, i64>,
 }
 
-fn rng_text(chance: &Chance) -> String {
-    // A key made from a u64 seed has 24 zero bytes: write the seed itself.
-    let text = match chance.short_seed() {
-        Some(seed) => format!("{seed}:{}", chance.word_pos()),
-        None => format!("{}:{}", chance.seed_hex(), chance.word_pos()),
-    };
-    // A keyed generator's key id follows, so that its notation reads back keyed (with the keys).
-    match chance.keyed_by() {
-        None => text,
-        Some(id) => format!("{text}@{id}"),
-    }
-}
-
-fn parse_rng(text: &str) -> Result<Chance> {
-    let bad = || {
-        Error::invalid_state(
-            "position",
-            format!("{text:?} is not a random source: <seed>:<words used>[@<key id>], the seed a u64 or 64 hex digits"),
-        )
-    };
-    // A keyed generator (see `chance`) ends with `@<key id>`.
-    let (rng, keyed_by) = match text.split_once('@') {
-        None => (text, None),
-        Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
-        Some(_) => return Err(bad()),
-    };
-    let (seed, words) = rng.split_once(':').ok_or_else(bad)?;
-    let word_pos: u64 = match words.as_bytes() {
-        [b'0'] => 0,
-        [b'1'..=b'9', ..] if words.len() <= 20 && words.bytes().all(|b| b.is_ascii_digit()) => {
-            words.parse().map_err(|_| bad())?
-        }
-        _ => return Err(bad()),
-    };
-    let hex = if seed.len() == 64 {
-        if !seed.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(bad());
-        }
-        seed.to_owned()
-    } else {
-        if seed.is_empty() || seed.len() > 20 || !seed.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let value: u64 = seed.parse().map_err(|_| bad())?;
-        let mut key = value.to_le_bytes().to_vec();
-        key.resize(32, 0);
-        key.iter().map(|b| format!("{b:02x}")).collect()
-    };
-    Chance::from_state(
-        &ChanceState {
-            algorithm: match keyed_by {
-                None => chance::ALGORITHM,
-                Some(_) => chance::KEYED_ALGORITHM,
-            }
-            .to_owned(),
-            keyed_by,
-            seed: hex,
-            word_pos,
-        },
-        "position",
-    )
-}
-
 fn seat_of_letter(letter: u8) -> Option<usize> {
     LETTERS.iter().position(|&l| l == letter)
 }
@@ -1680,7 +1617,8 @@ impl Rules for Hypnosia {
                 .ok_or_else(|| bad("a capture count is a decimal number"))?;
             capture_parts.push((COLOURS[usize::from(seat)].to_owned(), i64::from(n)));
         }
-        let chance = parse_rng(rng)?;
+        let chance =
+            Chance::from_state(&chance::parse_notation(rng, SeedText::Short)?, "position")?;
         let parts = Parts {
             pawns: pawn_parts,
             to_move,
@@ -1739,7 +1677,7 @@ impl Rules for Hypnosia {
             "{} {to_move} {dice} {centre} {} {}",
             pawns.join("/"),
             captures.join("/"),
-            rng_text(&position.chance)
+            position.chance.notation(SeedText::Short)
         )
     }
 
