@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use crate::chance::{self, Chance};
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Rules, Status};
+use crate::players::TwoPlayers;
 use crate::schemas::Nullable;
 use map::{
     border_id, is_symmetric, parse_border, parse_province, parse_token, province_code,
@@ -33,6 +34,13 @@ pub enum Player {
     Pompey = 1,
 }
 
+impl TwoPlayers for Player {
+    const NAMES: [&'static str; 2] = [Player::Caesar.name(), Player::Pompey.name()];
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
 impl Player {
     pub const BOTH: [Player; 2] = [Player::Caesar, Player::Pompey];
 
@@ -43,7 +51,7 @@ impl Player {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Player::Caesar => "caesar",
             Player::Pompey => "pompey",
@@ -596,10 +604,7 @@ impl Position {
         let mut report = Closure {
             province: province_code(province),
             bonus: bonus.map(Bonus::name),
-            sums: PerPlayer {
-                caesar: sums[0],
-                pompey: sums[1],
-            },
+            sums: PerPlayer::of(sums),
             control: control.map(Player::name),
             markers: Vec::new(),
             choice: None,
@@ -1037,10 +1042,7 @@ impl Position {
     /// `view` in its typed form, written straight to JSON (no tree of values on the play path).
     pub fn view_of(&self, player: Player) -> View {
         let state = state::to_state(self);
-        let sizes = |tokens: &[Tokens; 2]| state::PerPlayer {
-            caesar: token_total(&tokens[0]),
-            pompey: token_total(&tokens[1]),
-        };
+        let sizes = |tokens: &[Tokens; 2]| state::PerPlayer::of(tokens.each_ref().map(token_total));
         View {
             rules: state.rules,
             to_move: state.to_move,
@@ -1216,10 +1218,7 @@ fn check_setup(setup: Setup) -> Result<Setup> {
     }
     if let Some(hands) = &setup.options.hands {
         let counts = setup_hands(hands)?;
-        setup.options.hands = Some(PerPlayer {
-            caesar: token_list(&counts[0]),
-            pompey: token_list(&counts[1]),
-        });
+        setup.options.hands = Some(PerPlayer::of(counts.each_ref().map(token_list)));
     }
     Ok(setup)
 }

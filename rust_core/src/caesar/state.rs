@@ -175,7 +175,7 @@ fn names_per_player<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> std::result::Result<PerPlayer<Vec<Name>>, D::Error> {
     let names: PerPlayer<Names> = crate::strict::object(deserializer)?;
-    Ok(PerPlayer::of([names.caesar.0, names.pompey.0]))
+    Ok(PerPlayer::of(names.into_values().map(|names| names.0)))
 }
 
 /// In a schema, a JSON object of `T`s (its keys as the field's schema says).
@@ -200,28 +200,8 @@ impl<T: JsonSchema> JsonSchema for Ordered<T> {
     }
 }
 
-/// One value per player.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "{T}PerPlayer", description = "")]
-pub struct PerPlayer<T> {
-    pub caesar: T,
-    pub pompey: T,
-}
-
-impl<T> PerPlayer<T> {
-    pub fn get(&self, player: Player) -> &T {
-        match player {
-            Player::Caesar => &self.caesar,
-            Player::Pompey => &self.pompey,
-        }
-    }
-
-    fn of(values: [T; 2]) -> Self {
-        let [caesar, pompey] = values;
-        PerPlayer { caesar, pompey }
-    }
-}
+/// One value per player: `{"caesar": ..., "pompey": ...}`.
+pub type PerPlayer<T> = crate::players::PerPlayer<Player, T>;
 
 /// An influence token on a border space.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -1168,10 +1148,7 @@ fn pair_of<T>(text: &str, what: &str, parse: impl Fn(&str) -> Result<T>) -> Resu
     let (caesar, pompey) = text
         .split_once('/')
         .ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
-    Ok(PerPlayer {
-        caesar: parse(caesar)?,
-        pompey: parse(pompey)?,
-    })
+    Ok(PerPlayer::of([parse(caesar)?, parse(pompey)?]))
 }
 
 fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {

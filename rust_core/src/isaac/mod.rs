@@ -1452,13 +1452,7 @@ fn piece_field(color: Color, index: Option<usize>) -> String {
 }
 
 /// Per-player values in a JSON state: `{"black": ..., "white": ...}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "{T}PerPlayer", description = "")]
-pub struct PerPlayer<T> {
-    pub black: T,
-    pub white: T,
-}
+pub type PerPlayer<T> = crate::players::PerPlayer<Color, T>;
 
 /// The JSON form of an Isaac state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -1534,10 +1528,7 @@ struct LengthsSchema(
 impl State {
     fn parts(&self) -> Result<Parts> {
         let mut pieces: [Vec<(Piece, Option<usize>)>; 2] = [Vec::new(), Vec::new()];
-        for (color, list) in [
-            (Color::Black, &self.pieces.black),
-            (Color::White, &self.pieces.white),
-        ] {
+        for (color, list) in COLORS.into_iter().zip(self.pieces.values()) {
             for (index, text) in list.iter().enumerate() {
                 let field = || piece_field(color, Some(index));
                 let piece = Piece::parse(text).map_err(|d| Error::invalid_state(field(), d))?;
@@ -1589,10 +1580,10 @@ impl State {
             pieces,
             phase,
             to_move: player("to_move", &self.to_move)?,
-            scores: [self.scores.black, self.scores.white],
+            scores: *self.scores.values(),
             first_to_pass: player("first_to_pass", &self.first_to_pass)?,
             passed,
-            removed: [self.removed.black.clone(), self.removed.white.clone()],
+            removed: self.removed.values().clone(),
         })
     }
 }
@@ -1823,26 +1814,17 @@ impl Rules for Isaac {
             rules: Self::RULES_VERSION.to_owned(),
             variant: setup.variant,
             options: setup.options,
-            pieces: PerPlayer {
-                black: pieces(Color::Black),
-                white: pieces(Color::White),
-            },
+            pieces: PerPlayer::of(COLORS.map(pieces)),
             phase: position.phase.name().to_owned(),
             to_move: position.to_move.map(|c| c.name().to_owned()),
-            scores: PerPlayer {
-                black: i64::from(position.scores[0]),
-                white: i64::from(position.scores[1]),
-            },
+            scores: PerPlayer::of(position.scores.map(i64::from)),
             first_to_pass: position.first_to_pass.map(|c| c.name().to_owned()),
             passed: COLORS
                 .iter()
                 .filter(|&&c| position.passed[c as usize])
                 .map(|c| c.name().to_owned())
                 .collect(),
-            removed: PerPlayer {
-                black: removed(Color::Black),
-                white: removed(Color::White),
-            },
+            removed: PerPlayer::of(COLORS.map(removed)),
         }
     }
 
