@@ -166,12 +166,12 @@ pub struct Setup {
     pub options: Options,
     /// The compiled game, filled in by `check_setup`.
     #[serde(skip)]
-    compiled: Option<Arc<Game>>,
+    compiled: Option<Arc<CompiledSetup>>,
 }
 
 /// Everything a setup fixes, compiled: seats, variant flag, the board tables.
 #[derive(Debug, PartialEq)]
-pub struct Game {
+pub struct CompiledSetup {
     /// Seated seats, ascending.
     seats: Vec<u8>,
     first_player: Option<u8>,
@@ -269,7 +269,7 @@ impl Setup {
     }
 
     /// Checks the options and builds the game they describe: players, seats, first player, board.
-    fn compile(&self) -> Result<Game> {
+    fn compile(&self) -> Result<CompiledSetup> {
         let options = &self.options;
         let players = checked_players(options.players)?;
         let seats = match &options.seats {
@@ -289,7 +289,7 @@ impl Setup {
             doubles_cross_bridges: options.doubles_cross_bridges,
             board: (!board.is_default()).then(|| board.description().clone()),
         };
-        Ok(Game {
+        Ok(CompiledSetup {
             seats,
             first_player,
             doubles_cross: options.doubles_cross_bridges,
@@ -300,13 +300,13 @@ impl Setup {
 
     /// The compiled game of these options, from the cache when it holds it: states name the same
     /// few setups again and again, and checking and compiling a board costs more than a move.
-    fn compiled(&self) -> Result<Arc<Game>> {
-        static CACHE: OnceLock<RwLock<HashMap<String, Arc<Game>>>> = OnceLock::new();
+    fn compiled(&self) -> Result<Arc<CompiledSetup>> {
+        static CACHE: OnceLock<RwLock<HashMap<String, Arc<CompiledSetup>>>> = OnceLock::new();
         thread_local! {
             // The game this thread compiled or found last, by its options: a batch's items name
             // the same setup again and again, and each core then finds it without writing the
             // options' JSON or touching the shared lock (equal options write equal JSON).
-            static LAST: RefCell<Option<(Options, Arc<Game>)>> = const { RefCell::new(None) };
+            static LAST: RefCell<Option<(Options, Arc<CompiledSetup>)>> = const { RefCell::new(None) };
         }
         let last = LAST.with_borrow(|last| {
             last.as_ref()
@@ -351,7 +351,7 @@ impl Setup {
 
     /// The compiled game. `start` expects a checked setup; an unchecked one is compiled here, and
     /// one that does not compile falls back to the default setup (the bindings always check first).
-    fn game(&self) -> Arc<Game> {
+    fn game(&self) -> Arc<CompiledSetup> {
         if let Some(game) = &self.compiled {
             return game.clone();
         }
@@ -366,7 +366,7 @@ impl Setup {
 /// A valid Hypnosia position.
 #[derive(Debug, Clone)]
 pub struct Position {
-    game: Arc<Game>,
+    game: Arc<CompiledSetup>,
     /// Per seat, its 4 pawns' locations, sorted; unseated seats hold captured placeholders.
     pawns: [[Loc; PAWNS]; SEATS],
     to_move: u8,
@@ -478,7 +478,7 @@ pub struct Effects {
 }
 
 impl Position {
-    fn initial(game: Arc<Game>, chance: Chance, to_move: u8) -> Position {
+    fn initial(game: Arc<CompiledSetup>, chance: Chance, to_move: u8) -> Position {
         let mut pawns = [[CAPTURED; PAWNS]; SEATS];
         for &seat in &game.seats {
             pawns[usize::from(seat)] = [0, 1, 2, 3];
@@ -1323,7 +1323,7 @@ fn parse_loc(text: &str, board: &Board) -> std::result::Result<Loc, String> {
 /// Checks the seated colours of a `{colour: value}` map: known, seated, each present once.
 fn seat_keys<T: Clone>(
     entries: &[(String, T)],
-    game: &Game,
+    game: &CompiledSetup,
     field: &str,
 ) -> Result<[Option<T>; SEATS]> {
     let mut by_seat: [Option<T>; SEATS] = Default::default();
@@ -1361,7 +1361,7 @@ fn seat_keys<T: Clone>(
 impl Position {
     /// Builds a position from untrusted parts, checking everything that can be checked, in this
     /// order (the first refusal a state meets is part of the contract).
-    fn from_parts(game: Arc<Game>, chance: Chance, parts: Parts) -> Result<Position> {
+    fn from_parts(game: Arc<CompiledSetup>, chance: Chance, parts: Parts) -> Result<Position> {
         let mut position = Position::initial(game.clone(), chance, NOBODY);
         position.place_pawns(&parts.pawns, &game)?;
         position.check_space_occupancy(&game)?;

@@ -682,7 +682,7 @@ pub struct Iago;
 impl Rules for Iago {
     const NAME: &'static str = "iago";
     const RULES_VERSION: &'static str = "iago@1";
-    const PLAYERS: &'static [&'static str] = &["black", "white"];
+    const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

@@ -1721,7 +1721,7 @@ pub struct Isaac;
 impl Rules for Isaac {
     const NAME: &'static str = "isaac";
     const RULES_VERSION: &'static str = "isaac@1";
-    const PLAYERS: &'static [&'static str] = &["black", "white"];
+    const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
