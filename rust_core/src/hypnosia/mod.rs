@@ -845,7 +845,8 @@ impl Position {
             if loc < SPACE_BASE {
                 let distance = loc as u8 + 1;
                 if die >= distance {
-                    candidates[0] = DieMove::new(Start::Home(distance), false, false, die);
+                    candidates[0] =
+                        Some(DieMove::generated(Start::Home(distance), false, false, die));
                 }
             } else {
                 let space = loc - SPACE_BASE;
@@ -869,7 +870,7 @@ impl Position {
                     {
                         continue;
                     }
-                    candidates[slot] = DieMove::new(from, is_double, cross, die);
+                    candidates[slot] = Some(DieMove::generated(from, is_double, cross, die));
                 }
             }
             steps.extend(

@@ -35,6 +35,18 @@ impl DieMove {
         })
     }
 
+    /// A die move of the move generator, which builds them from the dice rolled (1 to 6) and the
+    /// four home squares: on its hot path only debug builds check them again.
+    pub(super) fn generated(from: Start, double: bool, cross: bool, die: u8) -> DieMove {
+        debug_assert!(DieMove::new(from, double, cross, die).is_some());
+        DieMove {
+            from,
+            double,
+            cross,
+            die,
+        }
+    }
+
     pub fn from(self) -> Start {
         self.from
     }
