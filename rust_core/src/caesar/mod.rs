@@ -229,6 +229,25 @@ mod turn {
             })
         }
 
+        /// A move of the move generator, which enumerates the kinds, borders and orientations
+        /// that exist and draws nothing: on its hot path only debug builds check them again.
+        pub(super) fn generated(
+            kind: usize,
+            border: usize,
+            forward: bool,
+            choices: Vec<Choice>,
+        ) -> Move {
+            debug_assert!(kind < TOKEN_KINDS && border < BORDER_COUNT);
+            debug_assert!(forward || !is_symmetric(kind));
+            Move {
+                kind: kind as u8,
+                border: border as u8,
+                forward,
+                choices,
+                draws: Vec::new(),
+            }
+        }
+
         /// The token placed, below `TOKEN_KINDS`.
         pub fn kind(&self) -> usize {
             usize::from(self.kind)
@@ -795,10 +814,7 @@ impl Position {
                         after.choice_sequences(&closing, player, &mut Vec::new(), &mut sequences);
                     }
                     for choices in sequences.drain(..) {
-                        moves.push(
-                            Move::new(kind, border, forward, choices, Vec::new())
-                                .expect("the kinds and borders enumerated exist"),
-                        );
+                        moves.push(Move::generated(kind, border, forward, choices));
                     }
                 }
             }
