@@ -181,13 +181,21 @@ impl Chance {
 
     /// The shown seed as 64 lower-case hexadecimal digits.
     pub fn seed_hex(&self) -> String {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut hex = String::with_capacity(64);
-        for byte in self.shown_seed() {
-            hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
-            hex.push(char::from(DIGITS[usize::from(byte & 15)]));
+        hex_of(&self.shown_seed())
+    }
+
+    /// The generator as position strings write it: `<seed>:<word_pos>`, then `@<key id>` when
+    /// keyed, so that a keyed generator reads back keyed (where its key is held).
+    pub fn notation(&self, seeds: SeedText) -> String {
+        let mut text = match (seeds, self.short_seed()) {
+            (SeedText::Short, Some(seed)) => format!("{seed}:{}", self.word_pos()),
+            _ => format!("{}:{}", self.seed_hex(), self.word_pos()),
+        };
+        if let Some(id) = self.keyed_by() {
+            text.push('@');
+            text.push_str(id);
         }
-        hex
+        text
     }
 
     /// The `u64` seed the shown seed was made from, when it was made from one (24 zero bytes follow it).
@@ -280,6 +288,75 @@ impl Chance {
     }
 }
 
+/// How a position string writes the generator's seed: always as 64 hexadecimal digits (Caesar!),
+/// or as the `u64` it was made from when it was made from one, the shorter (Hypnosia).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedText {
+    Hex,
+    Short,
+}
+
+/// Reads `Chance::notation` back as the generator's JSON form, to be checked by `from_state` like
+/// any generator state. Errors name the field `position`.
+pub fn parse_notation(text: &str, seeds: SeedText) -> Result<ChanceState> {
+    let bad = |why: &str| {
+        let seed = match seeds {
+            SeedText::Hex => "64 hexadecimal digits",
+            SeedText::Short => "a u64 or 64 hexadecimal digits",
+        };
+        Error::invalid_state(
+            "position",
+            format!("{text:?} is not a random source ({why}): <seed>:<words used>[@<key id>], the seed {seed}"),
+        )
+    };
+    let (rng, keyed_by) = match text.split_once('@') {
+        None => (text, None),
+        Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
+        Some(_) => return Err(bad("a keyed generator ends with @<key id>")),
+    };
+    let (seed, word_pos) = rng.split_once(':').ok_or_else(|| bad("no `:`"))?;
+    let word_pos = word_pos
+        .parse::<u64>()
+        .ok()
+        .filter(|n| n.to_string() == word_pos)
+        .ok_or_else(|| bad("the words used are a count"))?;
+    let seed = if seeds == SeedText::Short && seed.len() != 64 {
+        let short = Some(seed)
+            .filter(|seed| seed.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|seed| seed.parse::<u64>().ok())
+            .ok_or_else(|| bad("the seed is a u64 or 64 hexadecimal digits"))?;
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&short.to_le_bytes());
+        hex_of(&key)
+    } else if seed.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Err(bad("the seed is written in lower-case hexadecimal"));
+    } else {
+        // Its length and digits are checked by `from_state`, as any generator's.
+        seed.to_owned()
+    };
+    Ok(ChanceState {
+        algorithm: match keyed_by {
+            None => ALGORITHM,
+            Some(_) => KEYED_ALGORITHM,
+        }
+        .to_owned(),
+        keyed_by,
+        seed,
+        word_pos,
+    })
+}
+
+/// 32 bytes as 64 lower-case hexadecimal digits.
+fn hex_of(bytes: &[u8; 32]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(64);
+    for &byte in bytes {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 15)]));
+    }
+    hex
+}
+
 /// A seed for a game whose caller gave none: the standard library's per-process random keys
 /// (drawn from the operating system), so that no extra dependency is needed for it.
 pub fn fresh_seed() -> u64 {
@@ -338,6 +415,46 @@ mod tests {
         state.word_pos = u64::MAX;
         let error = Chance::from_state(&state, "rng").unwrap_err();
         assert!(format!("{error:?}").contains("rng.word_pos"), "{error:?}");
+    }
+
+    #[test]
+    fn notations_read_back_as_the_same_generator() {
+        let mut by_k1 = keyed(keys(K1, "caesar"), || Chance::from_seed(9));
+        let mut hex_only = Chance::from_state(
+            &ChanceState {
+                seed: "ab".repeat(32),
+                ..Chance::from_seed(0).to_state()
+            },
+            "rng",
+        )
+        .unwrap();
+        dice(&mut by_k1);
+        dice(&mut hex_only);
+        for chance in [Chance::from_seed(9), by_k1, hex_only] {
+            for seeds in [SeedText::Hex, SeedText::Short] {
+                let text = chance.notation(seeds);
+                let state = parse_notation(&text, seeds).unwrap();
+                let read = keyed(keys(K1, "caesar"), || {
+                    Chance::from_state(&state, "position")
+                });
+                assert_eq!(read.unwrap(), chance, "{text}");
+            }
+        }
+        assert_eq!(Chance::from_seed(9).notation(SeedText::Short), "9:0");
+        let hex = Chance::from_seed(9).notation(SeedText::Hex);
+        assert_eq!(hex, format!("09{}:0", "0".repeat(62)));
+        for bad in [
+            "9",
+            "9:01",
+            "9:x",
+            "9:0@",
+            "9:0@a b",
+            "x:0",
+            &format!("{}:0", "AB".repeat(32)),
+        ] {
+            assert!(parse_notation(bad, SeedText::Short).is_err(), "{bad}");
+        }
+        assert!(parse_notation("9:0", SeedText::Hex).is_ok_and(|state| state.seed == "9"));
     }
 
     const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";

@@ -107,6 +107,16 @@ impl Error {
         }
     }
 
+    /// A move the rules forbid: every game builds its refusals here. `rule` names the rule (the
+    /// `reason`'s `rule`), `data` is an object of its facts, merged into the `reason`.
+    pub fn illegal_move(rule: &'static str, detail: impl Into<String>, data: Value) -> Self {
+        Error::IllegalMove {
+            rule,
+            detail: detail.into(),
+            data,
+        }
+    }
+
     pub fn malformed_move(detail: impl Into<String>) -> Self {
         Error::MalformedMove {
             detail: detail.into(),

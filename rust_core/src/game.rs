@@ -28,8 +28,8 @@ pub trait Rules {
     /// `opaque`). Such a game names its `PLAYERS`.
     const HIDDEN_INFORMATION: bool = false;
     /// The players' names, as `info()` lists them, for `view` to check a player without building
-    /// `info()`. Empty means not given here: `view` then reads them from `info()`.
-    const PLAYERS: &'static [&'static str] = &[];
+    /// `info()`.
+    const PLAYERS: &'static [&'static str];
 
     /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
     type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema + 'static;
@@ -78,9 +78,7 @@ pub trait Rules {
     /// What `player` may see of a position. Games without hidden information show the whole state;
     /// games with it override this. An unknown player is an error.
     fn view(position: &Self::Position, player: &str) -> Result<Value> {
-        if Self::PLAYERS.is_empty() {
-            check_player_in_info::<Self>(player)?;
-        } else if !Self::PLAYERS.contains(&player) {
+        if !Self::PLAYERS.contains(&player) {
             return Err(Error::unknown_player(player, Self::PLAYERS));
         }
         serde_json::to_value(Self::to_state(position))
@@ -110,21 +108,6 @@ pub trait Rules {
             })
             .sum()
     }
-}
-
-/// Refuses a player that `info()["players"]` does not list: for a game without `Rules::PLAYERS`.
-fn check_player_in_info<G: Rules + ?Sized>(player: &str) -> Result<()> {
-    let info = G::info();
-    let players: Vec<&str> = info["players"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    if !players.contains(&player) {
-        return Err(Error::unknown_player(player, &players));
-    }
-    Ok(())
 }
 
 /// Refuses a state of another rules version than `G`'s: every game's check of a state's `rules`.

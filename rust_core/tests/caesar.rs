@@ -2,7 +2,7 @@
 //! the worked shapes of the rules' test notes as hand-built positions, perft, seeded playouts.
 
 use referee_core::caesar::map::TOKENS;
-use referee_core::caesar::{Caesar, Options, Ordered, PerPlayer, Setup, State};
+use referee_core::caesar::{Caesar, Options, Ordered, PerPlayer, Player, Setup, State};
 use referee_core::game::{self, Rules, Status, Verdict};
 use referee_core::Error;
 use serde_json::{json, Value};
@@ -44,10 +44,7 @@ fn setup(caesar: [&str; 2], pompey: [&str; 2]) -> Setup {
     Caesar::check_setup(Setup {
         options: Options {
             bonuses: Some(layout()),
-            hands: Some(PerPlayer {
-                caesar: hand(caesar),
-                pompey: hand(pompey),
-            }),
+            hands: Some(PerPlayer::of([hand(caesar), hand(pompey)])),
         },
         ..Setup::default()
     })
@@ -278,7 +275,10 @@ fn a_tie_leaves_no_marker_and_a_bonus_needs_its_choice() {
     let state = Caesar::to_state(&next);
     assert_eq!(state.provinces.get("HU").unwrap().control, None);
     assert_eq!(state.provinces.get("HU").unwrap().bonus, None);
-    assert_eq!((state.markers.caesar, state.markers.pompey), (0, 0));
+    assert_eq!(
+        (state.markers[Player::Caesar], state.markers[Player::Pompey]),
+        (0, 0)
+    );
     assert_eq!(state.to_move.as_deref(), Some("caesar"));
     // Tactics used: Pompey again.
     let (next, effects) = play(&pos, "N51@HU-MT T =S60");
@@ -338,7 +338,10 @@ fn italia_takes_two_markers_border_markers_skip_a_flipped_neighbour_and_senate_c
     );
     let state = Caesar::to_state(&next);
     assert_eq!(state.italia_dashed.as_deref(), Some("caesar"));
-    assert_eq!((state.markers.caesar, state.senate.caesar), (8, 2));
+    assert_eq!(
+        (state.markers[Player::Caesar], state.senate[Player::Caesar]),
+        (8, 2)
+    );
     assert_eq!(
         state
             .borders
@@ -391,8 +394,8 @@ fn the_twelfth_marker_wins_at_once_in_the_middle_of_a_resolution() {
     assert_eq!(
         (
             state.to_move.clone(),
-            state.markers.caesar,
-            state.senate.caesar
+            state.markers[Player::Caesar],
+            state.senate[Player::Caesar]
         ),
         (None, 12, 5) // IT's Senate was taken at step 1, before the winning markers
     );
@@ -400,7 +403,7 @@ fn the_twelfth_marker_wins_at_once_in_the_middle_of_a_resolution() {
         state.borders.get("SD-IT").unwrap().as_ref().unwrap().marker,
         None
     );
-    assert_eq!(state.hands.caesar, vec!["L22"]);
+    assert_eq!(state.hands[Player::Caesar], vec!["L22"]);
     let outcome = Caesar::outcome(&next);
     assert_eq!(
         (outcome.status, outcome.winner, outcome.decided_by),
@@ -419,7 +422,7 @@ fn the_twelfth_marker_wins_at_once_in_the_middle_of_a_resolution() {
         effects.closures[0].markers,
         vec!["IT", "IT*", "SD-IT", "SC-IT", "senate", "senate"]
     );
-    assert_eq!(Caesar::to_state(&next).senate.caesar, 5);
+    assert_eq!(Caesar::to_state(&next).senate[Player::Caesar], 5);
     // Draws listed for a turn that ends before its draws are too many.
     assert_eq!(
         refusal(&italia_race(10), "N42@IT-DM =S33").0,
@@ -454,7 +457,10 @@ fn senate_counts_one_two_three() {
         vec!["SY", "senate", "senate", "senate"]
     );
     let state = Caesar::to_state(&pos);
-    assert_eq!((state.senate.caesar, state.markers.caesar), (3, 10));
+    assert_eq!(
+        (state.senate[Player::Caesar], state.markers[Player::Caesar]),
+        (3, 10)
+    );
 }
 
 #[test]
@@ -475,9 +481,9 @@ fn a_senate_token_taken_while_losing_places_nothing() {
     let state = Caesar::to_state(&next);
     assert_eq!(
         (
-            state.senate.caesar,
-            state.markers.caesar,
-            state.markers.pompey
+            state.senate[Player::Caesar],
+            state.markers[Player::Caesar],
+            state.markers[Player::Pompey]
         ),
         (2, 2, 1)
     );
@@ -529,8 +535,8 @@ fn a_double_closure_resolves_both_bonuses_and_wealth_grows_the_hand() {
         })
     );
     let state = Caesar::to_state(&next);
-    assert_eq!(state.hand_limits.caesar, 3);
-    assert_eq!(state.hands.caesar, vec!["L40", "S42", "D60"]);
+    assert_eq!(state.hand_limits[Player::Caesar], 3);
+    assert_eq!(state.hands[Player::Caesar], vec!["L40", "S42", "D60"]);
     assert_eq!(state.to_move.as_deref(), Some("caesar"));
     // Draws must be every draw of the turn, each in the bag.
     assert_eq!(refusal(&pos, "D51@HU-HC T W =S42").0, "missing-draw");
@@ -616,13 +622,7 @@ fn might_flips_a_target_and_changes_a_later_closure() {
     let (_, declined) = play(&pos, "D51@HU-HC - - =L22");
     assert_eq!(declined.closures[1].control, Some("pompey"));
     let (next, effects) = play(&pos, "D51@HU-HC M:HC-GA - =L22");
-    assert_eq!(
-        effects.closures[1].sums,
-        PerPlayer {
-            caesar: 1,
-            pompey: 0
-        }
-    );
+    assert_eq!(effects.closures[1].sums, PerPlayer::of([1, 0]));
     assert_eq!(effects.closures[1].control, Some("caesar"));
     assert!(
         Caesar::to_state(&next)
@@ -702,9 +702,9 @@ fn a_player_without_a_token_or_a_space_loses_at_once() {
             Some("no_token") => {
                 let loser = state.to_move.clone().unwrap();
                 let hand = if loser == "caesar" {
-                    &state.hands.caesar
+                    &state.hands[Player::Caesar]
                 } else {
-                    &state.hands.pompey
+                    &state.hands[Player::Pompey]
                 };
                 assert!(hand.is_empty());
                 assert_ne!(outcome.winner, Some(&*loser));
@@ -787,7 +787,10 @@ fn setups_are_checked_and_drawn_from_the_seed() {
     assert!(serde_json::from_value::<Setup>(json!({ "options": { "tiles": 1 } })).is_err());
     // Normalised: bonuses in table order, hands in token order.
     let normal = Caesar::check_setup(serde_json::from_value(json!({ "options": { "hands": { "caesar": ["N33", "L22"], "pompey": ["L22", "L22"] } } })).unwrap()).unwrap();
-    assert_eq!(normal.options.hands.unwrap().caesar, vec!["L22", "N33"]);
+    assert_eq!(
+        normal.options.hands.unwrap()[Player::Caesar],
+        vec!["L22", "N33"]
+    );
     // Drawn: the seed decides, the same seed the same start; IT always holds a Senate token.
     let a = Caesar::start(&Setup::default(), Some(42));
     assert_eq!(a, Caesar::start(&Setup::default(), Some(42)));
@@ -797,13 +800,19 @@ fn setups_are_checked_and_drawn_from_the_seed() {
         state.provinces.get("IT").unwrap().bonus.as_deref(),
         Some("senate")
     );
-    assert_eq!((state.hands.caesar.len(), state.bags.caesar.len()), (2, 14));
+    assert_eq!(
+        (
+            state.hands[Player::Caesar].len(),
+            state.bags[Player::Caesar].len()
+        ),
+        (2, 14)
+    );
     // Given options are used as given.
     let given = Caesar::to_state(&Caesar::start(
         &setup(["L22", "L22"], ["N33", "S60"]),
         Some(5),
     ));
-    assert_eq!(given.hands.caesar, vec!["L22", "L22"]);
+    assert_eq!(given.hands[Player::Caesar], vec!["L22", "L22"]);
     assert_eq!(
         given.provinces.get("HU").unwrap().bonus.as_deref(),
         Some("senate")
@@ -1095,13 +1104,13 @@ fn names_read_from_a_state_are_the_tables_own_and_other_text_is_kept_as_given() 
     for name in [id, &border.player, &border.token, &border.faces.0[0].0] {
         assert!(matches!(name, Cow::Borrowed(_)), "{name}");
     }
-    assert!(matches!(state.hands.caesar[0], Cow::Borrowed(_)));
+    assert!(matches!(state.hands[Player::Caesar][0], Cow::Borrowed(_)));
     assert!(matches!(state.to_move, Some(Cow::Borrowed(_))));
     // A border in the other order, an unknown token: kept as given, for the error that quotes them.
     let mut value: Value = serde_json::from_str(&json).unwrap();
     value["hands"]["caesar"] = json!(["X99"]);
     value["borders"]["HC-HU"] = value["borders"]["HU-HC"].take();
     let state: State = serde_json::from_value(value).unwrap();
-    assert_eq!(state.hands.caesar[0], "X99");
+    assert_eq!(state.hands[Player::Caesar][0], "X99");
     assert!(state.borders.get("HC-HU").is_some());
 }

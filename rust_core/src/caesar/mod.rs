@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use crate::chance::{self, Chance};
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Rules, Status};
+use crate::players::TwoPlayers;
 use crate::schemas::Nullable;
 use map::{
     border_id, is_symmetric, parse_border, parse_province, parse_token, province_code,
@@ -33,6 +34,13 @@ pub enum Player {
     Pompey = 1,
 }
 
+impl TwoPlayers for Player {
+    const NAMES: [&'static str; 2] = [Player::Caesar.name(), Player::Pompey.name()];
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
 impl Player {
     pub const BOTH: [Player; 2] = [Player::Caesar, Player::Pompey];
 
@@ -43,7 +51,7 @@ impl Player {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Player::Caesar => "caesar",
             Player::Pompey => "pompey",
@@ -183,34 +191,107 @@ impl Choice {
     }
 }
 
-/// A turn: a token from hand on a border with an orientation, the bonus choices, and optionally the
-/// tokens drawn (otherwise the state's random source draws them).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Move {
-    pub kind: u8,
-    pub border: u8,
-    /// The larger number faces the first province of the canonical id (always true for a
-    /// symmetric token, whose two orientations are one placement).
-    pub forward: bool,
-    pub choices: Vec<Choice>,
-    pub draws: Vec<u8>,
+/// Moves in a module of their own, so that nothing, this file included, builds one but through
+/// `Move::new`: a move always names a token kind and a border that exist, and draws tokens that exist.
+mod turn {
+    use super::{is_symmetric, Choice, BORDER_COUNT, TOKEN_KINDS};
+
+    /// A turn: a token from hand on a border with an orientation, the bonus choices, and optionally
+    /// the tokens drawn (otherwise the state's random source draws them).
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+    pub struct Move {
+        kind: u8,
+        border: u8,
+        forward: bool,
+        choices: Vec<Choice>,
+        draws: Vec<u8>,
+    }
+
+    impl Move {
+        /// Token `kind` on `border` with the bonus choices and the tokens drawn, if the kinds and
+        /// the border exist. A symmetric token is always `forward` (its two orientations are one).
+        pub fn new(
+            kind: usize,
+            border: usize,
+            forward: bool,
+            choices: Vec<Choice>,
+            draws: Vec<u8>,
+        ) -> Option<Move> {
+            let exists = kind < TOKEN_KINDS
+                && border < BORDER_COUNT
+                && draws.iter().all(|&draw| usize::from(draw) < TOKEN_KINDS);
+            exists.then(|| Move {
+                kind: kind as u8,
+                border: border as u8,
+                forward: forward || is_symmetric(kind),
+                choices,
+                draws,
+            })
+        }
+
+        /// A move of the move generator, which enumerates the kinds, borders and orientations
+        /// that exist and draws nothing: on its hot path only debug builds check them again.
+        pub(super) fn generated(
+            kind: usize,
+            border: usize,
+            forward: bool,
+            choices: Vec<Choice>,
+        ) -> Move {
+            debug_assert!(kind < TOKEN_KINDS && border < BORDER_COUNT);
+            debug_assert!(forward || !is_symmetric(kind));
+            Move {
+                kind: kind as u8,
+                border: border as u8,
+                forward,
+                choices,
+                draws: Vec::new(),
+            }
+        }
+
+        /// The token placed, below `TOKEN_KINDS`.
+        pub fn kind(&self) -> usize {
+            usize::from(self.kind)
+        }
+
+        /// The border placed on, below `BORDER_COUNT`.
+        pub fn border(&self) -> usize {
+            usize::from(self.border)
+        }
+
+        /// The larger number faces the first province of the canonical id (always true for a
+        /// symmetric token, whose two orientations are one placement).
+        pub fn forward(&self) -> bool {
+            self.forward
+        }
+
+        pub fn choices(&self) -> &[Choice] {
+            &self.choices
+        }
+
+        /// The tokens drawn, each below `TOKEN_KINDS`; none when the random source draws them.
+        pub fn draws(&self) -> &[u8] {
+            &self.draws
+        }
+    }
 }
+
+pub use turn::Move;
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Piece by piece rather than with `write!`: every legal move list writes each of its moves.
-        let (a, b, _) = BORDERS[self.border as usize];
-        let (first, second) = if self.forward { (a, b) } else { (b, a) };
-        f.write_str(token_code(self.kind as usize))?;
+        let (a, b, _) = BORDERS[self.border()];
+        let (first, second) = if self.forward() { (a, b) } else { (b, a) };
+        f.write_str(token_code(self.kind()))?;
         f.write_str("@")?;
         f.write_str(province_code(first))?;
         f.write_str("-")?;
         f.write_str(province_code(second))?;
-        for choice in &self.choices {
+        for choice in self.choices() {
             f.write_str(" ")?;
             fmt::Display::fmt(choice, f)?;
         }
-        for &draw in &self.draws {
+        for &draw in self.draws() {
             f.write_str(" =")?;
             f.write_str(token_code(draw as usize))?;
         }
@@ -233,21 +314,15 @@ fn parse_move(text: &str) -> Result<Move> {
         .ok_or_else(|| malformed(format!("{token:?} is not a token (L40 L31 L22 S60 .. N33)")))?;
     let (border, canonical) = parse_border(border)
         .ok_or_else(|| malformed(format!("{border:?} is not a border between two provinces")))?;
-    let mut mv = Move {
-        kind: kind as u8,
-        border: border as u8,
-        forward: canonical || is_symmetric(kind),
-        choices: Vec::new(),
-        draws: Vec::new(),
-    };
+    let (mut choices, mut draws) = (Vec::new(), Vec::new());
     for word in words {
         if let Some(draw) = word.strip_prefix('=') {
             let kind =
                 parse_token(draw).ok_or_else(|| malformed(format!("{draw:?} is not a token")))?;
-            mv.draws.push(kind as u8);
+            draws.push(kind as u8);
             continue;
         }
-        if !mv.draws.is_empty() {
+        if !draws.is_empty() {
             return Err(malformed(format!("choice {word:?} after a draw")));
         }
         let choice = match word {
@@ -270,9 +345,12 @@ fn parse_move(text: &str) -> Result<Move> {
                 Choice::Might(target)
             }
         };
-        mv.choices.push(choice);
+        choices.push(choice);
     }
-    Ok(mv)
+    Ok(
+        Move::new(kind, border, canonical, choices, draws)
+            .expect("parsed tokens and borders exist"),
+    )
 }
 
 /// One province's closure, as reported to clients.
@@ -329,10 +407,6 @@ enum Draws<'a> {
     Given { tokens: &'a [u8], used: usize },
 }
 
-fn illegal(rule: &'static str, detail: String, data: Value) -> Error {
-    Error::IllegalMove { rule, detail, data }
-}
-
 /// The effects of placing `kind` on `border` (with the faces it shows), before any closure.
 fn placement_effects(player: Player, kind: usize, border: usize, forward: bool) -> Effects {
     let placed = Placed {
@@ -361,7 +435,7 @@ fn placement_effects(player: Player, kind: usize, border: usize, forward: bool) 
 
 /// A closure gives a bonus that needs a choice, and the move has none left.
 fn missing_choice(province: usize, player: Player, bonus: Bonus) -> Error {
-    illegal(
+    Error::illegal_move(
         "missing-choice",
         format!(
             "closing {} gives {} the {} bonus: say T/W/M:<target> to use it or - to decline",
@@ -377,7 +451,7 @@ fn missing_choice(province: usize, player: Player, bonus: Bonus) -> Error {
 fn check_draws_used(draws: &Draws) -> Result<()> {
     if let Draws::Given { tokens, used } = *draws {
         if used < tokens.len() {
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "too-many-draws",
                 format!(
                     "the move lists {} draws but the turn draws {used}",
@@ -484,7 +558,7 @@ impl Position {
             },
             Draws::Given { tokens, used } => {
                 let Some(&kind) = tokens.get(*used) else {
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "missing-draw",
                         format!(
                             "the move lists {} draws, but the turn draws more: list every draw or none",
@@ -495,7 +569,7 @@ impl Position {
                 };
                 let kind = kind as usize;
                 if self.bags[p][kind] == 0 {
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "draw-not-in-bag",
                         format!(
                             "draw {} is {}, which is not in {}'s bag",
@@ -549,10 +623,7 @@ impl Position {
         let mut report = Closure {
             province: province_code(province),
             bonus: bonus.map(Bonus::name),
-            sums: PerPlayer {
-                caesar: sums[0],
-                pompey: sums[1],
-            },
+            sums: PerPlayer::of(sums),
             control: control.map(Player::name),
             markers: Vec::new(),
             choice: None,
@@ -743,13 +814,7 @@ impl Position {
                         after.choice_sequences(&closing, player, &mut Vec::new(), &mut sequences);
                     }
                     for choices in sequences.drain(..) {
-                        moves.push(Move {
-                            kind: kind as u8,
-                            border: border as u8,
-                            forward,
-                            choices,
-                            draws: Vec::new(),
-                        });
+                        moves.push(Move::generated(kind, border, forward, choices));
                     }
                 }
             }
@@ -775,25 +840,25 @@ impl Position {
 
     pub fn play(&self, mv: Move) -> Result<(Position, Effects)> {
         let player = self.active().ok_or(Error::GameOver)?;
-        let (kind, border) = (mv.kind as usize, mv.border as usize);
+        let (kind, border) = (mv.kind(), mv.border());
         self.check_placement(player, kind, border)?;
-        let forward = mv.forward || is_symmetric(kind);
+        let forward = mv.forward();
         let mut next = self.clone();
         next.put(player, kind, border, forward);
         let mut effects = placement_effects(player, kind, border, forward);
-        let mut draws = if mv.draws.is_empty() {
+        let mut draws = if mv.draws().is_empty() {
             Draws::Seeded
         } else {
             Draws::Given {
-                tokens: &mv.draws,
+                tokens: mv.draws(),
                 used: 0,
             }
         };
-        let mut choices = mv.choices.iter().copied();
+        let mut choices = mv.choices().iter().copied();
         let won = next.close_provinces(border, player, &mut choices, &mut draws, &mut effects)?;
         if let Some(extra) = choices.next() {
-            let expected = mv.choices.len() - 1 - choices.count();
-            return Err(illegal(
+            let expected = mv.choices().len() - 1 - choices.count();
+            return Err(Error::illegal_move(
                 "too-many-choices",
                 format!(
                     "choice {extra} has no bonus to apply to: this placement gives {expected} Tactics, Wealth or Might choice(s)"
@@ -811,14 +876,14 @@ impl Position {
     fn check_placement(&self, player: Player, kind: usize, border: usize) -> Result<()> {
         let id = border_id(border);
         if self.hands[player as usize][kind] == 0 {
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "token-not-in-hand",
                 format!("{} has no {} in hand", player.name(), token_code(kind)),
                 json!({ "token": token_code(kind), "hand": token_list::<&str>(&self.hands[player as usize]) }),
             ));
         }
         if self.filled >> border & 1 == 1 {
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "border-occupied",
                 format!("the border {id} already holds a token"),
                 json!({ "border": id }),
@@ -826,7 +891,7 @@ impl Position {
         }
         if token_borders(kind) >> border & 1 == 0 {
             let icon = BORDERS[border].2.name();
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "icon-mismatch",
                 format!(
                     "{} is a {} token: it goes on a {} border or is a laurel, and {id} is a {icon} border",
@@ -917,7 +982,7 @@ impl Position {
     ) -> Result<()> {
         let code = province_code(province);
         if !choice.fits(bonus) {
-            return Err(illegal(
+            return Err(Error::illegal_move(
                 "choice-mismatch",
                 format!(
                     "closing {code} gives the {} bonus: choice {choice} does not apply to it ({} or -)",
@@ -943,7 +1008,7 @@ impl Position {
                 let targets = self.might_targets(closer);
                 if !targets.contains(&target) {
                     let names: Vec<String> = targets.iter().map(ToString::to_string).collect();
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "might-target",
                         format!(
                             "{target} is not a Might target: the targets are {}'s face-up uncovered tokens and face-up province markers ({})",
@@ -993,10 +1058,7 @@ impl Position {
     /// `view` in its typed form, written straight to JSON (no tree of values on the play path).
     pub fn view_of(&self, player: Player) -> View {
         let state = state::to_state(self);
-        let sizes = |tokens: &[Tokens; 2]| state::PerPlayer {
-            caesar: token_total(&tokens[0]),
-            pompey: token_total(&tokens[1]),
-        };
+        let sizes = |tokens: &[Tokens; 2]| state::PerPlayer::of(tokens.each_ref().map(token_total));
         View {
             rules: state.rules,
             to_move: state.to_move,
@@ -1172,10 +1234,7 @@ fn check_setup(setup: Setup) -> Result<Setup> {
     }
     if let Some(hands) = &setup.options.hands {
         let counts = setup_hands(hands)?;
-        setup.options.hands = Some(PerPlayer {
-            caesar: token_list(&counts[0]),
-            pompey: token_list(&counts[1]),
-        });
+        setup.options.hands = Some(PerPlayer::of(counts.each_ref().map(token_list)));
     }
     Ok(setup)
 }

@@ -16,7 +16,7 @@ use super::map::{
     START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
 };
 use super::{token_list, token_total, Placed, Player, Position, Tokens};
-use crate::chance::{Chance, ChanceState};
+use crate::chance::{self, Chance, ChanceState, SeedText};
 use crate::error::{Error, Result};
 use crate::schemas::Nullable;
 
@@ -175,7 +175,7 @@ fn names_per_player<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> std::result::Result<PerPlayer<Vec<Name>>, D::Error> {
     let names: PerPlayer<Names> = crate::strict::object(deserializer)?;
-    Ok(PerPlayer::of([names.caesar.0, names.pompey.0]))
+    Ok(PerPlayer::of(names.into_values().map(|names| names.0)))
 }
 
 /// In a schema, a JSON object of `T`s (its keys as the field's schema says).
@@ -200,28 +200,8 @@ impl<T: JsonSchema> JsonSchema for Ordered<T> {
     }
 }
 
-/// One value per player.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "{T}PerPlayer", description = "")]
-pub struct PerPlayer<T> {
-    pub caesar: T,
-    pub pompey: T,
-}
-
-impl<T> PerPlayer<T> {
-    pub fn get(&self, player: Player) -> &T {
-        match player {
-            Player::Caesar => &self.caesar,
-            Player::Pompey => &self.pompey,
-        }
-    }
-
-    fn of(values: [T; 2]) -> Self {
-        let [caesar, pompey] = values;
-        PerPlayer { caesar, pompey }
-    }
-}
+/// One value per player: `{"caesar": ..., "pompey": ...}`.
+pub type PerPlayer<T> = crate::players::PerPlayer<Player, T>;
 
 /// An influence token on a border space.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -1102,7 +1082,7 @@ pub fn text(position: &Position) -> String {
     let pair = |values: [u8; 2]| format!("{}/{}", values[0], values[1]);
     let _ = write!(
         text,
-        " {} {} {}/{} {}/{} {} {} {} {}:{}",
+        " {} {} {}/{} {}/{} {} {} {} {}",
         player_letter(position.italia_dashed, '.'),
         player_letter(position.to_move, '-'),
         tokens_text(&position.hands[0]),
@@ -1112,14 +1092,8 @@ pub fn text(position: &Position) -> String {
         pair(position.hand_limits),
         pair(position.senate),
         pair(position.markers),
-        position.chance.seed_hex(),
-        position.chance.word_pos()
+        position.chance.notation(SeedText::Hex)
     );
-    // A keyed generator's key id follows, so that its notation reads back keyed (with the keys).
-    if let Some(id) = position.chance.keyed_by() {
-        text.push('@');
-        text.push_str(id);
-    }
     text
 }
 
@@ -1174,10 +1148,7 @@ fn pair_of<T>(text: &str, what: &str, parse: impl Fn(&str) -> Result<T>) -> Resu
     let (caesar, pompey) = text
         .split_once('/')
         .ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
-    Ok(PerPlayer {
-        caesar: parse(caesar)?,
-        pompey: parse(pompey)?,
-    })
+    Ok(PerPlayer::of([parse(caesar)?, parse(pompey)?]))
 }
 
 fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {
@@ -1240,7 +1211,7 @@ pub fn parse_text(text: &str) -> Result<State> {
     };
     let borders = borders_of_text(borders)?;
     let provinces = provinces_of_text(provinces)?;
-    let rng = generator_of_text(rng)?;
+    let rng = chance::parse_notation(rng, SeedText::Hex)?;
     Ok(State {
         rules: RULES.to_owned(),
         to_move: player_from_letter(to_move, "-", "the side to move")?,
@@ -1330,36 +1301,4 @@ fn count_of_text(text: &str) -> Result<u32> {
         .ok()
         .filter(|n| n.to_string() == text)
         .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
-}
-
-/// The generator as `seed:word_pos`, then `@<key id>` when keyed (see `chance`).
-fn generator_of_text(text: &str) -> Result<ChanceState> {
-    let (rng, keyed_by) = match text.split_once('@') {
-        None => (text, None),
-        Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
-        Some(_) => return Err(notation_error("a keyed generator ends with @<key id>")),
-    };
-    let (seed, word_pos) = rng
-        .split_once(':')
-        .ok_or_else(|| notation_error("the generator is seed:word_pos"))?;
-    if seed.bytes().any(|b| b.is_ascii_uppercase()) {
-        return Err(notation_error(
-            "the seed is written in lower-case hexadecimal",
-        ));
-    }
-    let word_pos = word_pos
-        .parse::<u64>()
-        .ok()
-        .filter(|n| n.to_string() == word_pos)
-        .ok_or_else(|| notation_error(format!("{word_pos:?} is not a word position")))?;
-    Ok(ChanceState {
-        algorithm: match keyed_by {
-            None => crate::chance::ALGORITHM,
-            Some(_) => crate::chance::KEYED_ALGORITHM,
-        }
-        .to_owned(),
-        keyed_by,
-        seed: seed.to_string(),
-        word_pos,
-    })
 }

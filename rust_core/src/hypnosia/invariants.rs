@@ -3,13 +3,13 @@
 //! state meets stays the same.
 
 use super::{
-    colour_seat, parse_loc, seat_keys, Game, Loc, Position, CAPTURED, CENTRE, CENTRE_SPACES,
-    COLOURS, PAWNS, SPACE_BASE,
+    colour_seat, parse_loc, seat_keys, CompiledSetup, Loc, Position, CAPTURED, CENTRE,
+    CENTRE_SPACES, COLOURS, PAWNS, SPACE_BASE,
 };
 use crate::error::{Error, Result};
 
 /// Refuses anything but a seated colour's name, as `field`.
-fn seated_colour(name: &str, game: &Game, field: impl FnOnce() -> String) -> Result<u8> {
+fn seated_colour(name: &str, game: &CompiledSetup, field: impl FnOnce() -> String) -> Result<u8> {
     colour_seat(name)
         .filter(|&s| game.seats.contains(&(s as u8)))
         .map(|s| s as u8)
@@ -22,7 +22,7 @@ impl Position {
     pub(super) fn place_pawns(
         &mut self,
         entries: &[(String, Vec<String>)],
-        game: &Game,
+        game: &CompiledSetup,
     ) -> Result<()> {
         let pawns = seat_keys(entries, game, "pawns")?;
         for &seat in &game.seats {
@@ -33,7 +33,7 @@ impl Position {
     }
 
     /// A space holds at most 2 pawns, of one player.
-    pub(super) fn check_space_occupancy(&self, game: &Game) -> Result<()> {
+    pub(super) fn check_space_occupancy(&self, game: &CompiledSetup) -> Result<()> {
         for &seat in &game.seats {
             let name = COLOURS[usize::from(seat)];
             for &loc in &self.pawns[usize::from(seat)] {
@@ -65,7 +65,7 @@ impl Position {
     }
 
     /// Reads the centre entries in order: at most 5, each a seated colour.
-    pub(super) fn place_centre(&mut self, centre: &[String], game: &Game) -> Result<()> {
+    pub(super) fn place_centre(&mut self, centre: &[String], game: &CompiledSetup) -> Result<()> {
         if centre.len() > CENTRE_SPACES {
             return Err(Error::invalid_state(
                 "centre",
@@ -80,7 +80,7 @@ impl Position {
     }
 
     /// Every pawn in the centre has its centre entry, and every entry its pawn.
-    pub(super) fn check_centre_entries_match_pawns(&self, game: &Game) -> Result<()> {
+    pub(super) fn check_centre_entries_match_pawns(&self, game: &CompiledSetup) -> Result<()> {
         for &seat in &game.seats {
             let entries = self.centre().iter().filter(|&&s| s == seat).count();
             let inside = usize::from(self.count(seat, CENTRE));
@@ -97,7 +97,11 @@ impl Position {
 
     /// Reads each seated player's captures: no more than the other players lost, and all of them
     /// together exactly the pawns captured.
-    pub(super) fn place_captures(&mut self, entries: &[(String, i64)], game: &Game) -> Result<()> {
+    pub(super) fn place_captures(
+        &mut self,
+        entries: &[(String, i64)],
+        game: &CompiledSetup,
+    ) -> Result<()> {
         let captures = seat_keys(entries, game, "captures")?;
         let total_lost: u32 = game.seats.iter().map(|&s| self.lost(s)).sum();
         let mut total_captures = 0u64;
@@ -129,7 +133,7 @@ impl Position {
     }
 
     /// Scores every seated player: centre entries' points, plus captures, minus lost pawns.
-    pub(super) fn compute_scores(&mut self, game: &Game) {
+    pub(super) fn compute_scores(&mut self, game: &CompiledSetup) {
         for &seat in &game.seats {
             let s = usize::from(seat);
             let centre_points: i64 = self
@@ -148,7 +152,7 @@ impl Position {
     pub(super) fn check_scores(
         &self,
         entries: Option<&[(String, i64)]>,
-        game: &Game,
+        game: &CompiledSetup,
     ) -> Result<()> {
         let Some(entries) = entries else {
             return Ok(());
@@ -176,7 +180,7 @@ impl Position {
         &mut self,
         to_move: Option<&str>,
         over: bool,
-        game: &Game,
+        game: &CompiledSetup,
     ) -> Result<()> {
         match (to_move, over) {
             (None, true) => Ok(()),
@@ -250,7 +254,7 @@ impl Position {
 
 /// Reads one seated player's pawn locations, sorted: exactly 4, each a location of the board, no
 /// two at one home square.
-fn read_pawns(seat: u8, locs: &[String], game: &Game) -> Result<[Loc; PAWNS]> {
+fn read_pawns(seat: u8, locs: &[String], game: &CompiledSetup) -> Result<[Loc; PAWNS]> {
     let name = COLOURS[usize::from(seat)];
     if locs.len() != PAWNS {
         return Err(Error::invalid_state(

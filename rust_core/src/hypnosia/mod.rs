@@ -17,7 +17,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::chance::{self, Chance, ChanceState};
+use crate::chance::{self, Chance, ChanceState, SeedText};
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Rules, Status};
 use board::BoardSchema;
@@ -166,12 +166,12 @@ pub struct Setup {
     pub options: Options,
     /// The compiled game, filled in by `check_setup`.
     #[serde(skip)]
-    compiled: Option<Arc<Game>>,
+    compiled: Option<Arc<CompiledSetup>>,
 }
 
 /// Everything a setup fixes, compiled: seats, variant flag, the board tables.
 #[derive(Debug, PartialEq)]
-pub struct Game {
+pub struct CompiledSetup {
     /// Seated seats, ascending.
     seats: Vec<u8>,
     first_player: Option<u8>,
@@ -269,7 +269,7 @@ impl Setup {
     }
 
     /// Checks the options and builds the game they describe: players, seats, first player, board.
-    fn compile(&self) -> Result<Game> {
+    fn compile(&self) -> Result<CompiledSetup> {
         let options = &self.options;
         let players = checked_players(options.players)?;
         let seats = match &options.seats {
@@ -289,7 +289,7 @@ impl Setup {
             doubles_cross_bridges: options.doubles_cross_bridges,
             board: (!board.is_default()).then(|| board.description().clone()),
         };
-        Ok(Game {
+        Ok(CompiledSetup {
             seats,
             first_player,
             doubles_cross: options.doubles_cross_bridges,
@@ -300,13 +300,13 @@ impl Setup {
 
     /// The compiled game of these options, from the cache when it holds it: states name the same
     /// few setups again and again, and checking and compiling a board costs more than a move.
-    fn compiled(&self) -> Result<Arc<Game>> {
-        static CACHE: OnceLock<RwLock<HashMap<String, Arc<Game>>>> = OnceLock::new();
+    fn compiled(&self) -> Result<Arc<CompiledSetup>> {
+        static CACHE: OnceLock<RwLock<HashMap<String, Arc<CompiledSetup>>>> = OnceLock::new();
         thread_local! {
             // The game this thread compiled or found last, by its options: a batch's items name
             // the same setup again and again, and each core then finds it without writing the
             // options' JSON or touching the shared lock (equal options write equal JSON).
-            static LAST: RefCell<Option<(Options, Arc<Game>)>> = const { RefCell::new(None) };
+            static LAST: RefCell<Option<(Options, Arc<CompiledSetup>)>> = const { RefCell::new(None) };
         }
         let last = LAST.with_borrow(|last| {
             last.as_ref()
@@ -351,7 +351,7 @@ impl Setup {
 
     /// The compiled game. `start` expects a checked setup; an unchecked one is compiled here, and
     /// one that does not compile falls back to the default setup (the bindings always check first).
-    fn game(&self) -> Arc<Game> {
+    fn game(&self) -> Arc<CompiledSetup> {
         if let Some(game) = &self.compiled {
             return game.clone();
         }
@@ -366,7 +366,7 @@ impl Setup {
 /// A valid Hypnosia position.
 #[derive(Debug, Clone)]
 pub struct Position {
-    game: Arc<Game>,
+    game: Arc<CompiledSetup>,
     /// Per seat, its 4 pawns' locations, sorted; unseated seats hold captured placeholders.
     pawns: [[Loc; PAWNS]; SEATS],
     to_move: u8,
@@ -477,12 +477,8 @@ pub struct Effects {
     pub passed: bool,
 }
 
-fn illegal(rule: &'static str, detail: String, data: Value) -> Error {
-    Error::IllegalMove { rule, detail, data }
-}
-
 impl Position {
-    fn initial(game: Arc<Game>, chance: Chance, to_move: u8) -> Position {
+    fn initial(game: Arc<CompiledSetup>, chance: Chance, to_move: u8) -> Position {
         let mut pawns = [[CAPTURED; PAWNS]; SEATS];
         for &seat in &game.seats {
             pawns[usize::from(seat)] = [0, 1, 2, 3];
@@ -560,11 +556,11 @@ impl Position {
 
     /// Resolves a die move of the player to move: where it goes and what it captures, or why not.
     fn resolve(&self, mv: DieMove) -> std::result::Result<Step, Refusal> {
-        if !self.dice().contains(&mv.die) {
+        if !self.dice().contains(&mv.die()) {
             return Err(Refusal::DieNotRolled);
         }
-        let units = if mv.double { 2 } else { 1 };
-        let (from, target, origin) = match mv.from {
+        let units = if mv.double() { 2 } else { 1 };
+        let (from, target, origin) = match mv.from() {
             Start::Home(distance) => (home(distance), self.leave_home(mv, distance)?, None),
             Start::Space(circle, index) => {
                 let (loc, target) = self.leave_space(mv, circle, index, units)?;
@@ -591,16 +587,16 @@ impl Position {
         if self.count(seat, home(distance)) == 0 {
             return Err(Refusal::NoPawn);
         }
-        if mv.double {
+        if mv.double() {
             return Err(Refusal::NoDouble { pawns: 1 });
         }
-        if mv.cross {
+        if mv.cross() {
             return Err(Refusal::HomeNoBridge);
         }
-        if mv.die < distance {
+        if mv.die() < distance {
             return Err(Refusal::DieTooSmall { distance });
         }
-        let exit = self.board().exit(usize::from(seat), distance, mv.die);
+        let exit = self.board().exit(usize::from(seat), distance, mv.die());
         Ok(Target::Space(exit))
     }
 
@@ -625,8 +621,8 @@ impl Position {
         if own < units {
             return Err(Refusal::NoDouble { pawns: own });
         }
-        if !mv.cross {
-            return Ok((loc, Target::Space(board.step(space, mv.die))));
+        if !mv.cross() {
+            return Ok((loc, Target::Space(board.step(space, mv.die()))));
         }
         Ok((loc, self.cross_bridge(mv, space)?))
     }
@@ -638,12 +634,12 @@ impl Position {
         if bridge == Bridge::None {
             return Err(Refusal::NotABridge);
         }
-        if mv.double && !self.game.doubles_cross {
+        if mv.double() && !self.game.doubles_cross {
             return Err(Refusal::DoublesCannotCross);
         }
         match bridge {
-            Bridge::Space(inner) => Ok(Target::Space(board.step(inner, mv.die - 1))),
-            _ if mv.die != 1 => Err(Refusal::CentreNeedsOne),
+            Bridge::Space(inner) => Ok(Target::Space(board.step(inner, mv.die() - 1))),
+            _ if mv.die() != 1 => Err(Refusal::CentreNeedsOne),
             _ => Ok(Target::Centre),
         }
     }
@@ -672,64 +668,64 @@ impl Position {
     }
 
     fn refusal_error(&self, mv: DieMove, refusal: Refusal) -> Error {
-        let from = mv.from.to_string();
+        let from = mv.from().to_string();
         let player = COLOURS[usize::from(self.to_move)];
         match refusal {
-            Refusal::DieNotRolled => illegal(
+            Refusal::DieNotRolled => Error::illegal_move(
                 "die-not-rolled",
-                format!("{mv} uses a {}, but the dice left are {:?}", mv.die, self.dice()),
-                json!({ "die": mv.die, "dice": self.dice() }),
+                format!("{mv} uses a {}, but the dice left are {:?}", mv.die(), self.dice()),
+                json!({ "die": mv.die(), "dice": self.dice() }),
             ),
-            Refusal::NoSuchSpace => illegal(
+            Refusal::NoSuchSpace => Error::illegal_move(
                 "no-such-space",
                 format!("the board has no space {from}"),
                 json!({ "from": from }),
             ),
-            Refusal::NoPawn => illegal(
+            Refusal::NoPawn => Error::illegal_move(
                 "no-pawn",
                 format!("{player} has no pawn on {from}"),
                 json!({ "from": from }),
             ),
-            Refusal::NoDouble { pawns } => illegal(
+            Refusal::NoDouble { pawns } => Error::illegal_move(
                 "no-double",
                 format!("{mv} moves a double, but {player} has {pawns} pawn on {from}"),
                 json!({ "from": from, "pawns": pawns }),
             ),
-            Refusal::HomeNoBridge => illegal(
+            Refusal::HomeNoBridge => Error::illegal_move(
                 "not-a-bridge",
                 format!("{from} is a home square, not a bridge: a pawn leaves home with +"),
                 json!({ "from": from }),
             ),
-            Refusal::NotABridge => illegal(
+            Refusal::NotABridge => Error::illegal_move(
                 "not-a-bridge",
                 format!("{from} is not a bridge: only a unit standing on a bridge may cross it"),
                 json!({ "from": from }),
             ),
-            Refusal::DieTooSmall { distance } => illegal(
+            Refusal::DieTooSmall { distance } => Error::illegal_move(
                 "die-too-small",
                 format!(
                     "a pawn at home distance {distance} leaves only with a die of {distance} or more, not {}",
-                    mv.die
+                    mv.die()
                 ),
-                json!({ "from": from, "distance": distance, "die": mv.die }),
+                json!({ "from": from, "distance": distance, "die": mv.die() }),
             ),
-            Refusal::DoublesCannotCross => illegal(
+            Refusal::DoublesCannotCross => Error::illegal_move(
                 "doubles-cannot-cross",
                 format!("with doubles_cross_bridges off a double cannot cross the bridge on {from}: split it first"),
                 json!({ "from": from }),
             ),
-            Refusal::CentreNeedsOne => illegal(
+            Refusal::CentreNeedsOne => Error::illegal_move(
                 "centre-needs-one",
                 format!(
                     "crossing into the centre from {from} needs a die of exactly 1, not {}",
-                    mv.die
+                    mv.die()
                 ),
-                json!({ "from": from, "die": mv.die }),
+                json!({ "from": from, "die": mv.die() }),
             ),
             Refusal::StackLimit { own } => {
                 let to = self.landing_name(mv);
-                let moving = if mv.double { 2 } else { 1 };
-                illegal(
+                let moving = if mv.double() { 2 } else { 1 };
+                Error::illegal_move(
                     "stack-limit",
                     format!(
                         "{mv} would put {} of {player}'s pawns on {to}: at most 2 pawns per space",
@@ -741,7 +737,7 @@ impl Position {
             Refusal::SingleOnEnemyDouble { seat } => {
                 let to = self.landing_name(mv);
                 let enemy = COLOURS[usize::from(seat)];
-                illegal(
+                Error::illegal_move(
                     "single-on-enemy-double",
                     format!("a single pawn may not end on {enemy}'s double on {to}"),
                     json!({ "to": to, "player": enemy }),
@@ -753,13 +749,15 @@ impl Position {
     /// The space a die move that passed its start checks lands on (for refusal details).
     fn landing_name(&self, mv: DieMove) -> String {
         let board = self.board();
-        let space = match mv.from {
-            Start::Home(distance) => Some(board.exit(usize::from(self.to_move), distance, mv.die)),
+        let space = match mv.from() {
+            Start::Home(distance) => {
+                Some(board.exit(usize::from(self.to_move), distance, mv.die()))
+            }
             Start::Space(circle, index) => {
                 board.space(circle as usize, index as usize).map(|space| {
-                    match (mv.cross, board.bridge(space)) {
-                        (true, Bridge::Space(inner)) => board.step(inner, mv.die - 1),
-                        _ => board.step(space, mv.die),
+                    match (mv.cross(), board.bridge(space)) {
+                        (true, Bridge::Space(inner)) => board.step(inner, mv.die() - 1),
+                        _ => board.step(space, mv.die()),
                     }
                 })
             }
@@ -772,7 +770,7 @@ impl Position {
         let mut next = self.clone();
         let seat = usize::from(self.to_move);
         // Spend the die, keeping the other in place.
-        if let Some(i) = next.dice().iter().position(|&d| d == step.mv.die) {
+        if let Some(i) = next.dice().iter().position(|&d| d == step.mv.die()) {
             if i == 0 {
                 next.dice[0] = next.dice[1];
             }
@@ -847,12 +845,8 @@ impl Position {
             if loc < SPACE_BASE {
                 let distance = loc as u8 + 1;
                 if die >= distance {
-                    candidates[0] = Some(DieMove {
-                        from: Start::Home(distance),
-                        double: false,
-                        cross: false,
-                        die,
-                    });
+                    candidates[0] =
+                        Some(DieMove::generated(Start::Home(distance), false, false, die));
                 }
             } else {
                 let space = loc - SPACE_BASE;
@@ -876,12 +870,7 @@ impl Position {
                     {
                         continue;
                     }
-                    candidates[slot] = Some(DieMove {
-                        from,
-                        double: is_double,
-                        cross,
-                        die,
-                    });
+                    candidates[slot] = Some(DieMove::generated(from, is_double, cross, die));
                 }
             }
             steps.extend(
@@ -1079,8 +1068,8 @@ impl Position {
         DieMoveEffects {
             from: self.loc_name(step.from),
             pawns: step.units,
-            die: step.mv.die,
-            cross: step.mv.cross,
+            die: step.mv.die(),
+            cross: step.mv.cross(),
             to,
             captured: step
                 .capture
@@ -1108,7 +1097,7 @@ impl Position {
         let moves = match turn {
             Turn::Pass => {
                 if usable > 0 {
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "must-use-dice",
                         format!(
                             "with the dice {:?} a die move is possible: {usable} dice can be used",
@@ -1127,7 +1116,7 @@ impl Position {
         let mut effects = Vec::with_capacity(moves.len());
         for &mv in moves {
             if current.is_over() {
-                return Err(illegal(
+                return Err(Error::illegal_move(
                     "game-ended",
                     format!("the game ended with the die move before {mv}"),
                     json!({}),
@@ -1156,7 +1145,7 @@ impl Position {
                         self.dice()
                     )
                 };
-                return Err(illegal(
+                return Err(Error::illegal_move(
                     "must-use-most-dice",
                     detail,
                     json!({ "dice": self.dice(), "usable": usable, "used": used }),
@@ -1175,7 +1164,7 @@ impl Position {
         let player = COLOURS[usize::from(self.to_move)];
         let rolled = self.dice_len > 0;
         let already = || {
-            illegal(
+            Error::illegal_move(
                 "already-rolled",
                 format!(
                     "{player} has rolled already; the dice left are {:?}",
@@ -1224,7 +1213,7 @@ impl Position {
             }
             Move::Turn(turn) => {
                 if !rolled {
-                    return Err(illegal(
+                    return Err(Error::illegal_move(
                         "roll-first",
                         format!("{player} has not rolled yet: play `roll` or a roll such as `5-4`"),
                         json!({}),
@@ -1335,7 +1324,7 @@ fn parse_loc(text: &str, board: &Board) -> std::result::Result<Loc, String> {
 /// Checks the seated colours of a `{colour: value}` map: known, seated, each present once.
 fn seat_keys<T: Clone>(
     entries: &[(String, T)],
-    game: &Game,
+    game: &CompiledSetup,
     field: &str,
 ) -> Result<[Option<T>; SEATS]> {
     let mut by_seat: [Option<T>; SEATS] = Default::default();
@@ -1373,7 +1362,7 @@ fn seat_keys<T: Clone>(
 impl Position {
     /// Builds a position from untrusted parts, checking everything that can be checked, in this
     /// order (the first refusal a state meets is part of the contract).
-    fn from_parts(game: Arc<Game>, chance: Chance, parts: Parts) -> Result<Position> {
+    fn from_parts(game: Arc<CompiledSetup>, chance: Chance, parts: Parts) -> Result<Position> {
         let mut position = Position::initial(game.clone(), chance, NOBODY);
         position.place_pawns(&parts.pawns, &game)?;
         position.check_space_occupancy(&game)?;
@@ -1428,69 +1417,6 @@ pub struct State {
     /// Enemy pawns each seated colour has captured.
     #[schemars(extend("propertyNames" = {"enum": COLOURS}))]
     pub captures: BTreeMap<String, i64>,
-}
-
-fn rng_text(chance: &Chance) -> String {
-    // A key made from a u64 seed has 24 zero bytes: write the seed itself.
-    let text = match chance.short_seed() {
-        Some(seed) => format!("{seed}:{}", chance.word_pos()),
-        None => format!("{}:{}", chance.seed_hex(), chance.word_pos()),
-    };
-    // A keyed generator's key id follows, so that its notation reads back keyed (with the keys).
-    match chance.keyed_by() {
-        None => text,
-        Some(id) => format!("{text}@{id}"),
-    }
-}
-
-fn parse_rng(text: &str) -> Result<Chance> {
-    let bad = || {
-        Error::invalid_state(
-            "position",
-            format!("{text:?} is not a random source: <seed>:<words used>[@<key id>], the seed a u64 or 64 hex digits"),
-        )
-    };
-    // A keyed generator (see `chance`) ends with `@<key id>`.
-    let (rng, keyed_by) = match text.split_once('@') {
-        None => (text, None),
-        Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
-        Some(_) => return Err(bad()),
-    };
-    let (seed, words) = rng.split_once(':').ok_or_else(bad)?;
-    let word_pos: u64 = match words.as_bytes() {
-        [b'0'] => 0,
-        [b'1'..=b'9', ..] if words.len() <= 20 && words.bytes().all(|b| b.is_ascii_digit()) => {
-            words.parse().map_err(|_| bad())?
-        }
-        _ => return Err(bad()),
-    };
-    let hex = if seed.len() == 64 {
-        if !seed.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(bad());
-        }
-        seed.to_owned()
-    } else {
-        if seed.is_empty() || seed.len() > 20 || !seed.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let value: u64 = seed.parse().map_err(|_| bad())?;
-        let mut key = value.to_le_bytes().to_vec();
-        key.resize(32, 0);
-        key.iter().map(|b| format!("{b:02x}")).collect()
-    };
-    Chance::from_state(
-        &ChanceState {
-            algorithm: match keyed_by {
-                None => chance::ALGORITHM,
-                Some(_) => chance::KEYED_ALGORITHM,
-            }
-            .to_owned(),
-            keyed_by,
-            seed: hex,
-            word_pos,
-        },
-        "position",
-    )
 }
 
 fn seat_of_letter(letter: u8) -> Option<usize> {
@@ -1692,7 +1618,8 @@ impl Rules for Hypnosia {
                 .ok_or_else(|| bad("a capture count is a decimal number"))?;
             capture_parts.push((COLOURS[usize::from(seat)].to_owned(), i64::from(n)));
         }
-        let chance = parse_rng(rng)?;
+        let chance =
+            Chance::from_state(&chance::parse_notation(rng, SeedText::Short)?, "position")?;
         let parts = Parts {
             pawns: pawn_parts,
             to_move,
@@ -1751,7 +1678,7 @@ impl Rules for Hypnosia {
             "{} {to_move} {dice} {centre} {} {}",
             pawns.join("/"),
             captures.join("/"),
-            rng_text(&position.chance)
+            position.chance.notation(SeedText::Short)
         )
     }
 

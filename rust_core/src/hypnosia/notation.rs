@@ -14,13 +14,57 @@ pub enum Start {
 }
 
 /// One die move: the unit on `from` (a double when `double`) moves `die` spaces, first crossing the
-/// bridge it stands on when `cross`.
+/// bridge it stands on when `cross`. Built only by `DieMove::new`: the die is 1 to 6, a home
+/// square 1 to 4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DieMove {
-    pub from: Start,
-    pub double: bool,
-    pub cross: bool,
-    pub die: u8,
+    from: Start,
+    double: bool,
+    cross: bool,
+    die: u8,
+}
+
+impl DieMove {
+    pub fn new(from: Start, double: bool, cross: bool, die: u8) -> Option<DieMove> {
+        let home_exists = !matches!(from, Start::Home(distance) if !(1..=4).contains(&distance));
+        (home_exists && (1..=6).contains(&die)).then_some(DieMove {
+            from,
+            double,
+            cross,
+            die,
+        })
+    }
+
+    /// A die move of the move generator, which builds them from the dice rolled (1 to 6) and the
+    /// four home squares: on its hot path only debug builds check them again.
+    pub(super) fn generated(from: Start, double: bool, cross: bool, die: u8) -> DieMove {
+        debug_assert!(DieMove::new(from, double, cross, die).is_some());
+        DieMove {
+            from,
+            double,
+            cross,
+            die,
+        }
+    }
+
+    pub fn from(self) -> Start {
+        self.from
+    }
+
+    /// A double (two pawns of one colour on one space) moves.
+    pub fn double(self) -> bool {
+        self.double
+    }
+
+    /// The unit first crosses the bridge it stands on.
+    pub fn cross(self) -> bool {
+        self.cross
+    }
+
+    /// The die used, 1 to 6.
+    pub fn die(self) -> u8 {
+        self.die
+    }
 }
 
 /// The die moves of (the rest of) a turn, or `pass` when no die can be used.
@@ -154,12 +198,12 @@ fn parse_die_move(text: &str) -> Option<DieMove> {
     };
     let at = rest.find(['+', '^'])?;
     let cross = rest.as_bytes()[at] == b'^';
-    Some(DieMove {
-        from: parse_start(&rest[..at])?,
+    DieMove::new(
+        parse_start(&rest[..at])?,
         double,
         cross,
-        die: die(&rest[at + 1..])?,
-    })
+        die(&rest[at + 1..])?,
+    )
 }
 
 fn parse_turn(text: &str) -> Option<Turn> {

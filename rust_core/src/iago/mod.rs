@@ -292,15 +292,15 @@ impl Position {
         let name = cell_name(cell);
         if turn.forced != 0 && turn.free & bit != 0 {
             let cells = cell_names(turn.forced);
-            return Error::IllegalMove {
-                rule: "forced-capture",
-                detail: format!(
+            return Error::illegal_move(
+                "forced-capture",
+                format!(
                     "a capture of {} is available at {}: {name} captures fewer",
                     turn.max_capture,
                     cells.join(", ")
                 ),
-                data: json!({ "capture": turn.max_capture, "cells": cells }),
-            };
+                json!({ "capture": turn.max_capture, "cells": cells }),
+            );
         }
         let (rule, detail) = if bit & CENTRE != 0 {
             (
@@ -327,7 +327,7 @@ impl Position {
             );
             data = json!({ "capture": turn.max_capture, "cells": cells });
         }
-        Error::IllegalMove { rule, detail, data }
+        Error::illegal_move(rule, detail, data)
     }
 
     pub fn legal_moves(&self) -> Vec<Move> {
@@ -344,11 +344,11 @@ impl Position {
         let cell = mv.cell();
         let bit = 1u64 << cell;
         if self.occupied() & bit != 0 {
-            return Err(Error::IllegalMove {
-                rule: "occupied",
-                detail: format!("{} already holds a disc", cell_name(cell)),
-                data: json!({}),
-            });
+            return Err(Error::illegal_move(
+                "occupied",
+                format!("{} already holds a disc", cell_name(cell)),
+                json!({}),
+            ));
         }
         let turn = self.turn();
         if turn.legal & bit == 0 {
@@ -682,7 +682,7 @@ pub struct Iago;
 impl Rules for Iago {
     const NAME: &'static str = "iago";
     const RULES_VERSION: &'static str = "iago@1";
-    const PLAYERS: &'static [&'static str] = &["black", "white"];
+    const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

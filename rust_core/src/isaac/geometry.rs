@@ -109,9 +109,9 @@ pub fn cell_names(set: u128) -> Vec<String> {
 /// lies wholly on the board (the constructors check it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Piece {
-    pub anchor: u8,
-    pub length: u8,
-    pub vertical: bool,
+    anchor: u8,
+    length: u8,
+    vertical: bool,
 }
 
 impl Piece {
@@ -124,6 +124,20 @@ impl Piece {
             length: length as u8,
             vertical,
         })
+    }
+
+    /// The lower-left end.
+    pub fn anchor(self) -> usize {
+        usize::from(self.anchor)
+    }
+
+    /// The number of cells, 3 to 7.
+    pub fn length(self) -> usize {
+        usize::from(self.length)
+    }
+
+    pub fn vertical(self) -> bool {
+        self.vertical
     }
 
     /// The piece whose cells are exactly `mask`, if `mask` is one.
@@ -247,6 +261,16 @@ impl std::fmt::Display for Piece {
     }
 }
 
+/// The pieces of `length` lying on `empty` cells only, by anchor: the anchors `fitting` finds put
+/// every piece wholly on the board, so none is checked again.
+pub fn fitting_pieces(empty: u128, length: usize, vertical: bool) -> impl Iterator<Item = Piece> {
+    cells_of(fitting(empty, length, vertical)).map(move |anchor| Piece {
+        anchor: anchor as u8,
+        length: length as u8,
+        vertical,
+    })
+}
+
 /// The cells where the lower-left end of a piece of `length` may stand so that the piece lies on
 /// `empty` cells only: the empty anchors, shifted-and-masked once per further cell.
 pub fn fitting(empty: u128, length: usize, vertical: bool) -> u128 {
@@ -271,7 +295,10 @@ mod tests {
             assert_eq!(parse_cell(bad), None, "{bad}");
         }
         let piece = Piece::parse("c4-g4").unwrap();
-        assert_eq!((piece.anchor, piece.length, piece.vertical), (32, 5, false));
+        assert_eq!(
+            (piece.anchor(), piece.length(), piece.vertical()),
+            (32, 5, false)
+        );
         assert_eq!(piece.to_string(), "c4-g4");
         assert_eq!(Piece::from_mask(piece.mask()), Some(piece));
         assert_eq!(Piece::parse("d2-d8").unwrap().line_name(), "column d");

@@ -16,7 +16,7 @@ use crate::game::{Outcome, Rules, Status};
 use crate::schemas::Nullable;
 pub use geometry::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, ROWS};
 use geometry::{
-    cell_names, cells_of, fitting, ALL, LENGTHS, MIN_LENGTH, PIECES_PER_PLAYER, SUPPLY,
+    cell_names, fitting, fitting_pieces, ALL, LENGTHS, MIN_LENGTH, PIECES_PER_PLAYER, SUPPLY,
 };
 
 /// A score at or above this wins at once.
@@ -486,13 +486,9 @@ impl Position {
             .iter()
             .filter(move |&&length| self.unplaced[color as usize][length - MIN_LENGTH] > 0)
             .flat_map(move |&length| {
-                [false, true].into_iter().flat_map(move |vertical| {
-                    cells_of(fitting(empty, length, vertical)).map(move |anchor| Piece {
-                        anchor: anchor as u8,
-                        length: length as u8,
-                        vertical,
-                    })
-                })
+                [false, true]
+                    .into_iter()
+                    .flat_map(move |vertical| fitting_pieces(empty, length, vertical))
             })
     }
 
@@ -537,27 +533,27 @@ impl Position {
                 .map(|c| c.name())
                 .collect();
             let cells = cell_names(covered);
-            return Some(Error::IllegalMove {
-                rule: "marker-on-piece",
-                detail: format!(
+            return Some(Error::illegal_move(
+                "marker-on-piece",
+                format!(
                     "{piece} cannot be removed: the {} marker stands on it at {}",
                     owners.join(" and "),
                     cells.join(", ")
                 ),
-                data: json!({ "piece": piece.to_string(), "cells": cells, "markers": owners }),
-            });
+                json!({ "piece": piece.to_string(), "cells": cells, "markers": owners }),
+            ));
         }
         let longest = self.longest_removed(color);
-        if piece.length < longest {
-            return Some(Error::IllegalMove {
-                rule: "shorter-than-removed",
-                detail: format!(
+        if piece.length() < usize::from(longest) {
+            return Some(Error::illegal_move(
+                "shorter-than-removed",
+                format!(
                     "{piece} has length {}, but {} already removed a piece of length {longest}: removals never get shorter",
-                    piece.length,
+                    piece.length(),
                     color.name()
                 ),
-                data: json!({ "piece": piece.to_string(), "length": piece.length, "longest_removed": longest }),
-            });
+                json!({ "piece": piece.to_string(), "length": piece.length(), "longest_removed": longest }),
+            ));
         }
         None
     }
@@ -571,7 +567,7 @@ impl Position {
             .enumerate()
             .filter(move |(_, &mask)| mask & markers == 0)
             .filter_map(|(index, &mask)| Piece::from_mask(mask).map(|piece| (index, piece)))
-            .filter(move |(_, piece)| piece.length >= longest)
+            .filter(move |(_, piece)| piece.length() >= usize::from(longest))
     }
 
     /// The one advance of `color` that would land on the other marker, if there is one.
@@ -670,7 +666,7 @@ impl Position {
     fn place(&self, mover: Color, piece: Piece) -> Position {
         let mut next = *self;
         next.add_piece(mover, piece.mask());
-        next.unplaced[mover as usize][usize::from(piece.length) - MIN_LENGTH] -= 1;
+        next.unplaced[mover as usize][piece.length() - MIN_LENGTH] -= 1;
         next.to_move = Some(self.next_after(mover));
         next
     }
@@ -764,13 +760,13 @@ impl Position {
                         Phase::Placement => ("must-place", "place a piece"),
                         Phase::Scoring => ("must-remove", "remove a piece"),
                     };
-                    return Err(Error::IllegalMove {
+                    return Err(Error::illegal_move(
                         rule,
-                        detail: format!(
+                        format!(
                             "{player} can {what} ({available} legal moves), so {player} may not pass"
                         ),
-                        data: json!({ "moves": available }),
-                    });
+                        json!({ "moves": available }),
+                    ));
                 }
                 let (next, phase_ended) = self.pass(mover);
                 Ok((
@@ -790,11 +786,11 @@ impl Position {
                         "the scoring phase: a move removes a piece (xc4-g4+12) or passes"
                     }
                 };
-                Err(Error::IllegalMove {
-                    rule: "wrong-phase",
-                    detail: format!("{mv} cannot be played in {expected}"),
-                    data: json!({ "phase": phase.name() }),
-                })
+                Err(Error::illegal_move(
+                    "wrong-phase",
+                    format!("{mv} cannot be played in {expected}"),
+                    json!({ "phase": phase.name() }),
+                ))
             }
         }
     }
@@ -807,29 +803,29 @@ impl Position {
     }
 
     fn check_placement(&self, mover: Color, piece: Piece) -> Result<()> {
-        let length = usize::from(piece.length);
+        let length = piece.length();
         if self.unplaced[mover as usize][length - MIN_LENGTH] == 0 {
-            return Err(Error::IllegalMove {
-                rule: "no-piece-left",
-                detail: format!(
+            return Err(Error::illegal_move(
+                "no-piece-left",
+                format!(
                     "{} has no unplaced piece of length {length} (it had {})",
                     mover.name(),
                     SUPPLY[length - MIN_LENGTH]
                 ),
-                data: json!({ "length": length }),
-            });
+                json!({ "length": length }),
+            ));
         }
         let taken = piece.mask() & self.occupied;
         if taken != 0 {
             let cells = cell_names(taken);
-            return Err(Error::IllegalMove {
-                rule: "occupied",
-                detail: format!(
+            return Err(Error::illegal_move(
+                "occupied",
+                format!(
                     "{piece} overlaps the pieces already on {}",
                     cells.join(", ")
                 ),
-                data: json!({ "cells": cells }),
-            });
+                json!({ "cells": cells }),
+            ));
         }
         Ok(())
     }
@@ -850,42 +846,34 @@ impl Position {
                     format!("no piece of {} lies exactly on {piece}", mover.name()),
                 )
             };
-            return Err(Error::IllegalMove {
+            return Err(Error::illegal_move(
                 rule,
                 detail,
-                data: json!({ "piece": piece.to_string() }),
-            });
+                json!({ "piece": piece.to_string() }),
+            ));
         };
         if let Some(refusal) = self.removal_refusal(mover, piece) {
             return Err(refusal);
         }
         let scoring = self.scoring(piece);
         if advance > u64::from(scoring.points) {
-            return Err(Error::IllegalMove {
-                rule: "advance-too-far",
-                detail: format!(
+            return Err(Error::illegal_move("advance-too-far", format!(
                     "removing {piece} scores {} points ({} pieces on the {}, value {}, {} markers on it): an advance of {advance} is too far",
                     scoring.points,
                     scoring.pieces_on_line,
                     piece.line_name(),
                     piece.value(),
                     scoring.markers_on_line
-                ),
-                data: json!({ "advance": advance, "points": scoring.points }),
-            });
+                ), json!({ "advance": advance, "points": scoring.points })));
         }
         if Some(advance) == self.forbidden_advance(mover) {
             let other = mover.other();
             let cell = self.marker(other).map(cell_name).unwrap_or_default();
-            return Err(Error::IllegalMove {
-                rule: "lands-on-marker",
-                detail: format!(
+            return Err(Error::illegal_move("lands-on-marker", format!(
                     "an advance of {advance} would put the {} marker on {cell}, where the {} marker stands",
                     mover.name(),
                     other.name()
-                ),
-                data: json!({ "advance": advance, "cell": cell }),
-            });
+                ), json!({ "advance": advance, "cell": cell })));
         }
         Ok((index, scoring))
     }
@@ -1011,7 +999,7 @@ impl Position {
                     .filter_map(move |&mask| Piece::from_mask(mask).map(|piece| (color, piece)))
             })
             .collect();
-        all.sort_by_key(|(_, piece)| piece.anchor);
+        all.sort_by_key(|(_, piece)| piece.anchor());
         all
     }
 
@@ -1464,13 +1452,7 @@ fn piece_field(color: Color, index: Option<usize>) -> String {
 }
 
 /// Per-player values in a JSON state: `{"black": ..., "white": ...}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "{T}PerPlayer", description = "")]
-pub struct PerPlayer<T> {
-    pub black: T,
-    pub white: T,
-}
+pub type PerPlayer<T> = crate::players::PerPlayer<Color, T>;
 
 /// The JSON form of an Isaac state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -1546,21 +1528,18 @@ struct LengthsSchema(
 impl State {
     fn parts(&self) -> Result<Parts> {
         let mut pieces: [Vec<(Piece, Option<usize>)>; 2] = [Vec::new(), Vec::new()];
-        for (color, list) in [
-            (Color::Black, &self.pieces.black),
-            (Color::White, &self.pieces.white),
-        ] {
+        for (color, list) in COLORS.into_iter().zip(self.pieces.values()) {
             for (index, text) in list.iter().enumerate() {
                 let field = || piece_field(color, Some(index));
                 let piece = Piece::parse(text).map_err(|d| Error::invalid_state(field(), d))?;
                 if let Some((previous, _)) = pieces[color as usize].last() {
-                    if previous.anchor == piece.anchor {
+                    if previous.anchor() == piece.anchor() {
                         return Err(Error::invalid_state(
                             field(),
                             format!("{piece} is listed twice (two pieces cannot share a lower-left cell)"),
                         ));
                     }
-                    if previous.anchor > piece.anchor {
+                    if previous.anchor() > piece.anchor() {
                         return Err(Error::invalid_state(
                             field(),
                             format!("pieces are listed by lower-left cell: {piece} comes before {previous}"),
@@ -1601,10 +1580,10 @@ impl State {
             pieces,
             phase,
             to_move: player("to_move", &self.to_move)?,
-            scores: [self.scores.black, self.scores.white],
+            scores: *self.scores.values(),
             first_to_pass: player("first_to_pass", &self.first_to_pass)?,
             passed,
-            removed: [self.removed.black.clone(), self.removed.white.clone()],
+            removed: self.removed.values().clone(),
         })
     }
 }
@@ -1648,7 +1627,7 @@ fn parse_pieces(text: &str) -> Result<[Vec<IndexedPiece>; 2]> {
     if text == "-" {
         return Ok(pieces);
     }
-    let mut last_anchor: Option<u8> = None;
+    let mut last_anchor: Option<usize> = None;
     for entry in text.split(',') {
         let (color, piece) = match entry.split_at_checked(1) {
             Some(("B", piece)) => (Color::Black, piece),
@@ -1660,12 +1639,12 @@ fn parse_pieces(text: &str) -> Result<[Vec<IndexedPiece>; 2]> {
             }
         };
         let piece = Piece::parse(piece).map_err(syntax)?;
-        if last_anchor.is_some_and(|anchor| anchor >= piece.anchor) {
+        if last_anchor.is_some_and(|anchor| anchor >= piece.anchor()) {
             return Err(syntax(format!(
                 "pieces are listed by lower-left cell: {entry} is out of order"
             )));
         }
-        last_anchor = Some(piece.anchor);
+        last_anchor = Some(piece.anchor());
         pieces[color as usize].push((piece, None));
     }
     Ok(pieces)
@@ -1742,7 +1721,7 @@ pub struct Isaac;
 impl Rules for Isaac {
     const NAME: &'static str = "isaac";
     const RULES_VERSION: &'static str = "isaac@1";
-    const PLAYERS: &'static [&'static str] = &["black", "white"];
+    const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
@@ -1835,26 +1814,17 @@ impl Rules for Isaac {
             rules: Self::RULES_VERSION.to_owned(),
             variant: setup.variant,
             options: setup.options,
-            pieces: PerPlayer {
-                black: pieces(Color::Black),
-                white: pieces(Color::White),
-            },
+            pieces: PerPlayer::of(COLORS.map(pieces)),
             phase: position.phase.name().to_owned(),
             to_move: position.to_move.map(|c| c.name().to_owned()),
-            scores: PerPlayer {
-                black: i64::from(position.scores[0]),
-                white: i64::from(position.scores[1]),
-            },
+            scores: PerPlayer::of(position.scores.map(i64::from)),
             first_to_pass: position.first_to_pass.map(|c| c.name().to_owned()),
             passed: COLORS
                 .iter()
                 .filter(|&&c| position.passed[c as usize])
                 .map(|c| c.name().to_owned())
                 .collect(),
-            removed: PerPlayer {
-                black: removed(Color::Black),
-                white: removed(Color::White),
-            },
+            removed: PerPlayer::of(COLORS.map(removed)),
         }
     }
 
