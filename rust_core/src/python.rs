@@ -23,6 +23,8 @@ use crate::request::{self, Reader};
 use crate::seal::{self, SealKeys};
 use crate::with_game;
 
+mod plain;
+
 // Batches allocate and free many small strings from every core at once, where glibc's allocator took
 // a third of the time (perf); mimalloc keeps a heap per thread.
 #[global_allocator]
@@ -180,9 +182,12 @@ impl Engine {
             Ok(_) if self.keys.is_some() => Err(seal::position_refused()),
             Ok(text) => G::parse_position(&text.to_cow()?, self.own_setup::<G>())
                 .map(|position| (position, Form::Notation)),
-            Err(_) => json_text(state)
-                .map_err(|detail| Error::invalid_state("state", detail))
-                .and_then(|json| seal::read_object::<G>(&json, self.keys())),
+            Err(_) => match self.keys.is_none().then(|| plain::read_position::<G>(state)) {
+                Some(Some(read)) => read.map(|position| (position, Form::Object)),
+                _ => json_text(state)
+                    .map_err(|detail| Error::invalid_state("state", detail))
+                    .and_then(|json| seal::read_object::<G>(&json, self.keys())),
+            },
         };
         position.map_err(|e| raise(state.py(), &e))
     }
