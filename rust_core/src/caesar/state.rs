@@ -75,20 +75,73 @@ impl<'de, T: de::DeserializeOwned> Deserialize<'de> for Ordered<T> {
 /// (a player, token, province, border or bonus), so that reading a state allocates no string for
 /// it; any other text as given, for the error that quotes it.
 fn interned(text: &str) -> Name {
-    let known = KNOWN_NAMES.get_or_init(known_names);
-    let found = name_key(text)
-        .and_then(|key| known.binary_search_by_key(&key, |&(k, _)| k).ok())
-        .map(|at| known[at].1)
-        .filter(|name| name.len() == text.len());
-    match found {
-        Some(name) => Name::Borrowed(name),
-        None => Name::Owned(text.to_owned()),
+    let known = KNOWN_NAMES.get_or_init(KnownNames::new);
+    match name_key(text).and_then(|key| known.find(key)) {
+        Some(name) if name.len() == text.len() => Name::Borrowed(name),
+        _ => Name::Owned(text.to_owned()),
     }
 }
 
-/// Every name of the game is at most 8 bytes, none with a zero byte: its bytes as an integer make a
-/// key found by a binary search, several times faster than parsing the name (a state has ~130).
-static KNOWN_NAMES: OnceLock<Vec<(u64, &'static str)>> = OnceLock::new();
+/// Every name of the game is at most 8 bytes, none with a zero byte: its bytes as an integer are
+/// hashed to a slot of a small table with no two names in one slot (a state has ~130 names: this
+/// costs no branch that mispredicts, unlike parsing them or searching a sorted table).
+struct KnownNames {
+    multiplier: u64,
+    /// Per slot, the index in `names` plus one (0: empty).
+    slots: [u8; 1 << SLOT_BITS],
+    names: Vec<(u64, &'static str)>,
+}
+
+const SLOT_BITS: u32 = 10;
+
+static KNOWN_NAMES: OnceLock<KnownNames> = OnceLock::new();
+
+impl KnownNames {
+    /// The table of the game's names: players, tokens, provinces, borders as the rules write them,
+    /// bonuses; the first odd multiplier that gives each its own slot (found in a few tries).
+    fn new() -> KnownNames {
+        let players = Player::BOTH.into_iter().map(Player::name);
+        let tokens = (0..TOKEN_KINDS).map(token_code);
+        let provinces = (0..PROVINCE_COUNT).map(province_code);
+        let borders = (0..BORDER_COUNT).map(border_id);
+        let bonuses = Bonus::ALL.into_iter().map(Bonus::name);
+        let names: Vec<(u64, &'static str)> = (players.chain(tokens).chain(provinces))
+            .chain(borders.chain(bonuses))
+            .map(|name| (name_key(name).expect("names are at most 8 bytes"), name))
+            .collect();
+        (0u64..)
+            .map(|n| 0x9E37_79B9_7F4A_7C15_u64.wrapping_add(n << 1))
+            .find_map(|multiplier| KnownNames::with(multiplier, &names))
+            .expect("some multiplier separates the names")
+    }
+
+    fn with(multiplier: u64, names: &[(u64, &'static str)]) -> Option<KnownNames> {
+        let mut slots = [0u8; 1 << SLOT_BITS];
+        for (index, &(key, _)) in names.iter().enumerate() {
+            let slot = &mut slots[slot_of(key, multiplier)];
+            if *slot != 0 {
+                return None;
+            }
+            *slot = u8::try_from(index + 1).expect("fewer than 255 names");
+        }
+        let names = names.to_vec();
+        Some(KnownNames {
+            multiplier,
+            slots,
+            names,
+        })
+    }
+
+    fn find(&self, key: u64) -> Option<&'static str> {
+        let index = usize::from(self.slots[slot_of(key, self.multiplier)]).checked_sub(1)?;
+        let (known, name) = self.names[index];
+        (known == key).then_some(name)
+    }
+}
+
+fn slot_of(key: u64, multiplier: u64) -> usize {
+    (key.wrapping_mul(multiplier) >> (64 - SLOT_BITS)) as usize
+}
 
 /// The bytes of a text of at most 8 bytes as an integer (the same for texts that differ only by
 /// trailing zero bytes: the caller compares lengths).
@@ -98,22 +151,6 @@ fn name_key(text: &str) -> Option<u64> {
     }
     let bytes = text.as_bytes().iter().rev();
     Some(bytes.fold(0, |key, &byte| key << 8 | u64::from(byte)))
-}
-
-/// The game's names, by key: players, tokens, provinces, borders as the rules write them, bonuses.
-fn known_names() -> Vec<(u64, &'static str)> {
-    let players = Player::BOTH.into_iter().map(Player::name);
-    let tokens = (0..TOKEN_KINDS).map(token_code);
-    let provinces = (0..PROVINCE_COUNT).map(province_code);
-    let borders = (0..BORDER_COUNT).map(border_id);
-    let bonuses = Bonus::ALL.into_iter().map(Bonus::name);
-    let mut names: Vec<(u64, &'static str)> = (players.chain(tokens).chain(provinces))
-        .chain(borders.chain(bonuses))
-        .map(|name| (name_key(name).expect("names are at most 8 bytes"), name))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
 }
 
 /// Reads a `Name` (as serde reads a string) through `interned`.

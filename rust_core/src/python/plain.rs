@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use serde::de::{
@@ -88,7 +89,8 @@ impl<'de> Deserializer<'de> for Plain<'_, '_> {
         }
         if let Ok(dict) = value.cast_exact::<PyDict>() {
             return visitor.visit_map(Entries {
-                entries: dict.iter(),
+                dict,
+                position: 0,
                 value: None,
                 reader: &self,
             });
@@ -103,13 +105,14 @@ impl<'de> Deserializer<'de> for Plain<'_, '_> {
         if let Ok(flag) = value.cast_exact::<PyBool>() {
             return visitor.visit_bool(flag.is_true());
         }
-        if let Ok(int) = value.cast_exact::<PyInt>() {
-            if let Ok(n) = int.extract::<u64>() {
-                return visitor.visit_u64(n);
-            }
-            return match int.extract::<i64>() {
-                Ok(n) => visitor.visit_i64(n),
-                Err(_) => Err(not_plain("an int beyond 64 bits")),
+        if value.cast_exact::<PyInt>().is_ok() {
+            let mut overflow = 0;
+            // SAFETY: an exact int, read without raising (an int beyond i64 is left to the JSON path).
+            let n = unsafe { ffi::PyLong_AsLongLongAndOverflow(value.as_ptr(), &mut overflow) };
+            return match (overflow, u64::try_from(n)) {
+                (0, Ok(n)) => visitor.visit_u64(n),
+                (0, Err(_)) => visitor.visit_i64(n),
+                _ => Err(not_plain("an int beyond 64 bits")),
             };
         }
         if let Ok(float) = value.cast_exact::<PyFloat>() {
@@ -157,9 +160,12 @@ impl<'de> Deserializer<'de> for Plain<'_, '_> {
 }
 
 /// A dict's entries in their order (JSON text's order, as orjson writes them); keys are strings.
+/// Keys and values are borrowed from the dict (no reference counting, a call each in the stable
+/// ABI): nothing can change the dict while a state is read (see `read_position`).
 struct Entries<'r, 'a, 'py> {
-    entries: pyo3::types::iter::BoundDictIterator<'py>,
-    value: Option<Bound<'py, PyAny>>,
+    dict: &'a Bound<'py, PyDict>,
+    position: ffi::Py_ssize_t,
+    value: Option<Borrowed<'a, 'py, PyAny>>,
     reader: &'r Plain<'a, 'py>,
 }
 
@@ -170,14 +176,23 @@ impl<'de> MapAccess<'de> for Entries<'_, '_, '_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, NotPlain> {
-        let Some((key, value)) = self.entries.next() else {
-            return Ok(None);
+        let (mut key, mut value) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: the dict is a dict, and it does not change while it is read (`read_position`):
+        // PyDict_Next lends its key and value for as long as the dict holds them.
+        let more = unsafe {
+            ffi::PyDict_Next(self.dict.as_ptr(), &mut self.position, &mut key, &mut value)
         };
+        if more == 0 {
+            return Ok(None);
+        }
+        let py = self.dict.py();
+        // SAFETY: as above, both are valid objects the dict holds.
+        let (key, value) = unsafe { (Borrowed::from_ptr(py, key), Borrowed::from_ptr(py, value)) };
         self.value = Some(value);
         let key = key
             .cast_exact::<PyString>()
             .map_err(|_| not_plain("a key that is not a string"))?;
-        seed.deserialize(text(key)?.into_deserializer()).map(Some)
+        seed.deserialize(text(&key)?.into_deserializer()).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, NotPlain> {
@@ -189,7 +204,7 @@ impl<'de> MapAccess<'de> for Entries<'_, '_, '_> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.entries.len())
+        Some(self.dict.len())
     }
 }
 
@@ -210,10 +225,12 @@ impl<'de> SeqAccess<'de> for Items<'_, '_, '_, '_> {
         if self.next >= self.list.len() {
             return Ok(None);
         }
-        let item = self
-            .list
-            .get_item(self.next)
-            .map_err(|_| not_plain("a list changed while read"))?;
+        let at = ffi::Py_ssize_t::try_from(self.next).map_err(|_| not_plain("a long list"))?;
+        // SAFETY: `next` is below the length of the list, which does not change while it is read
+        // (`read_position`); PyList_GetItem lends the item for as long as the list holds it.
+        let item = unsafe {
+            Borrowed::from_ptr(self.list.py(), ffi::PyList_GetItem(self.list.as_ptr(), at))
+        };
         self.next += 1;
         seed.deserialize(self.reader.inner(&item)?).map(Some)
     }
@@ -231,9 +248,24 @@ pub fn read_position<G: Rules>(state: &Bound<'_, PyAny>) -> Option<Result<G::Pos
     if dict.contains(OPAQUE_FIELD).ok()? {
         return None;
     }
-    let state = Unsealed::<G::State>::deserialize(Plain::new(state))
+    let state = without_collection(|| Unsealed::<G::State>::deserialize(Plain::new(state)))
         .ok()?
         .into_state()
         .ok()?;
     Some(seal::with_chance::<G, _>(None, || G::from_state(state)))
+}
+
+/// `read` with Python's cyclic garbage collection paused: `Plain` borrows the objects of a state
+/// from their dicts and lists and runs no Python code (the one exception it may meet, a string
+/// that is not UTF-8, is a built-in one), so with the GIL held and no collection (whose finalizers
+/// could run any code) nothing changes them while they are read.
+fn without_collection<T>(read: impl FnOnce() -> T) -> T {
+    // SAFETY: the GIL is held (the caller holds a `Bound`); the collector's previous state is restored.
+    let was_enabled = unsafe { ffi::PyGC_Disable() } == 1;
+    let value = read();
+    if was_enabled {
+        // SAFETY: as above.
+        unsafe { ffi::PyGC_Enable() };
+    }
+    value
 }
