@@ -55,7 +55,8 @@ fn to_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
 }
 
 /// A Python value as JSON text, with JSON's strict types: orjson writes a dict or a list many times
-/// faster than Rust can walk it value by value; anything orjson does not write (a mapping that is
+/// faster than pythonize walks it (a state of plain values is read by `plain` without text, and
+/// comes here only when that leaves it); anything orjson does not write (a mapping that is
 /// not a dict, say) goes through a JSON value. Either way `{}` is not a boolean and a string is not
 /// a list of characters.
 fn json_text(value: &Bound<'_, PyAny>) -> Result<String, String> {
