@@ -183,14 +183,23 @@ impl Engine {
             Ok(_) if self.keys.is_some() => Err(seal::position_refused()),
             Ok(text) => G::parse_position(&text.to_cow()?, self.own_setup::<G>())
                 .map(|position| (position, Form::Notation)),
-            Err(_) => match self.keys.is_none().then(|| plain::read_position::<G>(state)) {
-                Some(Some(read)) => read.map(|position| (position, Form::Object)),
-                _ => json_text(state)
+            Err(_) => match self.read_plain::<G>(state) {
+                Some(read) => read.map(|position| (position, Form::Object)),
+                None => json_text(state)
                     .map_err(|detail| Error::invalid_state("state", detail))
                     .and_then(|json| seal::read_object::<G>(&json, self.keys())),
             },
         };
         position.map_err(|e| raise(state.py(), &e))
+    }
+
+    /// A state dict read straight from its Python objects (see `plain`) where it can be: without
+    /// keys (a seal is verified over the state's canonical JSON text).
+    fn read_plain<G: Rules>(&self, state: &Bound<'_, PyAny>) -> Option<Result<G::Position, Error>> {
+        self.keys
+            .is_none()
+            .then(|| plain::read_position::<G>(state))
+            .flatten()
     }
 
     /// The position of a state whose form may act as the player to move (see `Form::act_as_mover`).
