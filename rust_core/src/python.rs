@@ -24,6 +24,8 @@ use crate::request::{self, Reader};
 use crate::seal::{self, SealKeys};
 use crate::with_game;
 
+mod plain;
+
 // Batches allocate and free many small strings from every core at once, where glibc's allocator took
 // a third of the time (perf); mimalloc keeps a heap per thread.
 #[global_allocator]
@@ -54,7 +56,8 @@ fn to_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
 }
 
 /// A Python value as JSON text, with JSON's strict types: orjson writes a dict or a list many times
-/// faster than Rust can walk it value by value; anything orjson does not write (a mapping that is
+/// faster than pythonize walks it (a state of plain values is read by `plain` without text, and
+/// comes here only when that leaves it); anything orjson does not write (a mapping that is
 /// not a dict, say) goes through a JSON value. Either way `{}` is not a boolean and a string is not
 /// a list of characters.
 fn json_text(value: &Bound<'_, PyAny>) -> Result<String, String> {
@@ -181,11 +184,23 @@ impl Engine {
             Ok(_) if self.keys.is_some() => Err(seal::position_refused()),
             Ok(text) => G::parse_position(&text.to_cow()?, self.own_setup::<G>())
                 .map(|position| (position, Form::Notation)),
-            Err(_) => json_text(state)
-                .map_err(|detail| Error::invalid_state("state", detail))
-                .and_then(|json| seal::read_object::<G>(&json, self.keys())),
+            Err(_) => match self.read_plain::<G>(state) {
+                Some(read) => read.map(|position| (position, Form::Object)),
+                None => json_text(state)
+                    .map_err(|detail| Error::invalid_state("state", detail))
+                    .and_then(|json| seal::read_object::<G>(&json, self.keys())),
+            },
         };
         position.map_err(|e| raise(state.py(), &e))
+    }
+
+    /// A state dict read straight from its Python objects (see `plain`) where it can be: without
+    /// keys (a seal is verified over the state's canonical JSON text).
+    fn read_plain<G: Rules>(&self, state: &Bound<'_, PyAny>) -> Option<Result<G::Position, Error>> {
+        self.keys
+            .is_none()
+            .then(|| plain::read_position::<G>(state))
+            .flatten()
     }
 
     /// The position of a state that acts as the player to move, with that player's `secret` when the

@@ -6,7 +6,7 @@ pub mod map;
 mod state;
 
 use std::collections::BTreeMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -832,7 +832,12 @@ impl Position {
         let mut moves: Vec<(String, Move)> = self
             .moves_unsorted()
             .into_iter()
-            .map(|mv| (mv.to_string(), mv))
+            .map(|mv| {
+                // Room for most moves at once: `to_string` grew each text two or three times.
+                let mut text = String::with_capacity(24);
+                write!(text, "{mv}").expect("a String takes any text");
+                (text, mv)
+            })
             .collect();
         moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         moves

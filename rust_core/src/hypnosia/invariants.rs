@@ -40,8 +40,8 @@ impl Position {
                 if !(SPACE_BASE..CENTRE).contains(&loc) {
                     continue;
                 }
-                let at = self.loc_name(loc);
                 if self.count(seat, loc) > 2 {
+                    let at = self.loc_name(loc);
                     return Err(Error::invalid_state(
                         format!("pawns.{name}"),
                         format!(
@@ -51,6 +51,7 @@ impl Position {
                     ));
                 }
                 if let Some((other, _)) = self.enemy_at(seat, loc) {
+                    let at = self.loc_name(loc);
                     return Err(Error::invalid_state(
                         format!("pawns.{name}"),
                         format!(

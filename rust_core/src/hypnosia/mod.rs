@@ -524,13 +524,25 @@ impl Position {
 
     /// The name of a location, as states and effects write it.
     fn loc_name(&self, loc: Loc) -> String {
+        let mut name = String::with_capacity(8);
+        self.push_loc_name(loc, &mut name);
+        name
+    }
+
+    /// `loc_name` at the end of `text`, without a string of its own (positions write many).
+    fn push_loc_name(&self, loc: Loc, text: &mut String) {
         match loc {
-            CENTRE => "centre".to_owned(),
-            CAPTURED => "captured".to_owned(),
-            _ if loc < SPACE_BASE => format!("h{}", loc + 1),
+            CENTRE => text.push_str("centre"),
+            CAPTURED => text.push_str("captured"),
+            _ if loc < SPACE_BASE => {
+                text.push('h');
+                push_number(text, u32::from(loc) + 1);
+            }
             _ => {
                 let (circle, index) = self.board().coords(loc - SPACE_BASE);
-                format!("{circle}.{index}")
+                push_number(text, u32::from(circle));
+                text.push('.');
+                push_number(text, u32::from(index));
             }
         }
     }
@@ -1419,6 +1431,14 @@ pub struct State {
     pub captures: BTreeMap<String, i64>,
 }
 
+/// A number's decimal digits at the end of `text`, without `format!`.
+fn push_number(text: &mut String, n: u32) {
+    if n >= 10 {
+        push_number(text, n / 10);
+    }
+    text.push(char::from(b'0' + (n % 10) as u8));
+}
+
 fn seat_of_letter(letter: u8) -> Option<usize> {
     LETTERS.iter().position(|&l| l == letter)
 }
@@ -1641,45 +1661,47 @@ impl Rules for Hypnosia {
 
     fn position_text(position: &Position) -> String {
         let letter = |seat: u8| LETTERS[usize::from(seat)] as char;
-        let pawns: Vec<String> = position
-            .game
-            .seats
-            .iter()
-            .map(|&seat| {
-                let locs: Vec<String> = position.pawns[usize::from(seat)]
-                    .iter()
-                    .map(|&l| position.loc_name(l))
-                    .collect();
-                format!("{}:{}", letter(seat), locs.join(","))
-            })
-            .collect();
-        let to_move = if position.to_move == NOBODY {
-            "-".to_owned()
-        } else {
-            letter(position.to_move).to_string()
-        };
-        let dice: String = if position.dice_len == 0 {
-            "-".to_owned()
-        } else {
-            position.dice().iter().map(|d| d.to_string()).collect()
-        };
-        let centre: String = if position.centre_len == 0 {
-            "-".to_owned()
-        } else {
-            position.centre().iter().map(|&s| letter(s)).collect()
-        };
-        let captures: Vec<String> = position
-            .game
-            .seats
-            .iter()
-            .map(|&s| position.captures[usize::from(s)].to_string())
-            .collect();
-        format!(
-            "{} {to_move} {dice} {centre} {} {}",
-            pawns.join("/"),
-            captures.join("/"),
-            position.chance.notation(SeedText::Short)
-        )
+        let mut text = String::with_capacity(96);
+        for (n, &seat) in position.game.seats.iter().enumerate() {
+            if n > 0 {
+                text.push('/');
+            }
+            text.push(letter(seat));
+            text.push(':');
+            for (i, &loc) in position.pawns[usize::from(seat)].iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                position.push_loc_name(loc, &mut text);
+            }
+        }
+        text.push(' ');
+        match position.to_move {
+            NOBODY => text.push('-'),
+            seat => text.push(letter(seat)),
+        }
+        text.push(' ');
+        if position.dice_len == 0 {
+            text.push('-');
+        }
+        for &die in position.dice() {
+            push_number(&mut text, u32::from(die));
+        }
+        text.push(' ');
+        if position.centre_len == 0 {
+            text.push('-');
+        }
+        text.extend(position.centre().iter().map(|&s| letter(s)));
+        text.push(' ');
+        for (n, &seat) in position.game.seats.iter().enumerate() {
+            if n > 0 {
+                text.push('/');
+            }
+            push_number(&mut text, position.captures[usize::from(seat)]);
+        }
+        text.push(' ');
+        text.push_str(&position.chance.notation(SeedText::Short));
+        text
     }
 
     fn to_move(position: &Position) -> Option<&'static str> {
