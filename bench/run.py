@@ -1256,7 +1256,7 @@ def mover_secret(game: referee.Game, state: dict[str, Any], kind: str) -> str | 
 
 def seal_bodies(args: argparse.Namespace, workdir: Path, plies: int = 12) -> dict[str, dict[str, bytes]]:
     """Each game's `play` body, unsealed, sealed and opaque: the state `plies` into a game seeded alike and
-    played alike (the same random choices), and a legal move. Without keys chance is the documented
+    played alike (the same random choices; opaque Caesar! on a seed of the service's), and a legal move. Without keys chance is the documented
     generator, with keys it is keyed, so Hypnosia's and Caesar!'s unsealed game draws otherwise than the
     sealed and opaque ones (which are the same game). Opaque Caesar! games start with the players'
     commitments, and every opaque body carries the mover's secret (ignored where nothing is hidden)."""
@@ -1267,7 +1267,9 @@ def seal_bodies(args: argparse.Namespace, workdir: Path, plies: int = 12) -> dic
                  "opaque": referee.game(name, seal_keys=referee.SealKeys(BENCH_SEAL_KEYS, opaque=[name]))}
         commitments = {player: referee.commitment(secret) for player, secret in BENCH_PLAYER_SECRETS.items()}
         for kind, game in games.items():
-            rng, state = random.Random(name), game.new(seed=1, commitments=commitments)
+            # A committed game (opaque Caesar!) draws its own seed: it refuses one given.
+            seed = None if game.committed else 1
+            rng, state = random.Random(name), game.new(seed=seed, commitments=commitments)
             for _ in range(plies):
                 secret = mover_secret(game, state, kind)
                 state = game.play(state, rng.choice(game.legal_moves(state, secret=secret)), secret=secret)["state"]

@@ -162,7 +162,7 @@ def test_a_generated_client_plays_caesar_with_opaque_states(client_package) -> N
         players = {name: OpaquePlayer(client_package, client, name) for name in ("caesar", "pompey")}
         commitments = commitments_model(client_package).from_dict(
             {name: referee.commitment(player.secret) for name, player in players.items()})
-        started = players["caesar"].call("new", model(client_package, "CaesarNewRequest")(seed=7, commitments=commitments))
+        started = players["caesar"].call("new", model(client_package, "CaesarNewRequest")(commitments=commitments))
         state, outcome, rng = started.state, started.outcome, random.Random("opaque")
         assert isinstance(state, model(client_package, "OpaqueState")) and not hasattr(started, "states")
         for _ in range(MAX_PLIES):
@@ -178,6 +178,6 @@ def test_a_generated_client_plays_caesar_with_opaque_states(client_package) -> N
         # A game started with other commitments refuses caesar's secret.
         other = commitments_model(client_package).from_dict(
             {"caesar": referee.commitment("someone else's secret"), "pompey": referee.commitment(players["pompey"].secret)})
-        theirs = players["caesar"].call("new", model(client_package, "CaesarNewRequest")(seed=7, commitments=other))
+        theirs = players["caesar"].call("new", model(client_package, "CaesarNewRequest")(commitments=other))
         refused = players["caesar"].look(theirs.state)
         assert refused.code.value == "not-this-player" and refused.detail.startswith("wrong"), refused

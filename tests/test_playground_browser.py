@@ -85,8 +85,10 @@ class Page:
         action()
         self.wait_for(self.idle)
 
-    def new_game(self, seed: int, options: dict | None = None) -> None:
-        self.fill("seed", str(seed))
+    def new_game(self, seed: int | None, options: dict | None = None) -> None:
+        """A new game; `seed` None where the service draws it (committed, opaque Caesar!: the field is off)."""
+        if seed is not None:
+            self.fill("seed", str(seed))
         self.fill("options", json.dumps(options or {}))
         self.acting(lambda: self.by_id("new").click())
 
@@ -255,7 +257,8 @@ def test_a_caesar_game_with_opaque_states_is_a_hot_seat(browser) -> None:
 
     with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as opaque:
         page = Page(browser, opaque.base, "caesar")
-        page.new_game(seed=3)
+        assert page.by_id("seed").get_attribute("disabled") is not None, "the service draws the seed"
+        page.new_game(seed=None)
         secrets = browser.execute_script("return view.secrets")
         assert set(secrets) == {"caesar", "pompey"} and secrets["caesar"] != secrets["pompey"], secrets
         for ply in range(1, 4):
@@ -270,3 +273,8 @@ def test_a_caesar_game_with_opaque_states_is_a_hot_seat(browser) -> None:
             page.acting(button.click)
             assert page.ply() == f"ply {ply} / {ply} — {move}", page.text("message")
         page.shot("caesar-opaque-hot-seat")
+        # A pasted opaque state of the page's game is shown with the mover's secret the page holds.
+        state = page.state()
+        page.fill("paste", json.dumps(state))
+        page.acting(lambda: page.by_id("view-paste").click())
+        assert page.text("message") == "pasted state" and page.legal(), page.text("message")

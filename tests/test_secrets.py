@@ -185,9 +185,9 @@ def open_with_reference(state: dict, key_id: str, game: str = "caesar", rules: s
     return None if plaintext is None else json.loads(plaintext)
 
 
-def started(game: referee.Game, seed: int = 4) -> tuple[dict, str]:
-    """A new opaque game and the player to move."""
-    state = game.new(seed=seed, commitments=COMMITMENTS)
+def started(game: referee.Game) -> tuple[dict, str]:
+    """A new opaque game (its seed the service's own) and the player to move."""
+    state = game.new(commitments=COMMITMENTS)
     return state, game.outcome(state)["to_move"]
 
 
@@ -227,19 +227,111 @@ def test_a_committed_game_starts_only_with_one_commitment_a_player() -> None:
                          (COMMITMENTS | {"crassus": digest}, "commitments"), ({"caesar": digest, "pompey": digest},
                          "commitments.pompey"), (COMMITMENTS | {"pompey": digest.upper()}, "commitments.pompey"),
                          (COMMITMENTS | {"pompey": 7}, "commitments.pompey"), ([digest, digest], "commitments")):
-        for call in (lambda: game.new(seed=4, commitments=given), lambda: game.replay([], seed=4, commitments=given)):
-            with pytest.raises(referee.errors.MalformedRequest) as refused:
-                call()
-            assert [error["field"] for error in refused.value.data["errors"]] == [field], (given, refused.value.data)
+        with pytest.raises(referee.errors.MalformedRequest) as refused:
+            game.new(commitments=given)
+        assert [error["field"] for error in refused.value.data["errors"]] == [field], (given, refused.value.data)
     # A game or mode without hidden information ignores them (a client may always send them): the same state.
     for plain in (referee.game("caesar"), referee.game("iago"),
                   referee.game("hypnosia", seal_keys=referee.SealKeys(KEYS_ROTATED, opaque=["hypnosia"]))):
         assert not plain.committed
         with_them = plain.new(seed=4, commitments={"anyone": "not even a digest"})
         assert list(with_them) == list(plain.new(seed=4))
-    replayed = game.replay([], seed=4, commitments=COMMITMENTS)
-    assert set(replayed) == {"legal", "plies", "outcome", "state"} and list(replayed["state"]) == ["opaque"]
-    assert open_with_reference(replayed["state"], "k2")["commitments"] == COMMITMENTS
+
+
+def test_a_committed_game_cannot_be_copied() -> None:
+    """H1: chance depends only on (key, game, seed), so a seed or hands a client chose would let a player
+    start a copy of a game under way, with commitments of their own, and view the other player's hand."""
+    game = opaque_caesar()
+    with pytest.raises(referee.errors.MalformedRequest) as refused:
+        game.new(seed=4, commitments=COMMITMENTS)
+    assert [error["field"] for error in refused.value.data["errors"]] == ["seed"], refused.value.data
+    with_hands = referee.game("caesar", options={"hands": {"caesar": ["L40", "S60"], "pompey": ["L40", "S60"]}},
+                              seal_keys=referee.SealKeys(KEYS_ROTATED, opaque=["caesar"]))
+    with pytest.raises(referee.InvalidOptions) as refused:
+        with_hands.new(commitments=COMMITMENTS)
+    assert refused.value.data["field"] == "options.hands" and refused.value.detail.startswith("not allowed")
+    # Two new games are two games: the seed is drawn from the operating system, inside the ciphertext.
+    inners = [open_with_reference(game.new(commitments=COMMITMENTS), "k2")["state"] for _ in range(3)]
+    assert len({inner["rng"]["seed"] for inner in inners}) == 3
+    assert len({json.dumps(inner["hands"], sort_keys=True) for inner in inners}) > 1 or len(
+        {json.dumps(inner["provinces"], sort_keys=True) for inner in inners}) > 1
+    # A replay would show hands in its refusals (`token-not-in-hand`, `data.hand`) without any secret.
+    for commitments in (COMMITMENTS, None):
+        with pytest.raises(referee.errors.MalformedRequest) as refused:
+            game.replay(["S60@HC-HU"], commitments=commitments)
+        assert refused.value.data["errors"][0]["field"] == "moves" and refused.value.detail.startswith("opaque")
+    # Without opaque mode (sealed, or no keys) seeds, hands and replays are as before.
+    sealed = referee.game("caesar", seal_keys=KEYS_ROTATED)
+    assert sealed.new(seed=4) == sealed.new(seed=4) | {"seal": sealed.new(seed=4)["seal"]}
+    assert sealed.replay([], seed=4)["legal"]
+
+
+def first_move_and_draw(game: referee.Game, state: dict, secret_: str | None = None) -> tuple[str, str]:
+    move = game.legal_moves(state, secret=secret_)[0]
+    drawn = game.play(state, move, secret=secret_)["effects"]["drawn"]
+    return move, drawn[0]
+
+
+def test_with_keys_a_move_cannot_list_its_draws() -> None:
+    """H2: listed draws are for records of games drawn by hand; with keyed chance the generator draws."""
+    plain = referee.game("caesar")
+    state = plain.new(seed=4)
+    move, drawn = first_move_and_draw(plain, state)
+    assert plain.play(state, f"{move} ={drawn}")["effects"]["drawn"] == [drawn], "without keys, as before"
+    sealed = referee.game("caesar", seal_keys=KEYS_ROTATED)
+    opaque = opaque_caesar()
+    cases = [(sealed, sealed.new(seed=4), None)]
+    opaque_state, mover = started(opaque)
+    cases.append((opaque, opaque_state, SECRETS_OF[mover]))
+    for game, state, secret_ in cases:
+        move, drawn = first_move_and_draw(game, state, secret_)
+        for listed in (drawn, "D42", "L40"):
+            with pytest.raises(referee.IllegalMove) as refused:
+                game.play(state, f"{move} ={listed}", secret=secret_)
+            assert refused.value.rule == "listed-draws", refused.value.rule
+            assert "bag" not in refused.value.data and "hand" not in refused.value.data, refused.value.data
+            verdict = game.validate(state, f"{move} ={listed}", secret=secret_)
+            assert verdict["reason"]["rule"] == "listed-draws" and "bag" not in verdict["reason"], verdict
+
+
+def test_an_unknown_player_is_unknown_before_any_secret() -> None:
+    """M2: a name that is no player is `unknown-player`, not `not-this-player`."""
+    game = opaque_caesar()
+    state, _ = started(game)
+    for secret_ in (None, NOBODYS, SECRETS_OF["caesar"]):
+        with pytest.raises(referee.UnknownPlayer):
+            game.view(state, "crassus", secret_)
+        with pytest.raises(referee.UnknownPlayer):
+            game.svg(state, player="crassus", secret=secret_)
+
+
+def test_a_committed_state_stays_opaque_when_opaque_mode_is_off() -> None:
+    """M3: a game that opened committed is answered encrypted, whatever the keys' opaque games say now."""
+    state, mover = started(opaque_caesar())
+    sealed_only = referee.game("caesar", seal_keys=KEYS_ROTATED)
+    assert not sealed_only.opaque
+    secret_ = SECRETS_OF[mover]
+    played = sealed_only.play(state, sealed_only.legal_moves(state, secret=secret_)[0], secret=secret_)
+    assert list(played["state"]) == ["opaque"] and "position" not in played, played
+    assert open_with_reference(played["state"], "k2")["commitments"] == COMMITMENTS
+    assert list(sealed_only.check(state)) == ["opaque"]
+    (result,) = sealed_only.play_batch([{"state": state, "move": sealed_only.legal_moves(state, secret=secret_)[0],
+                                        "secret": secret_}])
+    assert list(result["state"]) == ["opaque"], result
+    with pytest.raises(referee.NotThisPlayer):
+        sealed_only.view(state, other_of(mover), secret_)
+
+
+def test_the_whole_of_a_committed_state_is_not_shown_to_embedders() -> None:
+    """M1: notation and perft would show every hand."""
+    game = opaque_caesar()
+    state, _ = started(game)
+    for call in (lambda: game.position(state), lambda: game.perft(state, 1)):
+        with pytest.raises(referee.NotThisPlayer) as refused:
+            call()
+        assert refused.value.detail.startswith("whole"), refused.value.detail
+    sealed = referee.game("caesar", seal_keys=KEYS_ROTATED)
+    assert sealed.position(sealed.new(seed=4)) and sealed.perft(sealed.new(seed=4), 1) > 0
 
 
 def test_a_play_answers_one_state_and_only_the_movers_hand() -> None:
@@ -315,7 +407,7 @@ def test_commitments_cannot_be_swapped_or_changed() -> None:
     game = opaque_caesar()
     state, mover = started(game)
     # A game started with other commitments refuses the first player's secret.
-    theirs = game.new(seed=4, commitments={"caesar": referee.commitment(NOBODYS), "pompey": COMMITMENTS["pompey"]})
+    theirs = game.new(commitments={"caesar": referee.commitment(NOBODYS), "pompey": COMMITMENTS["pompey"]})
     with pytest.raises(referee.NotThisPlayer) as refused:
         game.view(theirs, "caesar", SECRETS_OF["caesar"])
     assert refused.value.detail.startswith("wrong")
@@ -444,11 +536,16 @@ def server() -> Iterator[Server]:
 
 
 def test_live_caesar_is_opaque_and_hypnosia_keyed(server: Server) -> None:
-    status, new = post(server, "/v1/games/caesar/new", {"seed": 4})
+    status, new = post(server, "/v1/games/caesar/new", {})
     assert status == 400 and new["code"] == "malformed-request" and new["errors"][0]["field"] == "commitments", new
-    status, new = post(server, "/v1/games/caesar/new", {"seed": 4, "commitments": COMMITMENTS | {"pompey": "x"}})
+    status, new = post(server, "/v1/games/caesar/new", {"commitments": COMMITMENTS | {"pompey": "x"}})
     assert status == 400 and new["errors"][0]["field"] == "commitments.pompey", new
     status, new = post(server, "/v1/games/caesar/new", {"seed": 4, "commitments": COMMITMENTS})
+    assert status == 400 and new["code"] == "malformed-request" and new["errors"][0]["field"] == "seed", new
+    status, new = post(server, "/v1/games/caesar/new", {"options": {"hands": {"caesar": ["L40", "S60"], "pompey": [
+        "L40", "S60"]}}, "commitments": COMMITMENTS})
+    assert status == 422 and new["code"] == "invalid-options" and new["field"] == "options.hands", new
+    status, new = post(server, "/v1/games/caesar/new", {"commitments": COMMITMENTS})
     assert status == 200 and list(new["state"]) == ["opaque"] and "position" not in new, new
     state, mover = new["state"], new["outcome"]["to_move"]
     waiting = other_of(mover)
@@ -496,7 +593,12 @@ def test_live_caesar_is_opaque_and_hypnosia_keyed(server: Server) -> None:
                         {"state": held_state_of_format_1(mover), "move": move, "secret": SECRETS_OF[mover]})
     assert status == 422 and body["code"] == "invalid-seal" and body["detail"].startswith("held state"), body
     status, replayed = post(server, "/v1/games/caesar/replay", {"moves": [move], "seed": 4, "commitments": COMMITMENTS})
-    assert status == 200 and list(replayed["state"]) == ["opaque"], replayed
+    assert status == 400 and replayed["code"] == "malformed-request" and replayed["errors"][0]["field"] == "moves", replayed
+    for name in ("view", "render"):
+        for secret_ in (None, NOBODYS, SECRETS_OF[mover]):
+            sent = {"state": state, "player": "crassus"} | ({"secret": secret_} if secret_ else {})
+            status, problem = post(server, f"/v1/games/caesar/{name}", sent)
+            assert status == 422 and problem["code"] == "unknown-player", (name, secret_, problem)
     status, new = post(server, "/v1/games/hypnosia/new", {"seed": 4, "commitments": COMMITMENTS})
     assert status == 200 and new["state"]["rng"]["algorithm"] == "chacha8-keyed", new
     assert new["state"]["seal"].startswith("k2.") and new["position"].endswith("@k2")

@@ -357,13 +357,11 @@ fn hex_of(bytes: &[u8; 32]) -> String {
     hex
 }
 
-/// A seed for a game whose caller gave none: the standard library's per-process random keys
-/// (drawn from the operating system), so that no extra dependency is needed for it.
+/// A seed for a game whose caller gave none: 64 bits from the operating system's random source
+/// (unpredictable: an opaque game's seed must not be guessed, see `opaque`).
 pub fn fresh_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish()
+    use chacha20poly1305::aead::rand_core::RngCore;
+    chacha20poly1305::aead::OsRng.next_u64()
 }
 
 #[cfg(test)]

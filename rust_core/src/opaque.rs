@@ -665,4 +665,46 @@ mod tests {
         let (_, form) = read_object::<Hypnosia>(&one.to_string(), Some(&keys)).unwrap();
         assert_eq!(form, Form::Object);
     }
+
+    #[test]
+    fn a_committed_state_stays_opaque_when_opaque_mode_is_off() {
+        let keys = keys(K1);
+        let (_, answered) = start(&keys);
+        let sealed_only = SealKeys::parse(K1).unwrap();
+        assert!(!sealed_only.opaque_for("caesar"));
+        let (position, form) =
+            read_object::<Caesar>(&answered.to_string(), Some(&sealed_only)).unwrap();
+        assert_eq!(form, Form::Committed(commitments()));
+        let again = serde_json::to_value(stamp::<Caesar>(
+            Caesar::to_state(&position),
+            Some(&sealed_only),
+            form.commitments(),
+        ))
+        .unwrap();
+        assert_eq!(again.as_object().unwrap().len(), 1, "{again}");
+        assert_eq!(
+            inside(&again, &keys)["commitments"],
+            inside(&answered, &keys)["commitments"]
+        );
+    }
+
+    #[test]
+    fn with_keyed_chance_a_move_cannot_list_its_draws() {
+        let keys = keys(K1);
+        let (state, _) = start(&keys);
+        let position = with_chance::<Caesar, _>(Some(&keys), || Caesar::from_state(state).unwrap());
+        let mv = Caesar::legal_move_texts(&position)[0].clone();
+        for listed in ["D42", "L40"] {
+            let refused =
+                crate::game::play_text::<Caesar>(&position, &format!("{mv} ={listed}"), None);
+            match refused {
+                Err(Error::IllegalMove { rule, data, .. }) => {
+                    assert_eq!(rule, "listed-draws");
+                    assert!(data.get("bag").is_none(), "{data}");
+                }
+                other => panic!("not refused: {other:?}"),
+            }
+        }
+        assert!(crate::game::play_text::<Caesar>(&position, &mv, None).is_ok());
+    }
 }

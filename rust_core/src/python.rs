@@ -262,6 +262,62 @@ impl Engine {
             .map_err(|(field, message)| refused(field, message))
     }
 
+    /// The position of a state for a call that shows all of it (its notation, `perft`): a committed
+    /// state is refused (`not-this-player`), it is shown to one player at a time, never whole.
+    fn whole_position_of<G: Rules>(&self, state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
+        let (position, form) = self.position_of::<G>(state)?;
+        if form.commitments().is_some() {
+            let error = Error::NotThisPlayer {
+                player: None,
+                detail: "whole: a committed state (a game with hidden information, opaque) is shown to one player at a time, with their `secret` (`view`); its notation and perft would show every hand".into(),
+            };
+            return Err(raise(state.py(), &error));
+        }
+        Ok(position)
+    }
+
+    /// A new game's seed and setup in committed mode (see `commits`): the seed is the service's, from
+    /// the operating system (it travels only inside the ciphertext), and the starting hands are
+    /// drawn, so that nobody can start a copy of a game under way (same draws, same hands) and view it
+    /// with a secret of their own. Raises MalformedRequest for a `seed`, InvalidOptions for
+    /// `options.hands`.
+    fn committed_start<G: Rules>(
+        &self,
+        py: Python<'_>,
+        setup: &G::Setup,
+        seed: Option<u64>,
+    ) -> PyResult<()> {
+        if !self.commits::<G>() {
+            return Ok(());
+        }
+        if seed.is_some() {
+            let message = format!(
+                "Not allowed: this service keeps {} states opaque and draws each game's seed itself; a seed given would let anyone start a copy of a game under way.",
+                G::NAME
+            );
+            return Err(raise_reason(
+                py,
+                &request::malformed_request(&[("seed".into(), message)]),
+            ));
+        }
+        let options = serde_json::to_value(setup).ok();
+        let hands = options
+            .as_ref()
+            .and_then(|setup| setup.get("options"))
+            .and_then(|options| options.get("hands"));
+        if hands.is_some_and(|hands| !hands.is_null()) {
+            let error = Error::invalid_options(
+                "options.hands",
+                format!(
+                    "not allowed: this service keeps {} states opaque and draws the starting hands itself; hands given would let anyone start a copy of a game under way",
+                    G::NAME
+                ),
+            );
+            return Err(raise(py, &error));
+        }
+        Ok(())
+    }
+
     /// What `player` may see (the whole state when `None`), as a request with a state of `form` and
     /// `secret` may (a committed state: one player's view, with that player's secret).
     fn view_as<G: Rules>(
@@ -270,6 +326,10 @@ impl Engine {
         player: Option<&str>,
         secret: Option<&str>,
     ) -> Result<Shown<G::State>, Error> {
+        // An unknown name is refused as such before any secret is looked at.
+        if let Some(player) = player.filter(|player| !G::PLAYERS.contains(player)) {
+            return Err(Error::unknown_player(player, G::PLAYERS));
+        }
         match form.viewer(player, secret)? {
             Some(player) => form
                 .act_as(player, secret)
@@ -349,8 +409,9 @@ impl Engine {
     }
 
     /// Whether the engine's states carry the players' commitments (a game with hidden information,
-    /// answered opaque): `new_state` and `replay` then need `commitments`, and every call that
-    /// reveals a player's information that player's `secret`.
+    /// answered opaque): `new_state` then needs `commitments` (and draws its own seed), `replay`,
+    /// `position` and `perft` are refused, and every call that reveals a player's information needs
+    /// that player's `secret`.
     #[getter]
     fn committed(&self) -> bool {
         with_game!(self.kind, G => self.commits::<G>())
@@ -381,6 +442,7 @@ impl Engine {
         with_game!(self.kind, G => {
             let setup = self.setup_of::<G>(py, setup)?;
             let commitments = self.commitments_of::<G>(py, commitments)?;
+            self.committed_start::<G>(py, &setup, seed)?;
             let position = seal::with_chance::<G, _>(self.keys(), || G::start(&setup, seed));
             self.answer_state::<G>(py, &position, commitments.as_ref())
         })
@@ -397,7 +459,7 @@ impl Engine {
 
     /// The one-line position notation of a state.
     fn position(&self, state: &Bound<'_, PyAny>) -> PyResult<String> {
-        with_game!(self.kind, G => Ok(G::position_text(&self.position_of::<G>(state)?.0)))
+        with_game!(self.kind, G => Ok(G::position_text(&self.whole_position_of::<G>(state)?)))
     }
 
     /// The state of a position written in notation, for a setup. Never sealed: notation is untrusted.
@@ -498,7 +560,7 @@ impl Engine {
             .map_err(|reason| raise_reason(py, &reason))
     }
 
-    /// Replays a record from the initial position of `setup`; `commitments` as `new_state`.
+    /// Replays a record from the initial position of `setup`; refused when the engine is `committed`.
     #[pyo3(signature = (moves, setup=None, seed=None, commitments=None))]
     fn replay(
         &self,
@@ -509,6 +571,17 @@ impl Engine {
         commitments: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
+            if self.commits::<G>() {
+                // A replay's refusals (`token-not-in-hand` with `data.hand`, ...) would show the
+                // hands of a game drawn like one under way, without any secret; archives, which
+                // replay, do not keep opaque states.
+                let detail = format!(
+                    "opaque: this service keeps {} states opaque, and a replay would show hands without a secret; play the moves one by one with `play`",
+                    G::NAME
+                );
+                let reason = request::malformed_request_detail(&[("moves".into(), detail.clone())], detail);
+                return Err(raise_reason(py, &reason));
+            }
             let setup = self.setup_of::<G>(py, setup)?;
             let commitments = self.commitments_of::<G>(py, commitments)?;
             let keys = self.keys();
@@ -612,7 +685,7 @@ impl Engine {
             return Err(PyValueError::new_err("perft depth is at most 12"));
         }
         with_game!(self.kind, G => {
-            let (position, _) = self.position_of::<G>(state)?;
+            let position = self.whole_position_of::<G>(state)?;
             Ok(py.detach(|| G::perft(&position, depth)))
         })
     }
@@ -671,5 +744,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(json_schemas, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // A player's secret's length bounds, the one home of the service's schemas and `referee.commitment`.
+    module.add("MIN_SECRET_CHARS", crate::opaque::MIN_SECRET_CHARS)?;
+    module.add("MAX_SECRET_CHARS", crate::opaque::MAX_SECRET_CHARS)?;
     Ok(())
 }

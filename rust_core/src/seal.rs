@@ -335,7 +335,10 @@ pub fn stamp<G: Rules>(
     let Some(keys) = keys else {
         return Stamped::Plain { state, seal: None };
     };
-    if keys.opaque_for(G::NAME) {
+    // A committed state stays opaque whatever the keys' opaque games say now: turning opaque mode
+    // off must not show the hands of a game under way.
+    let committed = G::HIDDEN_INFORMATION && commitments.is_some();
+    if keys.opaque_for(G::NAME) || committed {
         return keys.encrypt::<G>(&state, commitments.filter(|_| G::HIDDEN_INFORMATION));
     }
     let seal = keys.seal(G::NAME, &canonical_of(&state));

@@ -7,8 +7,12 @@ classes of ``referee.errors``."""
 
 from typing import Any, Mapping, Sequence, final
 
-__all__ = ["Engine", "SealKeys", "games", "replay_records", "loads", "json_schemas", "__version__"]
+__all__ = ["Engine", "SealKeys", "games", "replay_records", "loads", "json_schemas", "__version__",
+           "MIN_SECRET_CHARS", "MAX_SECRET_CHARS"]
 __version__: str
+#: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
+MIN_SECRET_CHARS: int
+MAX_SECRET_CHARS: int
 
 _State = Mapping[str, Any] | str
 

@@ -90,9 +90,10 @@ def replay_records(data: bytes, first_record: int = 1) -> bytes:
     return _core.replay_records(data, first_record)[0]
 
 
-#: A player's secret is 16 to 256 characters (the envelopes' `secret`, `referee.schemas`; the engine's
-#: `MIN_SECRET_CHARS`, `MAX_SECRET_CHARS`, which a test holds to these).
-MIN_SECRET_CHARS, MAX_SECRET_CHARS = 16, 256
+#: A player's secret is 16 to 256 characters: the engine's bounds (`opaque.rs`), exported by `_core`, used
+#: by the envelopes' `secret` (`referee.schemas`) and `commitment` alike.
+MIN_SECRET_CHARS: int = _core.MIN_SECRET_CHARS
+MAX_SECRET_CHARS: int = _core.MAX_SECRET_CHARS
 
 
 def commitment(secret: str) -> str:
@@ -130,8 +131,10 @@ def game(name: str, variant: str | None = None, options: Mapping[str, Any] | Non
     of these keys); chance is keyed by them. Keys that list the game as opaque
     (``SealKeys("k1:SECRET", opaque=["caesar"])``) answer every state of it encrypted,
     ``{"opaque": "<key id>.<...>"}``, and a play with the view of the player who moved. A game with hidden
-    information (Caesar!) is then ``committed``: ``new`` and ``replay`` take each player's ``commitments``
-    (``referee.commitment(secret)``), carried inside the encrypted state, and every call that reveals a
+    information (Caesar!) is then ``committed``: ``new`` takes each player's ``commitments``
+    (``referee.commitment(secret)``), carried inside the encrypted state, and draws its own seed (no ``seed``,
+    no ``options.hands``: a copy of a game under way could be viewed with the copier's secret); ``replay``
+    is refused, and so are the whole-state calls ``position`` and ``perft``; and every call that reveals a
     player's information takes that player's ``secret`` (the mover's for ``play``, ``validate``,
     ``legal_moves`` and batch items; the viewed player's for ``view`` and ``svg``), else ``NotThisPlayer``.
     Opaque states are not the game's state type: the static types describe the plain states. Typed per game: for
@@ -195,7 +198,8 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
 
     def new(self, seed: int | None = None, commitments: Mapping[str, str] | None = None) -> StateT:
         """The initial state of this setup. ``commitments`` (``{player: referee.commitment(secret)}``) are
-        needed when the game is ``committed`` and ignored otherwise; raises ``MalformedRequest``."""
+        needed when the game is ``committed`` and ignored otherwise; raises ``MalformedRequest``. A committed
+        game draws its seed itself: ``seed`` is then ``MalformedRequest``, starting hands ``InvalidOptions``."""
         return cast(StateT, self._engine.new_state(None, seed, commitments))
 
     def check(self, state: Mapping[str, Any] | str) -> StateT:
@@ -203,7 +207,7 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         return cast(StateT, self._engine.check_state(state))
 
     def position(self, state: StateT | str) -> str:
-        """The one-line position notation of a state."""
+        """The one-line position notation of a state; ``NotThisPlayer`` for a committed state (it shows all)."""
         return self._engine.position(state)
 
     def parse_position(self, text: str) -> StateT:
@@ -235,8 +239,8 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
 
     def replay(self, moves: Iterable[str], seed: int | None = None,
                commitments: Mapping[str, str] | None = None) -> ReplayResult[StateT]:
-        """Replays a record from the initial state; reports the first illegal ply, if any. ``commitments``
-        as ``new``."""
+        """Replays a record from the initial state; reports the first illegal ply, if any. Refused
+        (``MalformedRequest``) when the game is ``committed``: its refusals would show hands without a secret."""
         return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed, commitments))
 
     def validate_batch(self, items: Iterable[Mapping[str, Any]],
@@ -294,5 +298,5 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         return pictures.render(self._engine, state, move=move, legal=legal, player=player, size=size, secret=secret)
 
     def perft(self, state: StateT | str, depth: int) -> int:
-        """The number of move sequences of exactly ``depth`` plies."""
+        """The number of move sequences of exactly ``depth`` plies; ``NotThisPlayer`` for a committed state."""
         return self._engine.perft(state, depth)

@@ -17,7 +17,9 @@ playground = Blueprint("playground", __name__)
 def page(game: str) -> str:
     engine_of(game)  # unknown games are a 404 problem
     info = INFO[game]
-    config = {"game": game, "title": info["title"], "players": info["players"], "games": list(GAMES)}
+    # A committed (opaque Caesar!) service draws each game's seed itself and refuses one given.
+    config = {"game": game, "title": info["title"], "players": info["players"], "games": list(GAMES),
+              "committed": engine_of(game).committed}
     return render_template("play.html", config=config, title=info["title"])
 
 

@@ -50,7 +50,7 @@ class Played(TypedDict, Generic[StateT, EffectsT]):
     its position, what the move did and where the game stands. Opaque (not typed as the game's state:
     ``OpaqueState``): no ``position``, and the mover's ``view``."""
 
-    state: NotRequired[StateT | str]
+    state: StateT | str
     position: NotRequired[str]
     view: NotRequired[dict[str, Any]]
     effects: EffectsT
@@ -63,7 +63,7 @@ class ReplayResult(TypedDict, Generic[StateT]):
 
     legal: bool
     plies: int
-    state: NotRequired[StateT]
+    state: StateT
     position: NotRequired[str]
     outcome: Outcome
     ply: NotRequired[int]

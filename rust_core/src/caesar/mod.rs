@@ -851,6 +851,20 @@ impl Position {
         let mut next = self.clone();
         next.put(player, kind, border, forward);
         let mut effects = placement_effects(player, kind, border, forward);
+        if !mv.draws().is_empty() {
+            if let Some(key_id) = self.chance.keyed_by() {
+                // With keyed chance (a service with seal keys) the draws come from the generator
+                // alone: listing them would let the mover choose their own tokens.
+                return Err(Error::illegal_move(
+                    "listed-draws",
+                    format!(
+                        "the move lists {} draw(s), but this game's draws come from its keyed random source (key {key_id:?}): give the move without draws",
+                        mv.draws().len()
+                    ),
+                    json!({ "listed": mv.draws().len() }),
+                ));
+            }
+        }
         let mut draws = if mv.draws().is_empty() {
             Draws::Seeded
         } else {
