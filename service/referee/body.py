@@ -21,10 +21,12 @@ from referee.logs import REQUEST_ID_KEY
 from referee.codes import CODES
 from referee.problems import Problem, document
 
-__all__ = ["Bodies", "CLOSE_KEY", "UNREADABLE"]
+__all__ = ["Bodies", "BODY_KEY", "CLOSE_KEY", "UNREADABLE"]
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"
+#: The body read whole, in the WSGI environ, for the routes to take without reading a stream again.
+BODY_KEY = "referee.body"
 #: Problems of a body that cannot be read further: it is not drained.
 UNREADABLE = frozenset({"request-timeout", "malformed-http"})
 #: Bytes read at a time while draining.
@@ -119,6 +121,7 @@ class Bodies:
             if problem.code not in UNREADABLE and (length is None or length <= self.max_drain_bytes):
                 stream.drain(self.max_drain_bytes)
             return refuse(problem, environ, start_response)
+        environ[BODY_KEY] = body
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         environ.pop("HTTP_TRANSFER_ENCODING", None)
