@@ -83,14 +83,17 @@ def has_body(environ: dict[str, Any]) -> bool:
     return chunked or declared_length(environ) is not None
 
 
+def too_large(limit: int) -> Problem:
+    return Problem("payload-too-large", f"the body is larger than {limit} bytes", limit=limit)
+
+
 def read_body(stream: Input, length: int | None, limit: int) -> bytes:
     """The whole body, at most `limit` bytes, or a problem."""
-    too_large = Problem("payload-too-large", f"the body is larger than {limit} bytes", limit=limit)
     if length is not None and length > limit:
-        raise too_large
+        raise too_large(limit)
     data = stream.read(limit + 1 if length is None else length)
     if length is None and len(data) > limit:
-        raise too_large
+        raise too_large(limit)
     if length is not None and len(data) < length:
         raise Problem("malformed-http", f"the body ended after {len(data)} of its {length} bytes")
     return data
