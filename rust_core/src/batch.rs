@@ -9,6 +9,7 @@ use std::io::Write as _;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
+use crate::error::Error;
 use crate::game::{self, Rules, Verdict};
 use crate::request::{
     json_error, malformed_json, malformed_request, malformed_request_detail, take_item,
@@ -237,7 +238,8 @@ fn scan_items(
 }
 
 /// Writes one item's result as JSON, `index` first; `Err` (with nothing written) says why the item is
-/// not JSON.
+/// not JSON. The common answers (legal without the state, a refusal, an error of the move) are
+/// written straight, without a tree of JSON values.
 fn write_result<G: Rules>(
     out: &mut Vec<u8>,
     item: &str,
@@ -250,16 +252,24 @@ fn write_result<G: Rules>(
         Taken::Refused(reason) => json!({ "error": reason }),
         Taken::Item((position, form), mv, player, _) => {
             match game::validate::<G>(&position, &mv, player.as_deref()) {
-                // The common answer, written without building a JSON value.
                 Ok(Verdict::Legal { .. }) if !with_state => {
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
+                    return Ok(());
+                }
+                Ok(Verdict::Illegal(error)) => {
+                    let _ = write!(out, "{{\"index\":{index},\"legal\":false,\"reason\":");
+                    write_reason(out, &error);
+                    return Ok(());
+                }
+                Err(error) => {
+                    let _ = write!(out, "{{\"index\":{index},\"error\":");
+                    write_reason(out, &error);
                     return Ok(());
                 }
                 Ok(verdict) => {
                     let mover = G::to_move(&position);
                     verdict_json::<G>(verdict, with_state.then_some(form), reader.keys, mover)
                 }
-                Err(error) => json!({ "error": error.reason() }),
             }
         }
     };
@@ -268,6 +278,12 @@ fn write_result<G: Rules>(
     serde_json::to_writer(&mut *out, &verdict).expect("a JSON value serializes");
     out.remove(start); // the verdict's own `{`: its fields follow the index
     Ok(())
+}
+
+/// An error's reason object and the result's closing `}`.
+fn write_reason(out: &mut Vec<u8>, error: &Error) {
+    serde_json::to_writer(&mut *out, &error.reason_out()).expect("a reason serializes");
+    out.push(b'}');
 }
 
 #[cfg(test)]
