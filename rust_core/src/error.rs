@@ -208,12 +208,19 @@ impl Serialize for ReasonOut<'_> {
             }
         };
         if let Value::Object(facts) = facts {
-            entries.extend(facts.iter().map(|(key, value)| (key.as_str(), Entry::Json(value))));
+            entries.extend(
+                facts
+                    .iter()
+                    .map(|(key, value)| (key.as_str(), Entry::Json(value))),
+            );
         }
         // Stable: of the entries with one key, the last (the fact) is the one kept.
         entries.sort_by(|a, b| a.0.cmp(b.0));
-        let kept = (0..entries.len())
-            .filter(|&at| entries.get(at + 1).is_none_or(|next| next.0 != entries[at].0));
+        let kept = (0..entries.len()).filter(|&at| {
+            entries
+                .get(at + 1)
+                .is_none_or(|next| next.0 != entries[at].0)
+        });
         let mut map = serializer.serialize_map(None)?;
         for at in kept {
             map.serialize_entry(entries[at].0, &entries[at].1)?;
@@ -261,13 +268,22 @@ mod tests {
                 serde_json::json!({"cell": "e4", "a": [1, {"z": null, "b": "é\"\n"}], "rule": "x"}),
             ),
             Error::illegal_move("no-facts", "none", Value::Null),
-            Error::illegal_move("detail", "d", serde_json::json!({"detail": "over", "zz": 1})),
+            Error::illegal_move(
+                "detail",
+                "d",
+                serde_json::json!({"detail": "over", "zz": 1}),
+            ),
             Error::GameOver,
             Error::malformed_move("bad"),
             Error::invalid_state("board[2]", "row c"),
             Error::unknown_player("x", &["black", "white"]),
-            Error::NotThisPlayer { player: None, detail: "who".into() },
-            Error::InvalidSeal { detail: "no seal".into() },
+            Error::NotThisPlayer {
+                player: None,
+                detail: "who".into(),
+            },
+            Error::InvalidSeal {
+                detail: "no seal".into(),
+            },
         ];
         for error in &errors {
             let written = serde_json::to_string(&error.reason_out()).unwrap();
