@@ -188,53 +188,130 @@ const SPLIT_SCAN_BYTES: usize = 1 << 20;
 
 /// `array_items`' pass from byte `at`, outside any string or nesting, just after the array's `[`
 /// (`first`) or after a top-level comma: the items to the end of the array, or (and `true`) those
-/// up to the top-level comma at byte `stop` when the pass meets it.
+/// up to the top-level comma at byte `stop` when the pass meets it. Only the bytes that can matter
+/// (`special_bytes`) are looked at, found a block at a time.
 fn scan_items(
     text: &str,
-    mut at: usize,
+    at: usize,
     stop: Option<usize>,
     first: bool,
 ) -> Result<(Vec<&str>, bool), String> {
     let bytes = text.as_bytes();
     let mut items = Vec::new();
-    let (mut start, mut depth) = (at, 0usize);
-    while at < bytes.len() {
-        match bytes[at] {
-            b'"' => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != b'"' {
-                    at += if bytes[at] == b'\\' { 2 } else { 1 };
-                }
+    let (mut start, mut depth, mut in_string) = (at, 0usize, false);
+    // Bytes before this one are taken (an escaped byte in a string).
+    let mut next = at;
+    let mut block = at;
+    while block < bytes.len() {
+        let mut special = special_bytes(&bytes[block..]);
+        block += BLOCK;
+        while special != 0 {
+            let at = block - BLOCK + special.trailing_zeros() as usize;
+            special &= special - 1;
+            if at < next {
+                continue;
             }
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' if depth > 0 => depth -= 1,
-            b',' | b']' if depth == 0 => {
-                let item = text[start..at].trim_matches(WHITESPACE);
-                let last = bytes[at] == b']';
-                if item.is_empty() && !(last && first && items.is_empty()) {
-                    return Err(format!("expected a value before byte {at}"));
+            if in_string {
+                match bytes[at] {
+                    b'"' => in_string = false,
+                    b'\\' => next = at + 2,
+                    _ => {}
                 }
-                if !item.is_empty() {
-                    items.push(item);
-                }
-                if last {
-                    let rest = text[at + 1..].trim_matches(WHITESPACE);
-                    return match rest.is_empty() {
-                        true => Ok((items, false)),
-                        false => Err(format!("trailing characters after byte {at}")),
-                    };
-                }
-                if stop == Some(at) {
-                    return Ok((items, true));
-                }
-                start = at + 1;
+                continue;
             }
-            b'}' => return Err(format!("unexpected `}}` at byte {at}")),
-            _ => {}
+            match bytes[at] {
+                b'"' => in_string = true,
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' if depth > 0 => depth -= 1,
+                b',' | b']' if depth == 0 => {
+                    let item = text[start..at].trim_matches(WHITESPACE);
+                    let last = bytes[at] == b']';
+                    if item.is_empty() && !(last && first && items.is_empty()) {
+                        return Err(format!("expected a value before byte {at}"));
+                    }
+                    if !item.is_empty() {
+                        items.push(item);
+                    }
+                    if last {
+                        let rest = text[at + 1..].trim_matches(WHITESPACE);
+                        return match rest.is_empty() {
+                            true => Ok((items, false)),
+                            false => Err(format!("trailing characters after byte {at}")),
+                        };
+                    }
+                    if stop == Some(at) {
+                        return Ok((items, true));
+                    }
+                    start = at + 1;
+                }
+                b'}' => return Err(format!("unexpected `}}` at byte {at}")),
+                _ => {} // a backslash outside a string: the item's parse refuses it
+            }
         }
-        at += 1;
     }
     Err("the array does not end".to_owned())
+}
+
+/// Bytes `scan_items` classifies at once.
+const BLOCK: usize = 64;
+
+/// Which of the first `BLOCK` bytes (fewer at the end) can matter to `scan_items`: `"`, `\`, `,`,
+/// `[`, `]`, `{`, `}` (bit `i` for byte `i`).
+fn special_bytes(bytes: &[u8]) -> u64 {
+    let mut padded = [0u8; BLOCK]; // a zero byte is no special byte
+    let block = match bytes.get(..BLOCK) {
+        Some(whole) => whole,
+        None => {
+            padded[..bytes.len()].copy_from_slice(bytes);
+            &padded
+        }
+    };
+    let mut special = 0u64;
+    for (index, chunk) in block.chunks_exact(16).enumerate() {
+        let chunk: &[u8; 16] = chunk.try_into().expect("16 bytes");
+        special |= u64::from(special16(chunk)) << (16 * index);
+    }
+    special
+}
+
+/// `special_bytes` of 16 bytes, 16 comparisons at a time (SSE2, always there on x86-64).
+#[cfg(target_arch = "x86_64")]
+fn special16(chunk: &[u8; 16]) -> u16 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86-64 CPU; the load reads the 16 bytes of `chunk`, unaligned.
+    unsafe {
+        let splat = |byte: u8| _mm_set1_epi8(byte as i8);
+        let bytes = _mm_loadu_si128(chunk.as_ptr().cast());
+        // `[` and `{`, `]` and `}` differ by the bit 0x20 alone.
+        let folded = _mm_or_si128(bytes, splat(0x20));
+        let opening = _mm_cmpeq_epi8(folded, splat(b'{'));
+        let closing = _mm_cmpeq_epi8(folded, splat(b'}'));
+        let comma = _mm_cmpeq_epi8(bytes, splat(b','));
+        let quote = _mm_cmpeq_epi8(bytes, splat(b'"'));
+        let backslash = _mm_cmpeq_epi8(bytes, splat(b'\\'));
+        let brackets = _mm_or_si128(opening, closing);
+        let hits = _mm_or_si128(
+            _mm_or_si128(brackets, comma),
+            _mm_or_si128(quote, backslash),
+        );
+        _mm_movemask_epi8(hits) as u16
+    }
+}
+
+/// `special16` a byte at a time, where there is no SSE2.
+#[cfg(any(not(target_arch = "x86_64"), test))]
+fn special16_bytewise(chunk: &[u8; 16]) -> u16 {
+    let special = |byte: u8| matches!(byte, b'"' | b'\\' | b',' | b'[' | b']' | b'{' | b'}');
+    (0..16).fold(0, |mask, index| {
+        mask | u16::from(special(chunk[index])) << index
+    })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn special16(chunk: &[u8; 16]) -> u16 {
+    special16_bytewise(chunk)
 }
 
 /// Writes one item's result as JSON, `index` first; `Err` (with nothing written) says why the item is
@@ -382,6 +459,37 @@ pub(crate) mod tests {
         assert_eq!(refused["errors"][0]["field"], "body");
         let refused = validate_array::<Iago>(b"{bad", reader(None), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
+    }
+    #[test]
+    fn escapes_and_brackets_in_strings_are_followed_across_blocks() {
+        let items = [r#"{"a":"x\\\"],{"}"#, r#"["\\",{"b":"]"}]"#, r#""\"\\\\""#];
+        for padding in 0..(2 * BLOCK) {
+            let text = format!("[{}{}]", " ".repeat(padding), items.join(" ,"));
+            let found = array_items(&text).unwrap();
+            assert_eq!(found, items, "{padding}");
+            let cut = &text[..text.len() - 2 - padding % 5];
+            assert!(array_items(cut).is_err(), "{cut}");
+        }
+    }
+    #[test]
+    fn special_bytes_are_found_in_every_lane_and_only_within_the_text() {
+        for byte in 0..=255u8 {
+            for lane in [0, 5, 15] {
+                let mut chunk = [b'a'; 16];
+                chunk[lane] = byte;
+                assert_eq!(special16(&chunk), special16_bytewise(&chunk), "{byte}");
+            }
+        }
+        let text = br#"{"a\\":[1,2]}, "x" "#;
+        let expected: u64 = (0..text.len())
+            .filter(|&at| b"\"\\,[]{}".contains(&text[at]))
+            .map(|at| 1 << at)
+            .sum();
+        assert_eq!(special_bytes(text), expected);
+        assert_eq!(special_bytes(b""), 0);
+        let long = [b','; 70];
+        assert_eq!(special_bytes(&long), u64::MAX);
+        assert_eq!(special_bytes(&long[..63]), u64::MAX >> 1);
     }
     #[test]
     fn a_large_array_scanned_in_two_halves_gives_the_one_pass_answer() {
