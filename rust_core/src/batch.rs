@@ -9,6 +9,7 @@ use std::io::Write as _;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
+use crate::error::Error;
 use crate::game::{self, Rules, Verdict};
 use crate::request::{
     json_error, malformed_json, malformed_request, malformed_request_detail, take_item,
@@ -187,57 +188,222 @@ const SPLIT_SCAN_BYTES: usize = 1 << 20;
 
 /// `array_items`' pass from byte `at`, outside any string or nesting, just after the array's `[`
 /// (`first`) or after a top-level comma: the items to the end of the array, or (and `true`) those
-/// up to the top-level comma at byte `stop` when the pass meets it.
+/// up to the top-level comma at byte `stop` when the pass meets it. The bytes are classified a
+/// block at a time (`Classes`); in a block without a backslash, where strings are is found from
+/// its quotes alone, and only the commas and brackets outside strings are looked at one by one.
 fn scan_items(
     text: &str,
-    mut at: usize,
+    at: usize,
     stop: Option<usize>,
     first: bool,
 ) -> Result<(Vec<&str>, bool), String> {
     let bytes = text.as_bytes();
-    let mut items = Vec::new();
-    let (mut start, mut depth) = (at, 0usize);
-    while at < bytes.len() {
-        match bytes[at] {
-            b'"' => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != b'"' {
-                    at += if bytes[at] == b'\\' { 2 } else { 1 };
+    let mut cut = Cut {
+        text,
+        stop,
+        first,
+        items: Vec::new(),
+        start: at,
+        depth: 0,
+    };
+    let mut in_string = false;
+    // Bytes before this one are taken (an escaped byte in a string).
+    let mut next = at;
+    let mut block = at;
+    while block < bytes.len() {
+        let classes = Classes::of(&bytes[block..]);
+        if classes.backslash == 0 && next <= block {
+            let inside = prefix_xor(classes.quote) ^ if in_string { u64::MAX } else { 0 };
+            in_string ^= classes.quote.count_ones() % 2 == 1;
+            for at in bits(classes.structural & !inside, block) {
+                if let Some(done) = cut.structural(at) {
+                    return done;
                 }
             }
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' if depth > 0 => depth -= 1,
-            b',' | b']' if depth == 0 => {
-                let item = text[start..at].trim_matches(WHITESPACE);
-                let last = bytes[at] == b']';
-                if item.is_empty() && !(last && first && items.is_empty()) {
-                    return Err(format!("expected a value before byte {at}"));
+        } else {
+            let special = classes.quote | classes.backslash | classes.structural;
+            for at in bits(special, block) {
+                if at < next {
+                    continue;
                 }
-                if !item.is_empty() {
-                    items.push(item);
+                match (in_string, bytes[at]) {
+                    (true, b'"') => in_string = false,
+                    (true, b'\\') => next = at + 2,
+                    (true, _) => {}
+                    (false, b'"') => in_string = true,
+                    (false, b'\\') => {} // outside a string: the item's parse refuses it
+                    (false, _) => {
+                        if let Some(done) = cut.structural(at) {
+                            return done;
+                        }
+                    }
                 }
-                if last {
-                    let rest = text[at + 1..].trim_matches(WHITESPACE);
-                    return match rest.is_empty() {
-                        true => Ok((items, false)),
-                        false => Err(format!("trailing characters after byte {at}")),
-                    };
-                }
-                if stop == Some(at) {
-                    return Ok((items, true));
-                }
-                start = at + 1;
             }
-            b'}' => return Err(format!("unexpected `}}` at byte {at}")),
-            _ => {}
         }
-        at += 1;
+        block += BLOCK;
     }
     Err("the array does not end".to_owned())
 }
 
+/// The items `scan_items` has cut so far, and where it stands outside strings.
+struct Cut<'a> {
+    text: &'a str,
+    stop: Option<usize>,
+    first: bool,
+    items: Vec<&'a str>,
+    /// Where the item under way starts.
+    start: usize,
+    depth: usize,
+}
+
+/// What `scan_items` answers.
+type Scanned<'a> = Result<(Vec<&'a str>, bool), String>;
+
+impl<'a> Cut<'a> {
+    /// A comma, bracket or brace outside strings at byte `at`; `Some` when the scan ends there.
+    fn structural(&mut self, at: usize) -> Option<Scanned<'a>> {
+        let byte = self.text.as_bytes()[at];
+        match byte {
+            b'[' | b'{' => self.depth += 1,
+            b']' | b'}' if self.depth > 0 => self.depth -= 1,
+            b',' | b']' if self.depth == 0 => return self.item_end(at, byte == b']'),
+            b'}' => return Some(Err(format!("unexpected `}}` at byte {at}"))),
+            _ => {}
+        }
+        None
+    }
+
+    /// A top-level comma, or the array's `]` (`last`), at byte `at`.
+    fn item_end(&mut self, at: usize, last: bool) -> Option<Scanned<'a>> {
+        let item = self.text[self.start..at].trim_matches(WHITESPACE);
+        if item.is_empty() && !(last && self.first && self.items.is_empty()) {
+            return Some(Err(format!("expected a value before byte {at}")));
+        }
+        if !item.is_empty() {
+            self.items.push(item);
+        }
+        if last {
+            let rest = self.text[at + 1..].trim_matches(WHITESPACE);
+            let items = std::mem::take(&mut self.items);
+            return Some(match rest.is_empty() {
+                true => Ok((items, false)),
+                false => Err(format!("trailing characters after byte {at}")),
+            });
+        }
+        if self.stop == Some(at) {
+            return Some(Ok((std::mem::take(&mut self.items), true)));
+        }
+        self.start = at + 1;
+        None
+    }
+}
+
+/// The positions of the set bits of `mask`, counted from `first`, in order.
+fn bits(mut mask: u64, first: usize) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let bit = mask.trailing_zeros();
+        mask &= mask.wrapping_sub(1);
+        (bit < 64).then_some(first + bit as usize)
+    })
+}
+
+/// Bit `i` set when an odd number of bits `0..=i` of `mask` are: between a string's opening quote
+/// (set) and its closing one (clear), when the quotes are the block's only ones.
+fn prefix_xor(mut mask: u64) -> u64 {
+    for shift in [1, 2, 4, 8, 16, 32] {
+        mask ^= mask << shift;
+    }
+    mask
+}
+
+/// Bytes `scan_items` classifies at once.
+const BLOCK: usize = 64;
+
+/// The bytes of a block (its first `BLOCK` bytes, fewer at the end) that can matter to
+/// `scan_items`, bit `i` for byte `i`.
+#[derive(Debug, PartialEq)]
+struct Classes {
+    quote: u64,
+    backslash: u64,
+    /// `,`, `[`, `]`, `{`, `}`.
+    structural: u64,
+}
+
+impl Classes {
+    fn of(bytes: &[u8]) -> Classes {
+        let mut padded = [0u8; BLOCK]; // a zero byte is in no class
+        let block = match bytes.get(..BLOCK) {
+            Some(whole) => whole,
+            None => {
+                padded[..bytes.len()].copy_from_slice(bytes);
+                &padded
+            }
+        };
+        let mut classes = Classes {
+            quote: 0,
+            backslash: 0,
+            structural: 0,
+        };
+        for (index, chunk) in block.chunks_exact(16).enumerate() {
+            let chunk: &[u8; 16] = chunk.try_into().expect("16 bytes");
+            let [quote, backslash, structural] = classes16(chunk).map(u64::from);
+            classes.quote |= quote << (16 * index);
+            classes.backslash |= backslash << (16 * index);
+            classes.structural |= structural << (16 * index);
+        }
+        classes
+    }
+}
+
+/// The quotes, backslashes and structural bytes of 16 bytes, 16 comparisons at a time (SSE2, always
+/// there on x86-64).
+#[cfg(target_arch = "x86_64")]
+fn classes16(chunk: &[u8; 16]) -> [u16; 3] {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86-64 CPU; the load reads the 16 bytes of `chunk`, unaligned.
+    unsafe {
+        let splat = |byte: u8| _mm_set1_epi8(byte as i8);
+        let bytes = _mm_loadu_si128(chunk.as_ptr().cast());
+        // `[` and `{`, `]` and `}` differ by the bit 0x20 alone.
+        let folded = _mm_or_si128(bytes, splat(0x20));
+        let opening = _mm_cmpeq_epi8(folded, splat(b'{'));
+        let closing = _mm_cmpeq_epi8(folded, splat(b'}'));
+        let comma = _mm_cmpeq_epi8(bytes, splat(b','));
+        let structural = _mm_or_si128(_mm_or_si128(opening, closing), comma);
+        let mask = |hits| _mm_movemask_epi8(hits) as u16;
+        [
+            mask(_mm_cmpeq_epi8(bytes, splat(b'"'))),
+            mask(_mm_cmpeq_epi8(bytes, splat(b'\\'))),
+            mask(structural),
+        ]
+    }
+}
+
+/// `classes16` a byte at a time, where there is no SSE2.
+#[cfg(any(not(target_arch = "x86_64"), test))]
+fn classes16_bytewise(chunk: &[u8; 16]) -> [u16; 3] {
+    let mask = |class: &dyn Fn(u8) -> bool| {
+        (0..16).fold(0, |mask, index| {
+            mask | u16::from(class(chunk[index])) << index
+        })
+    };
+    [
+        mask(&|byte| byte == b'"'),
+        mask(&|byte| byte == b'\\'),
+        mask(&|byte| matches!(byte, b',' | b'[' | b']' | b'{' | b'}')),
+    ]
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn classes16(chunk: &[u8; 16]) -> [u16; 3] {
+    classes16_bytewise(chunk)
+}
+
 /// Writes one item's result as JSON, `index` first; `Err` (with nothing written) says why the item is
-/// not JSON.
+/// not JSON. The common answers (legal without the state, a refusal, an error of the move) are
+/// written straight, without a tree of JSON values.
 fn write_result<G: Rules>(
     out: &mut Vec<u8>,
     item: &str,
@@ -250,16 +416,24 @@ fn write_result<G: Rules>(
         Taken::Refused(reason) => json!({ "error": reason }),
         Taken::Item((position, form), mv, player, _) => {
             match game::validate::<G>(&position, &mv, player.as_deref()) {
-                // The common answer, written without building a JSON value.
                 Ok(Verdict::Legal { .. }) if !with_state => {
                     let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
+                    return Ok(());
+                }
+                Ok(Verdict::Illegal(error)) => {
+                    let _ = write!(out, "{{\"index\":{index},\"legal\":false,\"reason\":");
+                    write_reason(out, &error);
+                    return Ok(());
+                }
+                Err(error) => {
+                    let _ = write!(out, "{{\"index\":{index},\"error\":");
+                    write_reason(out, &error);
                     return Ok(());
                 }
                 Ok(verdict) => {
                     let mover = G::to_move(&position);
                     verdict_json::<G>(verdict, with_state.then_some(form), reader.keys, mover)
                 }
-                Err(error) => json!({ "error": error.reason() }),
             }
         }
     };
@@ -268,6 +442,12 @@ fn write_result<G: Rules>(
     serde_json::to_writer(&mut *out, &verdict).expect("a JSON value serializes");
     out.remove(start); // the verdict's own `{`: its fields follow the index
     Ok(())
+}
+
+/// An error's reason object and the result's closing `}`.
+fn write_reason(out: &mut Vec<u8>, error: &Error) {
+    serde_json::to_writer(&mut *out, &error.reason_out()).expect("a reason serializes");
+    out.push(b'}');
 }
 
 #[cfg(test)]
@@ -366,6 +546,52 @@ pub(crate) mod tests {
         assert_eq!(refused["errors"][0]["field"], "body");
         let refused = validate_array::<Iago>(b"{bad", reader(None), false, 10).unwrap_err();
         assert_eq!(refused["code"], "malformed-json");
+    }
+    #[test]
+    fn escapes_and_brackets_in_strings_are_followed_across_blocks() {
+        let long = format!(r#"{{"long":"{}"}}"#, "],{[}".repeat(30));
+        let items = [
+            r#"{"a":"x\\\"],{"}"#,
+            r#"["\\",{"b":"]"}]"#,
+            r#""\"\\\\""#,
+            &long,
+        ];
+        for padding in 0..(2 * BLOCK) {
+            let text = format!("[{}{}]", " ".repeat(padding), items.join(" ,"));
+            let found = array_items(&text).unwrap();
+            assert_eq!(found, items, "{padding}");
+            let cut = &text[..text.len() - 2 - padding % 5];
+            assert!(array_items(cut).is_err(), "{cut}");
+        }
+    }
+    #[test]
+    fn classes_are_found_in_every_lane_and_only_within_the_text() {
+        for byte in 0..=255u8 {
+            for lane in [0, 5, 15] {
+                let mut chunk = [b'a'; 16];
+                chunk[lane] = byte;
+                assert_eq!(classes16(&chunk), classes16_bytewise(&chunk), "{byte}");
+            }
+        }
+        let text = br#"{"a\\":[1,2]}, "x" "#;
+        let of = |class: &[u8]| -> u64 {
+            (0..text.len())
+                .filter(|&at| class.contains(&text[at]))
+                .map(|at| 1 << at)
+                .sum()
+        };
+        let expected = Classes {
+            quote: of(b"\""),
+            backslash: of(b"\\"),
+            structural: of(b",[]{}"),
+        };
+        assert_eq!(Classes::of(text), expected);
+        assert_eq!(Classes::of(b"").structural, 0);
+        let long = [b','; 70];
+        assert_eq!(Classes::of(&long).structural, u64::MAX);
+        assert_eq!(Classes::of(&long[..63]).structural, u64::MAX >> 1);
+        assert_eq!(prefix_xor(0b1000_0100), 0b0111_1100);
+        assert_eq!(prefix_xor(1 << 63 | 1), u64::MAX >> 1);
     }
     #[test]
     fn a_large_array_scanned_in_two_halves_gives_the_one_pass_answer() {

@@ -1,6 +1,7 @@
 //! Typed errors of the rules core. Each kind has a stable machine code that the Python layer and the
 //! HTTP service expose unchanged (`invalid-state`, `illegal-move`, ...).
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 /// Why a request about a game cannot be answered with a next state.
@@ -125,6 +126,10 @@ impl Error {
 
     /// The human-readable detail, without the kind prefix.
     pub fn detail(&self) -> String {
+        self.detail_text().to_owned()
+    }
+
+    fn detail_text(&self) -> &str {
         match self {
             Error::InvalidOptions { detail, .. }
             | Error::InvalidState { detail, .. }
@@ -134,18 +139,19 @@ impl Error {
             | Error::IllegalMove { detail, .. }
             | Error::NotYourTurn { detail }
             | Error::UnknownPlayer { detail, .. }
-            | Error::NotThisPlayer { detail, .. } => detail.clone(),
-            Error::GameOver => "the game is over: no move can be played".to_owned(),
+            | Error::NotThisPlayer { detail, .. } => detail,
+            Error::GameOver => "the game is over: no move can be played",
         }
     }
 
     /// The error as a plain object for a result: `code`, `detail` and the facts.
     pub fn reason(&self) -> Value {
-        let mut reason = serde_json::json!({ "code": self.code(), "detail": self.detail() });
-        if let (Some(target), Value::Object(data)) = (reason.as_object_mut(), self.data()) {
-            target.extend(data);
-        }
-        reason
+        serde_json::to_value(self.reason_out()).expect("a reason serializes")
+    }
+
+    /// `reason`, to be written without building it as a JSON value (a batch writes one a refusal).
+    pub fn reason_out(&self) -> ReasonOut<'_> {
+        ReasonOut(self)
     }
 
     /// The structured facts of the error as a JSON object (`field`, `rule`, rule data).
@@ -177,4 +183,112 @@ impl Error {
     }
 }
 
+/// An error's reason object (see `Error::reason`) as it is written: `code`, `detail` and the facts
+/// (`data`), in key order as a JSON value's object writes its keys, a fact overriding a field of the
+/// same name.
+pub struct ReasonOut<'a>(&'a Error);
+
+impl Serialize for ReasonOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let error = self.0;
+        let mut entries: Vec<(&str, Entry)> = vec![
+            ("code", Entry::Text(error.code())),
+            ("detail", Entry::Text(error.detail_text())),
+        ];
+        // A refusal's facts are borrowed: the other kinds' are built (they are rare in batches).
+        let built;
+        let facts = match error {
+            Error::IllegalMove { rule, data, .. } => {
+                entries.push(("rule", Entry::Text(rule)));
+                data
+            }
+            _ => {
+                built = error.data();
+                &built
+            }
+        };
+        if let Value::Object(facts) = facts {
+            entries.extend(
+                facts
+                    .iter()
+                    .map(|(key, value)| (key.as_str(), Entry::Json(value))),
+            );
+        }
+        // Stable: of the entries with one key, the last (the fact) is the one kept.
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        let kept = (0..entries.len()).filter(|&at| {
+            entries
+                .get(at + 1)
+                .is_none_or(|next| next.0 != entries[at].0)
+        });
+        let mut map = serializer.serialize_map(None)?;
+        for at in kept {
+            map.serialize_entry(entries[at].0, &entries[at].1)?;
+        }
+        map.end()
+    }
+}
+
+/// A value of a written reason.
+enum Entry<'a> {
+    Text(&'a str),
+    Json(&'a Value),
+}
+
+impl Serialize for Entry<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Entry::Text(text) => serializer.serialize_str(text),
+            Entry::Json(value) => value.serialize(serializer),
+        }
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reason as it was built before it was written straight: a JSON value, facts merged last.
+    fn built(error: &Error) -> Value {
+        let mut reason = serde_json::json!({ "code": error.code(), "detail": error.detail() });
+        if let (Some(target), Value::Object(data)) = (reason.as_object_mut(), error.data()) {
+            target.extend(data);
+        }
+        reason
+    }
+
+    #[test]
+    fn a_written_reason_is_the_built_one_byte_for_byte() {
+        let errors = [
+            Error::illegal_move(
+                "occupied",
+                "e4 is taken",
+                serde_json::json!({"cell": "e4", "a": [1, {"z": null, "b": "é\"\n"}], "rule": "x"}),
+            ),
+            Error::illegal_move("no-facts", "none", Value::Null),
+            Error::illegal_move(
+                "detail",
+                "d",
+                serde_json::json!({"detail": "over", "zz": 1}),
+            ),
+            Error::GameOver,
+            Error::malformed_move("bad"),
+            Error::invalid_state("board[2]", "row c"),
+            Error::unknown_player("x", &["black", "white"]),
+            Error::NotThisPlayer {
+                player: None,
+                detail: "who".into(),
+            },
+            Error::InvalidSeal {
+                detail: "no seal".into(),
+            },
+        ];
+        for error in &errors {
+            let written = serde_json::to_string(&error.reason_out()).unwrap();
+            assert_eq!(written, serde_json::to_string(&built(error)).unwrap());
+            assert_eq!(error.reason(), built(error));
+        }
+    }
+}

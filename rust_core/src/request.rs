@@ -6,7 +6,9 @@
 
 use std::fmt::Write as _;
 
-use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
+use std::borrow::Cow;
+
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -167,11 +169,16 @@ fn text_field(raw: &RawValue, min: usize, max: usize) -> Result<String, String> 
     }
 }
 
-/// An item or request body taken apart.
+/// An item or request body taken apart; its move borrowed from it where the JSON has no escape.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Taken<P> {
+pub(crate) enum Taken<'a, P> {
     /// The checked position (and the form its state came in), the move, the player, the secret.
-    Item((P, Form), String, Option<String>, Option<String>),
+    Item(
+        (P, Form),
+        Cow<'a, str>,
+        Option<Cow<'a, str>>,
+        Option<Cow<'a, str>>,
+    ),
     /// Why there is no item: a `malformed-request` about the envelope, or the state's error.
     Refused(Value),
     /// Not JSON at all; why.
@@ -184,11 +191,11 @@ pub(crate) enum Taken<P> {
 /// With `keys`, the state's seal is checked before anything else about the state.
 /// A committed state (see `opaque`) acts only with the secret of the player to move: else
 /// `not-this-player`.
-pub(crate) fn take_item<G: Rules>(
-    item: &str,
+pub(crate) fn take_item<'a, G: Rules>(
+    item: &'a str,
     whole: &str,
     reader: Reader<G>,
-) -> Taken<G::Position> {
+) -> Taken<'a, G::Position> {
     let quick = match reader.keys {
         None => quick_item::<G>(item, reader.setup),
         Some(keys) => quick_sealed_item::<G>(item, keys),
@@ -206,13 +213,8 @@ pub(crate) fn take_item<G: Rules>(
 
 /// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
 /// ignored) or read from its position string; `None` for any other item.
-fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Position>> {
-    let mut json = serde_json::Deserializer::from_str(item);
-    let good: GoodItem<StateIn<Unsealed<G::State>>> = crate::strict::object(&mut json).ok()?;
-    json.end().ok()?;
-    if !envelope_fits(&good.mv, good.player.as_deref(), good.secret.as_deref()) {
-        return None;
-    }
+fn quick_item<'a, G: Rules>(item: &'a str, setup: &G::Setup) -> Option<Taken<'a, G::Position>> {
+    let good = good_item::<StateIn<Unsealed<G::State>>>(item)?;
     let position = match good.state {
         StateIn::Object(state) => state
             .into_state()
@@ -224,26 +226,35 @@ fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Positio
 }
 
 /// `quick_item` with keys: the state's text goes to the seal check.
-fn quick_sealed_item<G: Rules>(item: &str, keys: &SealKeys) -> Option<Taken<G::Position>> {
-    // An object only: serde's derive would also take the envelope's fields from an array.
-    if !item.trim_start().starts_with('{') {
-        return None;
-    }
-    let good = serde_json::from_str::<GoodSealedItem>(item).ok()?;
-    let fitting = envelope_fits(&good.mv, good.player.as_deref(), good.secret.as_deref());
-    if !good.state.get().starts_with('{') || !fitting {
+fn quick_sealed_item<'a, G: Rules>(
+    item: &'a str,
+    keys: &SealKeys,
+) -> Option<Taken<'a, G::Position>> {
+    let good = good_item::<&RawValue>(item)?;
+    if !good.state.get().starts_with('{') {
         return None;
     }
     let position = seal::read_object::<G>(good.state.get(), Some(keys));
     Some(taken(position, good.mv, good.player, good.secret))
 }
 
-fn taken<P>(
+/// An item in the usual good shape, its envelope's fields fitting; `None` for any other.
+fn good_item<'a, S: Deserialize<'a>>(item: &'a str) -> Option<GoodItem<'a, S>> {
+    // An object only: serde's derive would also take the envelope's fields from an array.
+    if !item.trim_start().starts_with('{') {
+        return None;
+    }
+    let good = serde_json::from_str::<GoodItem<S>>(item).ok()?;
+    let fitting = envelope_fits(&good.mv, good.player.as_deref(), good.secret.as_deref());
+    fitting.then_some(good)
+}
+
+fn taken<'a, P>(
     position: Result<(P, Form), Error>,
-    mv: String,
-    player: Option<String>,
-    secret: Option<String>,
-) -> Taken<P> {
+    mv: Cow<'a, str>,
+    player: Option<Cow<'a, str>>,
+    secret: Option<Cow<'a, str>>,
+) -> Taken<'a, P> {
     match position {
         Ok(position) => Taken::Item(position, mv, player, secret),
         Err(error) => Taken::Refused(error.reason()),
@@ -258,43 +269,37 @@ fn envelope_fits(mv: &str, player: Option<&str>, secret: Option<&str>) -> bool {
 
 /// Any item: its JSON checked whole (so that a fault of the JSON is one everywhere in the item, as
 /// on routes that parse the whole body first), then the envelope field by field, then the state.
-fn exact_item<G: Rules>(item: &str, whole: &str, reader: Reader<G>) -> Taken<G::Position> {
+fn exact_item<'a, G: Rules>(
+    item: &'a str,
+    whole: &str,
+    reader: Reader<G>,
+) -> Taken<'a, G::Position> {
     if let Some(detail) = json_error(item) {
         return Taken::NotJson(detail);
     }
     match open_item(item, whole) {
         Opened::Refused(reason) => Taken::Refused(reason),
-        Opened::Item(state, mv, player, secret) => {
-            taken(parse_state::<G>(state, reader), mv, player, secret)
-        }
+        Opened::Item(state, mv, player, secret) => taken(
+            parse_state::<G>(state, reader),
+            mv.into(),
+            player.map(Cow::Owned),
+            secret.map(Cow::Owned),
+        ),
     }
 }
 
-/// An item in the usual good shape: exactly these fields, the state a JSON object of the game's state.
+/// An item in the usual good shape: exactly these fields; the state the game's (`StateIn`) or, for
+/// the seal check, its text; the move borrowed from the item when it has no escape.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound = "S: DeserializeOwned")]
-struct GoodItem<S> {
+#[serde(deny_unknown_fields, bound(deserialize = "S: Deserialize<'de>"))]
+struct GoodItem<'a, S> {
     state: S,
-    #[serde(rename = "move")]
-    mv: String,
+    #[serde(rename = "move", borrow)]
+    mv: Cow<'a, str>,
     #[serde(default)]
-    player: Option<String>,
+    player: Option<Cow<'a, str>>,
     #[serde(default)]
-    secret: Option<String>,
-}
-
-/// `GoodItem` for engines with keys: the state's text, for the seal check.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GoodSealedItem<'a> {
-    #[serde(borrow)]
-    state: &'a RawValue,
-    #[serde(rename = "move")]
-    mv: String,
-    #[serde(default)]
-    player: Option<String>,
-    #[serde(default)]
-    secret: Option<String>,
+    secret: Option<Cow<'a, str>>,
 }
 
 /// Whether a text has `min..=max` characters, as the schemas count them.
