@@ -7,7 +7,7 @@
 
 mod board;
 mod invariants;
-mod notation;
+mod moves;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::game::{Outcome, Rules, Status};
 use board::BoardSchema;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
-pub use notation::{DieMove, Move, Start, Turn};
+pub use moves::{DieMove, Move, Start, Turn};
 
 pub const COLOURS: [&str; SEATS] = ["red", "yellow", "green", "blue", "purple", "orange"];
 /// One letter per colour, for the position notation.
@@ -1321,7 +1321,7 @@ fn parse_loc(text: &str, board: &Board) -> std::result::Result<Loc, String> {
         "captured" => return Ok(CAPTURED),
         _ => {}
     }
-    match notation::parse_start(text) {
+    match moves::parse_start(text) {
         Some(Start::Home(distance)) => Ok(home(distance)),
         Some(Start::Space(circle, index)) => board
             .space(circle as usize, index as usize)
@@ -1634,8 +1634,8 @@ impl Rules for Hypnosia {
         }
         let mut capture_parts = Vec::new();
         for (&seat, count) in game.seats.iter().zip(counts) {
-            let n = notation::decimal(count)
-                .ok_or_else(|| bad("a capture count is a decimal number"))?;
+            let n =
+                moves::decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
             capture_parts.push((COLOURS[usize::from(seat)].to_owned(), i64::from(n)));
         }
         let chance =
@@ -1709,7 +1709,7 @@ impl Rules for Hypnosia {
     }
 
     fn parse_move(text: &str) -> Result<Move> {
-        notation::parse_move(text)
+        moves::parse_move(text)
     }
 
     fn legal_moves(position: &Position) -> Vec<Move> {
