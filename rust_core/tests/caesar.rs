@@ -1,7 +1,7 @@
 //! Caesar! through the `Rules` contract: notation and state round-trips, untrusted-state checks,
 //! the worked shapes of the rules' test notes as hand-built positions, perft, seeded playouts.
 
-use referee_core::caesar::map::TOKENS;
+use referee_core::caesar::board::TOKENS;
 use referee_core::caesar::{Caesar, Options, Ordered, PerPlayer, Player, Setup, State};
 use referee_core::game::{self, Rules, Status, Verdict};
 use referee_core::Error;
