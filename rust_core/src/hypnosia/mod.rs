@@ -14,18 +14,17 @@ mod state;
 
 use serde_json::{json, Value};
 
-use crate::chance::{self, Chance, SeedText};
-use crate::error::{Error, Result};
+use crate::chance::{self, Chance};
+use crate::error::Result;
 use crate::game::{Outcome, Rules};
 pub use board::COLOURS;
-use board::{seat_of_letter, LETTERS};
+use board::LETTERS;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
 pub use moves::{Captured, DieMove, DieMoveEffects, Effects, Move, Start, Turn};
 pub use position::Position;
-use position::{push_number, NOBODY};
+use position::NOBODY;
 use setup::default_seats;
 pub use setup::{CompiledSetup, Options, Setup, Variant};
-use state::Parts;
 pub use state::State;
 
 pub struct Hypnosia;
@@ -102,191 +101,19 @@ impl Rules for Hypnosia {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        crate::game::check_rules_version::<Self>(&state.rules)?;
-        let setup = Setup {
-            variant: state.variant,
-            options: state.options,
-            compiled: None,
-        };
-        let game = setup.compiled().map_err(|error| match error {
-            Error::InvalidOptions { field, detail } => Error::InvalidState { field, detail },
-            other => other,
-        })?;
-        let chance = Chance::from_state(&state.rng, "rng")?;
-        let parts = Parts {
-            pawns: state.pawns.into_iter().collect(),
-            to_move: state.to_move,
-            dice: state.dice,
-            centre: state.centre,
-            captures: state.captures.into_iter().collect(),
-            scores: Some(state.scores.into_iter().collect()),
-        };
-        Position::from_parts(game, chance, parts)
+        state::from_state(state)
     }
 
     fn to_state(position: &Position) -> State {
-        let game = &position.game;
-        let seated = || {
-            game.seats
-                .iter()
-                .map(|&s| (COLOURS[usize::from(s)].to_owned(), usize::from(s)))
-        };
-        State {
-            rules: Self::RULES_VERSION.to_owned(),
-            variant: Variant::Standard,
-            options: game.options.clone(),
-            rng: position.chance.to_state(),
-            to_move: (position.to_move != NOBODY)
-                .then(|| COLOURS[usize::from(position.to_move)].to_owned()),
-            dice: (position.dice_len > 0)
-                .then(|| position.dice().iter().map(|&d| i64::from(d)).collect()),
-            pawns: seated()
-                .map(|(name, s)| {
-                    (
-                        name,
-                        position.pawns[s]
-                            .iter()
-                            .map(|&l| position.loc_name(l))
-                            .collect(),
-                    )
-                })
-                .collect(),
-            scores: seated()
-                .map(|(name, s)| (name, position.scores[s]))
-                .collect(),
-            centre: position
-                .centre()
-                .iter()
-                .map(|&s| COLOURS[usize::from(s)].to_owned())
-                .collect(),
-            captures: seated()
-                .map(|(name, s)| (name, i64::from(position.captures[s])))
-                .collect(),
-        }
+        state::to_state(position)
     }
 
     fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
-        let game = setup.game();
-        let bad = |why: &str| Error::invalid_state("position", why.to_owned());
-        let fields: Vec<&str> = text.split(' ').collect();
-        let [pawns, to_move, dice, centre, captures, rng] = fields.as_slice() else {
-            return Err(bad("a position is six fields separated by single spaces: pawns, player to move, dice, centre, captures, random source"));
-        };
-        let letter_seat = |letter: u8| seat_of_letter(letter).map(|s| COLOURS[s].to_owned());
-        let mut pawn_parts = Vec::new();
-        for player in pawns.split('/') {
-            let (letter, locs) = player
-                .split_once(':')
-                .ok_or_else(|| bad("each player's pawns are written <letter>:<locations>"))?;
-            let name = match letter.as_bytes() {
-                [l] => letter_seat(*l),
-                _ => None,
-            }
-            .ok_or_else(|| bad("colour letters are r y g b p o"))?;
-            pawn_parts.push((name, locs.split(',').map(str::to_owned).collect()));
-        }
-        let to_move = match to_move.as_bytes() {
-            [b'-'] => None,
-            [l] => Some(
-                letter_seat(*l).ok_or_else(|| bad("the player to move is a colour letter or -"))?,
-            ),
-            _ => return Err(bad("the player to move is a colour letter or -")),
-        };
-        let dice = match *dice {
-            "-" => None,
-            digits => Some(
-                digits
-                    .bytes()
-                    .map(|b| i64::from(b) - i64::from(b'0'))
-                    .collect(),
-            ),
-        };
-        let centre = match *centre {
-            "-" => Vec::new(),
-            letters => letters
-                .bytes()
-                .map(|l| {
-                    letter_seat(l)
-                        .ok_or_else(|| bad("the centre is colour letters in order of entry, or -"))
-                })
-                .collect::<Result<_>>()?,
-        };
-        let counts: Vec<&str> = captures.split('/').collect();
-        if counts.len() != game.seats.len() {
-            return Err(bad(
-                "captures are one count per seated player, in seat order, separated by /",
-            ));
-        }
-        let mut capture_parts = Vec::new();
-        for (&seat, count) in game.seats.iter().zip(counts) {
-            let n =
-                moves::decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
-            capture_parts.push((COLOURS[usize::from(seat)].to_owned(), i64::from(n)));
-        }
-        let chance =
-            Chance::from_state(&chance::parse_notation(rng, SeedText::Short)?, "position")?;
-        let parts = Parts {
-            pawns: pawn_parts,
-            to_move,
-            dice,
-            centre,
-            captures: capture_parts,
-            scores: None,
-        };
-        let position = Position::from_parts(game, chance, parts)?;
-        let canonical = Self::position_text(&position);
-        if canonical != text {
-            return Err(Error::invalid_state(
-                "position",
-                format!("the position is not written canonically (seat order, sorted locations); it reads as {canonical:?}"),
-            ));
-        }
-        Ok(position)
+        position::parse_position(text, setup)
     }
 
     fn position_text(position: &Position) -> String {
-        let letter = |seat: u8| LETTERS[usize::from(seat)] as char;
-        let mut text = String::with_capacity(96);
-        for (n, &seat) in position.game.seats.iter().enumerate() {
-            if n > 0 {
-                text.push('/');
-            }
-            text.push(letter(seat));
-            text.push(':');
-            for (i, &loc) in position.pawns[usize::from(seat)].iter().enumerate() {
-                if i > 0 {
-                    text.push(',');
-                }
-                position.push_loc_name(loc, &mut text);
-            }
-        }
-        text.push(' ');
-        match position.to_move {
-            NOBODY => text.push('-'),
-            seat => text.push(letter(seat)),
-        }
-        text.push(' ');
-        if position.dice_len == 0 {
-            text.push('-');
-        }
-        for &die in position.dice() {
-            push_number(&mut text, u32::from(die));
-        }
-        text.push(' ');
-        if position.centre_len == 0 {
-            text.push('-');
-        }
-        text.extend(position.centre().iter().map(|&s| letter(s)));
-        text.push(' ');
-        for (n, &seat) in position.game.seats.iter().enumerate() {
-            if n > 0 {
-                text.push('/');
-            }
-            push_number(&mut text, position.captures[usize::from(seat)]);
-        }
-        text.push(' ');
-        text.push_str(&position.chance.notation(SeedText::Short));
-        text
+        position::position_text(position)
     }
 
     fn to_move(position: &Position) -> Option<&'static str> {

@@ -4,11 +4,15 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::board::{
-    is_active, Board, Loc, CAPTURED, CENTRE, CENTRE_SPACES, COLOURS, PAWNS, SEATS, SPACE_BASE,
+    is_active, seat_of_letter, Board, Loc, CAPTURED, CENTRE, CENTRE_SPACES, COLOURS, LETTERS,
+    PAWNS, SEATS, SPACE_BASE,
 };
-use super::setup::CompiledSetup;
-use crate::chance::Chance;
-use crate::game::{Outcome, Status};
+use super::setup::{CompiledSetup, Setup};
+use super::state::Parts;
+use super::{moves, Hypnosia};
+use crate::chance::{self, Chance, SeedText};
+use crate::error::{Error, Result};
+use crate::game::{Outcome, Rules, Status};
 
 /// `to_move` once the game is over.
 pub(super) const NOBODY: u8 = u8::MAX;
@@ -202,4 +206,126 @@ pub(super) fn push_number(text: &mut String, n: u32) {
         push_number(text, n / 10);
     }
     text.push(char::from(b'0' + (n % 10) as u8));
+}
+
+pub(super) fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+    let game = setup.game();
+    let bad = |why: &str| Error::invalid_state("position", why.to_owned());
+    let fields: Vec<&str> = text.split(' ').collect();
+    let [pawns, to_move, dice, centre, captures, rng] = fields.as_slice() else {
+        return Err(bad("a position is six fields separated by single spaces: pawns, player to move, dice, centre, captures, random source"));
+    };
+    let letter_seat = |letter: u8| seat_of_letter(letter).map(|s| COLOURS[s].to_owned());
+    let mut pawn_parts = Vec::new();
+    for player in pawns.split('/') {
+        let (letter, locs) = player
+            .split_once(':')
+            .ok_or_else(|| bad("each player's pawns are written <letter>:<locations>"))?;
+        let name = match letter.as_bytes() {
+            [l] => letter_seat(*l),
+            _ => None,
+        }
+        .ok_or_else(|| bad("colour letters are r y g b p o"))?;
+        pawn_parts.push((name, locs.split(',').map(str::to_owned).collect()));
+    }
+    let to_move = match to_move.as_bytes() {
+        [b'-'] => None,
+        [l] => {
+            Some(letter_seat(*l).ok_or_else(|| bad("the player to move is a colour letter or -"))?)
+        }
+        _ => return Err(bad("the player to move is a colour letter or -")),
+    };
+    let dice = match *dice {
+        "-" => None,
+        digits => Some(
+            digits
+                .bytes()
+                .map(|b| i64::from(b) - i64::from(b'0'))
+                .collect(),
+        ),
+    };
+    let centre = match *centre {
+        "-" => Vec::new(),
+        letters => letters
+            .bytes()
+            .map(|l| {
+                letter_seat(l)
+                    .ok_or_else(|| bad("the centre is colour letters in order of entry, or -"))
+            })
+            .collect::<Result<_>>()?,
+    };
+    let counts: Vec<&str> = captures.split('/').collect();
+    if counts.len() != game.seats.len() {
+        return Err(bad(
+            "captures are one count per seated player, in seat order, separated by /",
+        ));
+    }
+    let mut capture_parts = Vec::new();
+    for (&seat, count) in game.seats.iter().zip(counts) {
+        let n = moves::decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
+        capture_parts.push((COLOURS[usize::from(seat)].to_owned(), i64::from(n)));
+    }
+    let chance = Chance::from_state(&chance::parse_notation(rng, SeedText::Short)?, "position")?;
+    let parts = Parts {
+        pawns: pawn_parts,
+        to_move,
+        dice,
+        centre,
+        captures: capture_parts,
+        scores: None,
+    };
+    let position = Position::from_parts(game, chance, parts)?;
+    let canonical = Hypnosia::position_text(&position);
+    if canonical != text {
+        return Err(Error::invalid_state(
+            "position",
+            format!("the position is not written canonically (seat order, sorted locations); it reads as {canonical:?}"),
+        ));
+    }
+    Ok(position)
+}
+
+pub(super) fn position_text(position: &Position) -> String {
+    let letter = |seat: u8| LETTERS[usize::from(seat)] as char;
+    let mut text = String::with_capacity(96);
+    for (n, &seat) in position.game.seats.iter().enumerate() {
+        if n > 0 {
+            text.push('/');
+        }
+        text.push(letter(seat));
+        text.push(':');
+        for (i, &loc) in position.pawns[usize::from(seat)].iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            position.push_loc_name(loc, &mut text);
+        }
+    }
+    text.push(' ');
+    match position.to_move {
+        NOBODY => text.push('-'),
+        seat => text.push(letter(seat)),
+    }
+    text.push(' ');
+    if position.dice_len == 0 {
+        text.push('-');
+    }
+    for &die in position.dice() {
+        push_number(&mut text, u32::from(die));
+    }
+    text.push(' ');
+    if position.centre_len == 0 {
+        text.push('-');
+    }
+    text.extend(position.centre().iter().map(|&s| letter(s)));
+    text.push(' ');
+    for (n, &seat) in position.game.seats.iter().enumerate() {
+        if n > 0 {
+            text.push('/');
+        }
+        push_number(&mut text, position.captures[usize::from(seat)]);
+    }
+    text.push(' ');
+    text.push_str(&position.chance.notation(SeedText::Short));
+    text
 }

@@ -12,7 +12,7 @@ use super::board::{
 };
 use super::moves::Start;
 use super::position::{Position, NOBODY};
-use super::setup::{CompiledSetup, Options, Variant};
+use super::setup::{CompiledSetup, Options, Setup, Variant};
 use super::{moves, Hypnosia};
 use crate::chance::{Chance, ChanceState};
 use crate::error::{Error, Result};
@@ -145,5 +145,69 @@ impl Position {
         position.place_to_move(parts.to_move.as_deref(), over, &game)?;
         position.place_dice(parts.dice.as_deref(), over)?;
         Ok(position)
+    }
+}
+
+pub(super) fn from_state(state: State) -> Result<Position> {
+    crate::game::check_rules_version::<Hypnosia>(&state.rules)?;
+    let setup = Setup {
+        variant: state.variant,
+        options: state.options,
+        compiled: None,
+    };
+    let game = setup.compiled().map_err(|error| match error {
+        Error::InvalidOptions { field, detail } => Error::InvalidState { field, detail },
+        other => other,
+    })?;
+    let chance = Chance::from_state(&state.rng, "rng")?;
+    let parts = Parts {
+        pawns: state.pawns.into_iter().collect(),
+        to_move: state.to_move,
+        dice: state.dice,
+        centre: state.centre,
+        captures: state.captures.into_iter().collect(),
+        scores: Some(state.scores.into_iter().collect()),
+    };
+    Position::from_parts(game, chance, parts)
+}
+
+pub(super) fn to_state(position: &Position) -> State {
+    let game = &position.game;
+    let seated = || {
+        game.seats
+            .iter()
+            .map(|&s| (COLOURS[usize::from(s)].to_owned(), usize::from(s)))
+    };
+    State {
+        rules: Hypnosia::RULES_VERSION.to_owned(),
+        variant: Variant::Standard,
+        options: game.options.clone(),
+        rng: position.chance.to_state(),
+        to_move: (position.to_move != NOBODY)
+            .then(|| COLOURS[usize::from(position.to_move)].to_owned()),
+        dice: (position.dice_len > 0)
+            .then(|| position.dice().iter().map(|&d| i64::from(d)).collect()),
+        pawns: seated()
+            .map(|(name, s)| {
+                (
+                    name,
+                    position.pawns[s]
+                        .iter()
+                        .map(|&l| position.loc_name(l))
+                        .collect(),
+                )
+            })
+            .collect(),
+        scores: seated()
+            .map(|(name, s)| (name, position.scores[s]))
+            .collect(),
+        centre: position
+            .centre()
+            .iter()
+            .map(|&s| COLOURS[usize::from(s)].to_owned())
+            .collect(),
+        captures: seated()
+            .map(|(name, s)| (name, i64::from(position.captures[s])))
+            .collect(),
     }
 }

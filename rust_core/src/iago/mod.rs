@@ -88,58 +88,19 @@ impl Rules for Iago {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        crate::game::check_rules_version::<Self>(&state.rules)?;
-        let setup = Setup {
-            variant: state.variant,
-            options: state.options,
-        }
-        .check()
-        .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
-        let rows: Vec<&str> = state.board.iter().map(String::as_str).collect();
-        Position::from_parts(&rows, &state.to_move, state.penalty_claim, setup)
+        state::from_state(state)
     }
 
     fn to_state(position: &Position) -> State {
-        State {
-            rules: Self::RULES_VERSION.to_owned(),
-            variant: position.setup.variant,
-            options: position.setup.options,
-            board: position.rows(),
-            to_move: position.to_move.name().to_owned(),
-            penalty_claim: position.penalty_claim,
-        }
+        state::to_state(position)
     }
 
     fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
-        let fields: Vec<&str> = text.split(' ').collect();
-        let (board, to_move, claim) = match fields.as_slice() {
-            [board, side] => (board, side, false),
-            [board, side, "p"] => (board, side, true),
-            _ => {
-                return Err(Error::invalid_state(
-                    "position",
-                    "a position is the board, a space and the side to move (b or w), then ' p' if a penalty claim is pending",
-                ))
-            }
-        };
-        if !matches!(*to_move, "b" | "w") {
-            return Err(Error::invalid_state(
-                "position",
-                format!("side to move is b or w, not {to_move:?}"),
-            ));
-        }
-        let rows: Vec<&str> = board.split('/').collect();
-        Position::from_parts(&rows, to_move, claim, *setup)
+        position::parse_position(text, setup)
     }
 
     fn position_text(position: &Position) -> String {
-        let side = if position.to_move == Color::Black {
-            "b"
-        } else {
-            "w"
-        };
-        let claim = if position.penalty_claim { " p" } else { "" };
-        format!("{} {side}{claim}", position.rows().join("/"))
+        position::position_text(position)
     }
 
     fn to_move(position: &Position) -> Option<&'static str> {

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::board::{CELL_COUNT, CENTRE, INNER, OUTER, ROW_LENGTHS};
 use super::{Color, Setup, Variant};
+use crate::error::{Error, Result};
 use crate::game::{Outcome, Status};
 
 /// A valid Iago position. Discs are split by owner (`black`, `white`); `captive` marks the discs that
@@ -140,4 +141,36 @@ impl Position {
             })
             .collect()
     }
+}
+
+pub(super) fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+    let fields: Vec<&str> = text.split(' ').collect();
+    let (board, to_move, claim) = match fields.as_slice() {
+        [board, side] => (board, side, false),
+        [board, side, "p"] => (board, side, true),
+        _ => {
+            return Err(Error::invalid_state(
+                "position",
+                "a position is the board, a space and the side to move (b or w), then ' p' if a penalty claim is pending",
+            ))
+        }
+    };
+    if !matches!(*to_move, "b" | "w") {
+        return Err(Error::invalid_state(
+            "position",
+            format!("side to move is b or w, not {to_move:?}"),
+        ));
+    }
+    let rows: Vec<&str> = board.split('/').collect();
+    Position::from_parts(&rows, to_move, claim, *setup)
+}
+
+pub(super) fn position_text(position: &Position) -> String {
+    let side = if position.to_move == Color::Black {
+        "b"
+    } else {
+        "w"
+    };
+    let claim = if position.penalty_claim { " p" } else { "" };
+    format!("{} {side}{claim}", position.rows().join("/"))
 }

@@ -119,3 +119,26 @@ pub(super) fn parse_side(to_move: &str) -> Result<Color> {
         )),
     }
 }
+
+pub(super) fn from_state(state: State) -> Result<Position> {
+    crate::game::check_rules_version::<Iago>(&state.rules)?;
+    let setup = Setup {
+        variant: state.variant,
+        options: state.options,
+    }
+    .check()
+    .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
+    let rows: Vec<&str> = state.board.iter().map(String::as_str).collect();
+    Position::from_parts(&rows, &state.to_move, state.penalty_claim, setup)
+}
+
+pub(super) fn to_state(position: &Position) -> State {
+    State {
+        rules: Iago::RULES_VERSION.to_owned(),
+        variant: position.setup.variant,
+        options: position.setup.options,
+        board: position.rows(),
+        to_move: position.to_move.name().to_owned(),
+        penalty_claim: position.penalty_claim,
+    }
+}

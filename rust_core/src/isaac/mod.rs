@@ -16,13 +16,11 @@ use crate::game::{Outcome, Rules};
 pub use board::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, MAX_SCORE, ROWS, TARGET};
 use board::{LENGTHS, MIN_LENGTH, SUPPLY};
 pub use moves::{Action, Effects, Move};
-use position::parse_text;
 pub use position::{Phase, Position};
 pub use setup::{Config, Options, ScoringStarts, Setup};
 pub use state::{PerPlayer, State};
 
 pub use crate::players::Color;
-use crate::players::COLORS;
 
 pub struct Isaac;
 
@@ -92,59 +90,19 @@ impl Rules for Isaac {
     }
 
     fn from_state(state: State) -> Result<Position> {
-        crate::game::check_rules_version::<Self>(&state.rules)?;
-        let config = Setup {
-            variant: state.variant.clone(),
-            options: state.options.clone(),
-        }
-        .config()
-        .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
-        Position::from_parts(state.parts()?, config)
+        state::from_state(state)
     }
 
     fn to_state(position: &Position) -> State {
-        let setup = position.config.setup();
-        let pieces = |color: Color| -> Vec<String> {
-            position
-                .pieces(color)
-                .iter()
-                .filter_map(|&mask| Piece::from_mask(mask).map(|piece| piece.to_string()))
-                .collect()
-        };
-        let removed = |color: Color| {
-            position
-                .removed(color)
-                .iter()
-                .map(|&l| i64::from(l))
-                .collect()
-        };
-        State {
-            rules: Self::RULES_VERSION.to_owned(),
-            variant: setup.variant,
-            options: setup.options,
-            pieces: PerPlayer::of(COLORS.map(pieces)),
-            phase: position.phase.name().to_owned(),
-            to_move: position.to_move.map(|c| c.name().to_owned()),
-            scores: PerPlayer::of(position.scores.map(i64::from)),
-            first_to_pass: position.first_to_pass.map(|c| c.name().to_owned()),
-            passed: COLORS
-                .iter()
-                .filter(|&&c| position.passed[c as usize])
-                .map(|c| c.name().to_owned())
-                .collect(),
-            removed: PerPlayer::of(COLORS.map(removed)),
-        }
+        state::to_state(position)
     }
 
     fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
-        let config = setup
-            .config()
-            .map_err(|(field, detail)| Error::InvalidOptions { field, detail })?;
-        Position::from_parts(parse_text(text)?, config)
+        position::parse_position(text, setup)
     }
 
     fn position_text(position: &Position) -> String {
-        position.text()
+        position::position_text(position)
     }
 
     fn to_move(position: &Position) -> Option<&'static str> {

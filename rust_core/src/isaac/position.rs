@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 
 use super::board::{Piece, LENGTHS, PIECES_PER_PLAYER, SUPPLY, TARGET};
 use super::state::{IndexedPiece, Parts};
-use super::{Color, Config};
+use super::{Color, Config, Setup};
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Status};
 use crate::players::COLORS;
@@ -402,4 +402,15 @@ pub(super) fn parse_lengths(text: &str) -> Result<Vec<i64>> {
             ))),
         })
         .collect()
+}
+
+pub(super) fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+    let config = setup
+        .config()
+        .map_err(|(field, detail)| Error::InvalidOptions { field, detail })?;
+    Position::from_parts(parse_text(text)?, config)
+}
+
+pub(super) fn position_text(position: &Position) -> String {
+    position.text()
 }

@@ -9,7 +9,7 @@ use super::board::{
 };
 use super::invariants::{check_removal_order, check_to_move};
 use super::position::{Phase, Position};
-use super::setup::{standard, Config, Options, VariantName};
+use super::setup::{standard, Config, Options, Setup, VariantName};
 use super::{Color, Isaac};
 use crate::error::{Error, Result};
 use crate::game::Rules;
@@ -287,5 +287,50 @@ impl Position {
 
     pub(super) fn placed(&self, color: Color) -> u32 {
         u32::from(self.piece_count[color as usize]) + u32::from(self.removed_count[color as usize])
+    }
+}
+
+pub(super) fn from_state(state: State) -> Result<Position> {
+    crate::game::check_rules_version::<Isaac>(&state.rules)?;
+    let config = Setup {
+        variant: state.variant.clone(),
+        options: state.options.clone(),
+    }
+    .config()
+    .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
+    Position::from_parts(state.parts()?, config)
+}
+
+pub(super) fn to_state(position: &Position) -> State {
+    let setup = position.config.setup();
+    let pieces = |color: Color| -> Vec<String> {
+        position
+            .pieces(color)
+            .iter()
+            .filter_map(|&mask| Piece::from_mask(mask).map(|piece| piece.to_string()))
+            .collect()
+    };
+    let removed = |color: Color| {
+        position
+            .removed(color)
+            .iter()
+            .map(|&l| i64::from(l))
+            .collect()
+    };
+    State {
+        rules: Isaac::RULES_VERSION.to_owned(),
+        variant: setup.variant,
+        options: setup.options,
+        pieces: PerPlayer::of(COLORS.map(pieces)),
+        phase: position.phase.name().to_owned(),
+        to_move: position.to_move.map(|c| c.name().to_owned()),
+        scores: PerPlayer::of(position.scores.map(i64::from)),
+        first_to_pass: position.first_to_pass.map(|c| c.name().to_owned()),
+        passed: COLORS
+            .iter()
+            .filter(|&&c| position.passed[c as usize])
+            .map(|c| c.name().to_owned())
+            .collect(),
+        removed: PerPlayer::of(COLORS.map(removed)),
     }
 }
