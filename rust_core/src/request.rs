@@ -27,7 +27,7 @@ pub const STATE_TYPE_MESSAGE: &str = "Not a valid state: a JSON object or a posi
 /// How an engine reads the states it is given and writes those it answers: a position string with
 /// its setup; with seal keys, every state sealed (objects only), without, seals ignored.
 pub struct Reader<'a, G: Rules> {
-    pub setup: &'a G::Setup,
+    pub setup: &'a game::Checked<G::Setup>,
     pub keys: Option<&'a SealKeys>,
 }
 
@@ -206,7 +206,7 @@ pub(crate) fn take_item<G: Rules>(
 
 /// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
 /// ignored) or read from its position string; `None` for any other item.
-fn quick_item<G: Rules>(item: &str, setup: &G::Setup) -> Option<Taken<G::Position>> {
+fn quick_item<G: Rules>(item: &str, setup: &game::Checked<G::Setup>) -> Option<Taken<G::Position>> {
     let mut json = serde_json::Deserializer::from_str(item);
     let good: GoodItem<StateIn<Unsealed<G::State>>> = crate::strict::object(&mut json).ok()?;
     json.end().ok()?;

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::game::{Outcome, Rules};
+use crate::game::{Checked, Outcome, Rules};
 use board::{
     border_id, parse_token, province_code, token_icon_name, Bonus, BAG_SIZE, BORDERS, BORDER_COUNT,
     CONTROL_MARKERS, IT, PROVINCES, PROVINCE_MASK, START_HAND_LIMIT, TOKENS,
@@ -116,11 +116,11 @@ impl Rules for Caesar {
         })
     }
 
-    fn check_setup(setup: Setup) -> Result<Setup> {
+    fn validate_setup(setup: Setup) -> Result<Setup> {
         check_setup(setup)
     }
 
-    fn start(setup: &Setup, seed: Option<u64>) -> Position {
+    fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
         start(setup, seed)
     }
 
@@ -132,7 +132,7 @@ impl Rules for Caesar {
         state::to_state(position)
     }
 
-    fn parse_position(text: &str, _setup: &Setup) -> Result<Position> {
+    fn parse_position(text: &str, _setup: &Checked<Setup>) -> Result<Position> {
         state::from_state(position::parse_text(text)?)
     }
 

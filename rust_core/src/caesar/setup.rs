@@ -13,6 +13,7 @@ use super::state::{Ordered, PerPlayer, TokensSchema};
 use super::Position;
 use crate::chance::{self, Chance};
 use crate::error::{Error, Result};
+use crate::game::Checked;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -159,7 +160,7 @@ pub(super) fn check_setup(setup: Setup) -> Result<Setup> {
     Ok(setup)
 }
 
-pub(super) fn start(setup: &Setup, seed: Option<u64>) -> Position {
+pub(super) fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
     let mut position = Position::empty(Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed)));
     // A setup that did not pass `check_setup` falls back to drawing what it gets wrong.
     let layout = setup

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::chance::{self, Chance};
 use crate::error::Result;
-use crate::game::{Outcome, Rules};
+use crate::game::{Checked, Outcome, Rules};
 pub use board::COLOURS;
 use board::LETTERS;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
@@ -86,11 +86,11 @@ impl Rules for Hypnosia {
         })
     }
 
-    fn check_setup(setup: Setup) -> Result<Setup> {
+    fn validate_setup(setup: Setup) -> Result<Setup> {
         setup.checked()
     }
 
-    fn start(setup: &Setup, seed: Option<u64>) -> Position {
+    fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
         let game = setup.game();
         let mut chance = Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed));
         let first = match game.first_player {
@@ -108,7 +108,7 @@ impl Rules for Hypnosia {
         state::to_state(position)
     }
 
-    fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+    fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
         position::parse_position(text, setup)
     }
 

@@ -12,7 +12,7 @@ use super::state::Parts;
 use super::{moves, Hypnosia};
 use crate::chance::{self, Chance, SeedText};
 use crate::error::{Error, Result};
-use crate::game::{Outcome, Rules, Status};
+use crate::game::{Checked, Outcome, Rules, Status};
 
 /// `to_move` once the game is over.
 pub(super) const NOBODY: u8 = u8::MAX;
@@ -208,7 +208,7 @@ pub(super) fn push_number(text: &mut String, n: u32) {
     text.push(char::from(b'0' + (n % 10) as u8));
 }
 
-pub(super) fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
     let game = setup.game();
     let bad = |why: &str| Error::invalid_state("position", why.to_owned());
     let fields: Vec<&str> = text.split(' ').collect();

@@ -11,7 +11,7 @@ mod state;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::game::{Outcome, Rules};
+use crate::game::{Checked, Outcome, Rules};
 pub use board::{cell_name, parse_cell, CELL_COUNT};
 use board::{CENTRE_CELL, OUTER, ROW_LENGTHS};
 pub use moves::{Effects, Move};
@@ -77,14 +77,14 @@ impl Rules for Iago {
         })
     }
 
-    fn check_setup(setup: Setup) -> Result<Setup> {
+    fn validate_setup(setup: Setup) -> Result<Setup> {
         setup
             .check()
             .map_err(|(field, detail)| Error::InvalidOptions { field, detail })
     }
 
-    fn start(setup: &Setup, _seed: Option<u64>) -> Position {
-        Position::empty(*setup)
+    fn start(setup: &Checked<Setup>, _seed: Option<u64>) -> Position {
+        Position::empty(**setup)
     }
 
     fn from_state(state: State) -> Result<Position> {
@@ -95,7 +95,7 @@ impl Rules for Iago {
         state::to_state(position)
     }
 
-    fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+    fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
         position::parse_position(text, setup)
     }
 

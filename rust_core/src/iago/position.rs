@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::board::{CELL_COUNT, CENTRE, INNER, OUTER, ROW_LENGTHS};
 use super::{Color, Setup, Variant};
 use crate::error::{Error, Result};
-use crate::game::{Outcome, Status};
+use crate::game::{Checked, Outcome, Status};
 
 /// A valid Iago position. Discs are split by owner (`black`, `white`); `captive` marks the discs that
 /// show their red side. A disc is "up" when it shows its owner's colour.
@@ -143,7 +143,7 @@ impl Position {
     }
 }
 
-pub(super) fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
     let fields: Vec<&str> = text.split(' ').collect();
     let (board, to_move, claim) = match fields.as_slice() {
         [board, side] => (board, side, false),
@@ -162,7 +162,7 @@ pub(super) fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
         ));
     }
     let rows: Vec<&str> = board.split('/').collect();
-    Position::from_parts(&rows, to_move, claim, *setup)
+    Position::from_parts(&rows, to_move, claim, **setup)
 }
 
 pub(super) fn position_text(position: &Position) -> String {

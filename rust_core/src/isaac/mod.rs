@@ -12,7 +12,7 @@ mod state;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::game::{Outcome, Rules};
+use crate::game::{Checked, Outcome, Rules};
 pub use board::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, MAX_SCORE, ROWS, TARGET};
 use board::{LENGTHS, MIN_LENGTH, SUPPLY};
 pub use moves::{Action, Effects, Move};
@@ -77,14 +77,14 @@ impl Rules for Isaac {
         })
     }
 
-    fn check_setup(setup: Setup) -> Result<Setup> {
+    fn validate_setup(setup: Setup) -> Result<Setup> {
         setup
             .config()
             .map(Config::setup)
             .map_err(|(field, detail)| Error::InvalidOptions { field, detail })
     }
 
-    fn start(setup: &Setup, _seed: Option<u64>) -> Position {
+    fn start(setup: &Checked<Setup>, _seed: Option<u64>) -> Position {
         // Setups reach `start` checked by `check_setup`; an unchecked bad one plays the defaults.
         Position::start(setup.config().unwrap_or_default())
     }
@@ -97,7 +97,7 @@ impl Rules for Isaac {
         state::to_state(position)
     }
 
-    fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+    fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
         position::parse_position(text, setup)
     }
 

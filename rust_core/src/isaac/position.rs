@@ -9,7 +9,7 @@ use super::board::{Piece, LENGTHS, PIECES_PER_PLAYER, SUPPLY, TARGET};
 use super::state::{IndexedPiece, Parts};
 use super::{Color, Config, Setup};
 use crate::error::{Error, Result};
-use crate::game::{Outcome, Status};
+use crate::game::{Checked, Outcome, Status};
 use crate::players::COLORS;
 
 /// A finished game keeps the phase it ended in.
@@ -404,7 +404,7 @@ pub(super) fn parse_lengths(text: &str) -> Result<Vec<i64>> {
         .collect()
 }
 
-pub(super) fn parse_position(text: &str, setup: &Setup) -> Result<Position> {
+pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
     let config = setup
         .config()
         .map_err(|(field, detail)| Error::InvalidOptions { field, detail })?;
