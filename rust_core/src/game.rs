@@ -50,6 +50,11 @@ pub trait Rules {
     fn check_setup(setup: Self::Setup) -> Result<Checked<Self::Setup>> {
         Self::validate_setup(setup).map(Checked)
     }
+    /// Whether the setup fixes hidden starting information (Caesar!'s starting hands, when given),
+    /// which a game kept opaque must draw itself.
+    fn fixes_hidden_start(_setup: &Self::Setup) -> bool {
+        false
+    }
     /// The initial position. Games without chance ignore the seed; chance games seed their random
     /// source with it (see `chance`), and the bindings draw a fresh seed when the caller gives none.
     fn start(setup: &Checked<Self::Setup>, seed: Option<u64>) -> Self::Position;

@@ -303,12 +303,7 @@ impl Engine {
                 &request::malformed_request(&[("seed".into(), message)]),
             ));
         }
-        let options = serde_json::to_value(setup).ok();
-        let hands = options
-            .as_ref()
-            .and_then(|setup| setup.get("options"))
-            .and_then(|options| options.get("hands"));
-        if hands.is_some_and(|hands| !hands.is_null()) {
+        if G::fixes_hidden_start(setup) {
             let error = Error::invalid_options(
                 "options.hands",
                 format!(

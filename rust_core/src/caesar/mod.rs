@@ -120,6 +120,10 @@ impl Rules for Caesar {
         check_setup(setup)
     }
 
+    fn fixes_hidden_start(setup: &Setup) -> bool {
+        setup.options.hands.is_some()
+    }
+
     fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
         start(setup, seed)
     }
