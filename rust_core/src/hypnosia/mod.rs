@@ -20,7 +20,7 @@ use crate::game::{Checked, Outcome, Rules};
 pub use board::COLOURS;
 use board::LETTERS;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
-pub use moves::{Captured, DieMove, DieMoveEffects, Effects, Move, Start, Turn};
+pub use moves::{Captured, Die, DieMove, DieMoveEffects, Effects, HomeSquare, Move, Start, Turn};
 pub use position::Position;
 use position::NOBODY;
 use setup::default_seats;

@@ -18,16 +18,56 @@ use super::board::{
 use super::position::{Position, NOBODY};
 use crate::error::{Error, Result};
 
-/// Where a die move starts: a home square (distance 1..=4) or a space `circle.index`.
+/// Dice and home squares in a module of their own, so that nothing, this file included, builds one
+/// but through `new` (or the generator's `generated`): a die is 1 to 6, a home square 1 to 4.
+mod values {
+    /// One die of a roll, 1 to 6.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct Die(u8);
+
+    impl Die {
+        pub fn new(value: u8) -> Option<Die> {
+            (1..=6).contains(&value).then_some(Die(value))
+        }
+
+        pub fn value(self) -> u8 {
+            self.0
+        }
+    }
+
+    /// A home square, by its distance from the seat's entry: 1 to 4.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct HomeSquare(u8);
+
+    impl HomeSquare {
+        pub fn new(distance: u8) -> Option<HomeSquare> {
+            (1..=4).contains(&distance).then_some(HomeSquare(distance))
+        }
+
+        /// A home square of the move generator, which builds them from pawn locations (1 to 4):
+        /// on its hot path only debug builds check them again.
+        pub(in crate::hypnosia) fn generated(distance: u8) -> HomeSquare {
+            debug_assert!(HomeSquare::new(distance).is_some());
+            HomeSquare(distance)
+        }
+
+        pub fn distance(self) -> u8 {
+            self.0
+        }
+    }
+}
+
+pub use values::{Die, HomeSquare};
+
+/// Where a die move starts: a home square or a space `circle.index`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Start {
-    Home(u8),
+    Home(HomeSquare),
     Space(u32, u32),
 }
 
 /// One die move: the unit on `from` (a double when `double`) moves `die` spaces, first crossing the
-/// bridge it stands on when `cross`. Built only by `DieMove::new`: the die is 1 to 6, a home
-/// square 1 to 4.
+/// bridge it stands on when `cross`. Built only by `DieMove::new`: the die is 1 to 6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DieMove {
     from: Start,
@@ -38,8 +78,7 @@ pub struct DieMove {
 
 impl DieMove {
     pub fn new(from: Start, double: bool, cross: bool, die: u8) -> Option<DieMove> {
-        let home_exists = !matches!(from, Start::Home(distance) if !(1..=4).contains(&distance));
-        (home_exists && (1..=6).contains(&die)).then_some(DieMove {
+        Die::new(die).map(|_| DieMove {
             from,
             double,
             cross,
@@ -92,7 +131,7 @@ pub enum Move {
     /// The engine draws both dice from the state's seeded source.
     Roll,
     /// The client supplies the roll, optionally with that whole turn.
-    Supplied { dice: [u8; 2], turn: Option<Turn> },
+    Supplied { dice: [Die; 2], turn: Option<Turn> },
     /// After the roll: the whole remaining turn, or the first of its two die moves.
     Turn(Turn),
 }
@@ -116,9 +155,9 @@ fn write_number(f: &mut fmt::Formatter<'_>, mut number: u32) -> fmt::Result {
 impl fmt::Display for Start {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Start::Home(distance) => {
+            Start::Home(square) => {
                 f.write_str("h")?;
-                write_number(f, u32::from(distance))
+                write_number(f, u32::from(square.distance()))
             }
             Start::Space(circle, index) => {
                 write_number(f, circle)?;
@@ -161,11 +200,13 @@ impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Move::Roll => f.write_str("roll"),
-            Move::Supplied { dice, turn: None } => write!(f, "{}-{}", dice[0], dice[1]),
+            Move::Supplied { dice, turn: None } => {
+                write!(f, "{}-{}", dice[0].value(), dice[1].value())
+            }
             Move::Supplied {
                 dice,
                 turn: Some(turn),
-            } => write!(f, "{}-{}: {turn}", dice[0], dice[1]),
+            } => write!(f, "{}-{}: {turn}", dice[0].value(), dice[1].value()),
             Move::Turn(turn) => write!(f, "{turn}"),
         }
     }
@@ -195,7 +236,7 @@ fn die(text: &str) -> Option<u8> {
 pub fn parse_start(text: &str) -> Option<Start> {
     if let Some(distance) = text.strip_prefix('h') {
         return match distance.as_bytes() {
-            [d @ b'1'..=b'4'] => Some(Start::Home(d - b'0')),
+            [d @ b'1'..=b'4'] => HomeSquare::new(d - b'0').map(Start::Home),
             _ => None,
         };
     }
@@ -233,9 +274,9 @@ fn parse_turn(text: &str) -> Option<Turn> {
         .map(Turn::Moves)
 }
 
-fn parse_roll(text: &str) -> Option<[u8; 2]> {
+fn parse_roll(text: &str) -> Option<[Die; 2]> {
     let (a, b) = text.split_once('-')?;
-    Some([die(a)?, die(b)?])
+    Some([Die::new(die(a)?)?, Die::new(die(b)?)?])
 }
 
 pub fn parse_move(text: &str) -> Result<Move> {
@@ -352,7 +393,10 @@ impl Position {
         }
         let units = if mv.double() { 2 } else { 1 };
         let (from, target, origin) = match mv.from() {
-            Start::Home(distance) => (home(distance), self.leave_home(mv, distance)?, None),
+            Start::Home(square) => {
+                let distance = square.distance();
+                (home(distance), self.leave_home(mv, distance)?, None)
+            }
             Start::Space(circle, index) => {
                 let (loc, target) = self.leave_space(mv, circle, index, units)?;
                 (loc, target, Some(loc))
@@ -549,8 +593,8 @@ impl Position {
     pub(super) fn landing_name(&self, mv: DieMove) -> String {
         let board = self.board();
         let space = match mv.from() {
-            Start::Home(distance) => {
-                Some(board.exit(usize::from(self.to_move), distance, mv.die()))
+            Start::Home(square) => {
+                Some(board.exit(usize::from(self.to_move), square.distance(), mv.die()))
             }
             Start::Space(circle, index) => {
                 board.space(circle as usize, index as usize).map(|space| {
@@ -644,8 +688,12 @@ impl Position {
             if loc < SPACE_BASE {
                 let distance = loc as u8 + 1;
                 if die >= distance {
-                    candidates[0] =
-                        Some(DieMove::generated(Start::Home(distance), false, false, die));
+                    candidates[0] = Some(DieMove::generated(
+                        Start::Home(HomeSquare::generated(distance)),
+                        false,
+                        false,
+                        die,
+                    ));
                 }
             } else {
                 let space = loc - SPACE_BASE;
@@ -1001,6 +1049,7 @@ impl Position {
                 if rolled {
                     return Err(already());
                 }
+                let dice = dice.map(Die::value);
                 effects.roll = Some(dice.to_vec());
                 let next = self.with_dice(dice);
                 match turn {
@@ -1036,6 +1085,17 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dice_and_home_squares_hold_only_their_values() {
+        assert_eq!(Die::new(0), None);
+        assert_eq!(Die::new(7), None);
+        assert_eq!(Die::new(6).map(Die::value), Some(6));
+        assert_eq!(HomeSquare::new(0), None);
+        assert_eq!(HomeSquare::new(5), None);
+        assert_eq!(HomeSquare::new(4).map(HomeSquare::distance), Some(4));
+        assert_eq!(parse_start("h5"), None);
+    }
 
     #[test]
     fn moves_round_trip_and_junk_is_malformed() {

@@ -76,7 +76,7 @@ pub(super) fn parse_loc(text: &str, board: &Board) -> std::result::Result<Loc, S
         _ => {}
     }
     match moves::parse_start(text) {
-        Some(Start::Home(distance)) => Ok(home(distance)),
+        Some(Start::Home(square)) => Ok(home(square.distance())),
         Some(Start::Space(circle, index)) => board
             .space(circle as usize, index as usize)
             .map(on_space)
