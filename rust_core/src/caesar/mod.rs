@@ -20,7 +20,7 @@ use board::{
 };
 pub use board::{Player, Tokens};
 use moves::parse_move;
-pub use moves::{Choice, Closure, Effects, Move, Target};
+pub use moves::{BorderIndex, Choice, Closure, Effects, Move, ProvinceIndex, Target};
 pub use position::{Placed, Position, View};
 use setup::{check_setup, start};
 pub use setup::{Options, Setup, Variant};

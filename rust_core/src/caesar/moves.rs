@@ -16,20 +16,56 @@ use super::{Placed, Position};
 use crate::error::{Error, Result};
 use crate::schemas::Nullable;
 
+/// Indices of the map in a module of their own, so that nothing, this file included, builds one
+/// but through `new`: a Might target always names a border or a province that exists.
+mod indices {
+    use super::{BORDER_COUNT, PROVINCE_COUNT};
+
+    /// A border of the map: below `BORDER_COUNT`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct BorderIndex(u8);
+
+    impl BorderIndex {
+        pub fn new(border: usize) -> Option<BorderIndex> {
+            (border < BORDER_COUNT).then_some(BorderIndex(border as u8))
+        }
+
+        pub fn index(self) -> usize {
+            usize::from(self.0)
+        }
+    }
+
+    /// A province of the map: below `PROVINCE_COUNT`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct ProvinceIndex(u8);
+
+    impl ProvinceIndex {
+        pub fn new(province: usize) -> Option<ProvinceIndex> {
+            (province < PROVINCE_COUNT).then_some(ProvinceIndex(province as u8))
+        }
+
+        pub fn index(self) -> usize {
+            usize::from(self.0)
+        }
+    }
+}
+
+pub use indices::{BorderIndex, ProvinceIndex};
+
 /// Where a Might flip lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Target {
     /// The opponent's face-up, uncovered influence token on a border.
-    Border(u8),
+    Border(BorderIndex),
     /// The opponent's face-up control marker on a province's space.
-    Province(u8),
+    Province(ProvinceIndex),
 }
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Target::Border(border) => f.write_str(border_id(border as usize)),
-            Target::Province(province) => f.write_str(province_code(province as usize)),
+            Target::Border(border) => f.write_str(border_id(border.index())),
+            Target::Province(province) => f.write_str(province_code(province.index())),
         }
     }
 }
@@ -208,10 +244,12 @@ pub(super) fn parse_move(text: &str) -> Result<Move> {
                 let target = word.strip_prefix("M:").ok_or_else(|| {
                     malformed(format!("{word:?} is not a choice (T, W, M:<target>, -)"))
                 })?;
-                let target = if let Some(province) = parse_province(target) {
-                    Target::Province(province as u8)
-                } else if let Some((border, _)) = parse_border(target) {
-                    Target::Border(border as u8)
+                let province = parse_province(target).and_then(ProvinceIndex::new);
+                let border = parse_border(target).and_then(|(border, _)| BorderIndex::new(border));
+                let target = if let Some(province) = province {
+                    Target::Province(province)
+                } else if let Some(border) = border {
+                    Target::Border(border)
                 } else {
                     return Err(malformed(format!(
                         "{target:?} is neither a province nor a border"
@@ -532,22 +570,22 @@ impl Position {
             .filter_map(|(border, placed)| {
                 placed
                     .filter(|p| p.owner == opponent && !p.flipped && p.marker.is_none())
-                    .map(|_| Target::Border(border as u8))
+                    .and_then(|_| BorderIndex::new(border).map(Target::Border))
             });
         let provinces = (0..PROVINCE_COUNT)
             .filter(|&q| self.control[q] == Some(opponent) && !self.is_flipped(q))
-            .map(|q| Target::Province(q as u8));
+            .filter_map(|q| ProvinceIndex::new(q).map(Target::Province));
         tokens.chain(provinces).collect()
     }
 
     pub(super) fn flip(&mut self, target: Target) {
         match target {
             Target::Border(border) => {
-                if let Some(placed) = self.borders[border as usize].as_mut() {
+                if let Some(placed) = self.borders[border.index()].as_mut() {
                     placed.flipped = true;
                 }
             }
-            Target::Province(province) => self.province_flipped |= 1 << province,
+            Target::Province(province) => self.province_flipped |= 1 << province.index(),
         }
     }
 
@@ -881,5 +919,19 @@ impl Position {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn might_targets_name_only_borders_and_provinces_of_the_map() {
+        assert_eq!(BorderIndex::new(BORDER_COUNT), None);
+        assert_eq!(ProvinceIndex::new(PROVINCE_COUNT), None);
+        let last = BorderIndex::new(BORDER_COUNT - 1).map(BorderIndex::index);
+        assert_eq!(last, Some(BORDER_COUNT - 1));
+        assert!(parse_move("S60@HC-HU M:ZZ").is_err());
     }
 }
