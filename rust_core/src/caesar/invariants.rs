@@ -1,4 +1,5 @@
-//! The named consistency checks of a position read from a state: each ties some of its parts together.
+//! The named consistency checks of a position read from a state: each ties some of its parts
+//! together.
 
 use super::board::{
     border_id, province_code, token_code, token_total, Bonus, Player, BORDERS, BORDER_COUNT,

@@ -1,4 +1,5 @@
-//! Moves: the turn (token, border, bonus choices, draws), its notation and effects, the legal moves, playing one.
+//! Moves: the turn (token, border, bonus choices, draws), its notation and effects, the legal moves,
+//! playing one.
 
 use std::fmt::{self, Write as _};
 

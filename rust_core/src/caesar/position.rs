@@ -1,4 +1,5 @@
-//! The position: borders, provinces, hands and bags; its outcome, each player's view, and its text (written and read).
+//! The position: borders, provinces, hands and bags; its outcome, each player's view, and its text
+//! (written and read).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -1,4 +1,5 @@
-//! The variant and options (bonuses and hands given instead of drawn), their check, and the start they give.
+//! The variant and options (bonuses and hands given instead of drawn), their check, and the start
+//! they give.
 
 use std::collections::BTreeMap;
 

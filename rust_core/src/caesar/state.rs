@@ -1,5 +1,5 @@
-//! The JSON state of Caesar!, its one-line position notation, and the checks that turn an untrusted
-//! state into a valid `Position`.
+//! The JSON state of Caesar!, and reading an untrusted one into a `Position` (its consistency checks
+//! are in `invariants.rs`).
 
 use std::borrow::Cow;
 use std::fmt;

@@ -2,7 +2,8 @@
 //! compiled once into flat tables (where `n` steps along a circle lead, where each bridge leads).
 //!
 //! Spaces are numbered globally, circle by circle from the outermost, so that the order of space ids
-//! is the order of `(circle, index)`.
+//! is the order of `(circle, index)`. Also here: the colours and their letters, and the location
+//! codes of pawns.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;

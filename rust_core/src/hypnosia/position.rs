@@ -1,4 +1,5 @@
-//! The position: pawns, player to move, dice, centre, captures, scores; its outcome.
+//! The position: pawns, player to move, dice, centre, captures, scores; its outcome, and its text
+//! (written and read).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,7 +1,8 @@
 //! The 61-hex board: cell indices, names, rings and the precomputed rays, all built at compile time.
 //!
 //! Cells are numbered 0..61 in notation order: row `a`..`i`, and within a row by increasing diagonal
-//! (a1..a5, b1..b6, ..., e1..e9, ..., i5..i9). A set of cells is a `u64` bitboard.
+//! (a1..a5, b1..b6, ..., e1..e9, ..., i5..i9). A set of cells is a `u64` bitboard. Also here: the
+//! players' supplies and their schema.
 
 use schemars::JsonSchema;
 

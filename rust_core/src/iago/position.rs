@@ -1,4 +1,4 @@
-//! The position: discs, side to move, setup; its scores, outcome and rows.
+//! The position: discs, side to move, setup; its scores and outcome, and its text (written, read).
 
 use std::collections::BTreeMap;
 

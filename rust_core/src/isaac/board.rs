@@ -2,7 +2,8 @@
 //! shift-and-mask search for every place a piece fits, all as `u128` bitboards.
 //!
 //! Cell index = (row − 1) × 10 + column (a = 0), so `a1` is 0, `j1` is 9, `a2` is 10 and `j10` is 99.
-//! A set of cells is a `u128` whose bit `i` is cell `i`.
+//! A set of cells is a `u128` whose bit `i` is cell `i`. Also here: the score track's target and
+//! bound, and the players' schema.
 
 use schemars::JsonSchema;
 

@@ -1,4 +1,5 @@
-//! The named consistency checks of a position built from untrusted parts: facts every reachable position shows.
+//! The named consistency checks of a position built from untrusted parts: facts every reachable
+//! position shows.
 
 use super::board::{cell_name, TARGET};
 use super::position::Position;

@@ -1,4 +1,5 @@
-//! Moves: placements, removals and passes, their notation and effects, the legal moves, playing one, perft.
+//! Moves: placements, removals and passes, their notation and effects, the legal moves, playing one,
+//! perft.
 
 use std::fmt;
 

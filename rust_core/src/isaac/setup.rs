@@ -1,4 +1,5 @@
-//! The variant and options: as clients write them (`Setup`) and as the engine plays by them (`Config`).
+//! The variant and options: as clients write them (`Setup`) and as the engine plays by them
+//! (`Config`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
