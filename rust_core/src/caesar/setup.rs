@@ -163,12 +163,12 @@ pub(super) fn check_setup(setup: Setup) -> Result<Setup> {
 
 pub(super) fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
     let mut position = Position::empty(Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed)));
-    // A setup that did not pass `check_setup` falls back to drawing what it gets wrong.
+    // Checked: bonuses and hands, when given, are valid; what is not given is drawn.
     let layout = setup
         .options
         .bonuses
         .as_ref()
-        .and_then(|b| setup_bonuses(b).ok());
+        .map(|b| setup_bonuses(b).expect("a checked setup's bonuses are valid"));
     match layout {
         Some(layout) => position.bonus = layout.map(Some),
         None => {
@@ -196,7 +196,7 @@ pub(super) fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
         .options
         .hands
         .as_ref()
-        .and_then(|h| setup_hands(h).ok())
+        .map(|h| setup_hands(h).expect("a checked setup's hands are valid"))
     {
         Some(hands) => {
             for player in Player::BOTH {

@@ -91,7 +91,7 @@ impl Rules for Hypnosia {
     }
 
     fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
-        let game = setup.game();
+        let game = setup::compiled_game(setup);
         let mut chance = Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed));
         let first = match game.first_player {
             Some(seat) => seat,

@@ -8,7 +8,7 @@ use super::board::{
     is_active, seat_of_letter, Board, Loc, CAPTURED, CENTRE, CENTRE_SPACES, COLOURS, LETTERS,
     PAWNS, SEATS, SPACE_BASE,
 };
-use super::setup::{CompiledSetup, Setup};
+use super::setup::{compiled_game, CompiledSetup, Setup};
 use super::state::Parts;
 use super::{moves, Hypnosia};
 use crate::chance::{self, Chance, SeedText};
@@ -210,7 +210,7 @@ pub(super) fn push_number(text: &mut String, n: u32) {
 }
 
 pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
-    let game = setup.game();
+    let game = compiled_game(setup);
     let bad = |why: &str| Error::invalid_state("position", why.to_owned());
     let fields: Vec<&str> = text.split(' ').collect();
     let [pawns, to_move, dice, centre, captures, rng] = fields.as_slice() else {

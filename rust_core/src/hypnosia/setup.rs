@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::board::{colour_seat, Board, BoardSchema, ColourSchema, COLOURS, SEATS};
 use crate::error::{Error, Result};
+use crate::game::Checked;
 
 /// Compiled games kept at most (the cache is emptied when full): far more setups than a server
 /// sees at once, and a bound on what distinct boards sent by clients can hold.
@@ -262,15 +263,9 @@ impl Setup {
             compiled: Some(game),
         })
     }
+}
 
-    /// The compiled game. `start` expects a checked setup; an unchecked one is compiled here, and
-    /// one that does not compile falls back to the default setup (the bindings always check first).
-    pub(super) fn game(&self) -> Arc<CompiledSetup> {
-        if let Some(game) = &self.compiled {
-            return game.clone();
-        }
-        self.compiled()
-            .or_else(|_| Setup::default().compiled())
-            .expect("the default setup compiles")
-    }
+/// The compiled game of a checked setup (`check_setup` compiled it).
+pub(super) fn compiled_game(setup: &Checked<Setup>) -> Arc<CompiledSetup> {
+    setup.compiled.clone().expect("a checked setup is compiled")
 }
