@@ -1,11 +1,11 @@
 //! Caesar! throughput: perft from a fixed start (draws from the seed) and whole seeded random games.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use referee_core::caesar::{Caesar, Setup};
-use referee_core::Rules;
+use referee_core::caesar::Caesar;
+use referee_core::{game, Rules};
 
 fn start() -> <Caesar as Rules>::Position {
-    Caesar::start(&Setup::default(), Some(7))
+    Caesar::start(&game::default_setup::<Caesar>(), Some(7))
 }
 
 fn caesar_perft(c: &mut Criterion) {
@@ -23,7 +23,7 @@ fn caesar_perft(c: &mut Criterion) {
 
 /// A whole game of listed moves picked by a small LCG: legal-move generation, play and closures.
 fn random_game(seed: u64) -> usize {
-    let mut position = Caesar::start(&Setup::default(), Some(seed));
+    let mut position = Caesar::start(&game::default_setup::<Caesar>(), Some(seed));
     let (mut rng, mut plies) = (seed, 0);
     loop {
         let moves = Caesar::legal_moves(&position);

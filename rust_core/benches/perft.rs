@@ -5,12 +5,12 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use referee_core::chance::Chance;
 use referee_core::game;
 use referee_core::hypnosia::{self, Hypnosia};
-use referee_core::iago::{Iago, Setup};
-use referee_core::isaac::{self, Isaac};
+use referee_core::iago::Iago;
+use referee_core::isaac::Isaac;
 use referee_core::Rules;
 
 fn iago_perft(c: &mut Criterion) {
-    let start = Iago::start(&Setup::default(), None);
+    let start = Iago::start(&game::default_setup::<Iago>(), None);
     let mut group = c.benchmark_group("iago");
     for depth in [3u32, 4] {
         let nodes = Iago::perft(&start, depth);
@@ -23,7 +23,7 @@ fn iago_perft(c: &mut Criterion) {
 }
 
 fn isaac_perft(c: &mut Criterion) {
-    let start = Isaac::start(&isaac::Setup::default(), None);
+    let start = Isaac::start(&game::default_setup::<Isaac>(), None);
     let mut group = c.benchmark_group("isaac");
     for depth in [2u32, 3] {
         let nodes = Isaac::perft(&start, depth);
@@ -37,7 +37,7 @@ fn isaac_perft(c: &mut Criterion) {
 
 /// Whole seeded random games through the public contract: move lists, parsing, play, outcome.
 fn isaac_games(c: &mut Criterion) {
-    let setup = isaac::Setup::default();
+    let setup = game::default_setup::<Isaac>();
     let mut group = c.benchmark_group("isaac");
     group.throughput(Throughput::Elements(10));
     group.bench_function("10 random games", |b| {

@@ -456,8 +456,9 @@ pub(crate) mod tests {
     use crate::iago::Iago;
     use crate::seal::SealKeys;
 
-    pub(crate) fn setup() -> &'static <Iago as Rules>::Setup {
-        static SETUP: std::sync::OnceLock<<Iago as Rules>::Setup> = std::sync::OnceLock::new();
+    pub(crate) fn setup() -> &'static game::Checked<<Iago as Rules>::Setup> {
+        static SETUP: std::sync::OnceLock<game::Checked<<Iago as Rules>::Setup>> =
+            std::sync::OnceLock::new();
         SETUP.get_or_init(game::default_setup::<Iago>)
     }
 

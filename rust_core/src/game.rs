@@ -31,7 +31,8 @@ pub trait Rules {
     /// `info()`.
     const PLAYERS: &'static [&'static str];
 
-    /// Variant and options, deserialized from `{"variant": ..., "options": {...}}` and then checked.
+    /// Variant and options as deserialized from `{"variant": ..., "options": {...}}`, unchecked:
+    /// `check_setup` makes the `Checked` setup that `start` and `parse_position` take.
     type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema + 'static;
     type Position: Clone + Send + Sync;
     type Move: Clone + Eq + fmt::Display;
@@ -42,16 +43,26 @@ pub trait Rules {
 
     /// Static description: variants, options, board geometry.
     fn info() -> Value;
-    /// Checks a deserialized setup (combinations of variant and options).
-    fn check_setup(setup: Self::Setup) -> Result<Self::Setup>;
+    /// The game's check of a deserialized setup (combinations of variant and options), in its
+    /// normal form; `check_setup` marks what it accepts as checked.
+    fn validate_setup(setup: Self::Setup) -> Result<Self::Setup>;
+    /// Checks a deserialized setup: the only way to a `Checked` one.
+    fn check_setup(setup: Self::Setup) -> Result<Checked<Self::Setup>> {
+        Self::validate_setup(setup).map(Checked)
+    }
+    /// Whether the setup fixes hidden starting information (Caesar!'s starting hands, when given),
+    /// which a game kept opaque must draw itself.
+    fn fixes_hidden_start(_setup: &Self::Setup) -> bool {
+        false
+    }
     /// The initial position. Games without chance ignore the seed; chance games seed their random
     /// source with it (see `chance`), and the bindings draw a fresh seed when the caller gives none.
-    fn start(setup: &Self::Setup, seed: Option<u64>) -> Self::Position;
+    fn start(setup: &Checked<Self::Setup>, seed: Option<u64>) -> Self::Position;
 
     fn from_state(state: Self::State) -> Result<Self::Position>;
     fn to_state(position: &Self::Position) -> Self::State;
     /// The one-line position notation, for the given setup.
-    fn parse_position(text: &str, setup: &Self::Setup) -> Result<Self::Position>;
+    fn parse_position(text: &str, setup: &Checked<Self::Setup>) -> Result<Self::Position>;
     fn position_text(position: &Self::Position) -> String;
 
     /// The player to move, or `None` when the game is over.
@@ -107,6 +118,21 @@ pub trait Rules {
                 Self::perft(&next, depth - 1)
             })
             .sum()
+    }
+}
+
+/// A setup that `Rules::check_setup` accepted (as shakmaty's `Position` is a checked `Setup`). Its
+/// field is private to this module, so no other code can build one: whatever takes a `Checked`
+/// setup may rely on the check. It reads as the setup it holds and serializes as it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Checked<S>(S);
+
+impl<S> std::ops::Deref for Checked<S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.0
     }
 }
 
@@ -238,7 +264,7 @@ impl<'de, S: DeserializeOwned> Deserialize<'de> for StateIn<S> {
 }
 
 /// The game's default setup, checked (every game's default is valid).
-pub fn default_setup<G: Rules>() -> G::Setup {
+pub fn default_setup<G: Rules>() -> Checked<G::Setup> {
     let setup = serde_json::from_str("{}").expect("every setup field has a default");
     G::check_setup(setup).expect("the default setup is valid")
 }
@@ -388,7 +414,7 @@ impl<G: Rules> Replay<G> {
 }
 
 pub fn replay<G: Rules, S: AsRef<str>>(
-    setup: &G::Setup,
+    setup: &Checked<G::Setup>,
     seed: Option<u64>,
     moves: &[S],
 ) -> Replay<G> {

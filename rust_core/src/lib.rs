@@ -21,4 +21,4 @@ pub mod strict;
 mod python;
 
 pub use error::{Error, Result};
-pub use game::{Outcome, Rules, Status, Verdict};
+pub use game::{Checked, Outcome, Rules, Status, Verdict};

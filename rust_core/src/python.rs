@@ -77,7 +77,10 @@ fn from_python<T: DeserializeOwned>(value: &Bound<'_, PyAny>) -> Result<T, Strin
     serde_json::from_str(&json_text(value)?).map_err(|e| e.to_string())
 }
 
-fn checked_setup<G: Rules>(py: Python<'_>, setup: &Bound<'_, PyAny>) -> PyResult<G::Setup> {
+fn checked_setup<G: Rules>(
+    py: Python<'_>,
+    setup: &Bound<'_, PyAny>,
+) -> PyResult<game::Checked<G::Setup>> {
     let setup = from_python::<G::Setup>(setup)
         .map_err(|detail| raise(py, &Error::invalid_options("setup", detail)))?;
     G::check_setup(setup).map_err(|e| raise(py, &e))
@@ -150,7 +153,7 @@ impl Engine {
         self.keys.as_deref()
     }
 
-    fn own_setup<G: Rules>(&self) -> &G::Setup {
+    fn own_setup<G: Rules>(&self) -> &game::Checked<G::Setup> {
         self.setup
             .downcast_ref()
             .expect("an engine keeps its own game's setup")
@@ -169,7 +172,7 @@ impl Engine {
         &self,
         py: Python<'_>,
         setup: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<G::Setup> {
+    ) -> PyResult<game::Checked<G::Setup>> {
         match setup {
             None => Ok(self.own_setup::<G>().clone()),
             Some(setup) => checked_setup::<G>(py, setup),
@@ -300,12 +303,7 @@ impl Engine {
                 &request::malformed_request(&[("seed".into(), message)]),
             ));
         }
-        let options = serde_json::to_value(setup).ok();
-        let hands = options
-            .as_ref()
-            .and_then(|setup| setup.get("options"))
-            .and_then(|options| options.get("hands"));
-        if hands.is_some_and(|hands| !hands.is_null()) {
+        if G::fixes_hidden_start(setup) {
             let error = Error::invalid_options(
                 "options.hands",
                 format!(

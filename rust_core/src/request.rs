@@ -29,7 +29,7 @@ pub const STATE_TYPE_MESSAGE: &str = "Not a valid state: a JSON object or a posi
 /// How an engine reads the states it is given and writes those it answers: a position string with
 /// its setup; with seal keys, every state sealed (objects only), without, seals ignored.
 pub struct Reader<'a, G: Rules> {
-    pub setup: &'a G::Setup,
+    pub setup: &'a game::Checked<G::Setup>,
     pub keys: Option<&'a SealKeys>,
 }
 
@@ -213,7 +213,10 @@ pub(crate) fn take_item<'a, G: Rules>(
 
 /// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
 /// ignored) or read from its position string; `None` for any other item.
-fn quick_item<'a, G: Rules>(item: &'a str, setup: &G::Setup) -> Option<Taken<'a, G::Position>> {
+fn quick_item<'a, G: Rules>(
+    item: &'a str,
+    setup: &game::Checked<G::Setup>,
+) -> Option<Taken<'a, G::Position>> {
     let good = good_item::<StateIn<Unsealed<G::State>>>(item)?;
     let position = match good.state {
         StateIn::Object(state) => state

@@ -1,9 +1,9 @@
 //! Caesar! through the `Rules` contract: notation and state round-trips, untrusted-state checks,
 //! the worked shapes of the rules' test notes as hand-built positions, perft, seeded playouts.
 
-use referee_core::caesar::map::TOKENS;
+use referee_core::caesar::board::TOKENS;
 use referee_core::caesar::{Caesar, Options, Ordered, PerPlayer, Player, Setup, State};
-use referee_core::game::{self, Rules, Status, Verdict};
+use referee_core::game::{self, Checked, Rules, Status, Verdict};
 use referee_core::Error;
 use serde_json::{json, Value};
 
@@ -39,7 +39,7 @@ fn layout() -> Ordered<String> {
     )
 }
 
-fn setup(caesar: [&str; 2], pompey: [&str; 2]) -> Setup {
+fn setup(caesar: [&str; 2], pompey: [&str; 2]) -> Checked<Setup> {
     let hand = |h: [&str; 2]| h.iter().map(|t| t.to_string()).collect();
     Caesar::check_setup(Setup {
         options: Options {
@@ -642,7 +642,7 @@ fn might_flips_a_target_and_changes_a_later_closure() {
 // ------------------------------------------------------------------ the end
 
 fn playout(seed: u64) -> (Vec<String>, Position) {
-    let mut pos = Caesar::start(&Setup::default(), Some(seed));
+    let mut pos = Caesar::start(&game::default_setup::<Caesar>(), Some(seed));
     let (mut rng, mut record) = (seed, Vec::new());
     loop {
         let listed = Caesar::legal_moves(&pos);
@@ -665,7 +665,7 @@ fn playout(seed: u64) -> (Vec<String>, Position) {
             next
         );
         let text = Caesar::position_text(&next);
-        let back = Caesar::parse_position(&text, &Setup::default())
+        let back = Caesar::parse_position(&text, &game::default_setup::<Caesar>())
             .unwrap_or_else(|e| panic!("{text}: {e:?}"));
         assert_eq!(Caesar::position_text(&back), text);
         assert_eq!(back, next);
@@ -682,7 +682,8 @@ fn seeded_playouts_never_panic_and_keep_states_round_tripping() {
         assert_eq!(outcome.status, Status::Finished);
         ends.insert(outcome.decided_by.unwrap());
         // The same seed replays the same game.
-        let replay = game::replay::<Caesar, _>(&Setup::default(), Some(seed), &record);
+        let replay =
+            game::replay::<Caesar, _>(&game::default_setup::<Caesar>(), Some(seed), &record);
         assert!(replay.failure.is_none());
         assert_eq!(replay.position, end);
     }
@@ -788,13 +789,13 @@ fn setups_are_checked_and_drawn_from_the_seed() {
     // Normalised: bonuses in table order, hands in token order.
     let normal = Caesar::check_setup(serde_json::from_value(json!({ "options": { "hands": { "caesar": ["N33", "L22"], "pompey": ["L22", "L22"] } } })).unwrap()).unwrap();
     assert_eq!(
-        normal.options.hands.unwrap()[Player::Caesar],
+        normal.options.hands.as_ref().unwrap()[Player::Caesar],
         vec!["L22", "N33"]
     );
     // Drawn: the seed decides, the same seed the same start; IT always holds a Senate token.
-    let a = Caesar::start(&Setup::default(), Some(42));
-    assert_eq!(a, Caesar::start(&Setup::default(), Some(42)));
-    assert_ne!(a, Caesar::start(&Setup::default(), Some(43)));
+    let a = Caesar::start(&game::default_setup::<Caesar>(), Some(42));
+    assert_eq!(a, Caesar::start(&game::default_setup::<Caesar>(), Some(42)));
+    assert_ne!(a, Caesar::start(&game::default_setup::<Caesar>(), Some(43)));
     let state = Caesar::to_state(&a);
     assert_eq!(
         state.provinces.get("IT").unwrap().bonus.as_deref(),
@@ -843,7 +844,7 @@ fn notation_round_trips() {
         text.starts_with(".,.,.,cN60<,.,pD33>,cN51>,pD42<,"),
         "{text}"
     );
-    let back = Caesar::parse_position(&text, &Setup::default()).unwrap();
+    let back = Caesar::parse_position(&text, &game::default_setup::<Caesar>()).unwrap();
     assert_eq!(back, pos);
     assert_eq!(Caesar::position_text(&back), text);
     let json = serde_json::to_string(&Caesar::to_state(&pos)).unwrap();
@@ -865,7 +866,7 @@ fn notation_round_trips() {
     ] {
         assert!(
             matches!(
-                Caesar::parse_position(broken, &Setup::default()),
+                Caesar::parse_position(broken, &game::default_setup::<Caesar>()),
                 Err(Error::InvalidState { .. })
             ),
             "{broken}"
@@ -1095,7 +1096,7 @@ fn the_view_hides_the_opponents_hand_the_bags_and_the_generator() {
 #[test]
 fn names_read_from_a_state_are_the_tables_own_and_other_text_is_kept_as_given() {
     use std::borrow::Cow;
-    let position = Caesar::start(&Setup::default(), Some(5));
+    let position = Caesar::start(&game::default_setup::<Caesar>(), Some(5));
     let (position, _) = Caesar::play(&position, Caesar::legal_moves(&position)[0].clone()).unwrap();
     let json = serde_json::to_string(&Caesar::to_state(&position)).unwrap();
     let state: State = serde_json::from_str(&json).unwrap();

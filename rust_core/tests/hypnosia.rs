@@ -2,21 +2,21 @@
 //! and board check, the worked shapes of the rules doc's test notes, and seeded random playouts.
 
 use referee_core::chance::Chance;
-use referee_core::game::{self, Rules, Status, Verdict};
+use referee_core::game::{self, Checked, Rules, Status, Verdict};
 use referee_core::hypnosia::{Board, Effects, Hypnosia, Position, Setup, State};
 use referee_core::Error;
 use serde_json::{json, Value};
 
-fn setup_of(options: Value) -> Setup {
+fn setup_of(options: Value) -> Checked<Setup> {
     let setup: Setup = serde_json::from_value(json!({ "options": options })).unwrap();
     Hypnosia::check_setup(setup).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn two() -> Setup {
+fn two() -> Checked<Setup> {
     setup_of(json!({ "first_player": "red" }))
 }
 
-fn pos(text: &str, setup: &Setup) -> Position {
+fn pos(text: &str, setup: &Checked<Setup>) -> Position {
     Hypnosia::parse_position(text, setup).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 

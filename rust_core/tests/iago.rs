@@ -1,6 +1,6 @@
 //! Iago through the `Rules` contract: perft (its counts are in tests/perft.json), untrusted-state checks, notation, move errors.
 
-use referee_core::game::{self, Rules, Status, Verdict};
+use referee_core::game::{self, Checked, Rules, Status, Verdict};
 use referee_core::iago::{Iago, Options, Setup, State, Variant};
 use referee_core::Error;
 
@@ -8,6 +8,10 @@ const EMPTY: &str = "...../....../......./......../........./......../......./..
 
 fn standard() -> Setup {
     Setup::default()
+}
+
+fn checked(setup: Setup) -> Checked<Setup> {
+    Iago::check_setup(setup).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn penalty() -> Setup {
@@ -18,11 +22,11 @@ fn penalty() -> Setup {
 }
 
 fn position(text: &str, setup: Setup) -> <Iago as Rules>::Position {
-    Iago::parse_position(text, &setup).unwrap_or_else(|e| panic!("{text}: {e}"))
+    Iago::parse_position(text, &checked(setup)).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 fn state_error(text: &str, setup: Setup) -> (String, String) {
-    match Iago::parse_position(text, &setup) {
+    match Iago::parse_position(text, &checked(setup)) {
         Err(Error::InvalidState { field, detail }) => (field, detail),
         other => panic!("{text}: expected invalid-state, got {other:?}"),
     }
@@ -52,7 +56,7 @@ fn the_generic_perft_agrees_with_the_bulk_count() {
             .map(|mv| default_perft(&Iago::play(position, mv).unwrap().0, depth - 1))
             .sum()
     }
-    let start = Iago::start(&standard(), None);
+    let start = Iago::start(&checked(standard()), None);
     assert_eq!(default_perft(&start, 3), Iago::perft(&start, 3));
 }
 
@@ -142,7 +146,7 @@ fn untrusted_states_are_checked() {
     assert_refused(cases);
     let unknown_rules = State {
         rules: "iago@0".into(),
-        ..Iago::to_state(&Iago::start(&standard(), None))
+        ..Iago::to_state(&Iago::start(&checked(standard()), None))
     };
     assert!(
         matches!(Iago::from_state(unknown_rules), Err(Error::InvalidState { field, .. }) if field == "rules")
@@ -150,7 +154,7 @@ fn untrusted_states_are_checked() {
     let bad_combo = State {
         options: Options { penalty: true },
         variant: Variant::Loose,
-        ..Iago::to_state(&Iago::start(&standard(), None))
+        ..Iago::to_state(&Iago::start(&checked(standard()), None))
     };
     assert!(
         matches!(Iago::from_state(bad_combo), Err(Error::InvalidState { field, .. }) if field == "options.penalty")
@@ -178,7 +182,7 @@ fn a_finished_game_accepts_no_move_and_cannot_hold_a_claim() {
 
 #[test]
 fn moves_are_refused_with_the_rule_that_forbids_them() {
-    let start = Iago::start(&standard(), None);
+    let start = Iago::start(&checked(standard()), None);
     let refuse =
         |pos, mv: &str| match game::validate::<Iago>(pos, mv, None).expect("no request fault") {
             Verdict::Illegal(error) => error,
@@ -257,7 +261,7 @@ fn setups_are_checked() {
 
 #[test]
 fn replay_reports_the_first_illegal_ply() {
-    let replay = game::replay::<Iago, _>(&standard(), None, &["e4", "e5", "d4"]);
+    let replay = game::replay::<Iago, _>(&checked(standard()), None, &["e4", "e5", "d4"]);
     let (ply, error) = replay.failure.expect("e5 flips nothing on the centre");
     assert_eq!((ply, replay.plies), (1, 1));
     assert!(matches!(

@@ -2,16 +2,20 @@
 //! untrusted state, the worked shapes of the rules, move refusals, and seeded random playouts.
 
 use referee_core::chance::Chance;
-use referee_core::game::{self, Rules, Status, Verdict};
+use referee_core::game::{self, Checked, Rules, Status, Verdict};
 use referee_core::isaac::{Color, Isaac, Position, ScoringStarts, Setup, State};
 use referee_core::Error;
 use serde_json::{json, Value};
 
-fn standard() -> Setup {
-    Setup::default()
+fn checked(setup: Setup) -> Checked<Setup> {
+    Isaac::check_setup(setup).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn position(text: &str, setup: &Setup) -> Position {
+fn standard() -> Checked<Setup> {
+    checked(Setup::default())
+}
+
+fn position(text: &str, setup: &Checked<Setup>) -> Position {
     Isaac::parse_position(text, setup).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
@@ -37,7 +41,7 @@ fn moves(pos: &Position) -> Vec<String> {
         .collect()
 }
 
-fn round_trips(pos: &Position, setup: &Setup) {
+fn round_trips(pos: &Position, setup: &Checked<Setup>) {
     let text = Isaac::position_text(pos);
     assert_eq!(&position(&text, setup), pos, "{text}");
     let json = serde_json::to_string(&Isaac::to_state(pos)).unwrap();
@@ -219,7 +223,7 @@ fn positions_and_states_round_trip() {
             "removed": { "black": [3], "white": [3, 3] },
         })
     );
-    let white_first = Setup::new(Color::White, ScoringStarts::FirstPlayer);
+    let white_first = checked(Setup::new(Color::White, ScoringStarts::FirstPlayer));
     let start = Isaac::start(&white_first, None);
     assert_eq!(Isaac::position_text(&start), "- placement w 0,0 - - -/-");
     round_trips(&start, &white_first);
@@ -613,7 +617,7 @@ fn setups_are_checked_field_by_field() {
     assert_eq!(Isaac::check_setup(setup(json!({}))).unwrap(), standard());
     assert_eq!(
         Isaac::check_setup(setup(json!({ "options": { "first_player": "white" } }))).unwrap(),
-        Setup::new(Color::White, ScoringStarts::FirstToPass)
+        checked(Setup::new(Color::White, ScoringStarts::FirstToPass))
     );
     for (value, field) in [
         (json!({ "variant": "hari" }), "variant"),
@@ -685,8 +689,14 @@ fn passes_end_the_placement_phase_and_the_first_to_pass_opens_scoring() {
     // FULL2: White (second) passed first with one piece fewer; Black placed alone, now passes.
     let text = format!("{FULL2} placement b 0,0 w w -/-");
     for (setup, starter) in [
-        (Setup::new(Color::Black, ScoringStarts::FirstToPass), "w"),
-        (Setup::new(Color::Black, ScoringStarts::FirstPlayer), "b"),
+        (
+            checked(Setup::new(Color::Black, ScoringStarts::FirstToPass)),
+            "w",
+        ),
+        (
+            checked(Setup::new(Color::Black, ScoringStarts::FirstPlayer)),
+            "b",
+        ),
     ] {
         let (next, effects) = play(&position(&text, &setup), "pass");
         assert_eq!(effects["phase_ended"], json!(true));
@@ -889,7 +899,7 @@ fn ties_are_broken_by_unplaced_cells_then_count_then_first_player() {
         ),
         (
             "Ba1-c1,Wh10-j10 scoring - 0,0 w bw 3/3",
-            Setup::new(Color::White, ScoringStarts::FirstToPass),
+            checked(Setup::new(Color::White, ScoringStarts::FirstToPass)),
             "white",
             "first_player",
         ),
@@ -925,10 +935,10 @@ fn expand(entry: &str) -> Vec<String> {
 #[test]
 fn seeded_random_games_never_panic_and_keep_round_tripping() {
     let setups = [
-        Setup::new(Color::Black, ScoringStarts::FirstToPass),
-        Setup::new(Color::White, ScoringStarts::FirstToPass),
-        Setup::new(Color::Black, ScoringStarts::FirstPlayer),
-        Setup::new(Color::White, ScoringStarts::FirstPlayer),
+        checked(Setup::new(Color::Black, ScoringStarts::FirstToPass)),
+        checked(Setup::new(Color::White, ScoringStarts::FirstToPass)),
+        checked(Setup::new(Color::Black, ScoringStarts::FirstPlayer)),
+        checked(Setup::new(Color::White, ScoringStarts::FirstPlayer)),
     ];
     let mut finished_by = std::collections::BTreeMap::new();
     let mut seen = std::collections::BTreeSet::new();

@@ -2,7 +2,8 @@
 //! compiled once into flat tables (where `n` steps along a circle lead, where each bridge leads).
 //!
 //! Spaces are numbered globally, circle by circle from the outermost, so that the order of space ids
-//! is the order of `(circle, index)`.
+//! is the order of `(circle, index)`. Also here: the colours and their letters, and the location
+//! codes of pawns.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -498,6 +499,84 @@ impl Board {
         self.bridges.len()
     }
 }
+
+pub const COLOURS: [&str; SEATS] = ["red", "yellow", "green", "blue", "purple", "orange"];
+
+/// One letter per colour, for the position notation.
+pub(super) const LETTERS: [u8; SEATS] = *b"rygbpo";
+
+/// Location codes: home distance k is `k - 1`, space s is `SPACE_BASE + s`.
+pub(super) type Loc = u16;
+
+pub(super) const SPACE_BASE: Loc = PAWNS as Loc;
+
+pub(super) const CENTRE: Loc = 0xFFFE;
+
+pub(super) const CAPTURED: Loc = 0xFFFF;
+
+pub(super) fn home(distance: u8) -> Loc {
+    Loc::from(distance - 1)
+}
+
+pub(super) fn on_space(space: u16) -> Loc {
+    SPACE_BASE + space
+}
+
+/// Still in play: at home or on a circle.
+pub(super) fn is_active(loc: Loc) -> bool {
+    loc < CENTRE
+}
+
+pub(super) fn colour_seat(name: &str) -> Option<usize> {
+    COLOURS.iter().position(|&colour| colour == name)
+}
+
+pub(super) fn seat_of_letter(letter: u8) -> Option<usize> {
+    LETTERS.iter().position(|&l| l == letter)
+}
+
+/// In a schema: a player's colour (seat 0..5 is red, yellow, green, blue, purple, orange).
+pub(super) struct ColourSchema;
+
+impl JsonSchema for ColourSchema {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HypnosiaColour".into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        "referee_core::hypnosia::Colour".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "description": "Seat 0..5 has the colour red, yellow, green, blue, purple, orange.",
+            "enum": COLOURS,
+        })
+    }
+}
+
+/// A pawn's location: `h1`..`h4` (home, by distance), `<circle>.<index>`, `centre` or `captured`.
+#[derive(JsonSchema)]
+#[schemars(rename = "HypnosiaLocation")]
+#[allow(dead_code)] // a schema only
+pub(super) struct LocationSchema(
+    #[schemars(regex(pattern = r"^(h[1-4]|(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)|centre|captured)$"))]
+    String,
+);
+
+/// A seated colour's 4 pawns: home by distance, then spaces by (circle, index), then centre, then
+/// captured.
+#[derive(JsonSchema)]
+#[schemars(rename = "HypnosiaPawns")]
+#[allow(dead_code)] // a schema only
+pub(super) struct PawnsSchema(#[schemars(length(equal = PAWNS))] Vec<LocationSchema>);
+
+/// One die.
+#[derive(JsonSchema)]
+#[schemars(rename = "HypnosiaDie")]
+#[allow(dead_code)] // a schema only
+pub(super) struct DieSchema(#[schemars(range(min = 1, max = 6))] u8);
 
 #[cfg(test)]
 mod tests {

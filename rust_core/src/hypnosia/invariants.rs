@@ -2,10 +2,9 @@
 //! or checks one invariant between fields. They run in `from_parts`'s order, so the first refusal a
 //! state meets stays the same.
 
-use super::{
-    colour_seat, parse_loc, seat_keys, CompiledSetup, Loc, Position, CAPTURED, CENTRE,
-    CENTRE_SPACES, COLOURS, PAWNS, SPACE_BASE,
-};
+use super::board::{colour_seat, Loc, CAPTURED, CENTRE, CENTRE_SPACES, COLOURS, PAWNS, SPACE_BASE};
+use super::state::{parse_loc, seat_keys};
+use super::{CompiledSetup, Position};
 use crate::error::{Error, Result};
 
 /// Refuses anything but a seated colour's name, as `field`.

@@ -2,12 +2,12 @@
 //! placement leaves behind for good, since discs never move and never change owner (only their face).
 //! They make a state consistent with some game, never proven reachable.
 
-use super::geometry::{cell_name, cells_of, ANCHORS, CENTRE, COORDS, RAYS};
+use super::board::{cell_name, cells_of, ANCHORS, CENTRE, COORDS, INNER, RAYS, SUPPLY};
 use super::{Color, Position};
 use crate::error::{Error, Result};
 use crate::players::COLORS;
 
-/// Opposite directions come in pairs in `RAYS` (see `geometry::DIRECTIONS`): the three lines through a cell.
+/// Opposite directions come in pairs in `RAYS` (see `board::DIRECTIONS`): the three lines through a cell.
 const LINES: [(usize, usize); 3] = [(0, 1), (2, 3), (4, 5)];
 
 /// The field of a refusal about `cell`: its row of the board.
@@ -153,9 +153,103 @@ fn describe(position: &Position, cells: u64) -> String {
     )
 }
 
+impl Position {
+    /// Neither colour has more discs on the board than in its supply.
+    pub(super) fn check_supply(&self) -> Result<()> {
+        for color in [Color::Black, Color::White] {
+            let placed = self.owners[color as usize].count_ones();
+            if placed > SUPPLY[color as usize] {
+                return Err(Error::invalid_state(
+                    "board",
+                    format!(
+                        "{} has {placed} discs on the board but only {} in supply",
+                        color.name(),
+                        SUPPLY[color as usize]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Black moves first and every placement adds one disc of the mover: counts fix the side to move.
+    pub(super) fn check_side_to_move(&self) -> Result<()> {
+        let [black, white] = self.owners.map(u64::count_ones);
+        let expected = match black.checked_sub(white) {
+            Some(0) => Color::Black,
+            Some(1) => Color::White,
+            _ => {
+                return Err(Error::invalid_state(
+                    "board",
+                    format!(
+                        "black has {black} discs and white {white}: black must have as many as white or one more"
+                    ),
+                ))
+            }
+        };
+        if self.to_move != expected {
+            return Err(Error::invalid_state(
+                "to_move",
+                format!(
+                    "with {black} black and {white} white discs {} is to move, not {}",
+                    expected.name(),
+                    self.to_move.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A placed disc never flips on its own turn, so the last mover's last disc is face up; and a
+    /// finished game ended with that disc on the last empty inner hex. Needs the side to move checked.
+    pub(super) fn check_last_disc_face_up(&self) -> Result<()> {
+        let last = self.to_move.other();
+        if self.occupied() != 0 && self.up(last) == 0 {
+            return Err(Error::invalid_state(
+                "board",
+                format!(
+                    "{} moved last, so its last disc is face up, but all its discs are captive",
+                    last.name()
+                ),
+            ));
+        }
+        if self.is_finished() && self.up(last) & INNER == 0 {
+            return Err(Error::invalid_state(
+                "board",
+                format!(
+                    "the game is over, so {} filled the last empty inner hex and has a face-up disc there",
+                    last.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A pending penalty claim needs the option, a skippable capture before it, and a game going on.
+    pub(super) fn check_penalty_claim(&self, penalty_claim: bool) -> Result<()> {
+        if !penalty_claim {
+            return Ok(());
+        }
+        let why = if !self.setup.options.penalty {
+            "the penalty option is off"
+        } else if self.occupied().count_ones() < 3 {
+            // A skip needs a capture to skip: an own and an opponent disc before it.
+            "no forced capture can have been skipped with fewer than 3 discs on the board"
+        } else if self.is_finished() {
+            "the game is over"
+        } else {
+            return Ok(());
+        };
+        Err(Error::invalid_state(
+            "penalty_claim",
+            format!("a penalty claim cannot be pending: {why}"),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::geometry::DIRECTIONS;
+    use super::super::board::DIRECTIONS;
     use super::LINES;
 
     #[test]

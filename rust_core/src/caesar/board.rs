@@ -4,6 +4,10 @@
 
 use std::sync::OnceLock;
 
+use schemars::JsonSchema;
+
+use crate::players::TwoPlayers;
+
 pub const PROVINCE_COUNT: usize = 18;
 pub const BORDER_COUNT: usize = 30;
 pub const TOKEN_KINDS: usize = 15;
@@ -269,6 +273,66 @@ impl Bonus {
     pub fn count(self) -> u8 {
         BONUSES[self as usize].1
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, JsonSchema)]
+#[schemars(rename = "CaesarPlayer", rename_all = "lowercase")]
+pub enum Player {
+    Caesar = 0,
+    Pompey = 1,
+}
+
+impl TwoPlayers for Player {
+    const NAMES: [&'static str; 2] = [Player::Caesar.name(), Player::Pompey.name()];
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl Player {
+    pub const BOTH: [Player; 2] = [Player::Caesar, Player::Pompey];
+
+    pub fn other(self) -> Player {
+        match self {
+            Player::Caesar => Player::Pompey,
+            Player::Pompey => Player::Caesar,
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Player::Caesar => "caesar",
+            Player::Pompey => "pompey",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Player> {
+        Player::BOTH.into_iter().find(|p| p.name() == name)
+    }
+
+    pub(super) fn letter(self) -> char {
+        match self {
+            Player::Caesar => 'c',
+            Player::Pompey => 'p',
+        }
+    }
+}
+
+/// Token counts per kind, in token order (a bag or a hand).
+pub type Tokens = [u8; TOKEN_KINDS];
+
+/// The tokens of a hand or a bag, in token order.
+pub(super) fn token_list<T: From<&'static str>>(tokens: &Tokens) -> Vec<T> {
+    tokens
+        .iter()
+        .enumerate()
+        .flat_map(|(kind, &n)| std::iter::repeat_n(token_code(kind), n as usize))
+        .map(T::from)
+        .collect()
+}
+
+pub(super) fn token_total(tokens: &Tokens) -> u32 {
+    tokens.iter().map(|&n| u32::from(n)).sum()
 }
 
 #[cfg(test)]

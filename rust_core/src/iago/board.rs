@@ -1,7 +1,10 @@
 //! The 61-hex board: cell indices, names, rings and the precomputed rays, all built at compile time.
 //!
 //! Cells are numbered 0..61 in notation order: row `a`..`i`, and within a row by increasing diagonal
-//! (a1..a5, b1..b6, ..., e1..e9, ..., i5..i9). A set of cells is a `u64` bitboard.
+//! (a1..a5, b1..b6, ..., e1..e9, ..., i5..i9). A set of cells is a `u64` bitboard. Also here: the
+//! players' supplies and their schema.
+
+use schemars::JsonSchema;
 
 pub const CELL_COUNT: usize = 61;
 pub const ALL: u64 = (1u64 << CELL_COUNT) - 1;
@@ -211,4 +214,17 @@ mod tests {
             assert_eq!(ray.cells().len(), 4);
         }
     }
+}
+
+/// Black places at most 31 discs, White at most 30.
+pub(super) const SUPPLY: [u32; 2] = [31, 30];
+
+// The contract's name for a colour of Iago (the type is the shared `Color`). No doc comment: it
+// would become the schema's description.
+#[derive(JsonSchema)]
+#[schemars(rename = "IagoPlayer", rename_all = "lowercase")]
+#[allow(dead_code)] // a schema only
+pub(super) enum PlayerSchema {
+    Black,
+    White,
 }

@@ -2,7 +2,10 @@
 //! shift-and-mask search for every place a piece fits, all as `u128` bitboards.
 //!
 //! Cell index = (row − 1) × 10 + column (a = 0), so `a1` is 0, `j1` is 9, `a2` is 10 and `j10` is 99.
-//! A set of cells is a `u128` whose bit `i` is cell `i`.
+//! A set of cells is a `u128` whose bit `i` is cell `i`. Also here: the score track's target and
+//! bound, and the players' schema.
+
+use schemars::JsonSchema;
 
 pub const SIDE: usize = 10;
 pub const CELL_COUNT: usize = SIDE * SIDE;
@@ -280,6 +283,24 @@ pub fn fitting(empty: u128, length: usize, vertical: bool) -> u128 {
         anchors &= empty >> (k * step);
     }
     anchors
+}
+
+/// A score at or above this wins at once.
+pub const TARGET: u16 = 100;
+
+/// The highest score a game can reach: 99 plus the most points one removal can give. After removing
+/// a piece of length L from its line, at most 10 − L other pieces touch the line, so the most is
+/// (10 − L) × value × 4, largest for the 7 (3 × 6 × 4 = 72).
+pub const MAX_SCORE: u16 = 99 + 72;
+
+// The contract's name for a colour of Isaac (the type is the shared `Color`). No doc comment: it
+// would become the schema's description.
+#[derive(JsonSchema)]
+#[schemars(rename = "IsaacPlayer", rename_all = "lowercase")]
+#[allow(dead_code)] // a schema only
+pub(super) enum PlayerSchema {
+    Black,
+    White,
 }
 
 #[cfg(test)]

@@ -1,0 +1,938 @@
+//! Moves: the turn (token, border, bonus choices, draws), its notation and effects, the legal moves,
+//! playing one.
+
+use std::fmt::{self, Write as _};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+
+use super::board::{
+    border_id, is_symmetric, parse_border, parse_province, parse_token, province_code,
+    token_borders, token_code, token_icon_name, token_list, token_total, Bonus, Player, BORDERS,
+    BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCE_COUNT, PROVINCE_MASK, TOKEN_KINDS,
+};
+use super::state::{CountSchema, FacesSchema, Ordered, PerPlayer, TokenSchema};
+use super::{Placed, Position};
+use crate::error::{Error, Result};
+use crate::schemas::Nullable;
+
+/// Indices of the map in a module of their own, so that nothing, this file included, builds one
+/// but through `new`: a Might target always names a border or a province that exists.
+mod indices {
+    use super::{BORDER_COUNT, PROVINCE_COUNT};
+
+    /// A border of the map: below `BORDER_COUNT`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct BorderIndex(u8);
+
+    impl BorderIndex {
+        pub fn new(border: usize) -> Option<BorderIndex> {
+            (border < BORDER_COUNT).then_some(BorderIndex(border as u8))
+        }
+
+        pub fn index(self) -> usize {
+            usize::from(self.0)
+        }
+    }
+
+    /// A province of the map: below `PROVINCE_COUNT`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct ProvinceIndex(u8);
+
+    impl ProvinceIndex {
+        pub fn new(province: usize) -> Option<ProvinceIndex> {
+            (province < PROVINCE_COUNT).then_some(ProvinceIndex(province as u8))
+        }
+
+        pub fn index(self) -> usize {
+            usize::from(self.0)
+        }
+    }
+}
+
+pub use indices::{BorderIndex, ProvinceIndex};
+
+/// Where a Might flip lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// The opponent's face-up, uncovered influence token on a border.
+    Border(BorderIndex),
+    /// The opponent's face-up control marker on a province's space.
+    Province(ProvinceIndex),
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Target::Border(border) => f.write_str(border_id(border.index())),
+            Target::Province(province) => f.write_str(province_code(province.index())),
+        }
+    }
+}
+
+/// What the closer does with a Tactics, Wealth or Might bonus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Choice {
+    Decline,
+    Tactics,
+    Wealth,
+    Might(Target),
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Choice::Decline => f.write_str("-"),
+            Choice::Tactics => f.write_str("T"),
+            Choice::Wealth => f.write_str("W"),
+            Choice::Might(target) => write!(f, "M:{target}"),
+        }
+    }
+}
+
+impl Choice {
+    pub(super) fn fits(self, bonus: Bonus) -> bool {
+        matches!(
+            (self, bonus),
+            (Choice::Decline, _)
+                | (Choice::Tactics, Bonus::Tactics)
+                | (Choice::Wealth, Bonus::Wealth)
+                | (Choice::Might(_), Bonus::Might)
+        )
+    }
+}
+
+/// Moves in a module of their own, so that nothing, this file included, builds one but through
+/// `Move::new`: a move always names a token kind and a border that exist, and draws tokens that exist.
+mod turn {
+    use super::{is_symmetric, Choice, BORDER_COUNT, TOKEN_KINDS};
+
+    /// A turn: a token from hand on a border with an orientation, the bonus choices, and optionally
+    /// the tokens drawn (otherwise the state's random source draws them).
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+    pub struct Move {
+        kind: u8,
+        border: u8,
+        forward: bool,
+        choices: Vec<Choice>,
+        draws: Vec<u8>,
+    }
+
+    impl Move {
+        /// Token `kind` on `border` with the bonus choices and the tokens drawn, if the kinds and
+        /// the border exist. A symmetric token is always `forward` (its two orientations are one).
+        pub fn new(
+            kind: usize,
+            border: usize,
+            forward: bool,
+            choices: Vec<Choice>,
+            draws: Vec<u8>,
+        ) -> Option<Move> {
+            let exists = kind < TOKEN_KINDS
+                && border < BORDER_COUNT
+                && draws.iter().all(|&draw| usize::from(draw) < TOKEN_KINDS);
+            exists.then(|| Move {
+                kind: kind as u8,
+                border: border as u8,
+                forward: forward || is_symmetric(kind),
+                choices,
+                draws,
+            })
+        }
+
+        /// A move of the move generator, which enumerates the kinds, borders and orientations
+        /// that exist and draws nothing: on its hot path only debug builds check them again.
+        pub(super) fn generated(
+            kind: usize,
+            border: usize,
+            forward: bool,
+            choices: Vec<Choice>,
+        ) -> Move {
+            debug_assert!(kind < TOKEN_KINDS && border < BORDER_COUNT);
+            debug_assert!(forward || !is_symmetric(kind));
+            Move {
+                kind: kind as u8,
+                border: border as u8,
+                forward,
+                choices,
+                draws: Vec::new(),
+            }
+        }
+
+        /// The token placed, below `TOKEN_KINDS`.
+        pub fn kind(&self) -> usize {
+            usize::from(self.kind)
+        }
+
+        /// The border placed on, below `BORDER_COUNT`.
+        pub fn border(&self) -> usize {
+            usize::from(self.border)
+        }
+
+        /// The larger number faces the first province of the canonical id (always true for a
+        /// symmetric token, whose two orientations are one placement).
+        pub fn forward(&self) -> bool {
+            self.forward
+        }
+
+        pub fn choices(&self) -> &[Choice] {
+            &self.choices
+        }
+
+        /// The tokens drawn, each below `TOKEN_KINDS`; none when the random source draws them.
+        pub fn draws(&self) -> &[u8] {
+            &self.draws
+        }
+    }
+}
+
+pub use turn::Move;
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Piece by piece rather than with `write!`: every legal move list writes each of its moves.
+        let (a, b, _) = BORDERS[self.border()];
+        let (first, second) = if self.forward() { (a, b) } else { (b, a) };
+        f.write_str(token_code(self.kind()))?;
+        f.write_str("@")?;
+        f.write_str(province_code(first))?;
+        f.write_str("-")?;
+        f.write_str(province_code(second))?;
+        for choice in self.choices() {
+            f.write_str(" ")?;
+            fmt::Display::fmt(choice, f)?;
+        }
+        for &draw in self.draws() {
+            f.write_str(" =")?;
+            f.write_str(token_code(draw as usize))?;
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn parse_move(text: &str) -> Result<Move> {
+    let malformed = |why: String| {
+        Error::malformed_move(format!(
+            "{text:?}: {why}; a move is <token>@<A>-<B>, then a choice per closing bonus (T, W, M:<target> or -), then =<token> per draw (e.g. S60@HC-HU T =D42)"
+        ))
+    };
+    let mut words = text.split(' ');
+    let placement = words.next().unwrap_or_default();
+    let (token, border) = placement
+        .split_once('@')
+        .ok_or_else(|| malformed("the placement has no @".into()))?;
+    let kind = parse_token(token)
+        .ok_or_else(|| malformed(format!("{token:?} is not a token (L40 L31 L22 S60 .. N33)")))?;
+    let (border, canonical) = parse_border(border)
+        .ok_or_else(|| malformed(format!("{border:?} is not a border between two provinces")))?;
+    let (mut choices, mut draws) = (Vec::new(), Vec::new());
+    for word in words {
+        if let Some(draw) = word.strip_prefix('=') {
+            let kind =
+                parse_token(draw).ok_or_else(|| malformed(format!("{draw:?} is not a token")))?;
+            draws.push(kind as u8);
+            continue;
+        }
+        if !draws.is_empty() {
+            return Err(malformed(format!("choice {word:?} after a draw")));
+        }
+        let choice = match word {
+            "T" => Choice::Tactics,
+            "W" => Choice::Wealth,
+            "-" => Choice::Decline,
+            _ => {
+                let target = word.strip_prefix("M:").ok_or_else(|| {
+                    malformed(format!("{word:?} is not a choice (T, W, M:<target>, -)"))
+                })?;
+                let province = parse_province(target).and_then(ProvinceIndex::new);
+                let border = parse_border(target).and_then(|(border, _)| BorderIndex::new(border));
+                let target = if let Some(province) = province {
+                    Target::Province(province)
+                } else if let Some(border) = border {
+                    Target::Border(border)
+                } else {
+                    return Err(malformed(format!(
+                        "{target:?} is neither a province nor a border"
+                    )));
+                };
+                Choice::Might(target)
+            }
+        };
+        choices.push(choice);
+    }
+    Ok(
+        Move::new(kind, border, canonical, choices, draws)
+            .expect("parsed tokens and borders exist"),
+    )
+}
+
+/// One province's closure, as reported to clients.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "CaesarClosure")]
+pub struct Closure {
+    /// The province's code.
+    pub province: &'static str,
+    /// The bonus token taken with the province; null when none was left on it.
+    #[schemars(with = "Nullable<Bonus>")]
+    pub bonus: Option<&'static str>,
+    /// Each player's influence on the province.
+    #[schemars(with = "PerPlayer<CountSchema>")]
+    pub sums: PerPlayer<u32>,
+    /// Who took control; null on a tie.
+    #[schemars(with = "Nullable<Player>")]
+    pub control: Option<&'static str>,
+    /// Where markers went, in order: the province, `IT*` (Italia's dashed space), border ids,
+    /// `senate` per Senate marker.
+    pub markers: Vec<String>,
+    /// `T`, `W`, `M:<target>` or `-`; null for Senate or when the game ended first.
+    pub choice: Option<String>,
+}
+
+/// What a move did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "CaesarEffects")]
+pub struct Effects {
+    #[schemars(with = "Player")]
+    pub player: &'static str,
+    #[schemars(with = "TokenSchema")]
+    pub token: &'static str,
+    /// The border the token was placed on.
+    pub border: String,
+    /// The number facing each of the border's two provinces.
+    #[schemars(with = "FacesSchema")]
+    pub faces: Ordered<u8>,
+    pub closures: Vec<Closure>,
+    /// The tokens the mover drew.
+    #[schemars(with = "Vec<TokenSchema>")]
+    pub drawn: Vec<String>,
+    /// Tactics was used: the mover plays again (unless the game is over).
+    pub extra_turn: bool,
+    /// The winner when the game is over after this move.
+    #[schemars(with = "Nullable<Player>")]
+    pub winner: Option<&'static str>,
+}
+
+/// Where a turn's draws come from.
+pub(super) enum Draws<'a> {
+    /// The state's random source.
+    Seeded,
+    /// The tokens the move lists, in order.
+    Given { tokens: &'a [u8], used: usize },
+}
+
+/// The effects of placing `kind` on `border` (with the faces it shows), before any closure.
+pub(super) fn placement_effects(
+    player: Player,
+    kind: usize,
+    border: usize,
+    forward: bool,
+) -> Effects {
+    let placed = Placed {
+        kind: kind as u8,
+        owner: player,
+        forward,
+        flipped: false,
+        marker: None,
+    };
+    let (first, second) = placed.faces();
+    let (a, b, _) = BORDERS[border];
+    Effects {
+        player: player.name(),
+        token: token_code(kind),
+        border: border_id(border).to_owned(),
+        faces: Ordered(vec![
+            (province_code(a).into(), first),
+            (province_code(b).into(), second),
+        ]),
+        closures: Vec::new(),
+        drawn: Vec::new(),
+        extra_turn: false,
+        winner: None,
+    }
+}
+
+/// A closure gives a bonus that needs a choice, and the move has none left.
+pub(super) fn missing_choice(province: usize, player: Player, bonus: Bonus) -> Error {
+    Error::illegal_move(
+        "missing-choice",
+        format!(
+            "closing {} gives {} the {} bonus: say T/W/M:<target> to use it or - to decline",
+            province_code(province),
+            player.name(),
+            bonus.name()
+        ),
+        json!({ "province": province_code(province), "bonus": bonus.name() }),
+    )
+}
+
+/// A move that lists its draws lists exactly the turn's.
+pub(super) fn check_draws_used(draws: &Draws) -> Result<()> {
+    if let Draws::Given { tokens, used } = *draws {
+        if used < tokens.len() {
+            return Err(Error::illegal_move(
+                "too-many-draws",
+                format!(
+                    "the move lists {} draws but the turn draws {used}",
+                    tokens.len()
+                ),
+                json!({ "listed": tokens.len(), "drawn": used }),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Position {
+    pub(super) fn has_placement(&self, player: Player) -> bool {
+        self.hands[player as usize]
+            .iter()
+            .enumerate()
+            .any(|(kind, &n)| n > 0 && token_borders(kind) & !self.filled != 0)
+    }
+
+    /// Draws one token of `player` from the seeded source (nothing from an empty bag).
+    pub(super) fn draw_seeded(&mut self, player: Player) -> Option<usize> {
+        let bag = &mut self.bags[player as usize];
+        let total = token_total(bag);
+        if total == 0 {
+            return None;
+        }
+        let mut index = self.chance.below(total);
+        for (kind, count) in bag.iter_mut().enumerate() {
+            if index < u32::from(*count) {
+                *count -= 1;
+                self.hands[player as usize][kind] += 1;
+                return Some(kind);
+            }
+            index -= u32::from(*count);
+        }
+        None
+    }
+
+    /// One draw of the turn from its source; `drawn` records it.
+    pub(super) fn draw(
+        &mut self,
+        player: Player,
+        draws: &mut Draws,
+        drawn: &mut Vec<String>,
+    ) -> Result<()> {
+        let p = player as usize;
+        if token_total(&self.bags[p]) == 0 {
+            return Ok(());
+        }
+        let kind = match draws {
+            Draws::Seeded => match self.draw_seeded(player) {
+                Some(kind) => kind,
+                None => return Ok(()),
+            },
+            Draws::Given { tokens, used } => {
+                let Some(&kind) = tokens.get(*used) else {
+                    return Err(Error::illegal_move(
+                        "missing-draw",
+                        format!(
+                            "the move lists {} draws, but the turn draws more: list every draw or none",
+                            tokens.len()
+                        ),
+                        json!({ "listed": tokens.len() }),
+                    ));
+                };
+                let kind = kind as usize;
+                if self.bags[p][kind] == 0 {
+                    return Err(Error::illegal_move(
+                        "draw-not-in-bag",
+                        format!(
+                            "draw {} is {}, which is not in {}'s bag",
+                            *used + 1,
+                            token_code(kind),
+                            player.name()
+                        ),
+                        json!({ "token": token_code(kind), "bag": token_list::<&str>(&self.bags[p]) }),
+                    ));
+                }
+                *used += 1;
+                self.bags[p][kind] -= 1;
+                self.hands[p][kind] += 1;
+                kind
+            }
+        };
+        drawn.push(token_code(kind).to_owned());
+        Ok(())
+    }
+
+    /// Places one control marker; true when it is the player's 12th (they win at once).
+    pub(super) fn place_marker(&mut self, player: Player) -> bool {
+        let count = &mut self.markers[player as usize];
+        *count = count.saturating_add(1);
+        *count >= CONTROL_MARKERS
+    }
+
+    /// Closing steps 1–4: the closer takes the bonus (returned), the higher sum places a marker (Italia a
+    /// second one), border markers toward adjacent provinces of the same controller. Returns the
+    /// report and whether a 12th marker was placed.
+    pub(super) fn close(
+        &mut self,
+        province: usize,
+        closer: Player,
+    ) -> (Closure, Option<Bonus>, bool) {
+        // Step 1: the closer takes the bonus token; a Senate is theirs from now on, even if a 12th
+        // marker ends the game before its step 5.
+        let bonus = self.bonus[province].take();
+        if bonus == Some(Bonus::Senate) {
+            let held = &mut self.senate[closer as usize];
+            *held = held.saturating_add(1);
+        }
+        let mut sums = [0u32; 2];
+        let mask = PROVINCE_MASK[province];
+        for (border, placed) in self.borders.iter().enumerate() {
+            if let Some(placed) = placed.filter(|p| mask >> border & 1 == 1 && !p.flipped) {
+                sums[placed.owner as usize] += placed.facing(border, province);
+            }
+        }
+        let control = match sums[0].cmp(&sums[1]) {
+            std::cmp::Ordering::Greater => Some(Player::Caesar),
+            std::cmp::Ordering::Less => Some(Player::Pompey),
+            std::cmp::Ordering::Equal => None,
+        };
+        let mut report = Closure {
+            province: province_code(province),
+            bonus: bonus.map(Bonus::name),
+            sums: PerPlayer::of(sums),
+            control: control.map(Player::name),
+            markers: Vec::new(),
+            choice: None,
+        };
+        let won = control.is_some_and(|player| self.place_control(province, player, &mut report));
+        (report, bonus, won)
+    }
+
+    /// Steps 2–4 for the province's controller; true when a 12th marker is placed.
+    pub(super) fn place_control(
+        &mut self,
+        province: usize,
+        player: Player,
+        report: &mut Closure,
+    ) -> bool {
+        self.control[province] = Some(player);
+        report.markers.push(province_code(province).to_owned());
+        if self.place_marker(player) {
+            return true;
+        }
+        if province == IT {
+            self.italia_dashed = Some(player);
+            report.markers.push("IT*".to_owned());
+            if self.place_marker(player) {
+                return true;
+            }
+        }
+        for (border, &(a, b, _)) in BORDERS.iter().enumerate() {
+            if PROVINCE_MASK[province] >> border & 1 == 0 {
+                continue;
+            }
+            let neighbour = if a == province { b } else { a };
+            if self.control[neighbour] != Some(player) || self.is_flipped(neighbour) {
+                continue;
+            }
+            if let Some(placed) = self.borders[border].as_mut() {
+                placed.marker = Some(player);
+                report.markers.push(border_id(border).to_owned());
+                if self.place_marker(player) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Senate (step 5, automatic): the closer, having won the province, places as many markers under
+    /// the token (taken at step 1) as Senate tokens they hold. True when a 12th marker is placed.
+    pub(super) fn keep_senate(&mut self, closer: Player, report: &mut Closure) -> bool {
+        let held = self.senate[closer as usize];
+        if report.control != Some(closer.name()) {
+            return false;
+        }
+        for _ in 0..held {
+            report.markers.push("senate".to_owned());
+            if self.place_marker(closer) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The Might targets of `closer`: the opponent's face-up uncovered tokens, then the opponent's
+    /// face-up province markers.
+    pub(super) fn might_targets(&self, closer: Player) -> Vec<Target> {
+        let opponent = closer.other();
+        let tokens = self
+            .borders
+            .iter()
+            .enumerate()
+            .filter_map(|(border, placed)| {
+                placed
+                    .filter(|p| p.owner == opponent && !p.flipped && p.marker.is_none())
+                    .and_then(|_| BorderIndex::new(border).map(Target::Border))
+            });
+        let provinces = (0..PROVINCE_COUNT)
+            .filter(|&q| self.control[q] == Some(opponent) && !self.is_flipped(q))
+            .filter_map(|q| ProvinceIndex::new(q).map(Target::Province));
+        tokens.chain(provinces).collect()
+    }
+
+    pub(super) fn flip(&mut self, target: Target) {
+        match target {
+            Target::Border(border) => {
+                if let Some(placed) = self.borders[border.index()].as_mut() {
+                    placed.flipped = true;
+                }
+            }
+            Target::Province(province) => self.province_flipped |= 1 << province.index(),
+        }
+    }
+
+    /// The provinces a placement on `border` closes, in table order (resolution order).
+    pub(super) fn closing(&self, border: usize) -> impl Iterator<Item = usize> + '_ {
+        let (a, b, _) = BORDERS[border];
+        let (first, second) = (a.min(b), a.max(b));
+        [first, second]
+            .into_iter()
+            .filter(move |&q| self.is_closed(q))
+    }
+
+    /// Puts a token from the mover's hand on a border, unchecked.
+    pub(super) fn put(&mut self, player: Player, kind: usize, border: usize, forward: bool) {
+        self.hands[player as usize][kind] -= 1;
+        self.borders[border] = Some(Placed {
+            kind: kind as u8,
+            owner: player,
+            forward,
+            flipped: false,
+            marker: None,
+        });
+        self.filled |= 1 << border;
+    }
+
+    /// Every choice sequence of a placement (already put) whose closures are `closing`.
+    pub(super) fn choice_sequences(
+        &self,
+        closing: &[usize],
+        closer: Player,
+        prefix: &mut Vec<Choice>,
+        out: &mut Vec<Vec<Choice>>,
+    ) {
+        let Some((&province, rest)) = closing.split_first() else {
+            out.push(prefix.clone());
+            return;
+        };
+        let mut next = self.clone();
+        let (mut report, bonus, won) = next.close(province, closer);
+        if won {
+            out.push(prefix.clone());
+            return;
+        }
+        let options = match bonus {
+            None => vec![None],
+            Some(Bonus::Senate) => {
+                if next.keep_senate(closer, &mut report) {
+                    out.push(prefix.clone());
+                    return;
+                }
+                vec![None]
+            }
+            Some(Bonus::Tactics) => vec![Some(Choice::Tactics), Some(Choice::Decline)],
+            Some(Bonus::Wealth) => vec![Some(Choice::Wealth), Some(Choice::Decline)],
+            Some(Bonus::Might) => next
+                .might_targets(closer)
+                .into_iter()
+                .map(|t| Some(Choice::Might(t)))
+                .chain([Some(Choice::Decline)])
+                .collect(),
+        };
+        for option in options {
+            match option {
+                Some(choice) => {
+                    let mut after = next.clone();
+                    if let Choice::Might(target) = choice {
+                        after.flip(target);
+                    }
+                    prefix.push(choice);
+                    after.choice_sequences(rest, closer, prefix, out);
+                    prefix.pop();
+                }
+                None => next.choice_sequences(rest, closer, prefix, out),
+            }
+        }
+    }
+
+    /// The legal moves in generation order (token, border, orientation, choices), without draws.
+    pub(super) fn moves_unsorted(&self) -> Vec<Move> {
+        let Some(player) = self.active() else {
+            return Vec::new();
+        };
+        let mut moves = Vec::new();
+        let mut sequences = Vec::new();
+        for (kind, &count) in self.hands[player as usize].iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let open = token_borders(kind) & !self.filled;
+            for border in (0..BORDER_COUNT).filter(|b| open >> b & 1 == 1) {
+                let orientations: &[bool] = if is_symmetric(kind) {
+                    &[true]
+                } else {
+                    &[true, false]
+                };
+                for &forward in orientations {
+                    let mut after = self.clone();
+                    after.put(player, kind, border, forward);
+                    let closing: Vec<usize> = after.closing(border).collect();
+                    sequences.clear();
+                    if closing.is_empty() {
+                        sequences.push(Vec::new());
+                    } else {
+                        after.choice_sequences(&closing, player, &mut Vec::new(), &mut sequences);
+                    }
+                    for choices in sequences.drain(..) {
+                        moves.push(Move::generated(kind, border, forward, choices));
+                    }
+                }
+            }
+        }
+        moves
+    }
+
+    /// The legal moves, sorted by their notation.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        self.sorted_moves().into_iter().map(|(_, mv)| mv).collect()
+    }
+
+    /// The legal moves with their notation, in the order of their notation.
+    pub(super) fn sorted_moves(&self) -> Vec<(String, Move)> {
+        let mut moves: Vec<(String, Move)> = self
+            .moves_unsorted()
+            .into_iter()
+            .map(|mv| {
+                // Room for most moves at once: `to_string` grew each text two or three times.
+                let mut text = String::with_capacity(24);
+                write!(text, "{mv}").expect("a String takes any text");
+                (text, mv)
+            })
+            .collect();
+        moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        moves
+    }
+
+    pub fn play(&self, mv: Move) -> Result<(Position, Effects)> {
+        let player = self.active().ok_or(Error::GameOver)?;
+        let (kind, border) = (mv.kind(), mv.border());
+        self.check_placement(player, kind, border)?;
+        let forward = mv.forward();
+        let mut next = self.clone();
+        next.put(player, kind, border, forward);
+        let mut effects = placement_effects(player, kind, border, forward);
+        if !mv.draws().is_empty() {
+            if let Some(key_id) = self.chance.keyed_by() {
+                // With keyed chance (a service with seal keys) the draws come from the generator
+                // alone: listing them would let the mover choose their own tokens.
+                return Err(Error::illegal_move(
+                    "listed-draws",
+                    format!(
+                        "the move lists {} draw(s), but this game's draws come from its keyed random source (key {key_id:?}): give the move without draws",
+                        mv.draws().len()
+                    ),
+                    json!({ "listed": mv.draws().len() }),
+                ));
+            }
+        }
+        let mut draws = if mv.draws().is_empty() {
+            Draws::Seeded
+        } else {
+            Draws::Given {
+                tokens: mv.draws(),
+                used: 0,
+            }
+        };
+        let mut choices = mv.choices().iter().copied();
+        let won = next.close_provinces(border, player, &mut choices, &mut draws, &mut effects)?;
+        if let Some(extra) = choices.next() {
+            let expected = mv.choices().len() - 1 - choices.count();
+            return Err(Error::illegal_move(
+                "too-many-choices",
+                format!(
+                    "choice {extra} has no bonus to apply to: this placement gives {expected} Tactics, Wealth or Might choice(s)"
+                ),
+                json!({ "choice": extra.to_string(), "expected": expected }),
+            ));
+        }
+        next.end_turn(player, won, &mut draws, &mut effects)?;
+        check_draws_used(&draws)?;
+        effects.winner = next.result().map(|(winner, _)| winner.name());
+        Ok((next, effects))
+    }
+
+    /// Steps 1–2: the token is in the mover's hand, the border is free and takes that token.
+    pub(super) fn check_placement(&self, player: Player, kind: usize, border: usize) -> Result<()> {
+        let id = border_id(border);
+        if self.hands[player as usize][kind] == 0 {
+            return Err(Error::illegal_move(
+                "token-not-in-hand",
+                format!("{} has no {} in hand", player.name(), token_code(kind)),
+                json!({ "token": token_code(kind), "hand": token_list::<&str>(&self.hands[player as usize]) }),
+            ));
+        }
+        if self.filled >> border & 1 == 1 {
+            return Err(Error::illegal_move(
+                "border-occupied",
+                format!("the border {id} already holds a token"),
+                json!({ "border": id }),
+            ));
+        }
+        if token_borders(kind) >> border & 1 == 0 {
+            let icon = BORDERS[border].2.name();
+            return Err(Error::illegal_move(
+                "icon-mismatch",
+                format!(
+                    "{} is a {} token: it goes on a {} border or is a laurel, and {id} is a {icon} border",
+                    token_code(kind),
+                    token_icon_name(kind),
+                    token_icon_name(kind)
+                ),
+                json!({ "token": token_code(kind), "icon": token_icon_name(kind), "border": id, "border_icon": icon }),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Steps 3–5 on the position after the placement on `border`: closes each province it closes,
+    /// giving its bonus (with the move's next choice where the bonus needs one). Whether a 12th
+    /// marker won the game.
+    pub(super) fn close_provinces(
+        &mut self,
+        border: usize,
+        player: Player,
+        choices: &mut impl Iterator<Item = Choice>,
+        draws: &mut Draws,
+        effects: &mut Effects,
+    ) -> Result<bool> {
+        let closing: Vec<usize> = self.closing(border).collect();
+        for province in closing {
+            let (mut report, bonus, mut won) = self.close(province, player);
+            if !won {
+                won = match bonus {
+                    None => false,
+                    Some(Bonus::Senate) => self.keep_senate(player, &mut report),
+                    Some(bonus) => {
+                        let choice = choices
+                            .next()
+                            .ok_or_else(|| missing_choice(province, player, bonus))?;
+                        self.use_bonus(province, bonus, player, choice, draws, effects)?;
+                        report.choice = Some(choice.to_string());
+                        false
+                    }
+                };
+            }
+            effects.closures.push(report);
+            if won {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Step 6: a win ends the game; otherwise the mover draws up to the hand limit and the turn
+    /// passes (or stays, after Tactics).
+    pub(super) fn end_turn(
+        &mut self,
+        player: Player,
+        won: bool,
+        draws: &mut Draws,
+        effects: &mut Effects,
+    ) -> Result<()> {
+        if won {
+            // A 12th marker ends the game: no turn follows, Tactics or not.
+            self.to_move = None;
+            effects.extra_turn = false;
+            return Ok(());
+        }
+        let p = player as usize;
+        while token_total(&self.hands[p]) < u32::from(self.hand_limits[p])
+            && token_total(&self.bags[p]) > 0
+        {
+            self.draw(player, draws, &mut effects.drawn)?;
+        }
+        self.to_move = Some(if effects.extra_turn {
+            player
+        } else {
+            player.other()
+        });
+        Ok(())
+    }
+
+    /// Step 5 for Tactics, Wealth and Might: the closer's choice, checked.
+    pub(super) fn use_bonus(
+        &mut self,
+        province: usize,
+        bonus: Bonus,
+        closer: Player,
+        choice: Choice,
+        draws: &mut Draws,
+        effects: &mut Effects,
+    ) -> Result<()> {
+        let code = province_code(province);
+        if !choice.fits(bonus) {
+            return Err(Error::illegal_move(
+                "choice-mismatch",
+                format!(
+                    "closing {code} gives the {} bonus: choice {choice} does not apply to it ({} or -)",
+                    bonus.name(),
+                    match bonus {
+                        Bonus::Tactics => "T",
+                        Bonus::Wealth => "W",
+                        _ => "M:<target>",
+                    }
+                ),
+                json!({ "province": code, "bonus": bonus.name(), "choice": choice.to_string() }),
+            ));
+        }
+        match choice {
+            Choice::Decline => {}
+            Choice::Tactics => effects.extra_turn = true,
+            Choice::Wealth => {
+                let limit = &mut self.hand_limits[closer as usize];
+                *limit = limit.saturating_add(1);
+                self.draw(closer, draws, &mut effects.drawn)?;
+            }
+            Choice::Might(target) => {
+                let targets = self.might_targets(closer);
+                if !targets.contains(&target) {
+                    let names: Vec<String> = targets.iter().map(ToString::to_string).collect();
+                    return Err(Error::illegal_move(
+                        "might-target",
+                        format!(
+                            "{target} is not a Might target: the targets are {}'s face-up uncovered tokens and face-up province markers ({})",
+                            closer.other().name(),
+                            if names.is_empty() { "none: decline with -".to_owned() } else { names.join(", ") }
+                        ),
+                        json!({ "province": code, "target": target.to_string(), "targets": names }),
+                    ));
+                }
+                self.flip(target);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn might_targets_name_only_borders_and_provinces_of_the_map() {
+        assert_eq!(BorderIndex::new(BORDER_COUNT), None);
+        assert_eq!(ProvinceIndex::new(PROVINCE_COUNT), None);
+        let last = BorderIndex::new(BORDER_COUNT - 1).map(BorderIndex::index);
+        assert_eq!(last, Some(BORDER_COUNT - 1));
+        assert!(parse_move("S60@HC-HU M:ZZ").is_err());
+    }
+}

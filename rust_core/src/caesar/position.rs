@@ -1,0 +1,461 @@
+//! The position: borders, provinces, hands and bags; its outcome, each player's view, and its text
+//! (written and read).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::board::{
+    border_id, is_symmetric, parse_token, province_code, token_code, token_list, token_total,
+    Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, PROVINCE_COUNT, PROVINCE_MASK,
+    START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
+};
+use super::state::{self, BorderState, Name, Ordered, PerPlayer, ProvinceState, State, RULES};
+use crate::chance::{self, Chance, SeedText};
+use crate::error::{Error, Result};
+use crate::game::{Outcome, Status};
+
+/// An influence token on a border space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Placed {
+    pub kind: u8,
+    pub owner: Player,
+    /// The larger number faces the first province of the border's canonical id.
+    pub forward: bool,
+    /// Flipped by Might: counts 0 for every province that closes later.
+    pub flipped: bool,
+    /// A control marker placed on top of the token (two adjacent provinces of one controller).
+    pub marker: Option<Player>,
+}
+
+impl Placed {
+    /// The number this token shows toward `province` (one of its border's two).
+    pub(super) fn facing(self, border: usize, province: usize) -> u32 {
+        let (_, _, hi, lo, _) = TOKENS[self.kind as usize];
+        let toward_first = BORDERS[border].0 == province;
+        u32::from(if toward_first == self.forward { hi } else { lo })
+    }
+
+    /// The numbers facing the border's two provinces, in canonical order.
+    pub(super) fn faces(self) -> (u8, u8) {
+        let (_, _, hi, lo, _) = TOKENS[self.kind as usize];
+        if self.forward {
+            (hi, lo)
+        } else {
+            (lo, hi)
+        }
+    }
+}
+
+/// A valid Caesar! position, with both hands, both bags and the random source: the full state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    pub(super) borders: [Option<Placed>; BORDER_COUNT],
+    /// Bit set of the borders holding a token.
+    pub(super) filled: u32,
+    pub(super) control: [Option<Player>; PROVINCE_COUNT],
+    /// Bit set of provinces whose control marker Might flipped.
+    pub(super) province_flipped: u32,
+    /// The bonus token still on each province's space.
+    pub(super) bonus: [Option<Bonus>; PROVINCE_COUNT],
+    pub(super) italia_dashed: Option<Player>,
+    pub(super) hands: [Tokens; 2],
+    pub(super) bags: [Tokens; 2],
+    pub(super) hand_limits: [u8; 2],
+    pub(super) senate: [u8; 2],
+    pub(super) markers: [u8; 2],
+    /// `None` once a player has placed their 12th marker.
+    pub(super) to_move: Option<Player>,
+    pub(super) chance: Chance,
+}
+
+impl Position {
+    /// Full bags, empty hands, no bonus tokens: the board before setup.
+    pub(super) fn empty(chance: Chance) -> Self {
+        let mut bag = [0u8; TOKEN_KINDS];
+        for (count, token) in bag.iter_mut().zip(TOKENS.iter()) {
+            *count = token.4;
+        }
+        Position {
+            borders: [None; BORDER_COUNT],
+            filled: 0,
+            control: [None; PROVINCE_COUNT],
+            province_flipped: 0,
+            bonus: [None; PROVINCE_COUNT],
+            italia_dashed: None,
+            hands: [[0; TOKEN_KINDS]; 2],
+            bags: [bag; 2],
+            hand_limits: [START_HAND_LIMIT; 2],
+            senate: [0; 2],
+            markers: [0; 2],
+            to_move: Some(Player::Caesar),
+            chance,
+        }
+    }
+
+    pub(super) fn is_closed(&self, province: usize) -> bool {
+        self.filled & PROVINCE_MASK[province] == PROVINCE_MASK[province]
+    }
+
+    pub(super) fn is_flipped(&self, province: usize) -> bool {
+        self.province_flipped >> province & 1 == 1
+    }
+
+    /// The winner and how, once the game is over.
+    pub fn result(&self) -> Option<(Player, &'static str)> {
+        if let Some(&winner) = Player::BOTH
+            .iter()
+            .find(|p| self.markers[**p as usize] >= CONTROL_MARKERS)
+        {
+            return Some((winner, "twelfth_marker"));
+        }
+        let player = self.to_move?;
+        if token_total(&self.hands[player as usize]) == 0 {
+            return Some((player.other(), "no_token"));
+        }
+        if !self.has_placement(player) {
+            return Some((player.other(), "no_space"));
+        }
+        None
+    }
+
+    /// The player to move while the game goes on.
+    pub(super) fn active(&self) -> Option<Player> {
+        self.result().is_none().then_some(self.to_move).flatten()
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        let scores = BTreeMap::from([
+            ("caesar", i64::from(self.markers[0])),
+            ("pompey", i64::from(self.markers[1])),
+        ]);
+        match self.result() {
+            None => Outcome {
+                status: Status::Ongoing,
+                to_move: self.to_move.map(Player::name),
+                scores,
+                winner: None,
+                decided_by: None,
+                ranking: None,
+            },
+            Some((winner, decided_by)) => Outcome {
+                status: Status::Finished,
+                to_move: None,
+                scores,
+                winner: Some(winner.name()),
+                decided_by: Some(decided_by),
+                ranking: None,
+            },
+        }
+    }
+
+    /// What `player` may see: the state without the generator, the bags and the opponent's hand;
+    /// hand and bag sizes of both players instead.
+    pub fn view(&self, player: Player) -> Value {
+        serde_json::to_value(self.view_of(player)).unwrap_or_default()
+    }
+
+    /// `view` in its typed form, written straight to JSON (no tree of values on the play path).
+    pub fn view_of(&self, player: Player) -> View {
+        let state = state::to_state(self);
+        let sizes = |tokens: &[Tokens; 2]| state::PerPlayer::of(tokens.each_ref().map(token_total));
+        View {
+            rules: state.rules,
+            to_move: state.to_move,
+            borders: state.borders,
+            provinces: state.provinces,
+            italia_dashed: state.italia_dashed,
+            hands: BTreeMap::from([(
+                player.name(),
+                token_list::<&str>(&self.hands[player as usize]),
+            )]),
+            hand_limits: state.hand_limits,
+            senate: state.senate,
+            markers: state.markers,
+            hand_sizes: sizes(&self.hands),
+            bag_sizes: sizes(&self.bags),
+        }
+    }
+}
+
+/// What one player sees of a state (see `Position::view`): the contract's `CaesarView`.
+#[derive(Serialize)]
+pub struct View {
+    rules: String,
+    to_move: Option<state::Name>,
+    borders: state::Ordered<Option<state::BorderState>>,
+    provinces: state::Ordered<state::ProvinceState>,
+    italia_dashed: Option<state::Name>,
+    hands: BTreeMap<&'static str, Vec<&'static str>>,
+    hand_limits: state::PerPlayer<u32>,
+    senate: state::PerPlayer<u32>,
+    markers: state::PerPlayer<u32>,
+    hand_sizes: state::PerPlayer<u32>,
+    bag_sizes: state::PerPlayer<u32>,
+}
+
+pub const POSITION_NOTATION: &str =
+    "space-separated: the 30 borders in border order joined by ',' \
+(. empty, else owner c/p, token, > when its larger number faces the border's first province or <, \
+! when flipped, ^c/^p for a marker on it); the 18 provinces in table order, two characters each \
+(bonus S T W M or - once taken; control . c p, upper case when flipped); Italia's dashed space \
+(. c p); the side to move (c p, - once won); hands, bags, hand limits, Senate tokens and markers, \
+each caesar/pompey (tokens concatenated, - for none); the generator as seed:word_pos (then @<key id> when chance is keyed)";
+
+fn player_letter(player: Option<Player>, none: char) -> char {
+    player.map_or(none, Player::letter)
+}
+
+fn tokens_text(tokens: &Tokens) -> String {
+    if token_total(tokens) == 0 {
+        return "-".into();
+    }
+    token_list::<&str>(tokens).concat()
+}
+
+pub fn text(position: &Position) -> String {
+    let mut text = String::with_capacity(320);
+    for (b, placed) in position.borders.iter().enumerate() {
+        if b > 0 {
+            text.push(',');
+        }
+        match placed {
+            None => text.push('.'),
+            Some(t) => push_border(&mut text, t),
+        }
+    }
+    text.push(' ');
+    for q in 0..PROVINCE_COUNT {
+        text.push(position.bonus[q].map_or('-', Bonus::letter));
+        let control = player_letter(position.control[q], '.');
+        text.push(if position.is_flipped(q) {
+            control.to_ascii_uppercase()
+        } else {
+            control
+        });
+    }
+    let pair = |values: [u8; 2]| format!("{}/{}", values[0], values[1]);
+    let _ = write!(
+        text,
+        " {} {} {}/{} {}/{} {} {} {} {}",
+        player_letter(position.italia_dashed, '.'),
+        player_letter(position.to_move, '-'),
+        tokens_text(&position.hands[0]),
+        tokens_text(&position.hands[1]),
+        tokens_text(&position.bags[0]),
+        tokens_text(&position.bags[1]),
+        pair(position.hand_limits),
+        pair(position.senate),
+        pair(position.markers),
+        position.chance.notation(SeedText::Hex)
+    );
+    text
+}
+
+/// A placed token as the notation writes it: owner, token, facing, `!` when flipped, `^` and the
+/// marker's owner.
+fn push_border(text: &mut String, t: &Placed) {
+    text.push(t.owner.letter());
+    text.push_str(token_code(t.kind as usize));
+    text.push(if t.forward { '>' } else { '<' });
+    if t.flipped {
+        text.push('!');
+    }
+    if let Some(marker) = t.marker {
+        text.push('^');
+        text.push(marker.letter());
+    }
+}
+
+fn notation_error(detail: impl Into<String>) -> Error {
+    Error::invalid_state("position", detail)
+}
+
+fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<Name>> {
+    match letter {
+        "c" => Ok(Some("caesar".into())),
+        "p" => Ok(Some("pompey".into())),
+        _ if letter == none => Ok(None),
+        _ => Err(notation_error(format!(
+            "{what} is c, p or {none}, not {letter:?}"
+        ))),
+    }
+}
+
+/// A concatenation of 3-character token codes (or `-`) as a list.
+fn token_codes(text: &str, what: &str) -> Result<Vec<Name>> {
+    if text == "-" {
+        return Ok(Vec::new());
+    }
+    if !text.is_ascii() || text.is_empty() || text.len() % 3 != 0 {
+        return Err(notation_error(format!(
+            "{what}: tokens are 3 characters each, or - for none"
+        )));
+    }
+    Ok(text
+        .as_bytes()
+        .chunks(3)
+        .map(|c| Name::Owned(String::from_utf8_lossy(c).into_owned()))
+        .collect())
+}
+
+fn pair_of<T>(text: &str, what: &str, parse: impl Fn(&str) -> Result<T>) -> Result<PerPlayer<T>> {
+    let (caesar, pompey) = text
+        .split_once('/')
+        .ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
+    Ok(PerPlayer::of([parse(caesar)?, parse(pompey)?]))
+}
+
+fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {
+    if text == "." {
+        return Ok(None);
+    }
+    let id = border_id(border);
+    let bad = || {
+        notation_error(format!(
+            "border {id}: {text:?} is not . or <c|p><token><>|<>[!][^c|^p]"
+        ))
+    };
+    if !text.is_ascii() || text.len() < 5 {
+        return Err(bad());
+    }
+    let player = player_from_letter(&text[..1], "", "a token's owner")?.ok_or_else(bad)?;
+    let token = &text[1..4];
+    let kind = parse_token(token).ok_or_else(bad)?;
+    let forward = match &text[4..5] {
+        ">" => true,
+        "<" if !is_symmetric(kind) => false,
+        _ => return Err(bad()),
+    };
+    let mut rest = &text[5..];
+    let flipped = rest.starts_with('!');
+    if flipped {
+        rest = &rest[1..];
+    }
+    let marker = match rest {
+        "" => None,
+        "^c" => Some("caesar".into()),
+        "^p" => Some("pompey".into()),
+        _ => return Err(bad()),
+    };
+    let (a, b, _) = BORDERS[border];
+    let (_, _, hi, lo, _) = TOKENS[kind];
+    let (face_a, face_b) = if forward { (hi, lo) } else { (lo, hi) };
+    Ok(Some(BorderState {
+        player,
+        token: token_code(kind).into(),
+        faces: Ordered(vec![
+            (province_code(a).into(), u32::from(face_a)),
+            (province_code(b).into(), u32::from(face_b)),
+        ]),
+        flipped,
+        marker,
+    }))
+}
+
+/// The JSON state written by a position string (checked afterwards like any state).
+pub fn parse_text(text: &str) -> Result<State> {
+    let fields: Vec<&str> = text.split(' ').collect();
+    let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
+        fields.as_slice()
+    else {
+        return Err(notation_error(format!(
+            "a position has 10 space-separated fields, not {}: {POSITION_NOTATION}",
+            fields.len()
+        )));
+    };
+    let borders = borders_of_text(borders)?;
+    let provinces = provinces_of_text(provinces)?;
+    let rng = chance::parse_notation(rng, SeedText::Hex)?;
+    Ok(State {
+        rules: RULES.to_owned(),
+        to_move: player_from_letter(to_move, "-", "the side to move")?,
+        borders: Ordered(borders),
+        provinces: Ordered(provinces),
+        italia_dashed: player_from_letter(dashed, ".", "Italia's dashed space")?,
+        hands: pair_of(hands, "the hands", |t| token_codes(t, "a hand"))?,
+        bags: pair_of(bags, "the bags", |t| token_codes(t, "a bag"))?,
+        hand_limits: pair_of(limits, "the hand limits", count_of_text)?,
+        senate: pair_of(senate, "the Senate tokens", count_of_text)?,
+        markers: pair_of(markers, "the markers", count_of_text)?,
+        rng,
+    })
+}
+
+/// The 30 borders joined by ',', by id in border order.
+fn borders_of_text(text: &str) -> Result<Vec<(Name, Option<BorderState>)>> {
+    let entries: Vec<&str> = text.split(',').collect();
+    if entries.len() != BORDER_COUNT {
+        return Err(notation_error(format!(
+            "30 borders joined by ',', not {}",
+            entries.len()
+        )));
+    }
+    entries
+        .iter()
+        .enumerate()
+        .map(|(b, entry)| Ok((border_id(b).into(), border_entry(entry, b)?)))
+        .collect()
+}
+
+/// The 18 provinces, two characters each (bonus, control), by code in table order.
+fn provinces_of_text(text: &str) -> Result<Vec<(Name, ProvinceState)>> {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() != 2 * PROVINCE_COUNT {
+        return Err(notation_error(
+            "the provinces are 36 characters: a bonus and a control for each",
+        ));
+    }
+    chars
+        .chunks(2)
+        .enumerate()
+        .map(|(q, pair)| {
+            Ok((
+                province_code(q).into(),
+                province_entry(pair[0], pair[1], q)?,
+            ))
+        })
+        .collect()
+}
+
+/// Province `q` from its bonus letter and its control letter (upper case when flipped).
+fn province_entry(bonus: char, control: char, q: usize) -> Result<ProvinceState> {
+    let code = province_code(q);
+    let bonus_name = match bonus {
+        'S' => Some("senate"),
+        'T' => Some("tactics"),
+        'W' => Some("wealth"),
+        'M' => Some("might"),
+        '-' => None,
+        other => {
+            return Err(notation_error(format!(
+                "{code}: bonus {other:?} is not one of S T W M -"
+            )))
+        }
+    };
+    let controller = match control {
+        '.' => None,
+        'c' | 'C' => Some("caesar"),
+        'p' | 'P' => Some("pompey"),
+        other => {
+            return Err(notation_error(format!(
+                "{code}: control {other:?} is not one of . c p C P"
+            )))
+        }
+    };
+    Ok(ProvinceState {
+        bonus: bonus_name.map(Name::from),
+        control: controller.map(Name::from),
+        flipped: control.is_ascii_uppercase(),
+    })
+}
+
+/// A count in canonical decimal only (no sign, no leading zero), so that the text round-trips.
+fn count_of_text(text: &str) -> Result<u32> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|n| n.to_string() == text)
+        .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+}

@@ -1,0 +1,332 @@
+//! The position: pawns, player to move, dice, centre, captures, scores; its outcome, and its text
+//! (written and read).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::board::{
+    is_active, seat_of_letter, Board, Loc, CAPTURED, CENTRE, CENTRE_SPACES, COLOURS, LETTERS,
+    PAWNS, SEATS, SPACE_BASE,
+};
+use super::setup::{compiled_game, CompiledSetup, Setup};
+use super::state::Parts;
+use super::{moves, Hypnosia};
+use crate::chance::{self, Chance, SeedText};
+use crate::error::{Error, Result};
+use crate::game::{Checked, Outcome, Rules, Status};
+
+/// `to_move` once the game is over.
+pub(super) const NOBODY: u8 = u8::MAX;
+
+/// A valid Hypnosia position.
+#[derive(Debug, Clone)]
+pub struct Position {
+    pub(super) game: Arc<CompiledSetup>,
+    /// Per seat, its 4 pawns' locations, sorted; unseated seats hold captured placeholders.
+    pub(super) pawns: [[Loc; PAWNS]; SEATS],
+    pub(super) to_move: u8,
+    /// The unused dice of the turn, in the order they remain; `dice_len == 0` before the roll.
+    pub(super) dice: [u8; 2],
+    pub(super) dice_len: u8,
+    /// Seats in order of entry, one per pawn.
+    pub(super) centre: [u8; CENTRE_SPACES],
+    pub(super) centre_len: u8,
+    /// Enemy pawns each seat has captured.
+    pub(super) captures: [u32; SEATS],
+    pub(super) scores: [i64; SEATS],
+    pub(super) chance: Arc<Chance>,
+}
+
+impl PartialEq for Position {
+    fn eq(&self, other: &Self) -> bool {
+        self.game.options == other.game.options
+            && self.pawns == other.pawns
+            && self.to_move == other.to_move
+            && self.dice() == other.dice()
+            && self.centre() == other.centre()
+            && self.captures == other.captures
+            && self.scores == other.scores
+            && self.chance == other.chance
+    }
+}
+
+impl Position {
+    pub(super) fn initial(game: Arc<CompiledSetup>, chance: Chance, to_move: u8) -> Position {
+        let mut pawns = [[CAPTURED; PAWNS]; SEATS];
+        for &seat in &game.seats {
+            pawns[usize::from(seat)] = [0, 1, 2, 3];
+        }
+        Position {
+            game,
+            pawns,
+            to_move,
+            dice: [0; 2],
+            dice_len: 0,
+            centre: [0; CENTRE_SPACES],
+            centre_len: 0,
+            captures: [0; SEATS],
+            scores: [0; SEATS],
+            chance: Arc::new(chance),
+        }
+    }
+
+    pub(super) fn board(&self) -> &Board {
+        &self.game.board
+    }
+
+    pub fn dice(&self) -> &[u8] {
+        &self.dice[..usize::from(self.dice_len)]
+    }
+
+    pub(super) fn centre(&self) -> &[u8] {
+        &self.centre[..usize::from(self.centre_len)]
+    }
+
+    pub fn is_over(&self) -> bool {
+        usize::from(self.centre_len) == CENTRE_SPACES
+            || !self
+                .game
+                .seats
+                .iter()
+                .any(|&seat| self.pawns[usize::from(seat)].iter().any(|&l| is_active(l)))
+    }
+
+    pub(super) fn has_active(&self, seat: u8) -> bool {
+        self.pawns[usize::from(seat)].iter().any(|&l| is_active(l))
+    }
+
+    /// The name of a location, as states and effects write it.
+    pub(super) fn loc_name(&self, loc: Loc) -> String {
+        let mut name = String::with_capacity(8);
+        self.push_loc_name(loc, &mut name);
+        name
+    }
+
+    /// `loc_name` at the end of `text`, without a string of its own (positions write many).
+    pub(super) fn push_loc_name(&self, loc: Loc, text: &mut String) {
+        match loc {
+            CENTRE => text.push_str("centre"),
+            CAPTURED => text.push_str("captured"),
+            _ if loc < SPACE_BASE => {
+                text.push('h');
+                push_number(text, u32::from(loc) + 1);
+            }
+            _ => {
+                let (circle, index) = self.board().coords(loc - SPACE_BASE);
+                push_number(text, u32::from(circle));
+                text.push('.');
+                push_number(text, u32::from(index));
+            }
+        }
+    }
+
+    pub(super) fn count(&self, seat: u8, loc: Loc) -> u8 {
+        self.pawns[usize::from(seat)]
+            .iter()
+            .filter(|&&l| l == loc)
+            .count() as u8
+    }
+
+    /// The enemy unit on `loc`, if any: its seat and size.
+    pub(super) fn enemy_at(&self, seat: u8, loc: Loc) -> Option<(u8, u8)> {
+        self.game
+            .seats
+            .iter()
+            .filter(|&&other| other != seat)
+            .find_map(|&other| {
+                let n = self.count(other, loc);
+                (n > 0).then_some((other, n))
+            })
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        let seats = &self.game.seats;
+        let scores: BTreeMap<&'static str, i64> = seats
+            .iter()
+            .map(|&s| (COLOURS[usize::from(s)], self.scores[usize::from(s)]))
+            .collect();
+        if !self.is_over() {
+            return Outcome {
+                status: Status::Ongoing,
+                to_move: Some(COLOURS[usize::from(self.to_move)]),
+                scores,
+                winner: None,
+                decided_by: None,
+                ranking: None,
+            };
+        }
+        // Rank key: points (more is better), then the first centre entry (earlier is better; none last).
+        let key = |seat: u8| {
+            let first = self
+                .centre()
+                .iter()
+                .position(|&s| s == seat)
+                .unwrap_or(usize::MAX);
+            (-self.scores[usize::from(seat)], first)
+        };
+        let mut order: Vec<u8> = seats.clone();
+        order.sort_by_key(|&s| (key(s), s));
+        let mut ranking: Vec<Vec<&'static str>> = Vec::new();
+        let mut previous = None;
+        for &seat in &order {
+            if previous == Some(key(seat)) {
+                if let Some(rank) = ranking.last_mut() {
+                    rank.push(COLOURS[usize::from(seat)]);
+                }
+            } else {
+                ranking.push(vec![COLOURS[usize::from(seat)]]);
+            }
+            previous = Some(key(seat));
+        }
+        let top = order[0];
+        let tied_on_points = order
+            .iter()
+            .filter(|&&s| self.scores[usize::from(s)] == self.scores[usize::from(top)])
+            .count();
+        let (winner, decided_by) = if ranking[0].len() > 1 {
+            (None, "shared")
+        } else if tied_on_points > 1 {
+            (Some(COLOURS[usize::from(top)]), "first_to_centre")
+        } else {
+            (Some(COLOURS[usize::from(top)]), "score")
+        };
+        Outcome {
+            status: Status::Finished,
+            to_move: None,
+            scores,
+            winner,
+            decided_by: Some(decided_by),
+            ranking: Some(ranking),
+        }
+    }
+}
+
+/// A number's decimal digits at the end of `text`, without `format!`.
+pub(super) fn push_number(text: &mut String, n: u32) {
+    if n >= 10 {
+        push_number(text, n / 10);
+    }
+    text.push(char::from(b'0' + (n % 10) as u8));
+}
+
+pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
+    let game = compiled_game(setup);
+    let bad = |why: &str| Error::invalid_state("position", why.to_owned());
+    let fields: Vec<&str> = text.split(' ').collect();
+    let [pawns, to_move, dice, centre, captures, rng] = fields.as_slice() else {
+        return Err(bad("a position is six fields separated by single spaces: pawns, player to move, dice, centre, captures, random source"));
+    };
+    let letter_seat = |letter: u8| seat_of_letter(letter).map(|s| COLOURS[s].to_owned());
+    let mut pawn_parts = Vec::new();
+    for player in pawns.split('/') {
+        let (letter, locs) = player
+            .split_once(':')
+            .ok_or_else(|| bad("each player's pawns are written <letter>:<locations>"))?;
+        let name = match letter.as_bytes() {
+            [l] => letter_seat(*l),
+            _ => None,
+        }
+        .ok_or_else(|| bad("colour letters are r y g b p o"))?;
+        pawn_parts.push((name, locs.split(',').map(str::to_owned).collect()));
+    }
+    let to_move = match to_move.as_bytes() {
+        [b'-'] => None,
+        [l] => {
+            Some(letter_seat(*l).ok_or_else(|| bad("the player to move is a colour letter or -"))?)
+        }
+        _ => return Err(bad("the player to move is a colour letter or -")),
+    };
+    let dice = match *dice {
+        "-" => None,
+        digits => Some(
+            digits
+                .bytes()
+                .map(|b| i64::from(b) - i64::from(b'0'))
+                .collect(),
+        ),
+    };
+    let centre = match *centre {
+        "-" => Vec::new(),
+        letters => letters
+            .bytes()
+            .map(|l| {
+                letter_seat(l)
+                    .ok_or_else(|| bad("the centre is colour letters in order of entry, or -"))
+            })
+            .collect::<Result<_>>()?,
+    };
+    let counts: Vec<&str> = captures.split('/').collect();
+    if counts.len() != game.seats.len() {
+        return Err(bad(
+            "captures are one count per seated player, in seat order, separated by /",
+        ));
+    }
+    let mut capture_parts = Vec::new();
+    for (&seat, count) in game.seats.iter().zip(counts) {
+        let n = moves::decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
+        capture_parts.push((COLOURS[usize::from(seat)].to_owned(), i64::from(n)));
+    }
+    let chance = Chance::from_state(&chance::parse_notation(rng, SeedText::Short)?, "position")?;
+    let parts = Parts {
+        pawns: pawn_parts,
+        to_move,
+        dice,
+        centre,
+        captures: capture_parts,
+        scores: None,
+    };
+    let position = Position::from_parts(game, chance, parts)?;
+    let canonical = Hypnosia::position_text(&position);
+    if canonical != text {
+        return Err(Error::invalid_state(
+            "position",
+            format!("the position is not written canonically (seat order, sorted locations); it reads as {canonical:?}"),
+        ));
+    }
+    Ok(position)
+}
+
+pub(super) fn position_text(position: &Position) -> String {
+    let letter = |seat: u8| LETTERS[usize::from(seat)] as char;
+    let mut text = String::with_capacity(96);
+    for (n, &seat) in position.game.seats.iter().enumerate() {
+        if n > 0 {
+            text.push('/');
+        }
+        text.push(letter(seat));
+        text.push(':');
+        for (i, &loc) in position.pawns[usize::from(seat)].iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            position.push_loc_name(loc, &mut text);
+        }
+    }
+    text.push(' ');
+    match position.to_move {
+        NOBODY => text.push('-'),
+        seat => text.push(letter(seat)),
+    }
+    text.push(' ');
+    if position.dice_len == 0 {
+        text.push('-');
+    }
+    for &die in position.dice() {
+        push_number(&mut text, u32::from(die));
+    }
+    text.push(' ');
+    if position.centre_len == 0 {
+        text.push('-');
+    }
+    text.extend(position.centre().iter().map(|&s| letter(s)));
+    text.push(' ');
+    for (n, &seat) in position.game.seats.iter().enumerate() {
+        if n > 0 {
+            text.push('/');
+        }
+        push_number(&mut text, position.captures[usize::from(seat)]);
+    }
+    text.push(' ');
+    text.push_str(&position.chance.notation(SeedText::Short));
+    text
+}

@@ -1,0 +1,144 @@
+//! The JSON form of a state and the checked building of a position from its parts.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::board::{cell_name, PlayerSchema, ROW_LENGTHS};
+use super::{invariants, Color, Iago, Options, Position, Setup, Variant};
+use crate::error::{Error, Result};
+use crate::game::Rules;
+
+/// The JSON form of an Iago state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "IagoState")]
+pub struct State {
+    #[schemars(extend("const" = Iago::RULES_VERSION))]
+    pub rules: String,
+    #[serde(default)]
+    pub variant: Variant,
+    #[serde(default, deserialize_with = "crate::strict::object")]
+    pub options: Options,
+    /// Rows a..i (5, 6, 7, 8, 9, 8, 7, 6, 5 hexes), one character a hex: `.` empty, `B`/`W` face
+    /// up, `b`/`w` captive.
+    #[schemars(length(equal = 9), inner(regex(pattern = r"^[.BWbw]{5,9}$")))]
+    pub board: Vec<String>,
+    #[schemars(with = "PlayerSchema")]
+    pub to_move: String,
+    /// The side to move may claim a skipped forced capture (penalty option).
+    #[serde(default)]
+    pub penalty_claim: bool,
+}
+
+impl Position {
+    /// Builds a position from untrusted parts, checking everything that can be checked.
+    pub(super) fn from_parts(
+        rows: &[&str],
+        to_move: &str,
+        penalty_claim: bool,
+        setup: Setup,
+    ) -> Result<Self> {
+        let mut position = Position::empty(setup);
+        position.read_rows(rows)?;
+        position.to_move = parse_side(to_move)?;
+        position.check_supply()?;
+        position.check_side_to_move()?;
+        position.check_last_disc_face_up()?;
+        position.check_penalty_claim(penalty_claim)?;
+        position.penalty_claim = penalty_claim;
+        invariants::captives_are_flanked(&position)?;
+        invariants::anchor_discs_show_a_flip(&position)?;
+        Ok(position)
+    }
+
+    /// Places the discs of the 9 rows a..i, refusing a wrong row count, row length or character.
+    pub(super) fn read_rows(&mut self, rows: &[&str]) -> Result<()> {
+        if rows.len() != ROW_LENGTHS.len() {
+            return Err(Error::invalid_state(
+                "board",
+                format!("the board has 9 rows (a to i), not {}", rows.len()),
+            ));
+        }
+        let mut cell = 0;
+        for (index, (row, &len)) in rows.iter().zip(&ROW_LENGTHS).enumerate() {
+            self.read_row(index, row, len, cell)?;
+            cell += len;
+        }
+        Ok(())
+    }
+
+    /// Places the discs of row `index`, of `len` hexes, whose first hex is `first_cell`.
+    pub(super) fn read_row(
+        &mut self,
+        index: usize,
+        row: &str,
+        len: usize,
+        first_cell: usize,
+    ) -> Result<()> {
+        let name = (b'a' + index as u8) as char;
+        let field = || format!("board[{index}]");
+        if row.chars().count() != len {
+            return Err(Error::invalid_state(
+                field(),
+                format!("row {name} has {len} hexes, not {}", row.chars().count()),
+            ));
+        }
+        for (cell, ch) in (first_cell..).zip(row.chars()) {
+            let bit = 1u64 << cell;
+            match ch {
+                '.' => {}
+                'B' | 'b' => self.owners[0] |= bit,
+                'W' | 'w' => self.owners[1] |= bit,
+                _ => {
+                    return Err(Error::invalid_state(
+                        field(),
+                        format!(
+                            "row {name}: {:?} at {} is not one of . B W b w",
+                            ch,
+                            cell_name(cell)
+                        ),
+                    ))
+                }
+            }
+            if ch == 'b' || ch == 'w' {
+                self.captive |= bit;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The side to move as the state (`black`, `white`) or the position text (`b`, `w`) spells it.
+pub(super) fn parse_side(to_move: &str) -> Result<Color> {
+    match to_move {
+        "black" | "b" => Ok(Color::Black),
+        "white" | "w" => Ok(Color::White),
+        other => Err(Error::invalid_state(
+            "to_move",
+            format!("side to move is black or white, not {other:?}"),
+        )),
+    }
+}
+
+pub(super) fn from_state(state: State) -> Result<Position> {
+    crate::game::check_rules_version::<Iago>(&state.rules)?;
+    let setup = Setup {
+        variant: state.variant,
+        options: state.options,
+    }
+    .check()
+    .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
+    let rows: Vec<&str> = state.board.iter().map(String::as_str).collect();
+    Position::from_parts(&rows, &state.to_move, state.penalty_claim, setup)
+}
+
+pub(super) fn to_state(position: &Position) -> State {
+    State {
+        rules: Iago::RULES_VERSION.to_owned(),
+        variant: position.setup.variant,
+        options: position.setup.options,
+        board: position.rows(),
+        to_move: position.to_move.name().to_owned(),
+        penalty_claim: position.penalty_claim,
+    }
+}
