@@ -181,6 +181,36 @@ pub struct Outcome {
     pub ranking: Option<Vec<Vec<&'static str>>>,
 }
 
+impl Outcome {
+    /// A game going on: whose turn it is and the scores so far.
+    pub fn ongoing(to_move: &'static str, scores: BTreeMap<&'static str, i64>) -> Self {
+        Outcome {
+            status: Status::Ongoing,
+            to_move: Some(to_move),
+            scores,
+            winner: None,
+            decided_by: None,
+            ranking: None,
+        }
+    }
+
+    /// A two-player game over: its winner and what decided it.
+    pub fn won(
+        scores: BTreeMap<&'static str, i64>,
+        winner: &'static str,
+        decided_by: &'static str,
+    ) -> Self {
+        Outcome {
+            status: Status::Finished,
+            to_move: None,
+            scores,
+            winner: Some(winner),
+            decided_by: Some(decided_by),
+            ranking: None,
+        }
+    }
+}
+
 /// The forms a state travels in: the game's JSON object, or its position notation (a string,
 /// read with the setup of the engine that reads it, the default one in the service: the compact
 /// form, a fraction of the bytes for big states). An answer gives a state back in the form the

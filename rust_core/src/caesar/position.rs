@@ -140,14 +140,7 @@ impl Position {
                 decided_by: None,
                 ranking: None,
             },
-            Some((winner, decided_by)) => Outcome {
-                status: Status::Finished,
-                to_move: None,
-                scores,
-                winner: Some(winner.name()),
-                decided_by: Some(decided_by),
-                ranking: None,
-            },
+            Some((winner, decided_by)) => Outcome::won(scores, winner.name(), decided_by),
         }
     }
 

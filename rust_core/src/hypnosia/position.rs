@@ -146,14 +146,7 @@ impl Position {
             .map(|&s| (COLOURS[usize::from(s)], self.scores[usize::from(s)]))
             .collect();
         if !self.is_over() {
-            return Outcome {
-                status: Status::Ongoing,
-                to_move: Some(COLOURS[usize::from(self.to_move)]),
-                scores,
-                winner: None,
-                decided_by: None,
-                ranking: None,
-            };
+            return Outcome::ongoing(COLOURS[usize::from(self.to_move)], scores);
         }
         // Rank key: points (more is better), then the first centre entry (earlier is better; none last).
         let key = |seat: u8| {

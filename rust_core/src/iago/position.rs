@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::board::{CELL_COUNT, CENTRE, INNER, OUTER, ROW_LENGTHS};
 use super::{Color, Setup, Variant};
 use crate::error::{Error, Result};
-use crate::game::{Checked, Outcome, Status};
+use crate::game::{Checked, Outcome};
 
 /// A valid Iago position. Discs are split by owner (`black`, `white`); `captive` marks the discs that
 /// show their red side. A disc is "up" when it shows its owner's colour.
@@ -68,14 +68,7 @@ impl Position {
         let (black, white) = (self.score(Color::Black), self.score(Color::White));
         let scores = BTreeMap::from([("black", black), ("white", white)]);
         if !self.is_finished() {
-            return Outcome {
-                status: Status::Ongoing,
-                to_move: Some(self.to_move.name()),
-                scores,
-                winner: None,
-                decided_by: None,
-                ranking: None,
-            };
+            return Outcome::ongoing(self.to_move.name(), scores);
         }
         let (winner, decided_by) = if black != white {
             (
@@ -99,14 +92,7 @@ impl Position {
                 (owner.other(), "centre-captive")
             }
         };
-        Outcome {
-            status: Status::Finished,
-            to_move: None,
-            scores,
-            winner: Some(winner.name()),
-            decided_by: Some(decided_by),
-            ranking: None,
-        }
+        Outcome::won(scores, winner.name(), decided_by)
     }
 
     /// The hexes as notation characters, in cell order.

@@ -9,7 +9,7 @@ use super::board::{Piece, LENGTHS, PIECES_PER_PLAYER, SUPPLY, TARGET};
 use super::state::{IndexedPiece, Parts};
 use super::{Color, Config, Setup};
 use crate::error::{Error, Result};
-use crate::game::{Checked, Outcome, Status};
+use crate::game::{Checked, Outcome};
 use crate::players::COLORS;
 
 /// A finished game keeps the phase it ended in.
@@ -166,24 +166,10 @@ impl Position {
         let [black, white] = self.scores.map(i64::from);
         let scores = BTreeMap::from([("black", black), ("white", white)]);
         if let Some(mover) = self.to_move {
-            return Outcome {
-                status: Status::Ongoing,
-                to_move: Some(mover.name()),
-                scores,
-                winner: None,
-                decided_by: None,
-                ranking: None,
-            };
+            return Outcome::ongoing(mover.name(), scores);
         }
         let (winner, decided_by) = self.result();
-        Outcome {
-            status: Status::Finished,
-            to_move: None,
-            scores,
-            winner: Some(winner.name()),
-            decided_by: Some(decided_by),
-            ranking: None,
-        }
+        Outcome::won(scores, winner.name(), decided_by)
     }
 
     /// The winner of a finished game and how it was decided.
