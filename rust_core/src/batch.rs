@@ -629,3 +629,113 @@ pub(crate) mod tests {
         assert!(array_items(&cases[4]).is_ok());
     }
 }
+#[cfg(test)]
+/// The item scanner against the plain byte-at-a-time scan it replaced (kept here as the reference),
+/// on seeded random texts of quotes, escapes, brackets, commas and multibyte characters.
+mod scan_reference {
+    use super::*;
+
+    fn byte_at_a_time_scan(
+        text: &str,
+        mut at: usize,
+        stop: Option<usize>,
+        first: bool,
+    ) -> Result<(Vec<&str>, bool), String> {
+        let bytes = text.as_bytes();
+        let mut items = Vec::new();
+        let (mut start, mut depth) = (at, 0usize);
+        while at < bytes.len() {
+            match bytes[at] {
+                b'"' => {
+                    at += 1;
+                    while at < bytes.len() && bytes[at] != b'"' {
+                        at += if bytes[at] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' if depth > 0 => depth -= 1,
+                b',' | b']' if depth == 0 => {
+                    let item = text[start..at].trim_matches(WHITESPACE);
+                    let last = bytes[at] == b']';
+                    if item.is_empty() && !(last && first && items.is_empty()) {
+                        return Err(format!("expected a value before byte {at}"));
+                    }
+                    if !item.is_empty() {
+                        items.push(item);
+                    }
+                    if last {
+                        let rest = text[at + 1..].trim_matches(WHITESPACE);
+                        return match rest.is_empty() {
+                            true => Ok((items, false)),
+                            false => Err(format!("trailing characters after byte {at}")),
+                        };
+                    }
+                    if stop == Some(at) {
+                        return Ok((items, true));
+                    }
+                    start = at + 1;
+                }
+                b'}' => return Err(format!("unexpected `}}` at byte {at}")),
+                _ => {}
+            }
+            at += 1;
+        }
+        Err("the array does not end".to_owned())
+    }
+
+    #[test]
+    fn scan_items_agrees_with_a_byte_at_a_time_scan() {
+        let alphabet: [&str; 12] = [
+            "\"",
+            "\\",
+            ",",
+            "[",
+            "]",
+            "{",
+            "}",
+            " ",
+            "a",
+            "é",
+            "\u{1F600}",
+            "\\\\",
+        ];
+        let mut state: u64 = 0x1234_5678_9abc_def1;
+        let mut rnd = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..20_000u32 {
+            let len = (rnd() % if case % 2 == 0 { 260 } else { 1200 }) as usize;
+            let mut text = String::from("[");
+            for _ in 0..len {
+                // bias towards plain bytes so that long strings occur
+                let r = rnd() % if case % 3 == 0 { 30 } else { 90 };
+                let piece = if r < 12 { alphabet[r as usize] } else { "a" };
+                text.push_str(piece);
+            }
+            if rnd() % 2 == 0 {
+                text.push(']');
+            }
+            let new = scan_items(&text, 1, None, true);
+            let old = byte_at_a_time_scan(&text, 1, None, true);
+            assert_eq!(new, old, "case {case}: {text:?}");
+            // with a stop at some comma
+            let commas: Vec<usize> = text.match_indices(',').map(|(i, _)| i).collect();
+            if !commas.is_empty() {
+                let stop = commas[(rnd() as usize) % commas.len()];
+                assert_eq!(
+                    scan_items(&text, 1, Some(stop), true),
+                    byte_at_a_time_scan(&text, 1, Some(stop), true),
+                    "stop {stop} case {case}: {text:?}"
+                );
+                assert_eq!(
+                    scan_items(&text, stop + 1, None, false),
+                    byte_at_a_time_scan(&text, stop + 1, None, false),
+                    "from {stop} case {case}: {text:?}"
+                );
+            }
+        }
+    }
+}
