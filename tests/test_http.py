@@ -298,6 +298,21 @@ def test_media_types_and_sizes(client, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", referee.games())
+def test_json_as_clients_spell_it(client, name: str) -> None:
+    """The exact `application/json` is taken without parsing the header; any other spelling of the
+    same media type is parsed and gives the same answer."""
+    state = post(client, f"/v1/games/{name}/new", {"seed": 3}).json["state"]
+    move = post(client, f"/v1/games/{name}/legal-moves", {"state": state}).json["moves"][0]
+    body = orjson.dumps({"state": state, "move": move})
+    answers = {
+        content_type: client.post(f"/v1/games/{name}/play", data=body, content_type=content_type)
+        for content_type in ("application/json", "application/json; charset=utf-8", "Application/JSON")
+    }
+    assert {response.status_code for response in answers.values()} == {200}
+    assert len({response.data for response in answers.values()}) == 1
+
+
+@pytest.mark.parametrize("name", referee.games())
 def test_wrong_methods_and_paths(client, name: str) -> None:
     response = client.get(f"/v1/games/{name}/play")
     problem(response, 405, "method-not-allowed")

@@ -16,6 +16,7 @@ import io
 from typing import Any, Callable, Iterable
 
 import orjson
+from werkzeug.http import parse_options_header
 
 from referee.logs import REQUEST_ID_KEY
 from referee.codes import CODES
@@ -66,9 +67,12 @@ class Input:
 
 
 def is_stream(environ: dict[str, Any]) -> bool:
-    """A streamed batch: NDJSON to a batch route, bounded per line and by items rather than in total."""
-    content_type = environ.get("CONTENT_TYPE", "").split(";", 1)[0].strip().lower()
-    return content_type == NDJSON and environ.get("PATH_INFO", "").endswith("/batch")
+    """A streamed batch: NDJSON to a batch route, bounded per line and by items rather than in total.
+    The media type is read as werkzeug reads it for the route (`Request.mimetype`), so that the two never
+    disagree: a body left unread here must be one the route streams."""
+    if not environ.get("PATH_INFO", "").endswith("/batch"):
+        return False
+    return parse_options_header(environ.get("CONTENT_TYPE", ""))[0].lower() == NDJSON
 
 
 def declared_length(environ: dict[str, Any]) -> int | None:
