@@ -136,9 +136,9 @@ pub enum Move {
     Turn(Turn),
 }
 
-/// A number in decimal, handed to the formatter as one string: a list of legal turns writes many
+/// A number in decimal, handed to the writer as one string: a list of legal turns writes many
 /// numbers, and `write!` costs several times more.
-fn write_number(f: &mut fmt::Formatter<'_>, mut number: u32) -> fmt::Result {
+fn write_number(out: &mut impl fmt::Write, mut number: u32) -> fmt::Result {
     let mut digits = [0u8; 10];
     let mut start = digits.len();
     loop {
@@ -149,50 +149,71 @@ fn write_number(f: &mut fmt::Formatter<'_>, mut number: u32) -> fmt::Result {
             break;
         }
     }
-    f.write_str(std::str::from_utf8(&digits[start..]).expect("digits are ASCII"))
+    out.write_str(std::str::from_utf8(&digits[start..]).expect("digits are ASCII"))
+}
+
+// The notation is written by `write_to`, generic over the writer, so that a `String` (the legal
+// turns' texts) is written without the formatter's indirect calls; `Display` uses the same code.
+
+impl Start {
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        match *self {
+            Start::Home(square) => {
+                out.write_str("h")?;
+                write_number(out, u32::from(square.distance()))
+            }
+            Start::Space(circle, index) => {
+                write_number(out, circle)?;
+                out.write_str(".")?;
+                write_number(out, index)
+            }
+        }
+    }
 }
 
 impl fmt::Display for Start {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Start::Home(square) => {
-                f.write_str("h")?;
-                write_number(f, u32::from(square.distance()))
-            }
-            Start::Space(circle, index) => {
-                write_number(f, circle)?;
-                f.write_str(".")?;
-                write_number(f, index)
-            }
+        self.write_to(f)
+    }
+}
+
+impl DieMove {
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        if self.double {
+            out.write_str("D")?;
         }
+        self.from.write_to(out)?;
+        out.write_str(if self.cross { "^" } else { "+" })?;
+        write_number(out, u32::from(self.die))
     }
 }
 
 impl fmt::Display for DieMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.double {
-            f.write_str("D")?;
+        self.write_to(f)
+    }
+}
+
+impl Turn {
+    pub(super) fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        match self {
+            Turn::Pass => out.write_str("pass"),
+            Turn::Moves(moves) => {
+                for (i, mv) in moves.iter().enumerate() {
+                    if i > 0 {
+                        out.write_str(" ")?;
+                    }
+                    mv.write_to(out)?;
+                }
+                Ok(())
+            }
         }
-        fmt::Display::fmt(&self.from, f)?;
-        f.write_str(if self.cross { "^" } else { "+" })?;
-        write_number(f, u32::from(self.die))
     }
 }
 
 impl fmt::Display for Turn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Turn::Pass => f.write_str("pass"),
-            Turn::Moves(moves) => {
-                for (i, mv) in moves.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(" ")?;
-                    }
-                    fmt::Display::fmt(mv, f)?;
-                }
-                Ok(())
-            }
-        }
+        self.write_to(f)
     }
 }
 
@@ -383,6 +404,25 @@ pub struct Effects {
     pub moves: Vec<DieMoveEffects>,
     pub turn_over: bool,
     pub passed: bool,
+}
+
+/// The position after a turn, not yet built: the position before its last step and that step,
+/// or the position the turn ends in.
+pub(super) enum After<'a> {
+    Step(&'a Position, &'a Step),
+    Here(&'a Position),
+}
+
+impl After<'_> {
+    /// The position after the turn, the turn ended.
+    pub(super) fn position(self) -> Position {
+        let mut after = match self {
+            After::Step(before, step) => before.apply_step(step),
+            After::Here(position) => position.clone(),
+        };
+        after.end_turn();
+        after
+    }
 }
 
 impl Position {
@@ -762,25 +802,27 @@ impl Position {
     /// Every legal whole turn of a rolled position, with the position after it (turn ended), and
     /// the number of dice they use. `pass` is the only turn when no die can be used.
     pub(super) fn whole_turns(&self) -> (u8, Vec<(Turn, Position)>) {
+        self.each_turn(|turn, after| (turn, after.position()))
+    }
+
+    /// The legal whole turns of a rolled position, each made into `T` by `make` (which builds the
+    /// position after the turn only when it needs it), and the number of dice they use.
+    pub(super) fn each_turn<T>(&self, mut make: impl FnMut(Turn, After<'_>) -> T) -> (u8, Vec<T>) {
         let (values, n) = self.distinct_dice();
         let mut pairs = Vec::new();
         let mut singles = Vec::new();
         for &die in &values[..n] {
             for step in self.steps(die) {
-                let mut next = self.apply_step(&step);
+                let next = self.apply_step(&step);
                 if next.dice_len == 1 && !next.is_over() {
                     for second in next.steps(next.dice[0]) {
-                        let mut last = next.apply_step(&second);
-                        last.end_turn();
-                        pairs.push((Turn::Moves(vec![step.mv, second.mv]), last));
+                        let turn = Turn::Moves(vec![step.mv, second.mv]);
+                        pairs.push(make(turn, After::Step(&next, &second)));
                     }
-                    next.end_turn();
-                    singles.push((Turn::Moves(vec![step.mv]), next));
+                    singles.push(make(Turn::Moves(vec![step.mv]), After::Here(&next)));
                 } else {
-                    let over = next.is_over();
-                    next.end_turn();
-                    let turn = (Turn::Moves(vec![step.mv]), next);
-                    if over && self.dice_len == 2 {
+                    let turn = make(Turn::Moves(vec![step.mv]), After::Here(&next));
+                    if next.is_over() && self.dice_len == 2 {
                         pairs.push(turn);
                     } else {
                         singles.push(turn);
@@ -793,9 +835,7 @@ impl Position {
         } else if !singles.is_empty() {
             (1, singles)
         } else {
-            let mut next = self.clone();
-            next.end_turn();
-            (0, vec![(Turn::Pass, next)])
+            (0, vec![make(Turn::Pass, After::Here(self))])
         }
     }
 
@@ -893,12 +933,12 @@ impl Position {
     /// The whole turns after the roll with their notation, in the order of their notation, each
     /// once.
     pub(super) fn sorted_turns(&self) -> Vec<(String, Turn)> {
-        let mut turns: Vec<(String, Turn)> = self
-            .whole_turns()
-            .1
-            .into_iter()
-            .map(|(turn, _)| (turn.to_string(), turn))
-            .collect();
+        // Only the notation is needed: the positions after the turns are never built.
+        let (_, mut turns) = self.each_turn(|turn, _| {
+            let mut text = String::with_capacity(16);
+            turn.write_to(&mut text).expect("a String takes any text");
+            (text, turn)
+        });
         turns.sort_by(|a, b| a.0.cmp(&b.0));
         turns.dedup_by(|a, b| a.0 == b.0);
         turns
