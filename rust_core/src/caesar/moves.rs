@@ -251,6 +251,16 @@ fn push_choice(text: &mut String, choice: Choice) {
     }
 }
 
+/// The borders in the bit set `mask`, in border order.
+fn borders_in(mask: u32) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        let border = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        (border < BORDER_COUNT).then_some(border)
+    })
+}
+
 /// The provinces around `border` that the filled borders `filled` close, in table order (the order
 /// their closures resolve in), and how many.
 fn closed_around(filled: u32, border: usize) -> ([usize; 2], usize) {
@@ -482,7 +492,7 @@ pub struct Closure {
     pub control: Option<&'static str>,
     /// Where markers went, in order: the province, `IT*` (Italia's dashed space), border ids,
     /// `senate` per Senate marker.
-    pub markers: Vec<String>,
+    pub markers: Vec<&'static str>,
     /// `T`, `W`, `M:<target>` or `-`; null for Senate or when the game ended first.
     pub choice: Option<String>,
 }
@@ -496,14 +506,14 @@ pub struct Effects {
     #[schemars(with = "TokenSchema")]
     pub token: &'static str,
     /// The border the token was placed on.
-    pub border: String,
+    pub border: &'static str,
     /// The number facing each of the border's two provinces.
     #[schemars(with = "FacesSchema")]
     pub faces: Ordered<u8>,
     pub closures: Vec<Closure>,
     /// The tokens the mover drew.
     #[schemars(with = "Vec<TokenSchema>")]
-    pub drawn: Vec<String>,
+    pub drawn: Vec<&'static str>,
     /// Tactics was used: the mover plays again (unless the game is over).
     pub extra_turn: bool,
     /// The winner when the game is over after this move.
@@ -538,7 +548,7 @@ pub(super) fn placement_effects(
     Effects {
         player: player.name(),
         token: token_code(kind),
-        border: border_id(border).to_owned(),
+        border: border_id(border),
         faces: Ordered(vec![
             (province_code(a).into(), first),
             (province_code(b).into(), second),
@@ -613,7 +623,7 @@ impl Position {
         &mut self,
         player: Player,
         draws: &mut Draws,
-        drawn: &mut Vec<String>,
+        drawn: &mut Vec<&'static str>,
     ) -> Result<()> {
         let p = player as usize;
         if token_total(&self.bags[p]) == 0 {
@@ -654,7 +664,7 @@ impl Position {
                 kind
             }
         };
-        drawn.push(token_code(kind).to_owned());
+        drawn.push(token_code(kind));
         Ok(())
     }
 
@@ -681,9 +691,8 @@ impl Position {
             *held = held.saturating_add(1);
         }
         let mut sums = [0u32; 2];
-        let mask = PROVINCE_MASK[province];
-        for (border, placed) in self.borders.iter().enumerate() {
-            if let Some(placed) = placed.filter(|p| mask >> border & 1 == 1 && !p.flipped) {
+        for border in borders_in(PROVINCE_MASK[province]) {
+            if let Some(placed) = self.borders[border].filter(|p| !p.flipped) {
                 sums[placed.owner as usize] += placed.facing(border, province);
             }
         }
@@ -712,28 +721,26 @@ impl Position {
         report: &mut Closure,
     ) -> bool {
         self.control[province] = Some(player);
-        report.markers.push(province_code(province).to_owned());
+        report.markers.push(province_code(province));
         if self.place_marker(player) {
             return true;
         }
         if province == IT {
             self.italia_dashed = Some(player);
-            report.markers.push("IT*".to_owned());
+            report.markers.push("IT*");
             if self.place_marker(player) {
                 return true;
             }
         }
-        for (border, &(a, b, _)) in BORDERS.iter().enumerate() {
-            if PROVINCE_MASK[province] >> border & 1 == 0 {
-                continue;
-            }
+        for border in borders_in(PROVINCE_MASK[province]) {
+            let (a, b, _) = BORDERS[border];
             let neighbour = if a == province { b } else { a };
             if self.control[neighbour] != Some(player) || self.is_flipped(neighbour) {
                 continue;
             }
             if let Some(placed) = self.borders[border].as_mut() {
                 placed.marker = Some(player);
-                report.markers.push(border_id(border).to_owned());
+                report.markers.push(border_id(border));
                 if self.place_marker(player) {
                     return true;
                 }
@@ -750,7 +757,7 @@ impl Position {
             return false;
         }
         for _ in 0..held {
-            report.markers.push("senate".to_owned());
+            report.markers.push("senate");
             if self.place_marker(closer) {
                 return true;
             }
