@@ -69,8 +69,8 @@ pub trait Rules {
     fn to_move(position: &Self::Position) -> Option<&'static str>;
     fn parse_move(text: &str) -> Result<Self::Move>;
     fn legal_moves(position: &Self::Position) -> Vec<Self::Move>;
-    /// The legal moves in notation, in `legal_moves`' order. A game that writes its moves anyway
-    /// to order them (Caesar!) hands those texts over instead of writing them twice.
+    /// The legal moves in notation, in `legal_moves`' order. A game may write them from its own
+    /// compact form of a move without building its moves (Caesar!).
     fn legal_move_texts(position: &Self::Position) -> Vec<String> {
         Self::legal_moves(position)
             .iter()

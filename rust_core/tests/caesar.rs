@@ -648,6 +648,8 @@ fn playout(seed: u64) -> (Vec<String>, Position) {
         let listed = Caesar::legal_moves(&pos);
         let texts: Vec<String> = listed.iter().map(ToString::to_string).collect();
         assert_eq!(Caesar::legal_move_texts(&pos), texts);
+        // Ordered by a key rather than by their texts, the moves are still in the texts' order.
+        assert!(texts.windows(2).all(|pair| pair[0] < pair[1]), "{texts:?}");
         if listed.is_empty() {
             return (record, pos);
         }

@@ -157,8 +157,7 @@ impl Rules for Caesar {
     }
 
     fn legal_move_texts(position: &Position) -> Vec<String> {
-        let moves = position.sorted_moves();
-        moves.into_iter().map(|(text, _)| text).collect()
+        position.legal_move_texts()
     }
 
     fn play(position: &Position, mv: Move) -> Result<(Position, Effects)> {

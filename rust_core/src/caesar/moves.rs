@@ -1,7 +1,7 @@
 //! Moves: the turn (token, border, bonus choices, draws), its notation and effects, the legal moves,
 //! playing one.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -10,7 +10,7 @@ use serde_json::json;
 use super::board::{
     border_id, is_symmetric, parse_border, parse_province, parse_token, province_code,
     token_borders, token_code, token_icon_name, token_list, token_total, Bonus, Player, BORDERS,
-    BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCE_COUNT, PROVINCE_MASK, TOKEN_KINDS,
+    BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCES, PROVINCE_COUNT, PROVINCE_MASK, TOKENS, TOKEN_KINDS,
 };
 use super::state::{CountSchema, FacesSchema, Ordered, PerPlayer, TokenSchema};
 use super::{Placed, Position};
@@ -62,12 +62,19 @@ pub enum Target {
     Province(ProvinceIndex),
 }
 
+impl Target {
+    /// Its notation: the border's id or the province's code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Target::Border(border) => border_id(border.index()),
+            Target::Province(province) => province_code(province.index()),
+        }
+    }
+}
+
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Target::Border(border) => f.write_str(border_id(border.index())),
-            Target::Province(province) => f.write_str(province_code(province.index())),
-        }
+        f.write_str(self.code())
     }
 }
 
@@ -82,16 +89,18 @@ pub enum Choice {
 
 impl fmt::Display for Choice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Choice::Decline => f.write_str("-"),
-            Choice::Tactics => f.write_str("T"),
-            Choice::Wealth => f.write_str("W"),
-            Choice::Might(target) => write!(f, "M:{target}"),
-        }
+        f.write_str(&self.text())
     }
 }
 
 impl Choice {
+    /// Its notation: `-`, `T`, `W` or `M:<target>`.
+    pub fn text(self) -> String {
+        let mut text = String::new();
+        push_choice(&mut text, self);
+        text
+    }
+
     pub(super) fn fits(self, bonus: Bonus) -> bool {
         matches!(
             (self, bonus),
@@ -191,23 +200,222 @@ pub use turn::Move;
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Piece by piece rather than with `write!`: every legal move list writes each of its moves.
-        let (a, b, _) = BORDERS[self.border()];
-        let (first, second) = if self.forward() { (a, b) } else { (b, a) };
-        f.write_str(token_code(self.kind()))?;
-        f.write_str("@")?;
-        f.write_str(province_code(first))?;
-        f.write_str("-")?;
-        f.write_str(province_code(second))?;
-        for choice in self.choices() {
-            f.write_str(" ")?;
-            fmt::Display::fmt(choice, f)?;
+        f.write_str(&self.text())
+    }
+}
+
+impl Move {
+    /// The move's notation.
+    pub fn text(&self) -> String {
+        let mut text = String::with_capacity(LONGEST_GENERATED_TEXT);
+        push_placement(&mut text, self.kind(), self.border(), self.forward());
+        for &choice in self.choices() {
+            text.push(' ');
+            push_choice(&mut text, choice);
         }
         for &draw in self.draws() {
-            f.write_str(" =")?;
-            f.write_str(token_code(draw as usize))?;
+            text.push_str(" =");
+            text.push_str(token_code(usize::from(draw)));
         }
-        Ok(())
+        text
+    }
+}
+
+/// The longest text of a generated move: a placement (9 bytes) and two choices (a border closes at
+/// most two provinces) of at most 8 bytes each (` M:AB-CD`). Longer texts only cost a reallocation.
+const LONGEST_GENERATED_TEXT: usize = 25;
+
+/// Appends the notation of token `kind` on `border`, the larger number toward the first province
+/// written (the canonical id's first when `forward`).
+fn push_placement(text: &mut String, kind: usize, border: usize, forward: bool) {
+    // Pushed piece by piece, without `fmt`: every legal move list writes each of its moves.
+    let (a, b, _) = BORDERS[border];
+    let (first, second) = if forward { (a, b) } else { (b, a) };
+    text.push_str(token_code(kind));
+    text.push('@');
+    text.push_str(province_code(first));
+    text.push('-');
+    text.push_str(province_code(second));
+}
+
+/// Appends the notation of a choice: `-`, `T`, `W` or `M:<target>`.
+fn push_choice(text: &mut String, choice: Choice) {
+    match choice {
+        Choice::Decline => text.push('-'),
+        Choice::Tactics => text.push('T'),
+        Choice::Wealth => text.push('W'),
+        Choice::Might(target) => {
+            text.push_str("M:");
+            text.push_str(target.code());
+        }
+    }
+}
+
+/// The borders in the bit set `mask`, in border order.
+fn borders_in(mask: u32) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        let border = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        (border < BORDER_COUNT).then_some(border)
+    })
+}
+
+/// The provinces around `border` that the filled borders `filled` close, in table order (the order
+/// their closures resolve in), and how many.
+fn closed_around(filled: u32, border: usize) -> ([usize; 2], usize) {
+    let (a, b, _) = BORDERS[border];
+    let (mut closed, mut count) = ([0; 2], 0);
+    for province in [a.min(b), a.max(b)] {
+        if filled & PROVINCE_MASK[province] == PROVINCE_MASK[province] {
+            closed[count] = province;
+            count += 1;
+        }
+    }
+    (closed, count)
+}
+
+/// A legal move as the generator lists and orders it: no draws, at most two choices (a border
+/// closes at most its two provinces), nothing allocated.
+#[derive(Debug, Clone, Copy)]
+struct Generated {
+    kind: u8,
+    border: u8,
+    forward: bool,
+    choices: [Option<Choice>; 2],
+}
+
+impl Generated {
+    /// Token `kind` on `border`, before any choice; `kind` and `border` exist and a symmetric
+    /// token is `forward` (the generator enumerates only those).
+    fn placement(kind: usize, border: usize, forward: bool) -> Generated {
+        debug_assert!(kind < TOKEN_KINDS && border < BORDER_COUNT);
+        debug_assert!(forward || !is_symmetric(kind));
+        Generated {
+            kind: kind as u8,
+            border: border as u8,
+            forward,
+            choices: [None; 2],
+        }
+    }
+
+    /// The move with `choice` after its choices so far.
+    fn with_choice(mut self, choice: Choice) -> Generated {
+        let free = self.choices.iter_mut().find(|slot| slot.is_none());
+        debug_assert!(free.is_some(), "a placement closes at most two provinces");
+        if let Some(slot) = free {
+            *slot = Some(choice);
+        }
+        self
+    }
+
+    fn choices(&self) -> impl Iterator<Item = Choice> {
+        self.choices.into_iter().flatten()
+    }
+
+    fn to_move(self) -> Move {
+        let (kind, border) = (usize::from(self.kind), usize::from(self.border));
+        Move::generated(kind, border, self.forward, self.choices().collect())
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::with_capacity(LONGEST_GENERATED_TEXT);
+        let (kind, border) = (usize::from(self.kind), usize::from(self.border));
+        push_placement(&mut text, kind, border, self.forward);
+        for choice in self.choices() {
+            text.push(' ');
+            push_choice(&mut text, choice);
+        }
+        text
+    }
+
+    /// A key that orders moves as their texts order (byte by byte), so that they are sorted
+    /// without being written: the placement's codes have fixed widths and compare as their
+    /// alphabetical ranks; choices compare one by one, as the space before each sorts below every
+    /// character of a choice, and a move without a further choice sorts first.
+    fn order_key(&self) -> u32 {
+        let (a, b, _) = BORDERS[usize::from(self.border)];
+        let (first, second) = if self.forward { (a, b) } else { (b, a) };
+        let [choice1, choice2] = self.choices.map(choice_rank);
+        u32::from(TOKEN_RANK[usize::from(self.kind)]) << 28
+            | u32::from(PROVINCE_RANK[first]) << 23
+            | u32::from(PROVINCE_RANK[second]) << 18
+            | choice1 << 9
+            | choice2
+    }
+}
+
+/// Whether byte string `a` sorts before `b` (a proper prefix first), at compile time.
+const fn sorts_before(a: &[u8], b: &[u8]) -> bool {
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+/// Each province's rank among the province codes in alphabetical order.
+const PROVINCE_RANK: [u8; PROVINCE_COUNT] = {
+    let mut ranks = [0; PROVINCE_COUNT];
+    let mut q = 0;
+    while q < PROVINCE_COUNT {
+        let mut other = 0;
+        while other < PROVINCE_COUNT {
+            if sorts_before(PROVINCES[other].0.as_bytes(), PROVINCES[q].0.as_bytes()) {
+                ranks[q] += 1;
+            }
+            other += 1;
+        }
+        q += 1;
+    }
+    ranks
+};
+
+/// Each token kind's rank among the token codes in alphabetical order.
+const TOKEN_RANK: [u8; TOKEN_KINDS] = {
+    let mut ranks = [0; TOKEN_KINDS];
+    let mut kind = 0;
+    while kind < TOKEN_KINDS {
+        let mut other = 0;
+        while other < TOKEN_KINDS {
+            if sorts_before(TOKENS[other].0.as_bytes(), TOKENS[kind].0.as_bytes()) {
+                ranks[kind] += 1;
+            }
+            other += 1;
+        }
+        kind += 1;
+    }
+    ranks
+};
+
+/// How many ranks Might targets take: per first province, the province itself, then a border to
+/// each second province.
+const TARGET_RANKS: u32 = (PROVINCE_COUNT * (PROVINCE_COUNT + 1)) as u32;
+
+/// A choice's rank in the order of its text, 0 for none (below 512): `-` sorts before `M:…`,
+/// `M:…` before `T`, `T` before `W`. A Might target's text is a province code `AB` or a border id
+/// `AB-CD`: by the first code, then `AB` before `AB-…`, then by the second code.
+fn choice_rank(choice: Option<Choice>) -> u32 {
+    let target_rank = |target: Target| {
+        let (first, second) = match target {
+            Target::Province(province) => (province.index(), None),
+            Target::Border(border) => {
+                let (a, b, _) = BORDERS[border.index()];
+                (a, Some(b))
+            }
+        };
+        let second = second.map_or(0, |b| 1 + u32::from(PROVINCE_RANK[b]));
+        u32::from(PROVINCE_RANK[first]) * (PROVINCE_COUNT as u32 + 1) + second
+    };
+    match choice {
+        None => 0,
+        Some(Choice::Decline) => 1,
+        Some(Choice::Might(target)) => 2 + target_rank(target),
+        Some(Choice::Tactics) => 2 + TARGET_RANKS,
+        Some(Choice::Wealth) => 3 + TARGET_RANKS,
     }
 }
 
@@ -284,7 +492,7 @@ pub struct Closure {
     pub control: Option<&'static str>,
     /// Where markers went, in order: the province, `IT*` (Italia's dashed space), border ids,
     /// `senate` per Senate marker.
-    pub markers: Vec<String>,
+    pub markers: Vec<&'static str>,
     /// `T`, `W`, `M:<target>` or `-`; null for Senate or when the game ended first.
     pub choice: Option<String>,
 }
@@ -298,14 +506,14 @@ pub struct Effects {
     #[schemars(with = "TokenSchema")]
     pub token: &'static str,
     /// The border the token was placed on.
-    pub border: String,
+    pub border: &'static str,
     /// The number facing each of the border's two provinces.
     #[schemars(with = "FacesSchema")]
     pub faces: Ordered<u8>,
     pub closures: Vec<Closure>,
     /// The tokens the mover drew.
     #[schemars(with = "Vec<TokenSchema>")]
-    pub drawn: Vec<String>,
+    pub drawn: Vec<&'static str>,
     /// Tactics was used: the mover plays again (unless the game is over).
     pub extra_turn: bool,
     /// The winner when the game is over after this move.
@@ -340,7 +548,7 @@ pub(super) fn placement_effects(
     Effects {
         player: player.name(),
         token: token_code(kind),
-        border: border_id(border).to_owned(),
+        border: border_id(border),
         faces: Ordered(vec![
             (province_code(a).into(), first),
             (province_code(b).into(), second),
@@ -415,7 +623,7 @@ impl Position {
         &mut self,
         player: Player,
         draws: &mut Draws,
-        drawn: &mut Vec<String>,
+        drawn: &mut Vec<&'static str>,
     ) -> Result<()> {
         let p = player as usize;
         if token_total(&self.bags[p]) == 0 {
@@ -456,7 +664,7 @@ impl Position {
                 kind
             }
         };
-        drawn.push(token_code(kind).to_owned());
+        drawn.push(token_code(kind));
         Ok(())
     }
 
@@ -483,9 +691,8 @@ impl Position {
             *held = held.saturating_add(1);
         }
         let mut sums = [0u32; 2];
-        let mask = PROVINCE_MASK[province];
-        for (border, placed) in self.borders.iter().enumerate() {
-            if let Some(placed) = placed.filter(|p| mask >> border & 1 == 1 && !p.flipped) {
+        for border in borders_in(PROVINCE_MASK[province]) {
+            if let Some(placed) = self.borders[border].filter(|p| !p.flipped) {
                 sums[placed.owner as usize] += placed.facing(border, province);
             }
         }
@@ -514,28 +721,26 @@ impl Position {
         report: &mut Closure,
     ) -> bool {
         self.control[province] = Some(player);
-        report.markers.push(province_code(province).to_owned());
+        report.markers.push(province_code(province));
         if self.place_marker(player) {
             return true;
         }
         if province == IT {
             self.italia_dashed = Some(player);
-            report.markers.push("IT*".to_owned());
+            report.markers.push("IT*");
             if self.place_marker(player) {
                 return true;
             }
         }
-        for (border, &(a, b, _)) in BORDERS.iter().enumerate() {
-            if PROVINCE_MASK[province] >> border & 1 == 0 {
-                continue;
-            }
+        for border in borders_in(PROVINCE_MASK[province]) {
+            let (a, b, _) = BORDERS[border];
             let neighbour = if a == province { b } else { a };
             if self.control[neighbour] != Some(player) || self.is_flipped(neighbour) {
                 continue;
             }
             if let Some(placed) = self.borders[border].as_mut() {
                 placed.marker = Some(player);
-                report.markers.push(border_id(border).to_owned());
+                report.markers.push(border_id(border));
                 if self.place_marker(player) {
                     return true;
                 }
@@ -552,7 +757,7 @@ impl Position {
             return false;
         }
         for _ in 0..held {
-            report.markers.push("senate".to_owned());
+            report.markers.push("senate");
             if self.place_marker(closer) {
                 return true;
             }
@@ -590,15 +795,6 @@ impl Position {
         }
     }
 
-    /// The provinces a placement on `border` closes, in table order (resolution order).
-    pub(super) fn closing(&self, border: usize) -> impl Iterator<Item = usize> + '_ {
-        let (a, b, _) = BORDERS[border];
-        let (first, second) = (a.min(b), a.max(b));
-        [first, second]
-            .into_iter()
-            .filter(move |&q| self.is_closed(q))
-    }
-
     /// Puts a token from the mover's hand on a border, unchecked.
     pub(super) fn put(&mut self, player: Player, kind: usize, border: usize, forward: bool) {
         self.hands[player as usize][kind] -= 1;
@@ -612,114 +808,109 @@ impl Position {
         self.filled |= 1 << border;
     }
 
-    /// Every choice sequence of a placement (already put) whose closures are `closing`.
-    pub(super) fn choice_sequences(
-        &self,
+    /// Adds to `out` every choice sequence of `mv`, whose placement is already put on this copy
+    /// of the position and whose closures still to resolve are `closing`.
+    fn push_choice_sequences(
+        mut self,
         closing: &[usize],
         closer: Player,
-        prefix: &mut Vec<Choice>,
-        out: &mut Vec<Vec<Choice>>,
+        mv: Generated,
+        out: &mut Vec<Generated>,
     ) {
         let Some((&province, rest)) = closing.split_first() else {
-            out.push(prefix.clone());
+            out.push(mv);
             return;
         };
-        let mut next = self.clone();
-        let (mut report, bonus, won) = next.close(province, closer);
-        if won {
-            out.push(prefix.clone());
-            return;
-        }
-        let options = match bonus {
-            None => vec![None],
+        let (mut report, bonus, won) = self.close(province, closer);
+        let choices = match bonus {
+            _ if won => return out.push(mv),
+            None => return self.push_choice_sequences(rest, closer, mv, out),
             Some(Bonus::Senate) => {
-                if next.keep_senate(closer, &mut report) {
-                    out.push(prefix.clone());
-                    return;
+                if self.keep_senate(closer, &mut report) {
+                    return out.push(mv);
                 }
-                vec![None]
+                return self.push_choice_sequences(rest, closer, mv, out);
             }
-            Some(Bonus::Tactics) => vec![Some(Choice::Tactics), Some(Choice::Decline)],
-            Some(Bonus::Wealth) => vec![Some(Choice::Wealth), Some(Choice::Decline)],
-            Some(Bonus::Might) => next
-                .might_targets(closer)
-                .into_iter()
-                .map(|t| Some(Choice::Might(t)))
-                .chain([Some(Choice::Decline)])
-                .collect(),
+            Some(Bonus::Tactics) => vec![Choice::Tactics, Choice::Decline],
+            Some(Bonus::Wealth) => vec![Choice::Wealth, Choice::Decline],
+            Some(Bonus::Might) => {
+                let targets = self.might_targets(closer).into_iter().map(Choice::Might);
+                targets.chain([Choice::Decline]).collect()
+            }
         };
-        for option in options {
-            match option {
-                Some(choice) => {
-                    let mut after = next.clone();
-                    if let Choice::Might(target) = choice {
-                        after.flip(target);
-                    }
-                    prefix.push(choice);
-                    after.choice_sequences(rest, closer, prefix, out);
-                    prefix.pop();
-                }
-                None => next.choice_sequences(rest, closer, prefix, out),
+        for choice in choices {
+            if rest.is_empty() {
+                // Nothing closes after this choice: it cannot change what follows.
+                out.push(mv.with_choice(choice));
+                continue;
             }
+            let mut after = self.clone();
+            if let Choice::Might(target) = choice {
+                after.flip(target);
+            }
+            after.push_choice_sequences(rest, closer, mv.with_choice(choice), out);
         }
     }
 
     /// The legal moves in generation order (token, border, orientation, choices), without draws.
-    pub(super) fn moves_unsorted(&self) -> Vec<Move> {
+    fn generate(&self) -> Vec<Generated> {
         let Some(player) = self.active() else {
             return Vec::new();
         };
         let mut moves = Vec::new();
-        let mut sequences = Vec::new();
         for (kind, &count) in self.hands[player as usize].iter().enumerate() {
             if count == 0 {
                 continue;
             }
+            let orientations: &[bool] = if is_symmetric(kind) {
+                &[true]
+            } else {
+                &[true, false]
+            };
             let open = token_borders(kind) & !self.filled;
             for border in (0..BORDER_COUNT).filter(|b| open >> b & 1 == 1) {
-                let orientations: &[bool] = if is_symmetric(kind) {
-                    &[true]
-                } else {
-                    &[true, false]
-                };
+                // Which provinces close depends only on the filled borders: a position is copied
+                // only to resolve closures, whose bonuses may ask for choices.
+                let (closing, count) = closed_around(self.filled | 1 << border, border);
                 for &forward in orientations {
+                    let mv = Generated::placement(kind, border, forward);
+                    if count == 0 {
+                        moves.push(mv);
+                        continue;
+                    }
                     let mut after = self.clone();
                     after.put(player, kind, border, forward);
-                    let closing: Vec<usize> = after.closing(border).collect();
-                    sequences.clear();
-                    if closing.is_empty() {
-                        sequences.push(Vec::new());
-                    } else {
-                        after.choice_sequences(&closing, player, &mut Vec::new(), &mut sequences);
-                    }
-                    for choices in sequences.drain(..) {
-                        moves.push(Move::generated(kind, border, forward, choices));
-                    }
+                    after.push_choice_sequences(&closing[..count], player, mv, &mut moves);
                 }
             }
         }
         moves
     }
 
-    /// The legal moves, sorted by their notation.
-    pub fn legal_moves(&self) -> Vec<Move> {
-        self.sorted_moves().into_iter().map(|(_, mv)| mv).collect()
+    /// The legal moves in generation order (token, border, orientation, choices), without draws.
+    pub(super) fn moves_unsorted(&self) -> Vec<Move> {
+        self.generate().into_iter().map(Generated::to_move).collect()
     }
 
-    /// The legal moves with their notation, in the order of their notation.
-    pub(super) fn sorted_moves(&self) -> Vec<(String, Move)> {
-        let mut moves: Vec<(String, Move)> = self
-            .moves_unsorted()
-            .into_iter()
-            .map(|mv| {
-                // Room for most moves at once: `to_string` grew each text two or three times.
-                let mut text = String::with_capacity(24);
-                write!(text, "{mv}").expect("a String takes any text");
-                (text, mv)
-            })
+    /// The legal moves in the order of their notation.
+    fn sorted(&self) -> Vec<Generated> {
+        let moves = self.generate();
+        // Keys with the index in their low half: sorting plain integers, every key distinct.
+        let mut keys: Vec<u64> = (moves.iter().enumerate())
+            .map(|(index, mv)| u64::from(mv.order_key()) << 32 | index as u64)
             .collect();
-        moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        moves
+        keys.sort_unstable();
+        keys.iter().map(|key| moves[*key as u32 as usize]).collect()
+    }
+
+    /// The legal moves, sorted by their notation.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        self.sorted().into_iter().map(Generated::to_move).collect()
+    }
+
+    /// The notation of the legal moves, sorted.
+    pub(super) fn legal_move_texts(&self) -> Vec<String> {
+        self.sorted().iter().map(Generated::text).collect()
     }
 
     pub fn play(&self, mv: Move) -> Result<(Position, Effects)> {
@@ -814,8 +1005,8 @@ impl Position {
         draws: &mut Draws,
         effects: &mut Effects,
     ) -> Result<bool> {
-        let closing: Vec<usize> = self.closing(border).collect();
-        for province in closing {
+        let (closing, count) = closed_around(self.filled, border);
+        for &province in &closing[..count] {
             let (mut report, bonus, mut won) = self.close(province, player);
             if !won {
                 won = match bonus {
@@ -826,7 +1017,7 @@ impl Position {
                             .next()
                             .ok_or_else(|| missing_choice(province, player, bonus))?;
                         self.use_bonus(province, bonus, player, choice, draws, effects)?;
-                        report.choice = Some(choice.to_string());
+                        report.choice = Some(choice.text());
                         false
                     }
                 };
@@ -934,5 +1125,53 @@ mod tests {
         let last = BorderIndex::new(BORDER_COUNT - 1).map(BorderIndex::index);
         assert_eq!(last, Some(BORDER_COUNT - 1));
         assert!(parse_move("S60@HC-HU M:ZZ").is_err());
+    }
+
+    /// Every choice and every placement the generator can make, with its text.
+    fn every_choice() -> Vec<Choice> {
+        let borders = (0..BORDER_COUNT).filter_map(BorderIndex::new).map(Target::Border);
+        let provinces = (0..PROVINCE_COUNT).filter_map(ProvinceIndex::new).map(Target::Province);
+        let mut choices = vec![Choice::Decline, Choice::Tactics, Choice::Wealth];
+        choices.extend(borders.chain(provinces).map(Choice::Might));
+        choices
+    }
+
+    #[test]
+    fn the_order_key_orders_moves_as_their_texts() {
+        let mut moves = Vec::new();
+        for kind in 0..TOKEN_KINDS {
+            for border in 0..BORDER_COUNT {
+                for forward in [true, false].into_iter().filter(|&f| f || !is_symmetric(kind)) {
+                    moves.push(Generated::placement(kind, border, forward));
+                }
+            }
+        }
+        // Two placements with every pair of choices (a placement's text is fixed-width).
+        let placements = [moves[0], moves[moves.len() - 1]];
+        for placement in placements {
+            for first in every_choice() {
+                moves.push(placement.with_choice(first));
+                for second in every_choice() {
+                    moves.push(placement.with_choice(first).with_choice(second));
+                }
+            }
+        }
+        let mut by_key = moves.clone();
+        by_key.sort_by_key(Generated::order_key);
+        let mut by_text: Vec<String> = moves.iter().map(Generated::text).collect();
+        by_text.sort();
+        let keyed: Vec<String> = by_key.iter().map(Generated::text).collect();
+        assert_eq!(keyed, by_text);
+        assert!(by_key.windows(2).all(|w| w[0].order_key() < w[1].order_key()));
+    }
+
+    #[test]
+    fn generated_moves_read_back_as_the_same_move() {
+        let placement = Generated::placement(3, 11, false);
+        for choice in every_choice() {
+            let mv = placement.with_choice(choice).with_choice(Choice::Decline);
+            assert_eq!(parse_move(&mv.text()).ok(), Some(mv.to_move()));
+            assert_eq!(mv.to_move().text(), mv.text());
+        }
     }
 }
