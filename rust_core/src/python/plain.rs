@@ -59,6 +59,16 @@ impl<'a, 'py> Plain<'a, 'py> {
         Plain { value, depth: 0 }
     }
 
+    /// A dict's entries, read in order.
+    fn entries<'r>(&'r self, dict: &'a Bound<'py, PyDict>) -> Entries<'r, 'a, 'py> {
+        Entries {
+            dict,
+            position: 0,
+            value: None,
+            reader: self,
+        }
+    }
+
     fn inner<'b>(&self, value: &'b Bound<'py, PyAny>) -> Result<Plain<'b, 'py>, NotPlain> {
         if self.depth >= MAX_DEPTH {
             return Err(not_plain("nested too deep"));
@@ -88,12 +98,7 @@ impl<'de> Deserializer<'de> for Plain<'_, '_> {
             return visitor.visit_unit();
         }
         if let Ok(dict) = value.cast_exact::<PyDict>() {
-            return visitor.visit_map(Entries {
-                dict,
-                position: 0,
-                value: None,
-                reader: &self,
-            });
+            return visitor.visit_map(self.entries(dict));
         }
         if let Ok(list) = value.cast_exact::<PyList>() {
             return visitor.visit_seq(Items {
@@ -171,12 +176,7 @@ impl<'de> Deserializer<'de> for Plain<'_, '_> {
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
         match self.value.cast_exact::<PyDict>() {
-            Ok(dict) => visitor.visit_map(Entries {
-                dict,
-                position: 0,
-                value: None,
-                reader: &self,
-            }),
+            Ok(dict) => visitor.visit_map(self.entries(dict)),
             Err(_) => self.deserialize_any(visitor),
         }
     }
