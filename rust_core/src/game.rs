@@ -60,6 +60,17 @@ pub trait Rules {
     fn start(setup: &Checked<Self::Setup>, seed: Option<u64>) -> Self::Position;
 
     fn from_state(state: Self::State) -> Result<Self::Position>;
+    /// A state object read in one pass on the paths without seal keys (`QuickState`): by default
+    /// `State` (a seal's form checked, as without keys) and `from_state`. A game whose `State`
+    /// costs more to read than its rules may read straight into its position instead, failing (a
+    /// serde error, discarded) on any state it does not take whole: its caller then reads that
+    /// state through `State` and `from_state`, which word the refusal.
+    fn read_quick<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Result<Self::Position>, D::Error> {
+        let state = seal::Unsealed::<Self::State>::deserialize(deserializer)?;
+        Ok(state.into_state().and_then(Self::from_state))
+    }
     fn to_state(position: &Self::Position) -> Self::State;
     /// The one-line position notation, for the given setup.
     fn parse_position(text: &str, setup: &Checked<Self::Setup>) -> Result<Self::Position>;
@@ -290,6 +301,15 @@ impl<'de, S: DeserializeOwned> Deserialize<'de> for StateIn<S> {
             }
         }
         deserializer.deserialize_any(StateVisitor(PhantomData))
+    }
+}
+
+/// A state object read by `Rules::read_quick`: the position, or the state's refusal.
+pub struct QuickState<G: Rules>(pub Result<G::Position>);
+
+impl<'de, G: Rules> Deserialize<'de> for QuickState<G> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        G::read_quick(deserializer).map(QuickState)
     }
 }
 

@@ -14,9 +14,9 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::error::Error;
-use crate::game::{self, Form, Played, Rules, StateIn, Verdict};
+use crate::game::{self, Form, Played, QuickState, Rules, StateIn, Verdict};
 use crate::opaque::{MAX_SECRET_CHARS, MIN_SECRET_CHARS};
-use crate::seal::{self, SealKeys, Unsealed};
+use crate::seal::{self, SealKeys};
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
 pub const MAX_MOVE_CHARS: usize = 256;
@@ -217,12 +217,9 @@ fn quick_item<'a, G: Rules>(
     item: &'a str,
     setup: &game::Checked<G::Setup>,
 ) -> Option<Taken<'a, G::Position>> {
-    let good = good_item::<StateIn<Unsealed<G::State>>>(item)?;
+    let good = good_item::<StateIn<QuickState<G>>>(item)?;
     let position = match good.state {
-        StateIn::Object(state) => state
-            .into_state()
-            .and_then(G::from_state)
-            .map(|p| (p, Form::Object)),
+        StateIn::Object(QuickState(position)) => position.map(|p| (p, Form::Object)),
         StateIn::Notation(text) => G::parse_position(&text, setup).map(|p| (p, Form::Notation)),
     };
     Some(taken(position, good.mv, good.player, good.secret))

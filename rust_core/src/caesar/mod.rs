@@ -6,9 +6,11 @@ pub mod board;
 mod invariants;
 mod moves;
 mod position;
+mod quick;
 mod setup;
 mod state;
 
+use serde::Deserializer;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -130,6 +132,12 @@ impl Rules for Caesar {
 
     fn from_state(state: State) -> Result<Position> {
         state::from_state(state)
+    }
+
+    fn read_quick<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Result<Position>, D::Error> {
+        quick::read(deserializer).map(Ok)
     }
 
     fn to_state(position: &Position) -> State {

@@ -18,9 +18,9 @@ use serde::de::{
 use serde::{forward_to_deserialize_any, Deserialize};
 
 use crate::error::Error;
-use crate::game::Rules;
+use crate::game::{QuickState, Rules};
 use crate::opaque::OPAQUE_FIELD;
-use crate::seal::{self, Unsealed};
+use crate::seal;
 
 /// Deeper values are left to the JSON path (whose own limit is 128), so that this reader's
 /// recursion stays shallow.
@@ -276,11 +276,9 @@ pub fn read_position<G: Rules>(state: &Bound<'_, PyAny>) -> Option<Result<G::Pos
     if dict.contains(OPAQUE_FIELD).ok()? {
         return None;
     }
-    let state = without_collection(|| Unsealed::<G::State>::deserialize(Plain::new(state)))
-        .ok()?
-        .into_state()
-        .ok()?;
-    Some(seal::with_chance::<G, _>(None, || G::from_state(state)))
+    let read = || QuickState::<G>::deserialize(Plain::new(state));
+    let position = without_collection(|| seal::with_chance::<G, _>(None, read)).ok()?;
+    Some(position.0)
 }
 
 /// `read` with Python's cyclic garbage collection paused: `Plain` borrows the objects of a state

@@ -1,0 +1,687 @@
+//! Reading a Caesar! state object in one pass straight into a `Position` (`Rules::read_quick`): a
+//! state is ~400 JSON values, and reading them into `State`'s names before checking those cost
+//! several times the rules. Only a state in the usual good shape is taken: anything else (a field
+//! missing, repeated or unknown, a name that is not the game's, a seal, a state `from_state` would
+//! refuse) fails here with a serde error that the caller discards, and `State` and `from_state`
+//! read it again and word the refusal. A test holds the two readers to the same positions.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use super::board::{
+    border_id, is_symmetric, parse_border, parse_province, parse_token, province_code, Bonus,
+    Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCE_COUNT, START_HAND_LIMIT,
+    TOKENS, TOKEN_KINDS,
+};
+use super::invariants::check_consistency;
+use super::state::{PerPlayer, RULES};
+use super::{Placed, Position};
+use crate::chance::{Chance, ChanceState};
+
+/// A state read by `read`, or the serde error that leaves it to `State`.
+pub(super) fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
+    deserializer.deserialize_map(StateVisitor)
+}
+
+/// The error that leaves a state to `State` (never shown: the caller reads the state again).
+fn not_quick<E: de::Error>() -> E {
+    E::custom("not a Caesar! state in the usual shape")
+}
+
+/// `Ok` only for `Some`.
+fn taken<T, E: de::Error>(value: Option<T>) -> Result<T, E> {
+    value.ok_or_else(not_quick)
+}
+
+/// The state's fields, in the order `State` declares them.
+const FIELDS: [&str; 11] = [
+    "rules",
+    "to_move",
+    "borders",
+    "provinces",
+    "italia_dashed",
+    "hands",
+    "bags",
+    "hand_limits",
+    "senate",
+    "markers",
+    "rng",
+];
+const BORDER_FIELDS: [&str; 5] = ["player", "token", "faces", "flipped", "marker"];
+const PROVINCE_FIELDS: [&str; 3] = ["bonus", "control", "flipped"];
+
+/// The index of a key in `names` (`expected` first: good states list their keys in one order).
+struct Key<'a> {
+    names: &'a [&'a str],
+    expected: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = usize;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for Key<'_> {
+    type Value = usize;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
+        if self.names.get(self.expected) == Some(&text) {
+            return Ok(self.expected);
+        }
+        taken(self.names.iter().position(|name| *name == text))
+    }
+}
+
+/// Marks `index` seen in `seen`; fails when it was already.
+fn once<E: de::Error>(seen: &mut u32, index: usize) -> Result<(), E> {
+    if *seen >> index & 1 == 1 {
+        return Err(not_quick());
+    }
+    *seen |= 1 << index;
+    Ok(())
+}
+
+/// Fails unless all of the first `count` indices are in `seen`.
+fn all_seen<E: de::Error>(seen: u32, count: usize) -> Result<(), E> {
+    if seen == (1u32 << count) - 1 {
+        Ok(())
+    } else {
+        Err(not_quick())
+    }
+}
+
+/// A name read by `parse`, or null when `nullable` (read as `None`).
+struct Named<T> {
+    parse: fn(&str) -> Option<T>,
+    nullable: bool,
+}
+
+impl<T> Named<T> {
+    fn required(parse: fn(&str) -> Option<T>) -> Self {
+        Named {
+            parse,
+            nullable: false,
+        }
+    }
+
+    fn nullable(parse: fn(&str) -> Option<T>) -> Self {
+        Named {
+            parse,
+            nullable: true,
+        }
+    }
+}
+
+impl<'de, T> DeserializeSeed<'de> for Named<T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<T>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<T> Visitor<'_> for Named<T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a name")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Option<T>, E> {
+        taken((self.parse)(text)).map(Some)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+        if self.nullable {
+            Ok(None)
+        } else {
+            Err(not_quick())
+        }
+    }
+}
+
+fn read_player<'de, M: MapAccess<'de>>(map: &mut M) -> Result<Option<Player>, M::Error> {
+    map.next_value_seed(Named::nullable(Player::parse))
+}
+
+/// What `from_state` fills in, read in one pass.
+#[derive(Default)]
+struct Parts {
+    to_move: Option<Player>,
+    borders: [Option<Placed>; BORDER_COUNT],
+    filled: u32,
+    control: [Option<Player>; PROVINCE_COUNT],
+    province_flipped: u32,
+    bonus: [Option<Bonus>; PROVINCE_COUNT],
+    italia_dashed: Option<Player>,
+    hands: [Tokens; 2],
+    bags: [Tokens; 2],
+    hand_limits: [u8; 2],
+    senate: [u8; 2],
+    markers: [u8; 2],
+    rng: Option<ChanceState>,
+}
+
+impl Parts {
+    /// The position, as `from_state` builds it from the same state, once it passes its checks.
+    fn into_position(self) -> Option<Position> {
+        let chance = Chance::from_state(self.rng.as_ref()?, "rng").ok()?;
+        let mut position = Position::empty(chance);
+        position.to_move = self.to_move;
+        position.borders = self.borders;
+        position.filled = self.filled;
+        position.control = self.control;
+        position.province_flipped = self.province_flipped;
+        position.bonus = self.bonus;
+        position.italia_dashed = self.italia_dashed;
+        position.hands = self.hands;
+        position.bags = self.bags;
+        position.hand_limits = self.hand_limits;
+        position.senate = self.senate;
+        position.markers = self.markers;
+        check_consistency(&position).ok()?;
+        Some(position)
+    }
+}
+
+struct StateVisitor;
+
+impl<'de> Visitor<'de> for StateVisitor {
+    type Value = Position;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Caesar! state")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Position, M::Error> {
+        let mut parts = Parts::default();
+        let mut seen = 0u32;
+        let mut expected = 0;
+        while let Some(field) = map.next_key_seed(Key {
+            names: &FIELDS,
+            expected,
+        })? {
+            once(&mut seen, field)?;
+            expected = field + 1;
+            read_field(&mut map, field, &mut parts)?;
+        }
+        all_seen(seen, FIELDS.len())?;
+        taken(parts.into_position())
+    }
+}
+
+/// The value of `FIELDS[field]`, checked as `from_state` checks it, into `parts`.
+fn read_field<'de, M: MapAccess<'de>>(
+    map: &mut M,
+    field: usize,
+    parts: &mut Parts,
+) -> Result<(), M::Error> {
+    match field {
+        0 => taken(map.next_value_seed(Named::required(|text| (text == RULES).then_some(())))?)?,
+        1 => parts.to_move = read_player(map)?,
+        2 => map.next_value_seed(Borders(parts))?,
+        3 => map.next_value_seed(Provinces(parts))?,
+        4 => parts.italia_dashed = read_player(map)?,
+        5 => parts.hands = token_lists(map)?,
+        6 => parts.bags = token_lists(map)?,
+        7 => {
+            parts.hand_limits = counts(map, START_HAND_LIMIT + 4)?;
+            taken(parts.hand_limits.iter().all(|&l| l >= START_HAND_LIMIT).then_some(()))?;
+        }
+        8 => parts.senate = counts(map, Bonus::Senate.count())?,
+        9 => parts.markers = counts(map, CONTROL_MARKERS)?,
+        _ => parts.rng = Some(map.next_value::<Rng>()?.0),
+    }
+    Ok(())
+}
+
+/// Each player's count, at most `max`.
+fn counts<'de, M: MapAccess<'de>>(map: &mut M, max: u8) -> Result<[u8; 2], M::Error> {
+    let [a, b] = map.next_value::<PerPlayer<u32>>()?.into_values();
+    let small = |value: u32| u8::try_from(value).ok().filter(|&v| v <= max);
+    taken(small(a).zip(small(b))).map(|(a, b)| [a, b])
+}
+
+/// Each player's tokens (a hand or a bag).
+fn token_lists<'de, M: MapAccess<'de>>(map: &mut M) -> Result<[Tokens; 2], M::Error> {
+    Ok(map.next_value::<PerPlayer<TokenList>>()?.into_values().map(|list| list.0))
+}
+
+/// A list of tokens in token order, each kind at most as many times as a bag holds it.
+struct TokenList(Tokens);
+
+impl<'de> Deserialize<'de> for TokenList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_seq(TokenListVisitor)
+    }
+}
+
+struct TokenListVisitor;
+
+impl<'de> Visitor<'de> for TokenListVisitor {
+    type Value = TokenList;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of tokens")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TokenList, A::Error> {
+        let mut counts = [0u8; TOKEN_KINDS];
+        let mut last = 0;
+        while let Some(kind) = seq.next_element_seed(Named::required(parse_token))? {
+            let kind = taken(kind)?;
+            counts[kind] += 1;
+            taken((kind >= last && counts[kind] <= TOKENS[kind].4).then_some(()))?;
+            last = kind;
+        }
+        Ok(TokenList(counts))
+    }
+}
+
+/// The generator's state, an object only (as `State` reads it).
+struct Rng(ChanceState);
+
+impl<'de> Deserialize<'de> for Rng {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::strict::object(deserializer).map(Rng)
+    }
+}
+
+/// The 30 borders, each listed once by its id as the rules write it, into `parts`.
+struct Borders<'a>(&'a mut Parts);
+
+impl<'de> DeserializeSeed<'de> for Borders<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Borders<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the borders")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        let mut seen = 0u32;
+        let mut expected = 0;
+        while let Some(border) = map.next_key_seed(BorderKey(expected))? {
+            once(&mut seen, border)?;
+            expected = border + 1;
+            if let Some(placed) = map.next_value_seed(Border(border))? {
+                self.0.borders[border] = Some(placed);
+                self.0.filled |= 1 << border;
+            }
+        }
+        all_seen(seen, BORDER_COUNT)
+    }
+}
+
+/// A border's id as the rules write it (`expected` first).
+struct BorderKey(usize);
+
+impl<'de> DeserializeSeed<'de> for BorderKey {
+    type Value = usize;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for BorderKey {
+    type Value = usize;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a border")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
+        if self.0 < BORDER_COUNT && border_id(self.0) == text {
+            return Ok(self.0);
+        }
+        match parse_border(text) {
+            Some((border, true)) => Ok(border),
+            _ => Err(not_quick()),
+        }
+    }
+}
+
+/// The token on a border, or null for an empty space.
+struct Border(usize);
+
+impl<'de> DeserializeSeed<'de> for Border {
+    type Value = Option<Placed>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Border {
+    type Value = Option<Placed>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a border's token or null")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let border = self.0;
+        let (mut owner, mut kind, mut faces, mut flipped, mut marker) = (None, None, None, None, None);
+        let (mut seen, mut expected) = (0u32, 0);
+        while let Some(field) = map.next_key_seed(Key {
+            names: &BORDER_FIELDS,
+            expected,
+        })? {
+            once(&mut seen, field)?;
+            expected = field + 1;
+            match field {
+                0 => owner = map.next_value_seed(Named::required(Player::parse))?,
+                1 => kind = map.next_value_seed(Named::required(parse_token))?,
+                2 => faces = Some(map.next_value_seed(Faces(border))?),
+                3 => flipped = Some(map.next_value::<bool>()?),
+                _ => marker = Some(read_player(&mut map)?),
+            }
+        }
+        all_seen(seen, BORDER_FIELDS.len())?;
+        let (Some(owner), Some(kind), Some(faces), Some(flipped), Some(marker)) =
+            (owner, kind, faces, flipped, marker)
+        else {
+            return Err(not_quick());
+        };
+        let (_, _, icon) = BORDERS[border];
+        let (_, token_icon, hi, lo, _) = TOKENS[kind];
+        let forward = match faces {
+            _ if token_icon.is_some_and(|t| t != icon) => return Err(not_quick()),
+            [a, b] if (a, b) == (hi, lo) => true,
+            [a, b] if (a, b) == (lo, hi) => false,
+            _ => return Err(not_quick()),
+        };
+        Ok(Some(Placed {
+            kind: kind as u8,
+            owner,
+            forward: forward || is_symmetric(kind),
+            flipped,
+            marker,
+        }))
+    }
+}
+
+/// The numbers a border's token shows toward its two provinces, in the border's order: an object of
+/// exactly those two provinces.
+struct Faces(usize);
+
+impl<'de> DeserializeSeed<'de> for Faces {
+    type Value = [u8; 2];
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<[u8; 2], D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Faces {
+    type Value = [u8; 2];
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a token's faces")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<[u8; 2], M::Error> {
+        let (a, b, _) = BORDERS[self.0];
+        let names = [province_code(a), province_code(b)];
+        let (mut faces, mut seen, mut expected) = ([0u8; 2], 0u32, 0);
+        while let Some(side) = map.next_key_seed(Key {
+            names: &names,
+            expected,
+        })? {
+            once(&mut seen, side)?;
+            expected = side + 1;
+            faces[side] = taken(u8::try_from(map.next_value::<u32>()?).ok())?;
+        }
+        all_seen(seen, 2)?;
+        Ok(faces)
+    }
+}
+
+/// The 18 provinces, each listed once by its code, into `parts`.
+struct Provinces<'a>(&'a mut Parts);
+
+impl<'de> DeserializeSeed<'de> for Provinces<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Provinces<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the provinces")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        let (mut seen, mut expected) = (0u32, 0);
+        while let Some(province) = map.next_key_seed(ProvinceKey(expected))? {
+            once(&mut seen, province)?;
+            expected = province + 1;
+            let (bonus, control, flipped) = map.next_value::<Province>()?.0;
+            let wrong_bonus = province == IT && bonus.is_some_and(|b| b != Bonus::Senate);
+            taken((!wrong_bonus && (control.is_some() || !flipped)).then_some(()))?;
+            self.0.bonus[province] = bonus;
+            self.0.control[province] = control;
+            self.0.province_flipped |= u32::from(flipped) << province;
+        }
+        all_seen(seen, PROVINCE_COUNT)
+    }
+}
+
+/// A province's code (`expected` first).
+struct ProvinceKey(usize);
+
+impl<'de> DeserializeSeed<'de> for ProvinceKey {
+    type Value = usize;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for ProvinceKey {
+    type Value = usize;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a province")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
+        if self.0 < PROVINCE_COUNT && province_code(self.0) == text {
+            return Ok(self.0);
+        }
+        taken(parse_province(text))
+    }
+}
+
+/// A province's bonus token, its controller and whether Might flipped its marker.
+struct Province((Option<Bonus>, Option<Player>, bool));
+
+impl<'de> Deserialize<'de> for Province {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ProvinceVisitor)
+    }
+}
+
+struct ProvinceVisitor;
+
+impl<'de> Visitor<'de> for ProvinceVisitor {
+    type Value = Province;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a province")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Province, M::Error> {
+        let (mut bonus, mut control, mut flipped) = (None, None, false);
+        let (mut seen, mut expected) = (0u32, 0);
+        while let Some(field) = map.next_key_seed(Key {
+            names: &PROVINCE_FIELDS,
+            expected,
+        })? {
+            once(&mut seen, field)?;
+            expected = field + 1;
+            match field {
+                0 => bonus = map.next_value_seed(Named::nullable(Bonus::parse))?,
+                1 => control = read_player(&mut map)?,
+                _ => flipped = map.next_value::<bool>()?,
+            }
+        }
+        all_seen(seen, PROVINCE_FIELDS.len())?;
+        Ok(Province((bonus, control, flipped)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::super::Caesar;
+    use crate::game::{default_setup, QuickState, Rules};
+    use crate::seal::read_object;
+
+    /// The texts of states of seeded random games, from the start to the end, as the engine writes
+    /// them (its keys in their order).
+    fn states() -> Vec<String> {
+        let setup = default_setup::<Caesar>();
+        let mut states = Vec::new();
+        for seed in 0..4u64 {
+            let mut position = Caesar::start(&setup, Some(seed));
+            for ply in 0.. {
+                if ply % 11 == seed as usize * 3 {
+                    states.push(serde_json::to_string(&Caesar::to_state(&position)).unwrap());
+                }
+                let moves = Caesar::legal_moves(&position);
+                let Some(mv) = moves.get((seed as usize * 7 + ply) % moves.len().max(1)) else {
+                    break;
+                };
+                position = Caesar::play(&position, mv.clone()).unwrap().0;
+            }
+        }
+        states
+    }
+
+    /// `state`'s text changed one way at one place: each value (at any depth) replaced by other
+    /// JSON values, each object's key removed, renamed, or its first entry given twice, each list
+    /// reversed or short of one item.
+    fn mutations(state: &Value) -> Vec<String> {
+        let others = [
+            json!(null),
+            json!(true),
+            json!(0),
+            json!(1),
+            json!(6),
+            json!(300),
+            json!(-1),
+            json!(2.0),
+            json!("caesar"),
+            json!("pompey"),
+            json!("S60"),
+            json!("L22"),
+            json!("senate"),
+            json!("might"),
+            json!("caesar@1"),
+            json!("x"),
+            json!([]),
+            json!(["L40", "L40"]),
+            json!({}),
+        ];
+        let (mut changed, mut twice) = (Vec::new(), Vec::new());
+        mutate(state, &mut |value| changed.push(value), &mut twice, &others);
+        swap_tokens(state, &mut |value| changed.push(value));
+        let text = state.to_string();
+        let twice = twice.iter().map(|(object, doubled)| text.replacen(object, doubled, 1));
+        changed.iter().map(Value::to_string).chain(twice).collect()
+    }
+
+    /// Emits `state` with the tokens of two borders swapped (each showing the other's numbers
+    /// toward its own provinces, in the same order): the token counts still agree, so only the
+    /// border's icon can refuse it.
+    fn swap_tokens(state: &Value, emit: &mut dyn FnMut(Value)) {
+        let borders = state["borders"].as_object().unwrap();
+        let filled: Vec<&String> = borders.keys().filter(|id| !borders[*id].is_null()).collect();
+        let token = |id: &str| {
+            let (a, b) = id.split_once('-').unwrap();
+            let faces = &borders[id]["faces"];
+            (borders[id]["token"].clone(), [faces[a].clone(), faces[b].clone()])
+        };
+        for (at, first) in filled.iter().enumerate() {
+            for second in &filled[at + 1..] {
+                let mut swapped = state.clone();
+                for (id, (kind, [x, y])) in [(first, token(second)), (second, token(first))] {
+                    let (a, b) = id.split_once('-').unwrap();
+                    let border = &mut swapped["borders"][id.as_str()];
+                    border["token"] = kind;
+                    border["faces"] = json!({ a: x, b: y });
+                }
+                emit(swapped);
+            }
+        }
+    }
+
+    /// Emits `value` changed at one place; adds to `twice` each object's text and that text with
+    /// its first entry given twice.
+    fn mutate(
+        value: &Value,
+        emit: &mut dyn FnMut(Value),
+        twice: &mut Vec<(String, String)>,
+        others: &[Value],
+    ) {
+        for other in others {
+            emit(other.clone());
+        }
+        match value {
+            Value::Object(map) => {
+                if let Some((key, inner)) = map.iter().next() {
+                    let text = value.to_string();
+                    let doubled = format!("{{{}:{inner},{}", json!(key), &text[1..]);
+                    twice.push((text, doubled));
+                }
+                for (key, inner) in map {
+                    let mut removed = map.clone();
+                    removed.remove(key);
+                    emit(Value::Object(removed.clone()));
+                    removed.insert(format!("{key}x"), inner.clone());
+                    emit(Value::Object(removed));
+                    let mut at_key = |changed| {
+                        let mut map = map.clone();
+                        map.insert(key.clone(), changed);
+                        emit(Value::Object(map));
+                    };
+                    mutate(inner, &mut at_key, twice, others);
+                }
+            }
+            Value::Array(items) => {
+                emit(Value::Array(items.iter().rev().cloned().collect()));
+                for (at, inner) in items.iter().enumerate() {
+                    let mut fewer = items.clone();
+                    fewer.remove(at);
+                    emit(Value::Array(fewer));
+                    let mut at_index = |changed| {
+                        let mut items = items.clone();
+                        items[at] = changed;
+                        emit(Value::Array(items));
+                    };
+                    mutate(inner, &mut at_index, twice, others);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_quick_reader_takes_every_good_state_and_reads_what_from_state_reads() {
+        let (mut taken, mut left, mut cases) = (0, 0, 0);
+        for text in states() {
+            let quick = serde_json::from_str::<QuickState<Caesar>>(&text).unwrap().0;
+            assert_eq!(quick.unwrap(), read_object::<Caesar>(&text, None).unwrap().0);
+            // Mutated in serde_json's `Value`, which writes keys in another order (sorted).
+            let state: Value = serde_json::from_str(&text).unwrap();
+            for text in mutations(&state) {
+                let exact = read_object::<Caesar>(&text, None).map(|(position, _)| position);
+                match serde_json::from_str::<QuickState<Caesar>>(&text) {
+                    Ok(QuickState(quick)) => {
+                        assert_eq!(quick.as_ref().ok(), exact.as_ref().ok(), "{text}");
+                        taken += 1;
+                    }
+                    Err(_) => left += 1,
+                }
+                cases += 1;
+            }
+        }
+        println!("{taken} taken, {left} left of {cases}");
+        assert!(taken > 0 && left > cases / 2, "{taken} taken, {left} left of {cases}");
+    }
+}
