@@ -226,7 +226,13 @@ fn read_field<'de, M: MapAccess<'de>>(
         6 => parts.bags = token_lists(map)?,
         7 => {
             parts.hand_limits = counts(map, START_HAND_LIMIT + 4)?;
-            taken(parts.hand_limits.iter().all(|&l| l >= START_HAND_LIMIT).then_some(()))?;
+            taken(
+                parts
+                    .hand_limits
+                    .iter()
+                    .all(|&l| l >= START_HAND_LIMIT)
+                    .then_some(()),
+            )?;
         }
         8 => parts.senate = counts(map, Bonus::Senate.count())?,
         9 => parts.markers = counts(map, CONTROL_MARKERS)?,
@@ -244,7 +250,10 @@ fn counts<'de, M: MapAccess<'de>>(map: &mut M, max: u8) -> Result<[u8; 2], M::Er
 
 /// Each player's tokens (a hand or a bag).
 fn token_lists<'de, M: MapAccess<'de>>(map: &mut M) -> Result<[Tokens; 2], M::Error> {
-    Ok(map.next_value::<PerPlayer<TokenList>>()?.into_values().map(|list| list.0))
+    Ok(map
+        .next_value::<PerPlayer<TokenList>>()?
+        .into_values()
+        .map(|list| list.0))
 }
 
 /// A list of tokens in token order, each kind at most as many times as a bag holds it.
@@ -361,7 +370,8 @@ impl<'de> Visitor<'de> for Border {
     }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         let border = self.0;
-        let (mut owner, mut kind, mut faces, mut flipped, mut marker) = (None, None, None, None, None);
+        let (mut owner, mut kind, mut faces, mut flipped, mut marker) =
+            (None, None, None, None, None);
         let (mut seen, mut expected) = (0u32, 0);
         while let Some(field) = map.next_key_seed(Key {
             names: &BORDER_FIELDS,
@@ -582,7 +592,9 @@ mod tests {
         mutate(state, &mut |value| changed.push(value), &mut twice, &others);
         swap_tokens(state, &mut |value| changed.push(value));
         let text = state.to_string();
-        let twice = twice.iter().map(|(object, doubled)| text.replacen(object, doubled, 1));
+        let twice = twice
+            .iter()
+            .map(|(object, doubled)| text.replacen(object, doubled, 1));
         changed.iter().map(Value::to_string).chain(twice).collect()
     }
 
@@ -591,11 +603,17 @@ mod tests {
     /// border's icon can refuse it.
     fn swap_tokens(state: &Value, emit: &mut dyn FnMut(Value)) {
         let borders = state["borders"].as_object().unwrap();
-        let filled: Vec<&String> = borders.keys().filter(|id| !borders[*id].is_null()).collect();
+        let filled: Vec<&String> = borders
+            .keys()
+            .filter(|id| !borders[*id].is_null())
+            .collect();
         let token = |id: &str| {
             let (a, b) = id.split_once('-').unwrap();
             let faces = &borders[id]["faces"];
-            (borders[id]["token"].clone(), [faces[a].clone(), faces[b].clone()])
+            (
+                borders[id]["token"].clone(),
+                [faces[a].clone(), faces[b].clone()],
+            )
         };
         for (at, first) in filled.iter().enumerate() {
             for second in &filled[at + 1..] {
@@ -666,7 +684,10 @@ mod tests {
         let (mut taken, mut left, mut cases) = (0, 0, 0);
         for text in states() {
             let quick = serde_json::from_str::<QuickState<Caesar>>(&text).unwrap().0;
-            assert_eq!(quick.unwrap(), read_object::<Caesar>(&text, None).unwrap().0);
+            assert_eq!(
+                quick.unwrap(),
+                read_object::<Caesar>(&text, None).unwrap().0
+            );
             // Mutated in serde_json's `Value`, which writes keys in another order (sorted).
             let state: Value = serde_json::from_str(&text).unwrap();
             for text in mutations(&state) {
@@ -682,6 +703,9 @@ mod tests {
             }
         }
         println!("{taken} taken, {left} left of {cases}");
-        assert!(taken > 0 && left > cases / 2, "{taken} taken, {left} left of {cases}");
+        assert!(
+            taken > 0 && left > cases / 2,
+            "{taken} taken, {left} left of {cases}"
+        );
     }
 }
