@@ -72,6 +72,12 @@ pub trait Rules {
         Ok(state.into_state().and_then(Self::from_state))
     }
     fn to_state(position: &Self::Position) -> Self::State;
+    /// The JSON text of `to_state` (exactly serde's), where a game writes it by hand for speed;
+    /// `None`: serde writes `State`. Used for states without keys only (a seal or an opaque
+    /// state is made from `State`).
+    fn state_text(_position: &Self::Position) -> Option<String> {
+        None
+    }
     /// The one-line position notation, for the given setup.
     fn parse_position(text: &str, setup: &Checked<Self::Setup>) -> Result<Self::Position>;
     fn position_text(position: &Self::Position) -> String;
@@ -324,7 +330,46 @@ pub fn default_setup<G: Rules>() -> Checked<G::Setup> {
 #[serde(untagged)]
 pub enum StateOut<S> {
     Object(Stamped<S>),
+    /// An object's JSON text without keys (see `Rules::state_text`).
+    Text(JsonText),
     Notation(String),
+}
+
+impl<S> StateOut<S> {
+    /// The next state as an object: its text when the game writes one and there are no keys (nor
+    /// then a seal), else stamped.
+    pub fn object<G: Rules<State = S>>(
+        position: &G::Position,
+        keys: Option<&SealKeys>,
+        commitments: Option<&Commitments>,
+    ) -> Self {
+        match keys.is_none().then(|| G::state_text(position)).flatten() {
+            Some(text) => StateOut::Text(JsonText(text)),
+            None => StateOut::Object(seal::stamp::<G>(G::to_state(position), keys, commitments)),
+        }
+    }
+
+    fn is_opaque(&self) -> bool {
+        matches!(self, StateOut::Object(state) if state.is_opaque())
+    }
+}
+
+/// JSON text written as it is by serde_json's writers (as its `RawValue` is, through the same
+/// private name, which both its serializers know): a `RawValue` would be parsed once more to be made.
+/// Only for text that is JSON (a test compares what both writers make of it with serde's own).
+pub struct JsonText(pub String);
+
+impl Serialize for JsonText {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        const RAW_VALUE: &str = "$serde_json::private::RawValue";
+        let mut raw = serializer.serialize_struct(RAW_VALUE, 1)?;
+        raw.serialize_field(RAW_VALUE, &self.0)?;
+        raw.end()
+    }
 }
 
 /// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
@@ -365,11 +410,11 @@ impl<G: Rules> Played<G> {
             played.position = Some(text);
             return played;
         }
-        let state = seal::stamp::<G>(G::to_state(position), keys, form.commitments());
+        let state = StateOut::object::<G>(position, keys, form.commitments());
         if !state.is_opaque() {
             played.position = Some(G::position_text(position));
         }
-        played.state = Some(StateOut::Object(state));
+        played.state = Some(state);
         if played.position.is_none() {
             played.view = mover.and_then(|mover| G::view_json(position, mover).ok());
         }

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::batch;
 use crate::error::Error;
-use crate::game::{self, Form, Played, Rules};
+use crate::game::{self, Form, Played, Rules, StateOut};
 use crate::opaque::{Commitments, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request::{self, Reader};
@@ -228,7 +228,7 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         to_py(
             py,
-            &seal::stamp::<G>(G::to_state(position), self.keys(), commitments),
+            &StateOut::object::<G>(position, self.keys(), commitments),
         )
     }
 

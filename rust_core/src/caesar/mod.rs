@@ -144,6 +144,10 @@ impl Rules for Caesar {
         state::to_state(position)
     }
 
+    fn state_text(position: &Position) -> Option<String> {
+        Some(state::state_text(position))
+    }
+
     fn parse_position(text: &str, _setup: &Checked<Setup>) -> Result<Position> {
         state::from_state(position::parse_text(text)?)
     }

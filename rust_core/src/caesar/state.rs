@@ -446,6 +446,140 @@ pub fn to_state(position: &Position) -> State {
     }
 }
 
+/// `to_state`'s JSON text, written straight from the position: serde writes a state's ~300 names
+/// one at a time, each scanned for escapes, at several times the cost of the rules. The engine's
+/// names need no escape. A test holds it to serde's text of `to_state`.
+pub fn state_text(position: &Position) -> String {
+    let mut out = String::with_capacity(3600);
+    out.push_str(r#"{"rules":""#);
+    out.push_str(RULES);
+    out.push_str(r#"","to_move":"#);
+    push_player(&mut out, position.to_move);
+    out.push_str(r#","borders":"#);
+    for (b, placed) in position.borders.iter().enumerate() {
+        push_key(&mut out, b, border_id(b));
+        match placed {
+            None => out.push_str("null"),
+            Some(placed) => push_placed(&mut out, b, *placed),
+        }
+    }
+    out.push_str(r#"},"provinces":"#);
+    for q in 0..PROVINCE_COUNT {
+        push_key(&mut out, q, province_code(q));
+        out.push_str(r#"{"bonus":"#);
+        push_name(&mut out, position.bonus[q].map(Bonus::name));
+        out.push_str(r#","control":"#);
+        push_player(&mut out, position.control[q]);
+        out.push_str(r#","flipped":"#);
+        out.push_str(if position.is_flipped(q) {
+            "true}"
+        } else {
+            "false}"
+        });
+    }
+    out.push_str(r#"},"italia_dashed":"#);
+    push_player(&mut out, position.italia_dashed);
+    let per_player = |out: &mut String, field: &str, push_value: &dyn Fn(&mut String, usize)| {
+        out.push_str(",\"");
+        out.push_str(field);
+        out.push_str("\":");
+        for player in Player::BOTH {
+            push_key(out, player as usize, player.name());
+            push_value(out, player as usize);
+        }
+        out.push('}');
+    };
+    per_player(&mut out, "hands", &|out, p| {
+        push_tokens(out, &position.hands[p])
+    });
+    per_player(&mut out, "bags", &|out, p| {
+        push_tokens(out, &position.bags[p])
+    });
+    per_player(&mut out, "hand_limits", &|out, p| {
+        push_number(out, position.hand_limits[p])
+    });
+    per_player(&mut out, "senate", &|out, p| {
+        push_number(out, position.senate[p])
+    });
+    per_player(&mut out, "markers", &|out, p| {
+        push_number(out, position.markers[p])
+    });
+    out.push_str(r#","rng":"#);
+    let rng = serde_json::to_string(&position.chance.to_state()).expect("a generator serializes");
+    out.push_str(&rng);
+    out.push('}');
+    out
+}
+
+/// An object's key (`"key":`), opening the object before its first.
+fn push_key(out: &mut String, index: usize, key: &str) {
+    out.push_str(if index == 0 { "{\"" } else { ",\"" });
+    out.push_str(key);
+    out.push_str("\":");
+}
+
+fn push_name(out: &mut String, name: Option<&str>) {
+    match name {
+        None => out.push_str("null"),
+        Some(name) => {
+            out.push('"');
+            out.push_str(name);
+            out.push('"');
+        }
+    }
+}
+
+fn push_player(out: &mut String, player: Option<Player>) {
+    push_name(out, player.map(Player::name));
+}
+
+fn push_number(out: &mut String, n: u8) {
+    if n >= 100 {
+        out.push(char::from(b'0' + n / 100));
+    }
+    if n >= 10 {
+        out.push(char::from(b'0' + n / 10 % 10));
+    }
+    out.push(char::from(b'0' + n % 10));
+}
+
+/// A token on `border`, as `BorderState` writes it.
+fn push_placed(out: &mut String, border: usize, placed: Placed) {
+    let (a, b, _) = BORDERS[border];
+    let (first, second) = placed.faces();
+    out.push_str(r#"{"player":""#);
+    out.push_str(placed.owner.name());
+    out.push_str(r#"","token":""#);
+    out.push_str(token_code(placed.kind as usize));
+    out.push_str(r#"","faces":"#);
+    push_key(out, 0, province_code(a));
+    push_number(out, first);
+    push_key(out, 1, province_code(b));
+    push_number(out, second);
+    out.push_str(if placed.flipped {
+        r#"},"flipped":true,"marker":"#
+    } else {
+        r#"},"flipped":false,"marker":"#
+    });
+    push_player(out, placed.marker);
+    out.push('}');
+}
+
+/// Tokens in token order, as a list of codes.
+fn push_tokens(out: &mut String, tokens: &Tokens) {
+    out.push('[');
+    let mut first = true;
+    for (kind, &count) in tokens.iter().enumerate() {
+        for _ in 0..count {
+            out.push_str(if first { "\"" } else { ",\"" });
+            out.push_str(token_code(kind));
+            out.push('"');
+            first = false;
+        }
+    }
+    out.push(']');
+}
+
 fn player_of(name: &Option<Name>, field: impl Fn() -> String) -> Result<Option<Player>> {
     match name {
         None => Ok(None),
@@ -711,6 +845,31 @@ fn read_provinces(state: &State, position: &mut Position) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{default_setup, JsonText, Rules};
+
+    #[test]
+    fn the_state_text_is_serdes_text_of_the_state() {
+        let setup = default_setup::<super::super::Caesar>();
+        for seed in 0..6u64 {
+            let mut position = super::super::Caesar::start(&setup, Some(seed));
+            for ply in 0.. {
+                let (text, state) = (state_text(&position), to_state(&position));
+                assert_eq!(text, serde_json::to_string(&state).unwrap());
+                // As answers carry it, through both of serde_json's writers.
+                let written = JsonText(text);
+                assert_eq!(serde_json::to_string(&written).unwrap(), written.0);
+                assert_eq!(
+                    serde_json::to_value(&written).unwrap(),
+                    serde_json::to_value(&state).unwrap()
+                );
+                let moves = super::super::Caesar::legal_moves(&position);
+                let Some(mv) = moves.get((seed as usize * 5 + ply) % moves.len().max(1)) else {
+                    break;
+                };
+                position = super::super::Caesar::play(&position, mv.clone()).unwrap().0;
+            }
+        }
+    }
 
     #[test]
     fn every_name_of_the_game_and_only_those_are_interned() {
