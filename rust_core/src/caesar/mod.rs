@@ -149,7 +149,10 @@ impl Rules for Caesar {
     }
 
     fn parse_position(text: &str, _setup: &Checked<Setup>) -> Result<Position> {
-        state::from_state(position::parse_text(text)?)
+        match quick::read_notation(text) {
+            Some(position) => Ok(position),
+            None => state::from_state(position::parse_text(text)?),
+        }
     }
 
     fn position_text(position: &Position) -> String {

@@ -1,9 +1,10 @@
-//! Reading a Caesar! state object in one pass straight into a `Position` (`Rules::read_quick`): a
-//! state is ~400 JSON values, and reading them into `State`'s names before checking those cost
-//! several times the rules. Only a state in the usual good shape is taken: anything else (a field
-//! missing, repeated or unknown, a name that is not the game's, a seal, a state `from_state` would
-//! refuse) fails here with a serde error that the caller discards, and `State` and `from_state`
-//! read it again and word the refusal. A test holds the two readers to the same positions.
+//! Reading a Caesar! state in one pass straight into a `Position`: a state object
+//! (`Rules::read_quick`) or a position string. A state object is ~400 JSON values, and reading them
+//! (or the notation's fields) into `State`'s names before checking those cost several times the
+//! rules. Only a state in the usual good shape is taken: anything else (a field missing, repeated
+//! or unknown, a name that is not the game's, a seal, a state `from_state` would refuse) fails
+//! here, and `State` and `from_state` read it again and word the refusal. Tests hold the two
+//! readers to the same positions.
 
 use std::fmt;
 
@@ -18,7 +19,7 @@ use super::board::{
 use super::invariants::check_consistency;
 use super::state::{PerPlayer, RULES};
 use super::{Placed, Position};
-use crate::chance::{Chance, ChanceState};
+use crate::chance::{Chance, ChanceState, SeedText};
 
 /// A state read by `read`, or the serde error that leaves it to `State`.
 pub(super) fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
@@ -165,6 +166,33 @@ struct Parts {
 }
 
 impl Parts {
+    /// A province's bonus token, controller and flip, as `from_state` takes them (`None`: it
+    /// would refuse them).
+    fn set_province(
+        &mut self,
+        province: usize,
+        bonus: Option<Bonus>,
+        control: Option<Player>,
+        flipped: bool,
+    ) -> Option<()> {
+        let wrong_bonus = province == IT && bonus.is_some_and(|b| b != Bonus::Senate);
+        if wrong_bonus || (flipped && control.is_none()) {
+            return None;
+        }
+        self.bonus[province] = bonus;
+        self.control[province] = control;
+        self.province_flipped |= u32::from(flipped) << province;
+        Some(())
+    }
+
+    /// The token on `border`, if any.
+    fn set_border(&mut self, border: usize, placed: Option<Placed>) {
+        if let Some(placed) = placed {
+            self.borders[border] = Some(placed);
+            self.filled |= 1 << border;
+        }
+    }
+
     /// The position, as `from_state` builds it from the same state, once it passes its checks.
     fn into_position(self) -> Option<Position> {
         let chance = Chance::from_state(self.rng.as_ref()?, "rng").ok()?;
@@ -273,15 +301,21 @@ impl<'de> Visitor<'de> for TokenListVisitor {
         f.write_str("a list of tokens")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TokenList, A::Error> {
-        let mut counts = [0u8; TOKEN_KINDS];
-        let mut last = 0;
+        let mut list = TokenList([0; TOKEN_KINDS]);
         while let Some(kind) = seq.next_element_seed(Named::required(parse_token))? {
-            let kind = taken(kind)?;
-            counts[kind] += 1;
-            taken((kind >= last && counts[kind] <= TOKENS[kind].4).then_some(()))?;
-            last = kind;
+            taken(list.add(taken(kind)?))?;
         }
-        Ok(TokenList(counts))
+        Ok(list)
+    }
+}
+
+impl TokenList {
+    /// Adds a token listed after the others: `None` when it comes before the last in token order,
+    /// or is one more of its kind than a bag holds.
+    fn add(&mut self, kind: usize) -> Option<()> {
+        let last = self.0.iter().rposition(|&count| count > 0).unwrap_or(0);
+        self.0[kind] += 1;
+        (kind >= last && self.0[kind] <= TOKENS[kind].4).then_some(())
     }
 }
 
@@ -315,10 +349,8 @@ impl<'de> Visitor<'de> for Borders<'_> {
         while let Some(border) = map.next_key_seed(BorderKey(expected))? {
             once(&mut seen, border)?;
             expected = border + 1;
-            if let Some(placed) = map.next_value_seed(Border(border))? {
-                self.0.borders[border] = Some(placed);
-                self.0.filled |= 1 << border;
-            }
+            let placed = map.next_value_seed(Border(border))?;
+            self.0.set_border(border, placed);
         }
         all_seen(seen, BORDER_COUNT)
     }
@@ -393,22 +425,37 @@ impl<'de> Visitor<'de> for Border {
         else {
             return Err(not_quick());
         };
-        let (_, _, icon) = BORDERS[border];
-        let (_, token_icon, hi, lo, _) = TOKENS[kind];
+        let (_, _, hi, lo, _) = TOKENS[kind];
         let forward = match faces {
-            _ if token_icon.is_some_and(|t| t != icon) => return Err(not_quick()),
             [a, b] if (a, b) == (hi, lo) => true,
             [a, b] if (a, b) == (lo, hi) => false,
             _ => return Err(not_quick()),
         };
-        Ok(Some(Placed {
-            kind: kind as u8,
-            owner,
-            forward: forward || is_symmetric(kind),
-            flipped,
-            marker,
-        }))
+        taken(placed(border, owner, kind, forward, flipped, marker)).map(Some)
     }
+}
+
+/// A token of `kind` on `border`, `forward` when its larger number faces the border's first
+/// province; `None` when the border's icon does not take it.
+fn placed(
+    border: usize,
+    owner: Player,
+    kind: usize,
+    forward: bool,
+    flipped: bool,
+    marker: Option<Player>,
+) -> Option<Placed> {
+    let (_, _, icon) = BORDERS[border];
+    if TOKENS[kind].1.is_some_and(|token_icon| token_icon != icon) {
+        return None;
+    }
+    Some(Placed {
+        kind: kind as u8,
+        owner,
+        forward: forward || is_symmetric(kind),
+        flipped,
+        marker,
+    })
 }
 
 /// The numbers a border's token shows toward its two provinces, in the border's order: an object of
@@ -465,11 +512,7 @@ impl<'de> Visitor<'de> for Provinces<'_> {
             once(&mut seen, province)?;
             expected = province + 1;
             let (bonus, control, flipped) = map.next_value::<Province>()?.0;
-            let wrong_bonus = province == IT && bonus.is_some_and(|b| b != Bonus::Senate);
-            taken((!wrong_bonus && (control.is_some() || !flipped)).then_some(()))?;
-            self.0.bonus[province] = bonus;
-            self.0.control[province] = control;
-            self.0.province_flipped |= u32::from(flipped) << province;
+            taken(self.0.set_province(province, bonus, control, flipped))?;
         }
         all_seen(seen, PROVINCE_COUNT)
     }
@@ -534,24 +577,158 @@ impl<'de> Visitor<'de> for ProvinceVisitor {
     }
 }
 
+/// A position string (see `position::POSITION_NOTATION`) read straight into its position, or `None`
+/// for any text that `parse_text` and `from_state` would not take as it is.
+pub(super) fn read_notation(text: &str) -> Option<Position> {
+    let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
+        split_exact(text, ' ')?;
+    let mut parts = Parts::default();
+    let entries: [&str; BORDER_COUNT] = split_exact(borders, ',')?;
+    for (border, entry) in entries.into_iter().enumerate() {
+        let placed = match entry {
+            "." => None,
+            _ => Some(placed_of_text(entry, border)?),
+        };
+        parts.set_border(border, placed);
+    }
+    let provinces = provinces.as_bytes();
+    if provinces.len() != 2 * PROVINCE_COUNT {
+        return None;
+    }
+    for (province, pair) in provinces.chunks(2).enumerate() {
+        let bonus = match pair[0] {
+            b'-' => None,
+            letter => Some(
+                *Bonus::ALL
+                    .iter()
+                    .find(|b| b.letter() as u32 == u32::from(letter))?,
+            ),
+        };
+        let control = match pair[1] {
+            b'.' => None,
+            letter => Some(player_of_letter(letter.to_ascii_lowercase())?),
+        };
+        parts.set_province(province, bonus, control, pair[1].is_ascii_uppercase())?;
+    }
+    parts.italia_dashed = player_or(dashed, ".")?;
+    parts.to_move = player_or(to_move, "-")?;
+    parts.hands = pair_of(hands, tokens_of_text)?;
+    parts.bags = pair_of(bags, tokens_of_text)?;
+    parts.hand_limits = pair_of(limits, |text| count_of_text(text, START_HAND_LIMIT + 4))?;
+    if parts
+        .hand_limits
+        .iter()
+        .any(|&limit| limit < START_HAND_LIMIT)
+    {
+        return None;
+    }
+    parts.senate = pair_of(senate, |text| count_of_text(text, Bonus::Senate.count()))?;
+    parts.markers = pair_of(markers, |text| count_of_text(text, CONTROL_MARKERS))?;
+    parts.rng = Some(crate::chance::parse_notation(rng, SeedText::Hex).ok()?);
+    parts.into_position()
+}
+
+/// Exactly `N` parts of `text` separated by `separator`.
+fn split_exact<const N: usize>(text: &str, separator: char) -> Option<[&str; N]> {
+    let mut parts = text.split(separator);
+    let split: [Option<&str>; N] = std::array::from_fn(|_| parts.next());
+    if parts.next().is_some() || split.iter().any(Option::is_none) {
+        return None;
+    }
+    Some(split.map(Option::unwrap_or_default))
+}
+
+fn player_of_letter(letter: u8) -> Option<Player> {
+    match letter {
+        b'c' => Some(Player::Caesar),
+        b'p' => Some(Player::Pompey),
+        _ => None,
+    }
+}
+
+/// A player's letter, or `none` for no player (`Some(None)`).
+fn player_or(text: &str, none: &str) -> Option<Option<Player>> {
+    match text.as_bytes() {
+        _ if text == none => Some(None),
+        &[letter] => player_of_letter(letter).map(Some),
+        _ => None,
+    }
+}
+
+/// A border's token as the notation writes it: owner, token, `>` or `<`, `!` when flipped, `^`
+/// and the marker's owner.
+fn placed_of_text(entry: &str, border: usize) -> Option<Placed> {
+    let bytes = entry.as_bytes();
+    if bytes.len() < 5 || !entry.is_ascii() {
+        return None;
+    }
+    let owner = player_of_letter(bytes[0])?;
+    let kind = parse_token(&entry[1..4])?;
+    let forward = match bytes[4] {
+        b'>' => true,
+        b'<' if !is_symmetric(kind) => false,
+        _ => return None,
+    };
+    let (flipped, rest) = match entry[5..].strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, &entry[5..]),
+    };
+    let marker = match rest {
+        "" => None,
+        "^c" => Some(Player::Caesar),
+        "^p" => Some(Player::Pompey),
+        _ => return None,
+    };
+    placed(border, owner, kind, forward, flipped, marker)
+}
+
+/// `caesar/pompey`, each read by `read`.
+fn pair_of<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Option<[T; 2]> {
+    let (caesar, pompey) = text.split_once('/')?;
+    Some([read(caesar)?, read(pompey)?])
+}
+
+/// Concatenated 3-character token codes in token order, or `-` for none.
+fn tokens_of_text(text: &str) -> Option<Tokens> {
+    let mut list = TokenList([0; TOKEN_KINDS]);
+    if text == "-" {
+        return Some(list.0);
+    }
+    if !text.is_ascii() || text.is_empty() || text.len() % 3 != 0 {
+        return None;
+    }
+    for code in text.as_bytes().chunks(3) {
+        list.add(parse_token(std::str::from_utf8(code).ok()?)?)?;
+    }
+    Some(list.0)
+}
+
+/// A count in canonical decimal (no sign, no leading zero), at most `max`.
+fn count_of_text(text: &str, max: u8) -> Option<u8> {
+    let canonical =
+        text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0'));
+    let count = text.parse::<u8>().ok().filter(|_| canonical)?;
+    (count <= max).then_some(count)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
 
-    use super::super::Caesar;
+    use super::super::{position, state, Caesar, Position};
+    use super::read_notation;
     use crate::game::{default_setup, QuickState, Rules};
     use crate::seal::read_object;
 
-    /// The texts of states of seeded random games, from the start to the end, as the engine writes
-    /// them (its keys in their order).
-    fn states() -> Vec<String> {
+    /// Positions of seeded random games, from the start to the end.
+    fn positions() -> Vec<Position> {
         let setup = default_setup::<Caesar>();
-        let mut states = Vec::new();
+        let mut positions = Vec::new();
         for seed in 0..4u64 {
             let mut position = Caesar::start(&setup, Some(seed));
             for ply in 0.. {
                 if ply % 11 == seed as usize * 3 {
-                    states.push(serde_json::to_string(&Caesar::to_state(&position)).unwrap());
+                    positions.push(position.clone());
                 }
                 let moves = Caesar::legal_moves(&position);
                 let Some(mv) = moves.get((seed as usize * 7 + ply) % moves.len().max(1)) else {
@@ -560,7 +737,13 @@ mod tests {
                 position = Caesar::play(&position, mv.clone()).unwrap().0;
             }
         }
-        states
+        positions
+    }
+
+    /// The texts of `positions()`' states as the engine writes them (its keys in their order).
+    fn states() -> Vec<String> {
+        let state = |position: &Position| serde_json::to_string(&Caesar::to_state(position));
+        positions().iter().map(|p| state(p).unwrap()).collect()
     }
 
     /// `state`'s text changed one way at one place: each value (at any depth) replaced by other
@@ -700,6 +883,40 @@ mod tests {
                     Err(_) => left += 1,
                 }
                 cases += 1;
+            }
+        }
+        println!("{taken} taken, {left} left of {cases}");
+        assert!(
+            taken > 0 && left > cases / 2,
+            "{taken} taken, {left} left of {cases}"
+        );
+    }
+
+    #[test]
+    fn the_quick_notation_reader_reads_what_parse_text_and_from_state_read() {
+        let changes = [
+            "", ".", "c", "p", "C", "P", "-", ">", "<", "!", "^", "/", ",", " ", "0", "1", "9",
+            "12", "S", "T", "M", "L", "D", "N", "x", "é",
+        ];
+        let (mut taken, mut left, mut cases) = (0, 0, 0);
+        for position in positions() {
+            let text = position::text(&position);
+            assert_eq!(read_notation(&text), Some(position));
+            let at = text.char_indices().map(|(at, _)| at);
+            for (at, end) in at.clone().zip(at.skip(1).chain([text.len()])) {
+                let doubled = text[at..end].repeat(2);
+                for change in changes.iter().copied().chain([doubled.as_str()]) {
+                    let changed = format!("{}{change}{}", &text[..at], &text[end..]);
+                    let exact = position::parse_text(&changed).and_then(state::from_state);
+                    match read_notation(&changed) {
+                        Some(quick) => {
+                            assert_eq!(Some(&quick), exact.as_ref().ok(), "{changed}");
+                            taken += 1;
+                        }
+                        None => left += 1,
+                    }
+                    cases += 1;
+                }
             }
         }
         println!("{taken} taken, {left} left of {cases}");
