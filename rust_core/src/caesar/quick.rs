@@ -346,7 +346,7 @@ impl<'de> Visitor<'de> for Borders<'_> {
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         let mut seen = 0u32;
         let mut expected = 0;
-        while let Some(border) = map.next_key_seed(BorderKey(expected))? {
+        while let Some(border) = map.next_key_seed(PlaceKey::border(expected))? {
             once(&mut seen, border)?;
             expected = border + 1;
             let placed = map.next_value_seed(Border(border))?;
@@ -356,29 +356,54 @@ impl<'de> Visitor<'de> for Borders<'_> {
     }
 }
 
-/// A border's id as the rules write it (`expected` first).
-struct BorderKey(usize);
+/// A key naming one of `count` places (borders, provinces) by `name` (`expected` first: good
+/// states list them in order), else as `parse` reads it.
+struct PlaceKey {
+    expected: usize,
+    count: usize,
+    name: fn(usize) -> &'static str,
+    parse: fn(&str) -> Option<usize>,
+}
 
-impl<'de> DeserializeSeed<'de> for BorderKey {
+impl PlaceKey {
+    fn border(expected: usize) -> Self {
+        let canonical =
+            |text: &str| parse_border(text).and_then(|(b, canonical)| canonical.then_some(b));
+        PlaceKey {
+            expected,
+            count: BORDER_COUNT,
+            name: border_id,
+            parse: canonical,
+        }
+    }
+
+    fn province(expected: usize) -> Self {
+        PlaceKey {
+            expected,
+            count: PROVINCE_COUNT,
+            name: province_code,
+            parse: parse_province,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for PlaceKey {
     type Value = usize;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
-impl Visitor<'_> for BorderKey {
+impl Visitor<'_> for PlaceKey {
     type Value = usize;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a border")
+        f.write_str("a border or a province")
     }
     fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
-        if self.0 < BORDER_COUNT && border_id(self.0) == text {
-            return Ok(self.0);
+        if self.expected < self.count && (self.name)(self.expected) == text {
+            return Ok(self.expected);
         }
-        match parse_border(text) {
-            Some((border, true)) => Ok(border),
-            _ => Err(not_quick()),
-        }
+        taken((self.parse)(text))
     }
 }
 
@@ -508,36 +533,13 @@ impl<'de> Visitor<'de> for Provinces<'_> {
     }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         let (mut seen, mut expected) = (0u32, 0);
-        while let Some(province) = map.next_key_seed(ProvinceKey(expected))? {
+        while let Some(province) = map.next_key_seed(PlaceKey::province(expected))? {
             once(&mut seen, province)?;
             expected = province + 1;
             let (bonus, control, flipped) = map.next_value::<Province>()?.0;
             taken(self.0.set_province(province, bonus, control, flipped))?;
         }
         all_seen(seen, PROVINCE_COUNT)
-    }
-}
-
-/// A province's code (`expected` first).
-struct ProvinceKey(usize);
-
-impl<'de> DeserializeSeed<'de> for ProvinceKey {
-    type Value = usize;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl Visitor<'_> for ProvinceKey {
-    type Value = usize;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a province")
-    }
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<usize, E> {
-        if self.0 < PROVINCE_COUNT && province_code(self.0) == text {
-            return Ok(self.0);
-        }
-        taken(parse_province(text))
     }
 }
 
