@@ -7,6 +7,7 @@
 //! readers to the same positions.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -247,8 +248,8 @@ fn read_field<'de, M: MapAccess<'de>>(
     match field {
         0 => taken(map.next_value_seed(Named::required(|text| (text == RULES).then_some(())))?)?,
         1 => parts.to_move = read_player(map)?,
-        2 => map.next_value_seed(Borders(parts))?,
-        3 => map.next_value_seed(Provinces(parts))?,
+        2 => map.next_value_seed(Places::<Borders>(parts, PhantomData))?,
+        3 => map.next_value_seed(Places::<Provinces>(parts, PhantomData))?,
         4 => parts.italia_dashed = read_player(map)?,
         5 => parts.hands = token_lists(map)?,
         6 => parts.bags = token_lists(map)?,
@@ -328,31 +329,79 @@ impl<'de> Deserialize<'de> for Rng {
     }
 }
 
-/// The 30 borders, each listed once by its id as the rules write it, into `parts`.
-struct Borders<'a>(&'a mut Parts);
+/// The 30 borders or the 18 provinces (`P`), each listed once by its key, read into `parts`.
+struct Places<'a, P>(&'a mut Parts, PhantomData<P>);
 
-impl<'de> DeserializeSeed<'de> for Borders<'_> {
+/// What `Places` reads: borders or provinces.
+trait Place {
+    const COUNT: usize;
+    /// The key of a place, `expected` first.
+    fn key(expected: usize) -> PlaceKey;
+    /// Reads the value of `place` into `parts`.
+    fn read_value<'de, M: MapAccess<'de>>(
+        parts: &mut Parts,
+        place: usize,
+        map: &mut M,
+    ) -> Result<(), M::Error>;
+}
+
+/// The borders, by their ids as the rules write them.
+enum Borders {}
+
+impl Place for Borders {
+    const COUNT: usize = BORDER_COUNT;
+    fn key(expected: usize) -> PlaceKey {
+        PlaceKey::border(expected)
+    }
+    fn read_value<'de, M: MapAccess<'de>>(
+        parts: &mut Parts,
+        border: usize,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        let placed = map.next_value_seed(Border(border))?;
+        parts.set_border(border, placed);
+        Ok(())
+    }
+}
+
+/// The provinces, by their codes.
+enum Provinces {}
+
+impl Place for Provinces {
+    const COUNT: usize = PROVINCE_COUNT;
+    fn key(expected: usize) -> PlaceKey {
+        PlaceKey::province(expected)
+    }
+    fn read_value<'de, M: MapAccess<'de>>(
+        parts: &mut Parts,
+        province: usize,
+        map: &mut M,
+    ) -> Result<(), M::Error> {
+        let (bonus, control, flipped) = map.next_value::<Province>()?.0;
+        taken(parts.set_province(province, bonus, control, flipped))
+    }
+}
+
+impl<'de, P: Place> DeserializeSeed<'de> for Places<'_, P> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for Borders<'_> {
+impl<'de, P: Place> Visitor<'de> for Places<'_, P> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the borders")
+        f.write_str("the borders or the provinces")
     }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
-        let mut seen = 0u32;
-        let mut expected = 0;
-        while let Some(border) = map.next_key_seed(PlaceKey::border(expected))? {
-            once(&mut seen, border)?;
-            expected = border + 1;
-            let placed = map.next_value_seed(Border(border))?;
-            self.0.set_border(border, placed);
+        let (mut seen, mut expected) = (0u32, 0);
+        while let Some(place) = map.next_key_seed(P::key(expected))? {
+            once(&mut seen, place)?;
+            expected = place + 1;
+            P::read_value(self.0, place, &mut map)?;
         }
-        all_seen(seen, BORDER_COUNT)
+        all_seen(seen, P::COUNT)
     }
 }
 
@@ -513,33 +562,6 @@ impl<'de> Visitor<'de> for Faces {
         }
         all_seen(seen, 2)?;
         Ok(faces)
-    }
-}
-
-/// The 18 provinces, each listed once by its code, into `parts`.
-struct Provinces<'a>(&'a mut Parts);
-
-impl<'de> DeserializeSeed<'de> for Provinces<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Provinces<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the provinces")
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
-        let (mut seen, mut expected) = (0u32, 0);
-        while let Some(province) = map.next_key_seed(PlaceKey::province(expected))? {
-            once(&mut seen, province)?;
-            expected = province + 1;
-            let (bonus, control, flipped) = map.next_value::<Province>()?.0;
-            taken(self.0.set_province(province, bonus, control, flipped))?;
-        }
-        all_seen(seen, PROVINCE_COUNT)
     }
 }
 
@@ -748,9 +770,8 @@ mod tests {
         positions().iter().map(|p| state(p).unwrap()).collect()
     }
 
-    /// `state`'s text changed one way at one place: each value (at any depth) replaced by other
-    /// JSON values, each object's key removed, renamed, or its first entry given twice, each list
-    /// reversed or short of one item.
+    /// `state`'s text changed one way at one place (`crate::mutations`), or with the tokens of two
+    /// borders swapped.
     fn mutations(state: &Value) -> Vec<String> {
         let others = [
             json!(null),
@@ -773,14 +794,9 @@ mod tests {
             json!(["L40", "L40"]),
             json!({}),
         ];
-        let (mut changed, mut twice) = (Vec::new(), Vec::new());
-        mutate(state, &mut |value| changed.push(value), &mut twice, &others);
-        swap_tokens(state, &mut |value| changed.push(value));
-        let text = state.to_string();
-        let twice = twice
-            .iter()
-            .map(|(object, doubled)| text.replacen(object, doubled, 1));
-        changed.iter().map(Value::to_string).chain(twice).collect()
+        let mut texts = crate::mutations::changed(state, &others);
+        swap_tokens(state, &mut |value| texts.push(value.to_string()));
+        texts
     }
 
     /// Emits `state` with the tokens of two borders swapped (each showing the other's numbers
@@ -811,56 +827,6 @@ mod tests {
                 }
                 emit(swapped);
             }
-        }
-    }
-
-    /// Emits `value` changed at one place; adds to `twice` each object's text and that text with
-    /// its first entry given twice.
-    fn mutate(
-        value: &Value,
-        emit: &mut dyn FnMut(Value),
-        twice: &mut Vec<(String, String)>,
-        others: &[Value],
-    ) {
-        for other in others {
-            emit(other.clone());
-        }
-        match value {
-            Value::Object(map) => {
-                if let Some((key, inner)) = map.iter().next() {
-                    let text = value.to_string();
-                    let doubled = format!("{{{}:{inner},{}", json!(key), &text[1..]);
-                    twice.push((text, doubled));
-                }
-                for (key, inner) in map {
-                    let mut removed = map.clone();
-                    removed.remove(key);
-                    emit(Value::Object(removed.clone()));
-                    removed.insert(format!("{key}x"), inner.clone());
-                    emit(Value::Object(removed));
-                    let mut at_key = |changed| {
-                        let mut map = map.clone();
-                        map.insert(key.clone(), changed);
-                        emit(Value::Object(map));
-                    };
-                    mutate(inner, &mut at_key, twice, others);
-                }
-            }
-            Value::Array(items) => {
-                emit(Value::Array(items.iter().rev().cloned().collect()));
-                for (at, inner) in items.iter().enumerate() {
-                    let mut fewer = items.clone();
-                    fewer.remove(at);
-                    emit(Value::Array(fewer));
-                    let mut at_index = |changed| {
-                        let mut items = items.clone();
-                        items[at] = changed;
-                        emit(Value::Array(items));
-                    };
-                    mutate(inner, &mut at_index, twice, others);
-                }
-            }
-            _ => {}
         }
     }
 
