@@ -9,6 +9,8 @@ pub mod game;
 pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
+#[cfg(test)]
+mod mutations;
 pub mod opaque;
 pub mod players;
 pub mod registry;

@@ -40,15 +40,20 @@ impl Position {
     ) -> Result<Self> {
         let mut position = Position::empty(setup);
         position.read_rows(rows)?;
-        position.to_move = parse_side(to_move)?;
-        position.check_supply()?;
-        position.check_side_to_move()?;
-        position.check_last_disc_face_up()?;
-        position.check_penalty_claim(penalty_claim)?;
-        position.penalty_claim = penalty_claim;
-        invariants::captives_are_flanked(&position)?;
-        invariants::anchor_discs_show_a_flip(&position)?;
-        Ok(position)
+        position.checked(parse_side(to_move)?, penalty_claim)
+    }
+
+    /// This position's discs (read) with `to_move` and `penalty_claim`, once every check passes.
+    pub(super) fn checked(mut self, to_move: Color, penalty_claim: bool) -> Result<Self> {
+        self.to_move = to_move;
+        self.check_supply()?;
+        self.check_side_to_move()?;
+        self.check_last_disc_face_up()?;
+        self.check_penalty_claim(penalty_claim)?;
+        self.penalty_claim = penalty_claim;
+        invariants::captives_are_flanked(&self)?;
+        invariants::anchor_discs_show_a_flip(&self)?;
+        Ok(self)
     }
 
     /// Places the discs of the 9 rows a..i, refusing a wrong row count, row length or character.
@@ -77,31 +82,40 @@ impl Position {
     ) -> Result<()> {
         let name = (b'a' + index as u8) as char;
         let field = || format!("board[{index}]");
-        if row.chars().count() != len {
+        // Every hex is one ASCII character: a row of other characters is refused below.
+        let hexes = if row.is_ascii() {
+            row.len()
+        } else {
+            row.chars().count()
+        };
+        if hexes != len {
             return Err(Error::invalid_state(
                 field(),
-                format!("row {name} has {len} hexes, not {}", row.chars().count()),
+                format!("row {name} has {len} hexes, not {hexes}"),
             ));
         }
-        for (cell, ch) in (first_cell..).zip(row.chars()) {
+        for (at, byte) in row.bytes().enumerate() {
+            let cell = first_cell + at;
             let bit = 1u64 << cell;
-            match ch {
-                '.' => {}
-                'B' | 'b' => self.owners[0] |= bit,
-                'W' | 'w' => self.owners[1] |= bit,
+            match byte {
+                b'.' => {}
+                b'B' => self.owners[0] |= bit,
+                b'W' => self.owners[1] |= bit,
+                b'b' | b'w' => {
+                    self.owners[usize::from(byte == b'w')] |= bit;
+                    self.captive |= bit;
+                }
+                // The characters before are ASCII: the one at byte `at` is the `at`th.
                 _ => {
+                    let ch = row[at..].chars().next().unwrap_or_default();
                     return Err(Error::invalid_state(
                         field(),
                         format!(
-                            "row {name}: {:?} at {} is not one of . B W b w",
-                            ch,
+                            "row {name}: {ch:?} at {} is not one of . B W b w",
                             cell_name(cell)
                         ),
-                    ))
+                    ));
                 }
-            }
-            if ch == 'b' || ch == 'w' {
-                self.captive |= bit;
             }
         }
         Ok(())
