@@ -12,8 +12,6 @@ pub const ALL: u64 = (1u64 << CELL_COUNT) - 1;
 pub const ROW_LENGTHS: [usize; 9] = [5, 6, 7, 8, 9, 8, 7, 6, 5];
 /// The six directions in (row, diagonal) steps.
 pub const DIRECTIONS: [(i8, i8); 6] = [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1)];
-/// The longest ray from any cell has 8 cells.
-const MAX_RAY: usize = 8;
 
 /// (row, diagonal) of each cell, rows and diagonals 0..9.
 pub const COORDS: [(u8, u8); CELL_COUNT] = {
@@ -96,11 +94,11 @@ pub const CENTRE: u64 = 1 << CENTRE_CELL;
 /// Where a disc must stand for a release to happen next to it: the outer ring or the centre.
 pub const ANCHORS: u64 = OUTER | CENTRE;
 
-/// `RAYS[cell][direction]`: the cells walked from `cell` outwards, nearest first.
+/// `RAYS[cell][direction]`: the cells walked from `cell` outwards.
 pub const RAYS: [[Ray; 6]; CELL_COUNT] = {
     let mut rays = [[Ray {
-        cells: [0; MAX_RAY],
-        len: 0,
+        mask: 0,
+        ascending: true,
     }; 6]; CELL_COUNT];
     let mut cell = 0;
     while cell < CELL_COUNT {
@@ -109,10 +107,12 @@ pub const RAYS: [[Ray; 6]; CELL_COUNT] = {
             let (dr, dd) = DIRECTIONS[dir];
             let (row, diag) = COORDS[cell];
             let (mut r, mut d) = (row as i32 + dr as i32, diag as i32 + dd as i32);
+            let ray = &mut rays[cell][dir];
+            // Cells are numbered row by row, by diagonal within a row: a step to a later row, or
+            // along the row to a higher diagonal, always goes to a higher index.
+            ray.ascending = dr > 0 || (dr == 0 && dd > 0);
             while let Some(next) = cell_at(r, d) {
-                let ray = &mut rays[cell][dir];
-                ray.cells[ray.len as usize] = next as u8;
-                ray.len += 1;
+                ray.mask |= 1 << next;
                 r += dr as i32;
                 d += dd as i32;
             }
@@ -130,9 +130,8 @@ pub const NEIGHBOURS: [u64; CELL_COUNT] = {
     while cell < CELL_COUNT {
         let mut dir = 0;
         while dir < 6 {
-            let ray = RAYS[cell][dir];
-            if ray.len > 0 {
-                table[cell] |= 1 << ray.cells[0];
+            if let Some(next) = RAYS[cell][dir].nearest(RAYS[cell][dir].mask) {
+                table[cell] |= 1 << next;
             }
             dir += 1;
         }
@@ -141,15 +140,45 @@ pub const NEIGHBOURS: [u64; CELL_COUNT] = {
     table
 };
 
+/// The cells of a line from a cell (not included) to the board's edge, as a set: walking a ray is
+/// taking its cells by index, upwards or downwards.
 #[derive(Clone, Copy, Debug)]
 pub struct Ray {
-    cells: [u8; MAX_RAY],
-    len: u8,
+    pub mask: u64,
+    /// The ray walks to higher cell indices.
+    ascending: bool,
 }
 
 impl Ray {
-    pub fn cells(&self) -> &[u8] {
-        &self.cells[..self.len as usize]
+    /// The cell of `cells` (cells of this ray) nearest to the ray's start.
+    pub const fn nearest(&self, cells: u64) -> Option<usize> {
+        if cells == 0 {
+            None
+        } else if self.ascending {
+            Some(cells.trailing_zeros() as usize)
+        } else {
+            Some(63 - cells.leading_zeros() as usize)
+        }
+    }
+
+    /// The cells of the ray before its cell `cell`.
+    pub const fn before(&self, cell: usize) -> u64 {
+        let lower = (1u64 << cell) - 1;
+        self.mask
+            & if self.ascending {
+                lower
+            } else {
+                !lower & !(1u64 << cell)
+            }
+    }
+
+    /// The cells of the ray from its start up to the first cell not in `run` (excluded): the run along
+    /// the ray, and that cell (`None` at the board's edge).
+    pub const fn run(&self, run: u64) -> (u64, Option<usize>) {
+        match self.nearest(self.mask & !run) {
+            Some(end) => (self.before(end), Some(end)),
+            None => (self.mask, None),
+        }
     }
 }
 
@@ -209,9 +238,29 @@ mod tests {
                 cell_name(cell)
             );
         }
+        // Each ray's set, taken nearest first, is the walk from its cell one step at a time.
+        for cell in 0..CELL_COUNT {
+            for (ray, &(dr, dd)) in RAYS[cell].iter().zip(&DIRECTIONS) {
+                let (row, diag) = COORDS[cell];
+                let (mut r, mut d) = (
+                    i32::from(row) + i32::from(dr),
+                    i32::from(diag) + i32::from(dd),
+                );
+                let mut walked = 0u64;
+                while let Some(next) = cell_at(r, d) {
+                    assert_eq!(ray.before(next), walked);
+                    assert_eq!(ray.nearest(ray.mask & !walked), Some(next));
+                    assert_eq!(ray.run(walked), (walked, Some(next)));
+                    walked |= 1 << next;
+                    (r, d) = (r + i32::from(dr), d + i32::from(dd));
+                }
+                assert_eq!(ray.mask, walked);
+                assert_eq!(ray.run(walked), (walked, None));
+            }
+        }
         // From the centre every ray reaches the outer ring: 4 cells each way.
         for ray in &RAYS[CENTRE_CELL] {
-            assert_eq!(ray.cells().len(), 4);
+            assert_eq!(ray.mask.count_ones(), 4);
         }
     }
 }

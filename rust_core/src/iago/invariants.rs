@@ -15,13 +15,6 @@ fn field_of(cell: usize) -> String {
     format!("board[{}]", COORDS[cell].0)
 }
 
-/// The first cell along `ray` that is not in `run`, if the board goes on that far.
-fn first_beyond(ray: &[u8], run: u64) -> Option<usize> {
-    ray.iter()
-        .map(|&cell| cell as usize)
-        .find(|&cell| run >> cell & 1 == 0)
-}
-
 /// A capture turns a run of the owner's discs that the capturer brackets with its own discs on one line.
 /// Discs never move nor change owner, so a captive keeps, along some line, a run of its owner's discs
 /// (itself included) with an opponent's disc at each end.
@@ -33,7 +26,8 @@ pub(super) fn captives_are_flanked(position: &Position) -> Result<()> {
             position.owners[owner.other() as usize],
         );
         let ends_theirs = |dir: usize| {
-            first_beyond(RAYS[cell][dir].cells(), own).is_some_and(|end| theirs >> end & 1 == 1)
+            let (_, end) = RAYS[cell][dir].run(own);
+            end.is_some_and(|end| theirs >> end & 1 == 1)
         };
         if !LINES.iter().any(|&(a, b)| ends_theirs(a) && ends_theirs(b)) {
             return Err(Error::invalid_state(
@@ -58,11 +52,10 @@ fn shows_a_flip(position: &Position, cell: usize) -> bool {
     let occupied = position.occupied();
     let own = position.owners[position.owner_of(cell) as usize];
     RAYS[cell].iter().any(|ray| {
-        ray.cells()
-            .iter()
-            .take_while(|&&next| occupied >> next & 1 == 1)
-            .skip(1)
-            .any(|&far| own >> far & 1 == 1)
+        let (discs, _) = ray.run(occupied);
+        // Beyond the nearest disc of the run.
+        let far = ray.nearest(discs).map_or(0, |near| discs & !(1u64 << near));
+        far & own != 0
     })
 }
 

@@ -94,33 +94,28 @@ impl Position {
         let releases = self.setup.variant != Variant::Simple;
         let mut flips = Flips::default();
         for ray in &RAYS[cell] {
-            let cells = ray.cells();
-            let Some(&first) = cells.first() else {
+            let Some(first) = ray.nearest(ray.mask) else {
                 continue;
             };
             // The first hex decides which flip a run can be: opponent up → capture, captive → release.
-            let run_of = if opponent_up >> first & 1 == 1 {
-                opponent_up
+            let (run_of, capture) = if opponent_up >> first & 1 == 1 {
+                (opponent_up, true)
             } else if releases && self.captive >> first & 1 == 1 {
-                self.captive
+                (self.captive, false)
             } else {
                 continue;
             };
-            let mut run = 0u64;
-            for &next in cells {
-                let bit = 1u64 << next;
-                if run_of & bit != 0 {
-                    run |= bit;
-                    continue;
-                }
-                if own_up & bit != 0 {
-                    if run_of == opponent_up {
-                        flips.captured |= run;
-                    } else if (1u64 << cell | bit) & ANCHORS != 0 {
-                        flips.released |= run;
-                    }
-                }
-                break;
+            // A disc of the mover's, face up, just beyond the run brackets it.
+            let (run, Some(end)) = ray.run(run_of) else {
+                continue;
+            };
+            if own_up >> end & 1 == 0 {
+                continue;
+            }
+            if capture {
+                flips.captured |= run;
+            } else if (1u64 << cell | 1u64 << end) & ANCHORS != 0 {
+                flips.released |= run;
             }
         }
         flips

@@ -96,15 +96,12 @@ impl Position {
         }
         for (at, byte) in row.bytes().enumerate() {
             let cell = first_cell + at;
-            let bit = 1u64 << cell;
-            match byte {
-                b'.' => {}
-                b'B' => self.owners[0] |= bit,
-                b'W' => self.owners[1] |= bit,
-                b'b' | b'w' => {
-                    self.owners[usize::from(byte == b'w')] |= bit;
-                    self.captive |= bit;
-                }
+            let [black, white, captive] = match byte {
+                b'.' => [0, 0, 0],
+                b'B' => [1, 0, 0],
+                b'W' => [0, 1, 0],
+                b'b' => [1, 0, 1],
+                b'w' => [0, 1, 1],
                 // The characters before are ASCII: the one at byte `at` is the `at`th.
                 _ => {
                     let ch = row[at..].chars().next().unwrap_or_default();
@@ -116,7 +113,11 @@ impl Position {
                         ),
                     ));
                 }
-            }
+            };
+            // Set without branching on the disc (a board's discs are not predictable).
+            self.owners[0] |= black << cell;
+            self.owners[1] |= white << cell;
+            self.captive |= captive << cell;
         }
         Ok(())
     }
