@@ -215,7 +215,16 @@ fn scan_items(
         if classes.backslash == 0 && next <= block {
             let inside = prefix_xor(classes.quote) ^ if in_string { u64::MAX } else { 0 };
             in_string ^= classes.quote.count_ones() % 2 == 1;
-            for at in bits(classes.structural & !inside, block) {
+            let (structural, closing) = (classes.structural & !inside, classes.closing & !inside);
+            if cut.depth > closing.count_ones() as usize {
+                // Nested all through the block: no item ends in it, only the depth changes.
+                let opening = structural & !closing & !classes.comma;
+                cut.depth += opening.count_ones() as usize;
+                cut.depth -= closing.count_ones() as usize;
+                block += BLOCK;
+                continue;
+            }
+            for at in bits(structural, block) {
                 if let Some(done) = cut.structural(at) {
                     return done;
                 }
@@ -327,6 +336,9 @@ struct Classes {
     backslash: u64,
     /// `,`, `[`, `]`, `{`, `}`.
     structural: u64,
+    /// `]`, `}`.
+    closing: u64,
+    comma: u64,
 }
 
 impl Classes {
@@ -343,22 +355,26 @@ impl Classes {
             quote: 0,
             backslash: 0,
             structural: 0,
+            closing: 0,
+            comma: 0,
         };
         for (index, chunk) in block.chunks_exact(16).enumerate() {
             let chunk: &[u8; 16] = chunk.try_into().expect("16 bytes");
-            let [quote, backslash, structural] = classes16(chunk).map(u64::from);
+            let [quote, backslash, opening, closing, comma] = classes16(chunk).map(u64::from);
             classes.quote |= quote << (16 * index);
             classes.backslash |= backslash << (16 * index);
-            classes.structural |= structural << (16 * index);
+            classes.structural |= (opening | closing | comma) << (16 * index);
+            classes.closing |= closing << (16 * index);
+            classes.comma |= comma << (16 * index);
         }
         classes
     }
 }
 
-/// The quotes, backslashes and structural bytes of 16 bytes, 16 comparisons at a time (SSE2, always
-/// there on x86-64).
+/// The quotes, backslashes, opening brackets, closing brackets and commas of 16 bytes, 16 comparisons
+/// at a time (SSE2, always there on x86-64).
 #[cfg(target_arch = "x86_64")]
-fn classes16(chunk: &[u8; 16]) -> [u16; 3] {
+fn classes16(chunk: &[u8; 16]) -> [u16; 5] {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
@@ -371,19 +387,20 @@ fn classes16(chunk: &[u8; 16]) -> [u16; 3] {
         let opening = _mm_cmpeq_epi8(folded, splat(b'{'));
         let closing = _mm_cmpeq_epi8(folded, splat(b'}'));
         let comma = _mm_cmpeq_epi8(bytes, splat(b','));
-        let structural = _mm_or_si128(_mm_or_si128(opening, closing), comma);
         let mask = |hits| _mm_movemask_epi8(hits) as u16;
         [
             mask(_mm_cmpeq_epi8(bytes, splat(b'"'))),
             mask(_mm_cmpeq_epi8(bytes, splat(b'\\'))),
-            mask(structural),
+            mask(opening),
+            mask(closing),
+            mask(comma),
         ]
     }
 }
 
 /// `classes16` a byte at a time, where there is no SSE2.
 #[cfg(any(not(target_arch = "x86_64"), test))]
-fn classes16_bytewise(chunk: &[u8; 16]) -> [u16; 3] {
+fn classes16_bytewise(chunk: &[u8; 16]) -> [u16; 5] {
     let mask = |class: &dyn Fn(u8) -> bool| {
         (0..16).fold(0, |mask, index| {
             mask | u16::from(class(chunk[index])) << index
@@ -392,12 +409,14 @@ fn classes16_bytewise(chunk: &[u8; 16]) -> [u16; 3] {
     [
         mask(&|byte| byte == b'"'),
         mask(&|byte| byte == b'\\'),
-        mask(&|byte| matches!(byte, b',' | b'[' | b']' | b'{' | b'}')),
+        mask(&|byte| matches!(byte, b'[' | b'{')),
+        mask(&|byte| matches!(byte, b']' | b'}')),
+        mask(&|byte| byte == b','),
     ]
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn classes16(chunk: &[u8; 16]) -> [u16; 3] {
+fn classes16(chunk: &[u8; 16]) -> [u16; 5] {
     classes16_bytewise(chunk)
 }
 
@@ -585,6 +604,8 @@ pub(crate) mod tests {
             quote: of(b"\""),
             backslash: of(b"\\"),
             structural: of(b",[]{}"),
+            closing: of(b"]}"),
+            comma: of(b","),
         };
         assert_eq!(Classes::of(text), expected);
         assert_eq!(Classes::of(b"").structural, 0);

@@ -4,15 +4,15 @@
 use std::marker::PhantomData;
 
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 /// For `#[serde(deserialize_with = "crate::strict::object")]` on a struct-typed field: a JSON object
 /// and nothing else, read in one pass.
-pub fn object<'de, D: Deserializer<'de>, S: DeserializeOwned>(
+pub fn object<'de, D: Deserializer<'de>, S: Deserialize<'de>>(
     deserializer: D,
 ) -> Result<S, D::Error> {
     struct ObjectVisitor<S>(PhantomData<S>);
-    impl<'de, S: DeserializeOwned> Visitor<'de> for ObjectVisitor<S> {
+    impl<'de, S: Deserialize<'de>> Visitor<'de> for ObjectVisitor<S> {
         type Value = S;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a JSON object")

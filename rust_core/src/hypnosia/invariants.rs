@@ -18,14 +18,14 @@ fn seated_colour(name: &str, game: &CompiledSetup, field: impl FnOnce() -> Strin
 impl Position {
     /// Places every seated player's 4 pawns, refusing a wrong count, an unknown location or two
     /// pawns at one home square.
-    pub(super) fn place_pawns(
+    pub(super) fn place_pawns<S: AsRef<str>>(
         &mut self,
-        entries: &[(String, Vec<String>)],
+        entries: &[(S, Vec<S>)],
         game: &CompiledSetup,
     ) -> Result<()> {
         let pawns = seat_keys(entries, game, "pawns")?;
         for &seat in &game.seats {
-            let locs = pawns[usize::from(seat)].as_deref().unwrap_or(&[]);
+            let locs = pawns[usize::from(seat)].map_or(&[][..], Vec::as_slice);
             self.pawns[usize::from(seat)] = read_pawns(seat, locs, game)?;
         }
         Ok(())
@@ -65,7 +65,11 @@ impl Position {
     }
 
     /// Reads the centre entries in order: at most 5, each a seated colour.
-    pub(super) fn place_centre(&mut self, centre: &[String], game: &CompiledSetup) -> Result<()> {
+    pub(super) fn place_centre<S: AsRef<str>>(
+        &mut self,
+        centre: &[S],
+        game: &CompiledSetup,
+    ) -> Result<()> {
         if centre.len() > CENTRE_SPACES {
             return Err(Error::invalid_state(
                 "centre",
@@ -73,7 +77,7 @@ impl Position {
             ));
         }
         for (k, name) in centre.iter().enumerate() {
-            self.centre[k] = seated_colour(name, game, || format!("centre[{k}]"))?;
+            self.centre[k] = seated_colour(name.as_ref(), game, || format!("centre[{k}]"))?;
         }
         self.centre_len = centre.len() as u8;
         Ok(())
@@ -97,9 +101,9 @@ impl Position {
 
     /// Reads each seated player's captures: no more than the other players lost, and all of them
     /// together exactly the pawns captured.
-    pub(super) fn place_captures(
+    pub(super) fn place_captures<S: AsRef<str>>(
         &mut self,
-        entries: &[(String, i64)],
+        entries: &[(S, i64)],
         game: &CompiledSetup,
     ) -> Result<()> {
         let captures = seat_keys(entries, game, "captures")?;
@@ -107,7 +111,7 @@ impl Position {
         let mut total_captures = 0u64;
         for &seat in &game.seats {
             let name = COLOURS[usize::from(seat)];
-            let n = captures[usize::from(seat)].unwrap_or(0);
+            let n = captures[usize::from(seat)].copied().unwrap_or(0);
             let enemies_lost = total_lost - self.lost(seat);
             if n < 0 || n > i64::from(enemies_lost) {
                 return Err(Error::invalid_state(
@@ -149,9 +153,9 @@ impl Position {
     }
 
     /// Refuses scores, when given, other than the computed ones.
-    pub(super) fn check_scores(
+    pub(super) fn check_scores<S: AsRef<str>>(
         &self,
-        entries: Option<&[(String, i64)]>,
+        entries: Option<&[(S, i64)]>,
         game: &CompiledSetup,
     ) -> Result<()> {
         let Some(entries) = entries else {
@@ -160,14 +164,14 @@ impl Position {
         let scores = seat_keys(entries, game, "scores")?;
         for &seat in &game.seats {
             let s = usize::from(seat);
-            if scores[s] != Some(self.scores[s]) {
+            if scores[s] != Some(&self.scores[s]) {
                 let name = COLOURS[s];
                 return Err(Error::invalid_state(
                     format!("scores.{name}"),
                     format!(
                         "{name}'s centre entries, captures and lost pawns make {} points, not {}",
                         self.scores[s],
-                        scores[s].unwrap_or(0)
+                        scores[s].copied().unwrap_or(0)
                     ),
                 ));
             }
@@ -254,7 +258,7 @@ impl Position {
 
 /// Reads one seated player's pawn locations, sorted: exactly 4, each a location of the board, no
 /// two at one home square.
-fn read_pawns(seat: u8, locs: &[String], game: &CompiledSetup) -> Result<[Loc; PAWNS]> {
+fn read_pawns<S: AsRef<str>>(seat: u8, locs: &[S], game: &CompiledSetup) -> Result<[Loc; PAWNS]> {
     let name = COLOURS[usize::from(seat)];
     if locs.len() != PAWNS {
         return Err(Error::invalid_state(
@@ -264,6 +268,7 @@ fn read_pawns(seat: u8, locs: &[String], game: &CompiledSetup) -> Result<[Loc; P
     }
     let mut codes = [CAPTURED; PAWNS];
     for (i, text) in locs.iter().enumerate() {
+        let text = text.as_ref();
         let field = || format!("pawns.{name}[{i}]");
         let loc = parse_loc(text, &game.board).map_err(|why| Error::invalid_state(field(), why))?;
         if loc < SPACE_BASE && codes[..i].contains(&loc) {

@@ -9,9 +9,11 @@ mod board;
 mod invariants;
 mod moves;
 mod position;
+mod quick;
 mod setup;
 mod state;
 
+use serde::Deserializer;
 use serde_json::{json, Value};
 
 use crate::chance::{self, Chance};
@@ -102,6 +104,12 @@ impl Rules for Hypnosia {
 
     fn from_state(state: State) -> Result<Position> {
         state::from_state(state)
+    }
+
+    fn read_quick<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Result<Position>, D::Error> {
+        quick::read(deserializer)
     }
 
     fn to_state(position: &Position) -> State {

@@ -209,7 +209,7 @@ pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Posit
     let [pawns, to_move, dice, centre, captures, rng] = fields.as_slice() else {
         return Err(bad("a position is six fields separated by single spaces: pawns, player to move, dice, centre, captures, random source"));
     };
-    let letter_seat = |letter: u8| seat_of_letter(letter).map(|s| COLOURS[s].to_owned());
+    let letter_seat = |letter: u8| seat_of_letter(letter).map(|s| COLOURS[s]);
     let mut pawn_parts = Vec::new();
     for player in pawns.split('/') {
         let (letter, locs) = player
@@ -220,7 +220,7 @@ pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Posit
             _ => None,
         }
         .ok_or_else(|| bad("colour letters are r y g b p o"))?;
-        pawn_parts.push((name, locs.split(',').map(str::to_owned).collect()));
+        pawn_parts.push((name, locs.split(',').collect()));
     }
     let to_move = match to_move.as_bytes() {
         [b'-'] => None,
@@ -257,7 +257,7 @@ pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Posit
     let mut capture_parts = Vec::new();
     for (&seat, count) in game.seats.iter().zip(counts) {
         let n = moves::decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
-        capture_parts.push((COLOURS[usize::from(seat)].to_owned(), i64::from(n)));
+        capture_parts.push((COLOURS[usize::from(seat)], i64::from(n)));
     }
     let chance = Chance::from_state(&chance::parse_notation(rng, SeedText::Short)?, "position")?;
     let parts = Parts {

@@ -59,14 +59,15 @@ pub struct State {
     pub captures: BTreeMap<String, i64>,
 }
 
-/// The untrusted content of a state, from JSON or from the position notation.
-pub(super) struct Parts {
-    pub(super) pawns: Vec<(String, Vec<String>)>,
-    pub(super) to_move: Option<String>,
+/// The untrusted content of a state, from JSON or from the position notation; its names are any
+/// strings (`String`, or borrowed from the text they were read from).
+pub(super) struct Parts<S> {
+    pub(super) pawns: Vec<(S, Vec<S>)>,
+    pub(super) to_move: Option<S>,
     pub(super) dice: Option<Vec<i64>>,
-    pub(super) centre: Vec<String>,
-    pub(super) captures: Vec<(String, i64)>,
-    pub(super) scores: Option<Vec<(String, i64)>>,
+    pub(super) centre: Vec<S>,
+    pub(super) captures: Vec<(S, i64)>,
+    pub(super) scores: Option<Vec<(S, i64)>>,
 }
 
 pub(super) fn parse_loc(text: &str, board: &Board) -> std::result::Result<Loc, String> {
@@ -88,13 +89,14 @@ pub(super) fn parse_loc(text: &str, board: &Board) -> std::result::Result<Loc, S
 }
 
 /// Checks the seated colours of a `{colour: value}` map: known, seated, each present once.
-pub(super) fn seat_keys<T: Clone>(
-    entries: &[(String, T)],
+pub(super) fn seat_keys<'a, S: AsRef<str>, T>(
+    entries: &'a [(S, T)],
     game: &CompiledSetup,
     field: &str,
-) -> Result<[Option<T>; SEATS]> {
-    let mut by_seat: [Option<T>; SEATS] = Default::default();
+) -> Result<[Option<&'a T>; SEATS]> {
+    let mut by_seat: [Option<&T>; SEATS] = [None; SEATS];
     for (name, value) in entries {
+        let name = name.as_ref();
         let seat = colour_seat(name)
             .ok_or_else(|| Error::invalid_state(field, format!("{name:?} is not a colour")))?;
         if !game.seats.contains(&(seat as u8)) {
@@ -109,7 +111,7 @@ pub(super) fn seat_keys<T: Clone>(
                 format!("{name} appears twice"),
             ));
         }
-        by_seat[seat] = Some(value.clone());
+        by_seat[seat] = Some(value);
     }
     if let Some(&missing) = game
         .seats
@@ -128,10 +130,10 @@ pub(super) fn seat_keys<T: Clone>(
 impl Position {
     /// Builds a position from untrusted parts, checking everything that can be checked, in this
     /// order (the first refusal a state meets is part of the contract).
-    pub(super) fn from_parts(
+    pub(super) fn from_parts<S: AsRef<str>>(
         game: Arc<CompiledSetup>,
         chance: Chance,
-        parts: Parts,
+        parts: Parts<S>,
     ) -> Result<Position> {
         let mut position = Position::initial(game.clone(), chance, NOBODY);
         position.place_pawns(&parts.pawns, &game)?;
@@ -142,24 +144,13 @@ impl Position {
         position.compute_scores(&game);
         position.check_scores(parts.scores.as_deref(), &game)?;
         let over = position.is_over();
-        position.place_to_move(parts.to_move.as_deref(), over, &game)?;
+        position.place_to_move(parts.to_move.as_ref().map(AsRef::as_ref), over, &game)?;
         position.place_dice(parts.dice.as_deref(), over)?;
         Ok(position)
     }
 }
 
 pub(super) fn from_state(state: State) -> Result<Position> {
-    crate::game::check_rules_version::<Hypnosia>(&state.rules)?;
-    let setup = Setup {
-        variant: state.variant,
-        options: state.options,
-        compiled: None,
-    };
-    let game = setup.compiled().map_err(|error| match error {
-        Error::InvalidOptions { field, detail } => Error::InvalidState { field, detail },
-        other => other,
-    })?;
-    let chance = Chance::from_state(&state.rng, "rng")?;
     let parts = Parts {
         pawns: state.pawns.into_iter().collect(),
         to_move: state.to_move,
@@ -168,6 +159,34 @@ pub(super) fn from_state(state: State) -> Result<Position> {
         captures: state.captures.into_iter().collect(),
         scores: Some(state.scores.into_iter().collect()),
     };
+    from_fields(
+        &state.rules,
+        state.variant,
+        state.options,
+        &state.rng,
+        parts,
+    )
+}
+
+/// The position of a state's fields (`from_state`'s, or the quick reader's borrowed ones).
+pub(super) fn from_fields<S: AsRef<str>>(
+    rules: &str,
+    variant: Variant,
+    options: Options,
+    rng: &ChanceState,
+    parts: Parts<S>,
+) -> Result<Position> {
+    crate::game::check_rules_version::<Hypnosia>(rules)?;
+    let setup = Setup {
+        variant,
+        options,
+        compiled: None,
+    };
+    let game = setup.compiled().map_err(|error| match error {
+        Error::InvalidOptions { field, detail } => Error::InvalidState { field, detail },
+        other => other,
+    })?;
+    let chance = Chance::from_state(rng, "rng")?;
     Position::from_parts(game, chance, parts)
 }
 

@@ -1,0 +1,190 @@
+//! A state object read in one pass without copying its names (`Rules::read_quick`): `State`'s
+//! fields, each name borrowed from the JSON text where it has no escapes (a string with escapes, or
+//! one read from a Python object, is copied). A state it does not take whole (a seal, a field
+//! unknown or of another type) fails here, a serde error that is discarded, and is read again
+//! through `State` and `from_state`, which word the refusal; a state it takes gets the same checks,
+//! in the same order (`state::from_fields`).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+use super::position::Position;
+use super::setup::{Options, Variant};
+use super::state::{from_fields, Parts};
+use crate::chance::ChanceState;
+use crate::error::Result;
+
+/// The position of a state object, or the refusal of its checks; `Err` for any state left to
+/// `from_state`.
+pub(super) fn read<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Result<Position>, D::Error> {
+    let quick: Quick = crate::strict::object(deserializer)?;
+    let parts = Parts {
+        pawns: quick.pawns.into_iter().collect(),
+        to_move: quick.to_move,
+        dice: quick.dice,
+        centre: quick.centre,
+        captures: quick.captures.into_iter().collect(),
+        scores: Some(quick.scores.into_iter().collect()),
+    };
+    Ok(from_fields(
+        &quick.rules.0,
+        quick.variant,
+        quick.options,
+        &quick.rng,
+        parts,
+    ))
+}
+
+/// `State`'s fields, its names as `Name`s.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Quick<'a> {
+    #[serde(borrow)]
+    rules: Name<'a>,
+    #[serde(default)]
+    variant: Variant,
+    #[serde(default, deserialize_with = "crate::strict::object")]
+    options: Options,
+    #[serde(deserialize_with = "crate::strict::object")]
+    rng: ChanceState,
+    #[serde(borrow)]
+    to_move: Option<Name<'a>>,
+    dice: Option<Vec<i64>>,
+    #[serde(borrow)]
+    pawns: BTreeMap<Name<'a>, Vec<Name<'a>>>,
+    #[serde(borrow)]
+    scores: BTreeMap<Name<'a>, i64>,
+    #[serde(borrow)]
+    centre: Vec<Name<'a>>,
+    #[serde(borrow)]
+    captures: BTreeMap<Name<'a>, i64>,
+}
+
+/// A string of a state, borrowed from the text it was read from when it can be.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Name<'a>(Cow<'a, str>);
+
+impl AsRef<str> for Name<'_> {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Name<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        deserializer.deserialize_str(NameVisitor(std::marker::PhantomData))
+    }
+}
+
+struct NameVisitor<'a>(std::marker::PhantomData<Name<'a>>);
+
+impl<'de: 'a, 'a> Visitor<'de> for NameVisitor<'a> {
+    type Value = Name<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> std::result::Result<Name<'a>, E> {
+        Ok(Name(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Name<'a>, E> {
+        Ok(Name(Cow::Owned(text.to_owned())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::super::{Hypnosia, Position, Setup};
+    use crate::game::{QuickState, Rules};
+    use crate::seal::read_object;
+
+    /// Positions of seeded games of 2, 3 and 4 players, start to end.
+    fn positions() -> Vec<Position> {
+        let mut positions = Vec::new();
+        for players in 2..=4u64 {
+            let setup: Setup =
+                serde_json::from_value(serde_json::json!({"options": {"players": players}}))
+                    .unwrap();
+            let setup = Hypnosia::check_setup(setup).unwrap();
+            let mut position = Hypnosia::start(&setup, Some(players));
+            for ply in 0..400 {
+                if ply % 23 == players as usize {
+                    positions.push(position.clone());
+                }
+                let moves = Hypnosia::legal_moves(&position);
+                let Some(mv) = moves.get(ply * 7 % moves.len().max(1)) else {
+                    break;
+                };
+                position = Hypnosia::play(&position, mv.clone()).unwrap().0;
+            }
+        }
+        positions
+    }
+
+    #[test]
+    fn the_quick_reader_reads_what_from_state_reads() {
+        let others = [
+            "null",
+            "true",
+            "0",
+            "1",
+            "2",
+            "-1",
+            "[]",
+            "{}",
+            "\"\"",
+            "\"x\"",
+            "\"red\"",
+            "\"blue\"",
+            "\"green\"",
+            "\"centre\"",
+            "\"captured\"",
+            "\"h1\"",
+            "\"h4\"",
+            "\"0.1\"",
+            "\"1.20\"",
+            "\"hypnosia@1\"",
+            "\"hypnosia@2\"",
+            "[3]",
+            "[6,6]",
+            "\"r\\u0065d\"",
+        ]
+        .map(|text| serde_json::from_str::<Value>(text).unwrap());
+        let state_of = |position: Result<Position, _>| position.map(|p| Hypnosia::to_state(&p));
+        let (mut taken, mut refused, mut left, mut cases) = (0, 0, 0, 0);
+        for position in positions() {
+            let text = serde_json::to_string(&Hypnosia::to_state(&position)).unwrap();
+            let quick = serde_json::from_str::<QuickState<Hypnosia>>(&text)
+                .unwrap()
+                .0;
+            assert_eq!(state_of(quick), Ok(Hypnosia::to_state(&position)));
+            let state: Value = serde_json::from_str(&text).unwrap();
+            for text in crate::mutations::changed(&state, &others) {
+                let exact = read_object::<Hypnosia>(&text, None).map(|(position, _)| position);
+                match serde_json::from_str::<QuickState<Hypnosia>>(&text) {
+                    Ok(QuickState(quick)) => {
+                        (taken, refused) = (
+                            taken + quick.is_ok() as u32,
+                            refused + quick.is_err() as u32,
+                        );
+                        assert_eq!(state_of(quick), state_of(exact), "{text}");
+                    }
+                    Err(_) => left += 1,
+                }
+                cases += 1;
+            }
+        }
+        println!("{taken} taken, {refused} refused alike, {left} left of {cases}");
+        assert!(taken > 0 && refused > 0 && left > 0);
+    }
+}
