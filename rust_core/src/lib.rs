@@ -2,6 +2,7 @@
 
 pub mod archive;
 pub mod batch;
+mod borrowed;
 pub mod caesar;
 pub mod chance;
 pub mod error;

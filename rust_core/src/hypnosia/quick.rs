@@ -5,16 +5,15 @@
 //! through `State` and `from_state`, which word the refusal; a state it takes gets the same checks,
 //! in the same order (`state::from_fields`).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt;
 
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::Deserializer;
 use serde::Deserialize;
 
 use super::position::Position;
 use super::setup::{Options, Variant};
 use super::state::{from_fields, Parts};
+use crate::borrowed::Name;
 use crate::chance::ChanceState;
 use crate::error::Result;
 
@@ -33,7 +32,7 @@ pub(super) fn read<'de, D: Deserializer<'de>>(
         scores: Some(quick.scores.into_iter().collect()),
     };
     Ok(from_fields(
-        &quick.rules.0,
+        quick.rules.as_ref(),
         quick.variant,
         quick.options,
         &quick.rng,
@@ -64,40 +63,6 @@ struct Quick<'a> {
     centre: Vec<Name<'a>>,
     #[serde(borrow)]
     captures: BTreeMap<Name<'a>, i64>,
-}
-
-/// A string of a state, borrowed from the text it was read from when it can be.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-struct Name<'a>(Cow<'a, str>);
-
-impl AsRef<str> for Name<'_> {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Name<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        deserializer.deserialize_str(NameVisitor(std::marker::PhantomData))
-    }
-}
-
-struct NameVisitor<'a>(std::marker::PhantomData<Name<'a>>);
-
-impl<'de: 'a, 'a> Visitor<'de> for NameVisitor<'a> {
-    type Value = Name<'a>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> std::result::Result<Name<'a>, E> {
-        Ok(Name(Cow::Borrowed(text)))
-    }
-
-    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Name<'a>, E> {
-        Ok(Name(Cow::Owned(text.to_owned())))
-    }
 }
 
 #[cfg(test)]

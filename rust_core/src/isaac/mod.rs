@@ -6,9 +6,11 @@ mod board;
 mod invariants;
 mod moves;
 mod position;
+mod quick;
 mod setup;
 mod state;
 
+use serde::Deserializer;
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
@@ -91,6 +93,12 @@ impl Rules for Isaac {
 
     fn from_state(state: State) -> Result<Position> {
         state::from_state(state)
+    }
+
+    fn read_quick<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Result<Position>, D::Error> {
+        quick::read(deserializer)
     }
 
     fn to_state(position: &Position) -> State {

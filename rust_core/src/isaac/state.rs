@@ -92,11 +92,39 @@ pub(super) struct LengthsSchema(
 
 impl State {
     pub(super) fn parts(&self) -> Result<Parts> {
+        Fields {
+            pieces: self.pieces.values().each_ref().map(Vec::as_slice),
+            phase: &self.phase,
+            to_move: self.to_move.as_deref(),
+            scores: *self.scores.values(),
+            first_to_pass: self.first_to_pass.as_deref(),
+            passed: &self.passed,
+            removed: self.removed.values().clone(),
+        }
+        .parts()
+    }
+}
+
+/// A state's fields as read, their strings of any string type (`State`'s own, or borrowed by the
+/// quick reader).
+pub(super) struct Fields<'s, S> {
+    pub(super) pieces: [&'s [S]; 2],
+    pub(super) phase: &'s str,
+    pub(super) to_move: Option<&'s str>,
+    pub(super) scores: [i64; 2],
+    pub(super) first_to_pass: Option<&'s str>,
+    pub(super) passed: &'s [S],
+    pub(super) removed: [Vec<i64>; 2],
+}
+
+impl<S: AsRef<str>> Fields<'_, S> {
+    pub(super) fn parts(self) -> Result<Parts> {
         let mut pieces: [Vec<(Piece, Option<usize>)>; 2] = [Vec::new(), Vec::new()];
-        for (color, list) in COLORS.into_iter().zip(self.pieces.values()) {
+        for (color, list) in COLORS.into_iter().zip(self.pieces) {
             for (index, text) in list.iter().enumerate() {
                 let field = || piece_field(color, Some(index));
-                let piece = Piece::parse(text).map_err(|d| Error::invalid_state(field(), d))?;
+                let piece =
+                    Piece::parse(text.as_ref()).map_err(|d| Error::invalid_state(field(), d))?;
                 if let Some((previous, _)) = pieces[color as usize].last() {
                     if previous.anchor() == piece.anchor() {
                         return Err(Error::invalid_state(
@@ -114,29 +142,30 @@ impl State {
                 pieces[color as usize].push((piece, Some(index)));
             }
         }
-        let phase = Phase::from_name(&self.phase).ok_or_else(|| {
+        let phase = Phase::from_name(self.phase).ok_or_else(|| {
             Error::invalid_state(
                 "phase",
                 format!("the phase is placement or scoring, not {:?}", self.phase),
             )
         })?;
-        let player = |field: &str, value: &Option<String>| match value {
+        let player = |field: &str, value: Option<&str>| match value {
             None => Ok(None),
             Some(name) => Color::from_name(name).map(Some).ok_or_else(|| {
                 Error::invalid_state(field, format!("a player is black or white, not {name:?}"))
             }),
         };
-        let passed = match self.passed.as_slice() {
+        let passed: Vec<&str> = self.passed.iter().map(AsRef::as_ref).collect();
+        let passed = match passed.as_slice() {
             [] => [false, false],
-            [one] if one == "black" => [true, false],
-            [one] if one == "white" => [false, true],
-            [a, b] if a == "black" && b == "white" => [true, true],
+            ["black"] => [true, false],
+            ["white"] => [false, true],
+            ["black", "white"] => [true, true],
             _ => {
                 return Err(Error::invalid_state(
                     "passed",
                     format!(
                     "passed is [], [\"black\"], [\"white\"] or [\"black\", \"white\"], not {:?}",
-                    self.passed
+                    passed
                 ),
                 ))
             }
@@ -144,11 +173,11 @@ impl State {
         Ok(Parts {
             pieces,
             phase,
-            to_move: player("to_move", &self.to_move)?,
-            scores: *self.scores.values(),
-            first_to_pass: player("first_to_pass", &self.first_to_pass)?,
+            to_move: player("to_move", self.to_move)?,
+            scores: self.scores,
+            first_to_pass: player("first_to_pass", self.first_to_pass)?,
             passed,
-            removed: self.removed.values().clone(),
+            removed: self.removed,
         })
     }
 }
@@ -291,14 +320,24 @@ impl Position {
 }
 
 pub(super) fn from_state(state: State) -> Result<Position> {
-    crate::game::check_rules_version::<Isaac>(&state.rules)?;
-    let config = Setup {
+    let setup = Setup {
         variant: state.variant.clone(),
         options: state.options.clone(),
-    }
-    .config()
-    .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
-    Position::from_parts(state.parts()?, config)
+    };
+    from_fields(&state.rules, setup, || state.parts())
+}
+
+/// The position of a state's fields (`from_state`'s, or the quick reader's), checked in this order.
+pub(super) fn from_fields(
+    rules: &str,
+    setup: Setup,
+    parts: impl FnOnce() -> Result<Parts>,
+) -> Result<Position> {
+    crate::game::check_rules_version::<Isaac>(rules)?;
+    let config = setup
+        .config()
+        .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
+    Position::from_parts(parts()?, config)
 }
 
 pub(super) fn to_state(position: &Position) -> State {
