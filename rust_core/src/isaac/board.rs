@@ -236,10 +236,16 @@ impl Piece {
     }
 }
 
-impl std::fmt::Display for Piece {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Written into one small buffer and handed over at once: a state and a list of legal
-        // moves write many pieces, and `write!` of four arguments costs several times more.
+impl Piece {
+    /// Appends the piece's name to `out`.
+    pub fn push_name(&self, out: &mut String) {
+        let (text, len) = self.name_bytes();
+        out.push_str(std::str::from_utf8(&text[..len]).expect("cell names are ASCII"));
+    }
+
+    /// The piece's name in one small buffer, handed over at once: a state and a list of legal
+    /// moves write many pieces, and `write!` of four arguments costs several times more.
+    fn name_bytes(&self) -> ([u8; 7], usize) {
         let mut text = [0u8; 7]; // `a10-j10` at most (rows 1..=10)
         let mut len = 0;
         for (index, cell) in [usize::from(self.anchor), self.end()]
@@ -260,6 +266,13 @@ impl std::fmt::Display for Piece {
             text[len] = b'0' + (row % 10) as u8;
             len += 1;
         }
+        (text, len)
+    }
+}
+
+impl std::fmt::Display for Piece {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (text, len) = self.name_bytes();
         f.write_str(std::str::from_utf8(&text[..len]).expect("cell names are ASCII"))
     }
 }

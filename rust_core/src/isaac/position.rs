@@ -1,7 +1,6 @@
 //! The position: pieces, phase, scores, markers; its outcome, and its text (written and read).
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use schemars::JsonSchema;
 
@@ -220,12 +219,11 @@ impl Position {
     pub fn text(&self) -> String {
         let mut pieces = String::with_capacity(256);
         for (index, (color, piece)) in self.all_pieces().iter().enumerate() {
-            let separator = if index == 0 { "" } else { "," };
-            let _ = write!(
-                pieces,
-                "{separator}{}{piece}",
-                color.letter().to_ascii_uppercase()
-            );
+            if index > 0 {
+                pieces.push(',');
+            }
+            pieces.push(color.letter().to_ascii_uppercase());
+            piece.push_name(&mut pieces);
         }
         if pieces.is_empty() {
             pieces.push('-');
