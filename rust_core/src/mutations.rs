@@ -1,7 +1,85 @@
-//! Test inputs: a JSON state changed one way at one place, for holding a quick reader to the exact
-//! one on states near the good ones.
+//! Holding a game's quick state reader (`Rules::read_quick`) to the exact one (`State` and
+//! `from_state`) on the states of seeded games and on those states changed one way at one place.
 
 use serde_json::{json, Value};
+
+use crate::game::{Checked, QuickState, Rules};
+use crate::seal::read_object;
+
+/// Every `every`th position (from the `first`th) of a game from `setup` and `seed` playing, at ply
+/// `n`, its legal move `(n * 7 + first) % count` (or the last one), to its end or 400 plies.
+pub fn positions<G: Rules>(
+    setup: &Checked<G::Setup>,
+    seed: Option<u64>,
+    every: usize,
+    first: usize,
+) -> Vec<G::Position> {
+    let mut positions = Vec::new();
+    let mut position = G::start(setup, seed);
+    for ply in 0..400 {
+        if ply % every == first {
+            positions.push(position.clone());
+        }
+        let moves = G::legal_moves(&position);
+        let Some(mv) = moves
+            .get((ply * 7 + first) % (moves.len() + 1))
+            .or(moves.last())
+        else {
+            break;
+        };
+        position = G::play(&position, mv.clone()).unwrap().0;
+    }
+    positions
+}
+
+/// What `check_quick_reader` saw: states the quick reader took (a position, or a refusal worded
+/// as the exact reader words it) and left to the exact reader.
+#[derive(Debug, Default)]
+pub struct Seen {
+    pub taken: usize,
+    pub refused: usize,
+    pub left: usize,
+}
+
+/// Asserts that the quick reader reads each position's state as that position, and every change of
+/// it (each value replaced by each of `others`, and as `changed` says; plus `extra`'s texts) either
+/// as the exact reader does (the same state, or the same refusal) or not at all.
+pub fn check_quick_reader<G: Rules>(
+    positions: &[G::Position],
+    others: &[&str],
+    extra: impl Fn(&Value) -> Vec<String>,
+) -> Seen
+where
+    G::State: PartialEq + std::fmt::Debug,
+{
+    let others: Vec<Value> = others
+        .iter()
+        .map(|text| serde_json::from_str(text).unwrap())
+        .collect();
+    let state_of = |position: crate::error::Result<G::Position>| position.map(|p| G::to_state(&p));
+    let mut seen = Seen::default();
+    for position in positions {
+        let text = serde_json::to_string(&G::to_state(position)).unwrap();
+        let quick = serde_json::from_str::<QuickState<G>>(&text).unwrap().0;
+        assert_eq!(state_of(quick), Ok(G::to_state(position)), "{text}");
+        let state: Value = serde_json::from_str(&text).unwrap();
+        for text in changed(&state, &others).into_iter().chain(extra(&state)) {
+            let exact = read_object::<G>(&text, None).map(|(position, _)| position);
+            let Ok(QuickState(quick)) = serde_json::from_str::<QuickState<G>>(&text) else {
+                seen.left += 1;
+                continue;
+            };
+            if quick.is_ok() {
+                seen.taken += 1;
+            } else {
+                seen.refused += 1;
+            }
+            assert_eq!(state_of(quick), state_of(exact), "{text}");
+        }
+    }
+    println!("{seen:?}");
+    seen
+}
 
 /// `state`'s text changed one way at one place: each value (at any depth) replaced by each of
 /// `others`, each object's key removed, renamed, or its first entry given twice, each list reversed

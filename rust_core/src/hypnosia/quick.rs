@@ -67,37 +67,23 @@ struct Quick<'a> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::Value;
-
-    use super::super::{Hypnosia, Position, Setup};
-    use crate::game::{QuickState, Rules};
-    use crate::seal::read_object;
-
-    /// Positions of seeded games of 2, 3 and 4 players, start to end.
-    fn positions() -> Vec<Position> {
-        let mut positions = Vec::new();
-        for players in 2..=4u64 {
-            let setup: Setup =
-                serde_json::from_value(serde_json::json!({"options": {"players": players}}))
-                    .unwrap();
-            let setup = Hypnosia::check_setup(setup).unwrap();
-            let mut position = Hypnosia::start(&setup, Some(players));
-            for ply in 0..400 {
-                if ply % 23 == players as usize {
-                    positions.push(position.clone());
-                }
-                let moves = Hypnosia::legal_moves(&position);
-                let Some(mv) = moves.get(ply * 7 % moves.len().max(1)) else {
-                    break;
-                };
-                position = Hypnosia::play(&position, mv.clone()).unwrap().0;
-            }
-        }
-        positions
-    }
+    use super::super::{Hypnosia, Setup};
+    use crate::game::Rules;
+    use crate::mutations::{check_quick_reader, positions};
 
     #[test]
     fn the_quick_reader_reads_what_from_state_reads() {
+        let mut games = Vec::new();
+        for players in 2..=4u64 {
+            let setup = serde_json::json!({"options": {"players": players}});
+            let setup = Hypnosia::check_setup(serde_json::from_value::<Setup>(setup).unwrap());
+            games.extend(positions::<Hypnosia>(
+                &setup.unwrap(),
+                Some(players),
+                23,
+                players as usize,
+            ));
+        }
         let others = [
             "null",
             "true",
@@ -123,33 +109,8 @@ mod tests {
             "[3]",
             "[6,6]",
             "\"r\\u0065d\"",
-        ]
-        .map(|text| serde_json::from_str::<Value>(text).unwrap());
-        let state_of = |position: Result<Position, _>| position.map(|p| Hypnosia::to_state(&p));
-        let (mut taken, mut refused, mut left, mut cases) = (0, 0, 0, 0);
-        for position in positions() {
-            let text = serde_json::to_string(&Hypnosia::to_state(&position)).unwrap();
-            let quick = serde_json::from_str::<QuickState<Hypnosia>>(&text)
-                .unwrap()
-                .0;
-            assert_eq!(state_of(quick), Ok(Hypnosia::to_state(&position)));
-            let state: Value = serde_json::from_str(&text).unwrap();
-            for text in crate::mutations::changed(&state, &others) {
-                let exact = read_object::<Hypnosia>(&text, None).map(|(position, _)| position);
-                match serde_json::from_str::<QuickState<Hypnosia>>(&text) {
-                    Ok(QuickState(quick)) => {
-                        (taken, refused) = (
-                            taken + quick.is_ok() as u32,
-                            refused + quick.is_err() as u32,
-                        );
-                        assert_eq!(state_of(quick), state_of(exact), "{text}");
-                    }
-                    Err(_) => left += 1,
-                }
-                cases += 1;
-            }
-        }
-        println!("{taken} taken, {refused} refused alike, {left} left of {cases}");
-        assert!(taken > 0 && refused > 0 && left > 0);
+        ];
+        let seen = check_quick_reader::<Hypnosia>(&games, &others, |_| Vec::new());
+        assert!(seen.taken > 0 && seen.refused > 0 && seen.left > 0);
     }
 }

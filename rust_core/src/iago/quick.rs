@@ -117,42 +117,23 @@ impl<'de, T, F: FnOnce(&str) -> Option<T>> Visitor<'de> for Text<F> {
 mod tests {
     use serde_json::{json, Value};
 
-    use super::super::{Iago, Position, Setup};
-    use crate::game::{QuickState, Rules};
-    use crate::seal::read_object;
+    use super::super::{Iago, Setup};
+    use crate::game::Rules;
+    use crate::mutations::{check_quick_reader, positions};
 
-    /// Positions of seeded games of every variant (and the penalty option), start to end.
-    fn positions() -> Vec<Position> {
+    #[test]
+    fn the_quick_reader_reads_what_from_state_reads() {
         let setups = [
             json!({}),
             json!({"variant": "loose"}),
             json!({"variant": "simple"}),
             json!({"options": {"penalty": true}}),
         ];
-        let mut positions = Vec::new();
-        for (seed, setup) in setups.iter().enumerate() {
-            let setup: Setup = serde_json::from_value(setup.clone()).unwrap();
-            let mut position = Iago::start(&Iago::check_setup(setup).unwrap(), None);
-            for ply in 0.. {
-                if ply % 7 == seed {
-                    positions.push(position);
-                }
-                let moves = Iago::legal_moves(&position);
-                // A spread of the legal moves (with the penalty option, some skip a forced capture).
-                let Some(&mv) = moves
-                    .get((ply * 5 + seed) % (moves.len() + 1))
-                    .or(moves.last())
-                else {
-                    break;
-                };
-                position = Iago::play(&position, mv).unwrap().0;
-            }
+        let mut games = Vec::new();
+        for (first, setup) in setups.into_iter().enumerate() {
+            let setup = Iago::check_setup(serde_json::from_value::<Setup>(setup).unwrap());
+            games.extend(positions::<Iago>(&setup.unwrap(), None, 7, first));
         }
-        positions
-    }
-
-    #[test]
-    fn the_quick_reader_reads_what_from_state_reads() {
         let others = [
             "null",
             "true",
@@ -182,35 +163,14 @@ mod tests {
             "\".......\"",
             "\"....é\"",
             "\"B\\u002e...\"",
-        ]
-        .map(|text| serde_json::from_str::<Value>(text).unwrap());
-        let (mut taken, mut refused, mut left, mut cases) = (0, 0, 0, 0);
-        for position in positions() {
-            let text = serde_json::to_string(&Iago::to_state(&position)).unwrap();
-            let quick = serde_json::from_str::<QuickState<Iago>>(&text).unwrap().0;
-            assert_eq!(quick, Ok(position));
-            let state: Value = serde_json::from_str(&text).unwrap();
-            let claimed = json!({"penalty_claim": true}).as_object().unwrap().clone();
-            let mut with_claim = state.clone();
-            with_claim.as_object_mut().unwrap().extend(claimed);
-            for mutated in [state, with_claim] {
-                for text in crate::mutations::changed(&mutated, &others) {
-                    let exact = read_object::<Iago>(&text, None).map(|(position, _)| position);
-                    match serde_json::from_str::<QuickState<Iago>>(&text) {
-                        Ok(QuickState(quick)) => {
-                            assert_eq!(quick, exact, "{text}");
-                            (taken, refused) = (
-                                taken + quick.is_ok() as u32,
-                                refused + quick.is_err() as u32,
-                            );
-                        }
-                        Err(_) => left += 1,
-                    }
-                    cases += 1;
-                }
-            }
-        }
-        println!("{taken} taken, {refused} refused alike, {left} left of {cases}");
-        assert!(taken > 0 && refused > 0 && left > cases / 2);
+        ];
+        // Each state also with a penalty claim, which only some states may have.
+        let claimed = |state: &Value| {
+            let mut claimed = state.clone();
+            claimed["penalty_claim"] = json!(true);
+            vec![claimed.to_string()]
+        };
+        let seen = check_quick_reader::<Iago>(&games, &others, claimed);
+        assert!(seen.taken > 0 && seen.refused > 0 && seen.left > 0);
     }
 }

@@ -63,34 +63,16 @@ struct Quick<'a> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::Value;
-
-    use super::super::{Isaac, Position};
-    use crate::game::{default_setup, QuickState, Rules};
-    use crate::seal::read_object;
-
-    /// Positions of seeded games, start to end.
-    fn positions() -> Vec<Position> {
-        let setup = default_setup::<Isaac>();
-        let mut positions = Vec::new();
-        for seed in 0..3usize {
-            let mut position = Isaac::start(&setup, None);
-            for ply in 0..400 {
-                if ply % 5 == seed {
-                    positions.push(position);
-                }
-                let moves = Isaac::legal_moves(&position);
-                let Some(mv) = moves.get((ply * 13 + seed * 5) % moves.len().max(1)) else {
-                    break;
-                };
-                position = Isaac::play(&position, *mv).unwrap().0;
-            }
-        }
-        positions
-    }
+    use super::super::Isaac;
+    use crate::game::default_setup;
+    use crate::mutations::{check_quick_reader, positions};
 
     #[test]
     fn the_quick_reader_reads_what_from_state_reads() {
+        let setup = default_setup::<Isaac>();
+        let games: Vec<_> = (0..3)
+            .flat_map(|first| positions::<Isaac>(&setup, None, 5, first))
+            .collect();
         let others = [
             "null",
             "true",
@@ -114,31 +96,8 @@ mod tests {
             "[\"white\",\"black\"]",
             "[5]",
             "\"bl\\u0061ck\"",
-        ]
-        .map(|text| serde_json::from_str::<Value>(text).unwrap());
-        let state_of = |position: Result<Position, _>| position.map(|p| Isaac::to_state(&p));
-        let (mut taken, mut refused, mut left, mut cases) = (0, 0, 0, 0);
-        for position in positions() {
-            let text = serde_json::to_string(&Isaac::to_state(&position)).unwrap();
-            let quick = serde_json::from_str::<QuickState<Isaac>>(&text).unwrap().0;
-            assert_eq!(state_of(quick), Ok(Isaac::to_state(&position)));
-            let state: Value = serde_json::from_str(&text).unwrap();
-            for text in crate::mutations::changed(&state, &others) {
-                let exact = read_object::<Isaac>(&text, None).map(|(position, _)| position);
-                match serde_json::from_str::<QuickState<Isaac>>(&text) {
-                    Ok(QuickState(quick)) => {
-                        (taken, refused) = (
-                            taken + quick.is_ok() as u32,
-                            refused + quick.is_err() as u32,
-                        );
-                        assert_eq!(state_of(quick), state_of(exact), "{text}");
-                    }
-                    Err(_) => left += 1,
-                }
-                cases += 1;
-            }
-        }
-        println!("{taken} taken, {refused} refused alike, {left} left of {cases}");
-        assert!(taken > 0 && refused > 0 && left > 0);
+        ];
+        let seen = check_quick_reader::<Isaac>(&games, &others, |_| Vec::new());
+        assert!(seen.taken > 0 && seen.refused > 0 && seen.left > 0);
     }
 }
