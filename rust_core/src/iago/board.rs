@@ -161,24 +161,21 @@ impl Ray {
         }
     }
 
-    /// The cells of the ray before its cell `cell`.
-    pub const fn before(&self, cell: usize) -> u64 {
-        let lower = (1u64 << cell) - 1;
-        self.mask
-            & if self.ascending {
-                lower
-            } else {
-                !lower & !(1u64 << cell)
-            }
-    }
-
     /// The cells of the ray from its start up to the first cell not in `run` (excluded): the run along
-    /// the ray, and that cell (`None` at the board's edge).
-    pub const fn run(&self, run: u64) -> (u64, Option<usize>) {
-        match self.nearest(self.mask & !run) {
-            Some(end) => (self.before(end), Some(end)),
-            None => (self.mask, None),
-        }
+    /// the ray, and that cell as a set (empty at the board's edge). No branch on the cells but
+    /// that edge on rays walking down: where runs end is not predictable.
+    pub const fn run(&self, run: u64) -> (u64, u64) {
+        let rest = self.mask & !run;
+        let (end, nearer) = if self.ascending {
+            let end = rest & rest.wrapping_neg();
+            (end, end.wrapping_sub(1))
+        } else if rest == 0 {
+            (0, u64::MAX)
+        } else {
+            let end = 1u64 << (63 - rest.leading_zeros());
+            (end, !((end << 1) - 1))
+        };
+        (self.mask & nearer, end)
     }
 }
 
@@ -196,6 +193,11 @@ pub fn parse_cell(text: &str) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// Every cell when `keep`, else none: a set kept or dropped without a branch.
+pub const fn all_if(keep: bool) -> u64 {
+    0u64.wrapping_sub(keep as u64)
 }
 
 /// Iterates over the cells of a bitboard in index order.
@@ -248,14 +250,13 @@ mod tests {
                 );
                 let mut walked = 0u64;
                 while let Some(next) = cell_at(r, d) {
-                    assert_eq!(ray.before(next), walked);
                     assert_eq!(ray.nearest(ray.mask & !walked), Some(next));
-                    assert_eq!(ray.run(walked), (walked, Some(next)));
+                    assert_eq!(ray.run(walked), (walked, 1 << next));
                     walked |= 1 << next;
                     (r, d) = (r + i32::from(dr), d + i32::from(dd));
                 }
                 assert_eq!(ray.mask, walked);
-                assert_eq!(ray.run(walked), (walked, None));
+                assert_eq!(ray.run(walked), (walked, 0));
             }
         }
         // From the centre every ray reaches the outer ring: 4 cells each way.

@@ -27,7 +27,7 @@ pub(super) fn captives_are_flanked(position: &Position) -> Result<()> {
         );
         let ends_theirs = |dir: usize| {
             let (_, end) = RAYS[cell][dir].run(own);
-            end.is_some_and(|end| theirs >> end & 1 == 1)
+            end & theirs != 0
         };
         if !LINES.iter().any(|&(a, b)| ends_theirs(a) && ends_theirs(b)) {
             return Err(Error::invalid_state(

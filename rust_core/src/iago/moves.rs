@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::board::{
-    cell_name, cell_names, cells_of, PlayerSchema, ALL, ANCHORS, CENTRE, INNER, NEIGHBOURS, OUTER,
-    RAYS,
+    all_if, cell_name, cell_names, cells_of, PlayerSchema, ALL, ANCHORS, CENTRE, INNER, NEIGHBOURS,
+    OUTER, RAYS,
 };
 use super::{Position, Variant};
 use crate::error::{Error, Result};
@@ -93,30 +93,17 @@ impl Position {
         let opponent_up = self.up(self.to_move.other());
         let releases = self.setup.variant != Variant::Simple;
         let mut flips = Flips::default();
+        // A run flips when a disc of the mover's, face up, brackets it: opponent discs face up are
+        // captured; captives (where the variant releases) are released if either end is an anchor.
+        // Each ray's two runs are both taken, kept or not without a branch (a board's discs are
+        // not predictable); a run is empty when the first hex is not of its kind.
+        let captives = if releases { self.captive } else { 0 };
+        let anchored = ANCHORS >> cell & 1 == 1;
         for ray in &RAYS[cell] {
-            let Some(first) = ray.nearest(ray.mask) else {
-                continue;
-            };
-            // The first hex decides which flip a run can be: opponent up → capture, captive → release.
-            let (run_of, capture) = if opponent_up >> first & 1 == 1 {
-                (opponent_up, true)
-            } else if releases && self.captive >> first & 1 == 1 {
-                (self.captive, false)
-            } else {
-                continue;
-            };
-            // A disc of the mover's, face up, just beyond the run brackets it.
-            let (run, Some(end)) = ray.run(run_of) else {
-                continue;
-            };
-            if own_up >> end & 1 == 0 {
-                continue;
-            }
-            if capture {
-                flips.captured |= run;
-            } else if (1u64 << cell | 1u64 << end) & ANCHORS != 0 {
-                flips.released |= run;
-            }
+            let (run, end) = ray.run(opponent_up);
+            flips.captured |= run & all_if(end & own_up != 0);
+            let (run, end) = ray.run(captives);
+            flips.released |= run & all_if(end & own_up != 0 && (anchored || end & ANCHORS != 0));
         }
         flips
     }

@@ -96,25 +96,18 @@ impl Position {
         }
         for (at, byte) in row.bytes().enumerate() {
             let cell = first_cell + at;
-            let [black, white, captive] = match byte {
-                b'.' => [0, 0, 0],
-                b'B' => [1, 0, 0],
-                b'W' => [0, 1, 0],
-                b'b' => [1, 0, 1],
-                b'w' => [0, 1, 1],
+            // Looked up, not matched: a board's discs are not predictable, a branch on each is.
+            let Some([black, white, captive]) = DISCS[usize::from(byte)] else {
                 // The characters before are ASCII: the one at byte `at` is the `at`th.
-                _ => {
-                    let ch = row[at..].chars().next().unwrap_or_default();
-                    return Err(Error::invalid_state(
-                        field(),
-                        format!(
-                            "row {name}: {ch:?} at {} is not one of . B W b w",
-                            cell_name(cell)
-                        ),
-                    ));
-                }
+                let ch = row[at..].chars().next().unwrap_or_default();
+                return Err(Error::invalid_state(
+                    field(),
+                    format!(
+                        "row {name}: {ch:?} at {} is not one of . B W b w",
+                        cell_name(cell)
+                    ),
+                ));
             };
-            // Set without branching on the disc (a board's discs are not predictable).
             self.owners[0] |= black << cell;
             self.owners[1] |= white << cell;
             self.captive |= captive << cell;
@@ -122,6 +115,18 @@ impl Position {
         Ok(())
     }
 }
+
+/// What each byte of a row places: (black, white, captive) as 0 or 1, `None` for a byte that is
+/// not one of `. B W b w`.
+const DISCS: [Option<[u64; 3]>; 256] = {
+    let mut table = [None; 256];
+    table[b'.' as usize] = Some([0, 0, 0]);
+    table[b'B' as usize] = Some([1, 0, 0]);
+    table[b'W' as usize] = Some([0, 1, 0]);
+    table[b'b' as usize] = Some([1, 0, 1]);
+    table[b'w' as usize] = Some([0, 1, 1]);
+    table
+};
 
 /// The side to move as the state (`black`, `white`) or the position text (`b`, `w`) spells it.
 pub(super) fn parse_side(to_move: &str) -> Result<Color> {
