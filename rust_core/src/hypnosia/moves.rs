@@ -808,35 +808,28 @@ impl Position {
     /// The legal whole turns of a rolled position, each made into `T` by `make` (which builds the
     /// position after the turn only when it needs it), and the number of dice they use.
     pub(super) fn each_turn<T>(&self, mut make: impl FnMut(Turn, After<'_>) -> T) -> (u8, Vec<T>) {
+        // Only turns using the most dice are legal: the others are never made.
+        let used = self.usable_dice();
+        if used == 0 {
+            return (0, vec![make(Turn::Pass, After::Here(self))]);
+        }
         let (values, n) = self.distinct_dice();
-        let mut pairs = Vec::new();
-        let mut singles = Vec::new();
+        let mut turns = Vec::new();
         for &die in &values[..n] {
             for step in self.steps(die) {
                 let next = self.apply_step(&step);
-                if next.dice_len == 1 && !next.is_over() {
-                    for second in next.steps(next.dice[0]) {
-                        let turn = Turn::Moves(vec![step.mv, second.mv]);
-                        pairs.push(make(turn, After::Step(&next, &second)));
-                    }
-                    singles.push(make(Turn::Moves(vec![step.mv]), After::Here(&next)));
-                } else {
-                    let turn = make(Turn::Moves(vec![step.mv]), After::Here(&next));
-                    if next.is_over() && self.dice_len == 2 {
-                        pairs.push(turn);
-                    } else {
-                        singles.push(turn);
-                    }
+                // One die's move: the whole turn when one die is the most, or when it ends the game.
+                if used == 1 || next.is_over() {
+                    turns.push(make(Turn::Moves(vec![step.mv]), After::Here(&next)));
+                    continue;
+                }
+                for second in next.steps(next.dice[0]) {
+                    let turn = Turn::Moves(vec![step.mv, second.mv]);
+                    turns.push(make(turn, After::Step(&next, &second)));
                 }
             }
         }
-        if !pairs.is_empty() {
-            (2, pairs)
-        } else if !singles.is_empty() {
-            (1, singles)
-        } else {
-            (0, vec![make(Turn::Pass, After::Here(self))])
-        }
+        (used, turns)
     }
 
     /// The number of legal whole turns, without building the positions after them.
