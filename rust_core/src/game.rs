@@ -60,17 +60,13 @@ pub trait Rules {
     fn start(setup: &Checked<Self::Setup>, seed: Option<u64>) -> Self::Position;
 
     fn from_state(state: Self::State) -> Result<Self::Position>;
-    /// A state object read in one pass on the paths without seal keys (`QuickState`): by default
-    /// `State` (a seal's form checked, as without keys) and `from_state`. A game whose `State`
-    /// costs more to read than its rules may read straight into its position instead, failing (a
-    /// serde error, discarded) on any state it does not take whole: its caller then reads that
-    /// state through `State` and `from_state`, which word the refusal.
+    /// A state object read in one pass on the paths without seal keys (`QuickState`), without
+    /// `State`'s copies of its strings: the position, or the refusal `from_state` would give.
+    /// Fails (a serde error, discarded) on any state it does not take whole (a seal among them):
+    /// its caller then reads that state through `State` and `from_state`, which word the refusal.
     fn read_quick<'de, D: Deserializer<'de>>(
         deserializer: D,
-    ) -> std::result::Result<Result<Self::Position>, D::Error> {
-        let state = seal::Unsealed::<Self::State>::deserialize(deserializer)?;
-        Ok(state.into_state().and_then(Self::from_state))
-    }
+    ) -> std::result::Result<Result<Self::Position>, D::Error>;
     fn to_state(position: &Self::Position) -> Self::State;
     /// The JSON text of `to_state` (exactly serde's), where a game writes it by hand for speed;
     /// `None`: serde writes `State`. Used for states without keys only (a seal or an opaque
