@@ -977,9 +977,9 @@ impl Position {
         turn: &Turn,
         whole: bool,
     ) -> Result<(Position, Vec<DieMoveEffects>, bool)> {
-        let usable = self.usable_dice();
         let moves = match turn {
             Turn::Pass => {
+                let usable = self.usable_dice();
                 if usable > 0 {
                     return Err(Error::illegal_move(
                         "must-use-dice",
@@ -1014,7 +1014,13 @@ impl Position {
             current = next;
         }
         let used = moves.len() as u8;
-        if !current.is_over() && used < usable {
+        // A turn that used every die it had uses the most dice: the search for the most is skipped.
+        let usable = if current.is_over() || used >= self.dice_len {
+            used
+        } else {
+            self.usable_dice()
+        };
+        if used < usable {
             let partial_ok =
                 !whole && current.dice_len == 1 && !current.steps(current.dice[0]).is_empty();
             if !partial_ok {
