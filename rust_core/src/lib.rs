@@ -5,6 +5,7 @@ pub mod batch;
 mod borrowed;
 pub mod caesar;
 pub mod chance;
+mod digits;
 pub mod error;
 pub mod game;
 pub mod hypnosia;

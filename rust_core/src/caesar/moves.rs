@@ -10,7 +10,8 @@ use serde_json::json;
 use super::board::{
     border_id, is_symmetric, parse_border, parse_province, parse_token, province_code,
     token_borders, token_code, token_icon_name, token_list, token_total, Bonus, Player, BORDERS,
-    BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCES, PROVINCE_COUNT, PROVINCE_MASK, TOKENS, TOKEN_KINDS,
+    BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCES, PROVINCE_COUNT, PROVINCE_MASK, TOKENS,
+    TOKEN_KINDS,
 };
 use super::state::{CountSchema, FacesSchema, Ordered, PerPlayer, TokenSchema};
 use super::{Placed, Position};
@@ -889,7 +890,10 @@ impl Position {
 
     /// The legal moves in generation order (token, border, orientation, choices), without draws.
     pub(super) fn moves_unsorted(&self) -> Vec<Move> {
-        self.generate().into_iter().map(Generated::to_move).collect()
+        self.generate()
+            .into_iter()
+            .map(Generated::to_move)
+            .collect()
     }
 
     /// The legal moves in the order of their notation.
@@ -1129,8 +1133,12 @@ mod tests {
 
     /// Every choice and every placement the generator can make, with its text.
     fn every_choice() -> Vec<Choice> {
-        let borders = (0..BORDER_COUNT).filter_map(BorderIndex::new).map(Target::Border);
-        let provinces = (0..PROVINCE_COUNT).filter_map(ProvinceIndex::new).map(Target::Province);
+        let borders = (0..BORDER_COUNT)
+            .filter_map(BorderIndex::new)
+            .map(Target::Border);
+        let provinces = (0..PROVINCE_COUNT)
+            .filter_map(ProvinceIndex::new)
+            .map(Target::Province);
         let mut choices = vec![Choice::Decline, Choice::Tactics, Choice::Wealth];
         choices.extend(borders.chain(provinces).map(Choice::Might));
         choices
@@ -1141,7 +1149,10 @@ mod tests {
         let mut moves = Vec::new();
         for kind in 0..TOKEN_KINDS {
             for border in 0..BORDER_COUNT {
-                for forward in [true, false].into_iter().filter(|&f| f || !is_symmetric(kind)) {
+                for forward in [true, false]
+                    .into_iter()
+                    .filter(|&f| f || !is_symmetric(kind))
+                {
                     moves.push(Generated::placement(kind, border, forward));
                 }
             }
@@ -1162,7 +1173,9 @@ mod tests {
         by_text.sort();
         let keyed: Vec<String> = by_key.iter().map(Generated::text).collect();
         assert_eq!(keyed, by_text);
-        assert!(by_key.windows(2).all(|w| w[0].order_key() < w[1].order_key()));
+        assert!(by_key
+            .windows(2)
+            .all(|w| w[0].order_key() < w[1].order_key()));
     }
 
     #[test]

@@ -20,6 +20,7 @@ use super::board::{token_list, Player, Tokens};
 use super::invariants::check_consistency;
 use super::{Placed, Position};
 use crate::chance::{Chance, ChanceState};
+use crate::digits::push_number;
 use crate::error::{Error, Result};
 use crate::schemas::Nullable;
 
@@ -496,13 +497,13 @@ pub fn state_text(position: &Position) -> String {
         push_tokens(out, &position.bags[p])
     });
     per_player(&mut out, "hand_limits", &|out, p| {
-        push_number(out, position.hand_limits[p])
+        push_number(out, u64::from(position.hand_limits[p]))
     });
     per_player(&mut out, "senate", &|out, p| {
-        push_number(out, position.senate[p])
+        push_number(out, u64::from(position.senate[p]))
     });
     per_player(&mut out, "markers", &|out, p| {
-        push_number(out, position.markers[p])
+        push_number(out, u64::from(position.markers[p]))
     });
     out.push_str(r#","rng":"#);
     let rng = serde_json::to_string(&position.chance.to_state()).expect("a generator serializes");
@@ -533,16 +534,6 @@ fn push_player(out: &mut String, player: Option<Player>) {
     push_name(out, player.map(Player::name));
 }
 
-fn push_number(out: &mut String, n: u8) {
-    if n >= 100 {
-        out.push(char::from(b'0' + n / 100));
-    }
-    if n >= 10 {
-        out.push(char::from(b'0' + n / 10 % 10));
-    }
-    out.push(char::from(b'0' + n % 10));
-}
-
 /// A token on `border`, as `BorderState` writes it.
 fn push_placed(out: &mut String, border: usize, placed: Placed) {
     let (a, b, _) = BORDERS[border];
@@ -553,9 +544,9 @@ fn push_placed(out: &mut String, border: usize, placed: Placed) {
     out.push_str(token_code(placed.kind as usize));
     out.push_str(r#"","faces":"#);
     push_key(out, 0, province_code(a));
-    push_number(out, first);
+    push_number(out, u64::from(first));
     push_key(out, 1, province_code(b));
-    push_number(out, second);
+    push_number(out, u64::from(second));
     out.push_str(if placed.flipped {
         r#"},"flipped":true,"marker":"#
     } else {

@@ -16,6 +16,7 @@ use super::board::{
     CENTRE, CENTRE_SPACES, COLOURS, SPACE_BASE,
 };
 use super::position::{Position, NOBODY};
+use crate::digits::write_number;
 use crate::error::{Error, Result};
 
 /// Dice and home squares in a module of their own, so that nothing, this file included, builds one
@@ -136,22 +137,6 @@ pub enum Move {
     Turn(Turn),
 }
 
-/// A number in decimal, handed to the writer as one string: a list of legal turns writes many
-/// numbers, and `write!` costs several times more.
-fn write_number(out: &mut impl fmt::Write, mut number: u32) -> fmt::Result {
-    let mut digits = [0u8; 10];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (number % 10) as u8;
-        number /= 10;
-        if number == 0 {
-            break;
-        }
-    }
-    out.write_str(std::str::from_utf8(&digits[start..]).expect("digits are ASCII"))
-}
-
 // The notation is written by `write_to`, generic over the writer, so that a `String` (the legal
 // turns' texts) is written without the formatter's indirect calls; `Display` uses the same code.
 
@@ -160,12 +145,12 @@ impl Start {
         match *self {
             Start::Home(square) => {
                 out.write_str("h")?;
-                write_number(out, u32::from(square.distance()))
+                write_number(out, u64::from(square.distance()))
             }
             Start::Space(circle, index) => {
-                write_number(out, circle)?;
+                write_number(out, u64::from(circle))?;
                 out.write_str(".")?;
-                write_number(out, index)
+                write_number(out, u64::from(index))
             }
         }
     }
@@ -184,7 +169,7 @@ impl DieMove {
         }
         self.from.write_to(out)?;
         out.write_str(if self.cross { "^" } else { "+" })?;
-        write_number(out, u32::from(self.die))
+        write_number(out, u64::from(self.die))
     }
 }
 

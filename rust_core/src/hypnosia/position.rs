@@ -12,6 +12,7 @@ use super::setup::{compiled_game, CompiledSetup, Setup};
 use super::state::Parts;
 use super::{moves, Hypnosia};
 use crate::chance::{self, Chance, SeedText};
+use crate::digits::push_number;
 use crate::error::{Error, Result};
 use crate::game::{Checked, Outcome, Rules, Status};
 
@@ -109,13 +110,13 @@ impl Position {
             CAPTURED => text.push_str("captured"),
             _ if loc < SPACE_BASE => {
                 text.push('h');
-                push_number(text, u32::from(loc) + 1);
+                push_number(text, u64::from(loc) + 1);
             }
             _ => {
                 let (circle, index) = self.board().coords(loc - SPACE_BASE);
-                push_number(text, u32::from(circle));
+                push_number(text, u64::from(circle));
                 text.push('.');
-                push_number(text, u32::from(index));
+                push_number(text, u64::from(index));
             }
         }
     }
@@ -192,14 +193,6 @@ impl Position {
             ranking: Some(ranking),
         }
     }
-}
-
-/// A number's decimal digits at the end of `text`, without `format!`.
-pub(super) fn push_number(text: &mut String, n: u32) {
-    if n >= 10 {
-        push_number(text, n / 10);
-    }
-    text.push(char::from(b'0' + (n % 10) as u8));
 }
 
 pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
@@ -305,7 +298,7 @@ pub(super) fn position_text(position: &Position) -> String {
         text.push('-');
     }
     for &die in position.dice() {
-        push_number(&mut text, u32::from(die));
+        push_number(&mut text, u64::from(die));
     }
     text.push(' ');
     if position.centre_len == 0 {
@@ -317,7 +310,7 @@ pub(super) fn position_text(position: &Position) -> String {
         if n > 0 {
             text.push('/');
         }
-        push_number(&mut text, position.captures[usize::from(seat)]);
+        push_number(&mut text, u64::from(position.captures[usize::from(seat)]));
     }
     text.push(' ');
     text.push_str(&position.chance.notation(SeedText::Short));

@@ -125,6 +125,10 @@ impl Rules for Isaac {
         position.legal_moves()
     }
 
+    fn legal_move_texts(position: &Position) -> Vec<String> {
+        position.legal_moves().iter().map(Move::text).collect()
+    }
+
     fn compact_moves(position: &Position) -> Vec<String> {
         position.compact_moves()
     }

@@ -13,6 +13,7 @@ use super::board::{
 };
 use super::position::{Phase, Position};
 use super::{Color, ScoringStarts};
+use crate::digits::push_number;
 use crate::error::{Error, Result};
 use crate::players::COLORS;
 
@@ -24,13 +25,28 @@ pub enum Move {
     Pass,
 }
 
+impl Move {
+    /// The move's notation, written straight into one string of the right size: a list of legal
+    /// moves writes dozens, and the formatting machinery (`to_string`) cost more than the moves.
+    pub fn text(&self) -> String {
+        let mut text = String::with_capacity(12); // `xa10-j10+18` at most
+        match self {
+            Move::Place(piece) => piece.push_name(&mut text),
+            Move::Remove { piece, advance } => {
+                text.push('x');
+                piece.push_name(&mut text);
+                text.push('+');
+                push_number(&mut text, *advance);
+            }
+            Move::Pass => text.push_str("pass"),
+        }
+        text
+    }
+}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Move::Place(piece) => write!(f, "{piece}"),
-            Move::Remove { piece, advance } => write!(f, "x{piece}+{advance}"),
-            Move::Pass => f.write_str("pass"),
-        }
+        f.write_str(&self.text())
     }
 }
 
