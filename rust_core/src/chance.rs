@@ -36,13 +36,27 @@ pub const CHANCE_LABEL: &[u8] = b"referee-chance/1\n";
 /// 2^53 that every position a game reaches from it stays an exact JSON number and never wraps.
 pub const MAX_WORD_POS: u64 = 1 << 48;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Chance {
     rng: ChaCha8Rng,
+    /// The word position a state gave, not yet set in `rng`: setting it generates a block, and
+    /// most moves read from a state draw nothing (a Hypnosia die move, any refused move).
+    pending_word_pos: Option<u64>,
     /// With keyed chance: the seed the state shows and the id of the key that keyed it (the
     /// generator's own key is secret and never written).
     keyed: Option<Keyed>,
 }
+
+/// The same generator at the same place in its stream (whether or not its place is set yet).
+impl PartialEq for Chance {
+    fn eq(&self, other: &Chance) -> bool {
+        self.rng.get_seed() == other.rng.get_seed()
+            && self.word_pos() == other.word_pos()
+            && self.keyed == other.keyed
+    }
+}
+
+impl Eq for Chance {}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Keyed {
@@ -117,10 +131,12 @@ impl Chance {
             |keys| match keys.borrow().as_ref().and_then(|k| k.keys.first()) {
                 None => Chance {
                     rng: ChaCha8Rng::from_seed(key),
+                    pending_word_pos: None,
                     keyed: None,
                 },
                 Some((id, mac)) => Chance {
                     rng: ChaCha8Rng::from_seed(ChanceKeys::derive(mac, &key)),
+                    pending_word_pos: None,
                     keyed: Some(Keyed {
                         seed: key,
                         key_id: id.clone(),
@@ -139,6 +155,9 @@ impl Chance {
     pub fn below(&mut self, n: u32) -> u32 {
         assert!(n >= 1, "below(0)");
         let zone = u32::MAX - (u32::MAX - n + 1) % n; // largest multiple of n, minus one
+        if let Some(word_pos) = self.pending_word_pos.take() {
+            self.rng.set_word_pos(u128::from(word_pos));
+        }
         loop {
             let x = self.rng.next_u32();
             if x <= zone {
@@ -167,7 +186,8 @@ impl Chance {
 
     /// The 32-bit words consumed so far.
     pub fn word_pos(&self) -> u64 {
-        self.rng.get_word_pos() as u64
+        self.pending_word_pos
+            .unwrap_or(self.rng.get_word_pos() as u64)
     }
 
     /// The seed the state shows: the generator's key, or with keyed chance the seed it was derived
@@ -283,9 +303,11 @@ impl Chance {
                 Ok(ChanceKeys::derive(mac, &keyed.seed))
             })?,
         };
-        let mut rng = ChaCha8Rng::from_seed(rng_key);
-        rng.set_word_pos(u128::from(state.word_pos));
-        Ok(Chance { rng, keyed })
+        Ok(Chance {
+            rng: ChaCha8Rng::from_seed(rng_key),
+            pending_word_pos: Some(state.word_pos),
+            keyed,
+        })
     }
 }
 
@@ -376,9 +398,14 @@ mod tests {
         let mut resumed = Chance::from_state(&chance.to_state(), "rng").unwrap();
         let mut reference = chance.clone();
         assert_eq!(first.len(), 5);
+        // Read back, before its place in the stream is set (at the first draw), it is the same.
+        assert_eq!(resumed, reference);
+        assert_eq!(resumed.to_state(), reference.to_state());
         for _ in 0..100 {
             assert_eq!(resumed.die(), reference.die());
         }
+        assert_eq!(resumed, reference);
+        assert_ne!(resumed, chance);
         assert!(first.iter().all(|die| (1..=6).contains(die)));
         // Hex digits of either case, the high digit of each byte first.
         let mut state = Chance::from_seed(0xAB_0F).to_state();
@@ -506,6 +533,7 @@ mod tests {
         seed[0] = 7;
         let mut by_hand = Chance {
             rng: ChaCha8Rng::from_seed(ChanceKeys::derive(&mac, &seed)),
+            pending_word_pos: None,
             keyed: None,
         };
         assert_eq!(dice(&mut by_hand), dice(&mut again()));
