@@ -208,8 +208,31 @@ pub fn token_code(kind: usize) -> &'static str {
 }
 
 pub fn parse_token(code: &str) -> Option<usize> {
-    TOKENS.iter().position(|t| t.0 == code)
+    token_of_code(code.as_bytes())
 }
+
+/// The token kind of a code given as bytes.
+pub fn token_of_code(code: &[u8]) -> Option<usize> {
+    let &[a, b, c] = code else {
+        return None;
+    };
+    let packed = u32::from_le_bytes([a, b, c, 0]);
+    PACKED_CODES.iter().position(|&p| p == packed)
+}
+
+/// Each token's 3-byte code as one number: a state names dozens of tokens, and comparing numbers
+/// costs less than comparing strings.
+const PACKED_CODES: [u32; TOKEN_KINDS] = {
+    let mut packed = [0; TOKEN_KINDS];
+    let mut kind = 0;
+    while kind < TOKEN_KINDS {
+        let code = TOKENS[kind].0.as_bytes();
+        assert!(code.len() == 3, "token codes are 3 bytes");
+        packed[kind] = u32::from_le_bytes([code[0], code[1], code[2], 0]);
+        kind += 1;
+    }
+    packed
+};
 
 pub fn token_icon_name(kind: usize) -> &'static str {
     TOKENS[kind].1.map_or("laurel", Icon::name)

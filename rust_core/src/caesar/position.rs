@@ -2,7 +2,6 @@
 //! (written and read).
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -14,6 +13,7 @@ use super::board::{
 };
 use super::state::{self, BorderState, Name, Ordered, PerPlayer, ProvinceState, State, RULES};
 use crate::chance::{self, Chance, SeedText};
+use crate::digits::push_number;
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Status};
 
@@ -201,11 +201,24 @@ fn player_letter(player: Option<Player>, none: char) -> char {
     player.map_or(none, Player::letter)
 }
 
-fn tokens_text(tokens: &Tokens) -> String {
+/// A list of tokens as concatenated codes, `-` for none.
+fn push_tokens(text: &mut String, tokens: &Tokens) {
     if token_total(tokens) == 0 {
-        return "-".into();
+        text.push('-');
     }
-    token_list::<&str>(tokens).concat()
+    for (kind, &count) in tokens.iter().enumerate() {
+        for _ in 0..count {
+            text.push_str(token_code(kind));
+        }
+    }
+}
+
+/// Two values of the players, `caesar/pompey`; `push` writes one.
+fn push_pair<T>(text: &mut String, values: [T; 2], mut push: impl FnMut(&mut String, T)) {
+    let [caesar, pompey] = values;
+    push(text, caesar);
+    text.push('/');
+    push(text, pompey);
 }
 
 pub fn text(position: &Position) -> String {
@@ -229,21 +242,29 @@ pub fn text(position: &Position) -> String {
             control
         });
     }
-    let pair = |values: [u8; 2]| format!("{}/{}", values[0], values[1]);
-    let _ = write!(
-        text,
-        " {} {} {}/{} {}/{} {} {} {} {}",
-        player_letter(position.italia_dashed, '.'),
-        player_letter(position.to_move, '-'),
-        tokens_text(&position.hands[0]),
-        tokens_text(&position.hands[1]),
-        tokens_text(&position.bags[0]),
-        tokens_text(&position.bags[1]),
-        pair(position.hand_limits),
-        pair(position.senate),
-        pair(position.markers),
-        position.chance.notation(SeedText::Hex)
+    let number = |text: &mut String, n: u8| push_number(text, u64::from(n));
+    text.push(' ');
+    text.push(player_letter(position.italia_dashed, '.'));
+    text.push(' ');
+    text.push(player_letter(position.to_move, '-'));
+    text.push(' ');
+    push_pair(
+        &mut text,
+        [&position.hands[0], &position.hands[1]],
+        push_tokens,
     );
+    text.push(' ');
+    push_pair(
+        &mut text,
+        [&position.bags[0], &position.bags[1]],
+        push_tokens,
+    );
+    for values in [position.hand_limits, position.senate, position.markers] {
+        text.push(' ');
+        push_pair(&mut text, values, number);
+    }
+    text.push(' ');
+    text.push_str(&position.chance.notation(SeedText::Hex));
     text
 }
 

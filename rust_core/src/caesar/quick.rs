@@ -13,9 +13,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::Deserialize;
 
 use super::board::{
-    border_id, is_symmetric, parse_border, parse_province, parse_token, province_code, Bonus,
-    Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCE_COUNT, START_HAND_LIMIT,
-    TOKENS, TOKEN_KINDS,
+    border_id, is_symmetric, parse_border, parse_province, parse_token, province_code,
+    token_of_code, Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, IT,
+    PROVINCE_COUNT, START_HAND_LIMIT, TOKENS,
 };
 use super::invariants::check_consistency;
 use super::state::{PerPlayer, RULES};
@@ -282,11 +282,16 @@ fn token_lists<'de, M: MapAccess<'de>>(map: &mut M) -> Result<[Tokens; 2], M::Er
     Ok(map
         .next_value::<PerPlayer<TokenList>>()?
         .into_values()
-        .map(|list| list.0))
+        .map(|list| list.counts))
 }
 
 /// A list of tokens in token order, each kind at most as many times as a bag holds it.
-struct TokenList(Tokens);
+#[derive(Default)]
+struct TokenList {
+    counts: Tokens,
+    /// The kind listed last: the list is in token order.
+    last: usize,
+}
 
 impl<'de> Deserialize<'de> for TokenList {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -302,7 +307,7 @@ impl<'de> Visitor<'de> for TokenListVisitor {
         f.write_str("a list of tokens")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TokenList, A::Error> {
-        let mut list = TokenList([0; TOKEN_KINDS]);
+        let mut list = TokenList::default();
         while let Some(kind) = seq.next_element_seed(Named::required(parse_token))? {
             taken(list.add(taken(kind)?))?;
         }
@@ -314,9 +319,12 @@ impl TokenList {
     /// Adds a token listed after the others: `None` when it comes before the last in token order,
     /// or is one more of its kind than a bag holds.
     fn add(&mut self, kind: usize) -> Option<()> {
-        let last = self.0.iter().rposition(|&count| count > 0).unwrap_or(0);
-        self.0[kind] += 1;
-        (kind >= last && self.0[kind] <= TOKENS[kind].4).then_some(())
+        if kind < self.last {
+            return None;
+        }
+        self.last = kind;
+        self.counts[kind] += 1;
+        (self.counts[kind] <= TOKENS[kind].4).then_some(())
     }
 }
 
@@ -605,9 +613,9 @@ impl<'de> Visitor<'de> for ProvinceVisitor {
 /// for any text that `parse_text` and `from_state` would not take as it is.
 pub(super) fn read_notation(text: &str) -> Option<Position> {
     let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
-        split_exact(text, ' ')?;
+        split_exact(text, b' ')?;
     let mut parts = Parts::default();
-    let entries: [&str; BORDER_COUNT] = split_exact(borders, ',')?;
+    let entries: [&str; BORDER_COUNT] = split_exact(borders, b',')?;
     for (border, entry) in entries.into_iter().enumerate() {
         let placed = match entry {
             "." => None,
@@ -652,14 +660,20 @@ pub(super) fn read_notation(text: &str) -> Option<Position> {
     parts.into_position()
 }
 
-/// Exactly `N` parts of `text` separated by `separator`.
-fn split_exact<const N: usize>(text: &str, separator: char) -> Option<[&str; N]> {
-    let mut parts = text.split(separator);
-    let split: [Option<&str>; N] = std::array::from_fn(|_| parts.next());
-    if parts.next().is_some() || split.iter().any(Option::is_none) {
+/// Exactly `N` parts of `text` separated by `separator` (an ASCII byte, so every part is a `str`).
+fn split_exact<const N: usize>(text: &str, separator: u8) -> Option<[&str; N]> {
+    let mut parts = [""; N];
+    let mut rest = text;
+    for part in parts.iter_mut().take(N - 1) {
+        let at = rest.bytes().position(|b| b == separator)?;
+        *part = &rest[..at];
+        rest = &rest[at + 1..];
+    }
+    if rest.bytes().any(|b| b == separator) {
         return None;
     }
-    Some(split.map(Option::unwrap_or_default))
+    parts[N - 1] = rest;
+    Some(parts)
 }
 
 fn player_of_letter(letter: u8) -> Option<Player> {
@@ -714,17 +728,17 @@ fn pair_of<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Option<[T; 2]> {
 
 /// Concatenated 3-character token codes in token order, or `-` for none.
 fn tokens_of_text(text: &str) -> Option<Tokens> {
-    let mut list = TokenList([0; TOKEN_KINDS]);
+    let mut list = TokenList::default();
     if text == "-" {
-        return Some(list.0);
+        return Some(list.counts);
     }
     if !text.is_ascii() || text.is_empty() || text.len() % 3 != 0 {
         return None;
     }
     for code in text.as_bytes().chunks(3) {
-        list.add(parse_token(std::str::from_utf8(code).ok()?)?)?;
+        list.add(token_of_code(code)?)?;
     }
-    Some(list.0)
+    Some(list.counts)
 }
 
 /// A count in canonical decimal (no sign, no leading zero), at most `max`.
