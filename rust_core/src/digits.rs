@@ -5,6 +5,15 @@ use std::fmt;
 
 /// Writes `number` in decimal to `out`, as one string.
 pub(crate) fn write_number(out: &mut impl fmt::Write, mut number: u64) -> fmt::Result {
+    let digit = |n: u64| char::from(b'0' + (n % 10) as u8);
+    // Most numbers of a notation have one or two digits.
+    if number < 10 {
+        return out.write_char(digit(number));
+    }
+    if number < 100 {
+        out.write_char(digit(number / 10))?;
+        return out.write_char(digit(number));
+    }
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {
