@@ -249,19 +249,12 @@ impl Chance {
                 ))
             }
         };
-        let text = state.seed.as_bytes();
-        if text.len() != 64 || !text.iter().all(u8::is_ascii_hexdigit) {
+        let Some(key) = key_of_hex(state.seed.as_bytes()) else {
             return Err(Error::invalid_state(
                 field,
                 "the seed is 64 hexadecimal digits (256 bits)",
             ));
-        }
-        let mut key = [0u8; 32];
-        // A digit at a time: parsing each pair as a string cost a tenth of a Hypnosia batch item.
-        let digit = |hex: u8| char::from(hex).to_digit(16).expect("checked hex digits") as u8;
-        for (byte, pair) in key.iter_mut().zip(text.chunks(2)) {
-            *byte = digit(pair[0]) << 4 | digit(pair[1]);
-        }
+        };
         if state.word_pos > MAX_WORD_POS {
             return Err(Error::invalid_state(
                 format!("{field}.word_pos"),
@@ -370,6 +363,35 @@ pub fn parse_notation(text: &str, seeds: SeedText) -> Result<ChanceState> {
 }
 
 /// 32 bytes as 64 lower-case hexadecimal digits.
+/// The 32 bytes written as 64 hexadecimal digits (of either case), if `text` is that.
+fn key_of_hex(text: &[u8]) -> Option<[u8; 32]> {
+    // Digits by table: every state read parses its seed, and `to_digit` a digit at a time cost
+    // more than a Hypnosia batch item's die move.
+    const VALUES: [u8; 256] = {
+        let mut values = [u8::MAX; 256];
+        let mut byte = 0;
+        while byte < 256 {
+            values[byte] = match (byte as u8 as char).to_digit(16) {
+                Some(value) => value as u8,
+                None => u8::MAX,
+            };
+            byte += 1;
+        }
+        values
+    };
+    if text.len() != 64 {
+        return None;
+    }
+    let mut key = [0u8; 32];
+    let mut valid = true;
+    for (byte, pair) in key.iter_mut().zip(text.chunks_exact(2)) {
+        let (high, low) = (VALUES[usize::from(pair[0])], VALUES[usize::from(pair[1])]);
+        valid &= (high | low) < 16;
+        *byte = high << 4 | low & 15;
+    }
+    valid.then_some(key)
+}
+
 fn hex_of(bytes: &[u8; 32]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut hex = String::with_capacity(64);
@@ -438,6 +460,23 @@ mod tests {
         let mut state = Chance::from_seed(3).to_state();
         state.algorithm = "pcg".into();
         assert!(Chance::from_state(&state, "rng").is_err());
+        // Every byte that is not a hexadecimal digit, at either digit of a byte, is refused.
+        let good = Chance::from_seed(0x0123_4567_89AB_CDEF).to_state();
+        for at in [0, 1, 30, 63] {
+            for byte in 0..=255u8 {
+                let mut seed = good.seed.clone().into_bytes();
+                seed[at] = byte;
+                let Ok(seed) = String::from_utf8(seed) else {
+                    continue;
+                };
+                let state = ChanceState {
+                    seed,
+                    ..good.clone()
+                };
+                let read = Chance::from_state(&state, "rng");
+                assert_eq!(read.is_ok(), byte.is_ascii_hexdigit(), "{byte} at {at}");
+            }
+        }
     }
 
     #[test]
