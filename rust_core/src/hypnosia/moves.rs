@@ -221,14 +221,14 @@ impl fmt::Display for Move {
 /// A decimal number without leading zeros (at most 9 digits, so it fits a `u32`).
 pub fn decimal(text: &str) -> Option<u32> {
     let bytes = text.as_bytes();
-    if bytes.is_empty()
-        || bytes.len() > 9
-        || !bytes.iter().all(u8::is_ascii_digit)
-        || (bytes.len() > 1 && bytes[0] == b'0')
-    {
+    if bytes.is_empty() || bytes.len() > 9 || (bytes.len() > 1 && bytes[0] == b'0') {
         return None;
     }
-    text.parse().ok()
+    // At most 9 digits: the value fits.
+    bytes.iter().try_fold(0u32, |value, &byte| {
+        byte.is_ascii_digit()
+            .then(|| value * 10 + u32::from(byte - b'0'))
+    })
 }
 
 fn die(text: &str) -> Option<u8> {
@@ -1119,6 +1119,33 @@ mod tests {
         assert_eq!(HomeSquare::new(5), None);
         assert_eq!(HomeSquare::new(4).map(HomeSquare::distance), Some(4));
         assert_eq!(parse_start("h5"), None);
+    }
+
+    #[test]
+    fn decimals_are_canonical_and_short() {
+        for (text, value) in [
+            ("0", Some(0)),
+            ("7", Some(7)),
+            ("21", Some(21)),
+            ("999999999", Some(999_999_999)),
+        ] {
+            assert_eq!(decimal(text), value, "{text}");
+        }
+        for text in [
+            "",
+            "01",
+            "00",
+            "1234567890",
+            "+1",
+            "-1",
+            "1a",
+            "a1",
+            " 1",
+            "1.5",
+            "٣",
+        ] {
+            assert_eq!(decimal(text), None, "{text}");
+        }
     }
 
     #[test]
