@@ -7,6 +7,8 @@
 
 use schemars::JsonSchema;
 
+use crate::digits::push_number;
+
 pub const SIDE: usize = 10;
 pub const CELL_COUNT: usize = SIDE * SIDE;
 pub const ALL: u128 = (1u128 << CELL_COUNT) - 1;
@@ -69,12 +71,33 @@ const ANCHORS: [[u128; 2]; 5] = {
     anchors
 };
 
+/// For each length (index = length − 3) and orientation (0 horizontal, 1 vertical): the cells of a
+/// piece whose lower-left end is cell 0. A piece's cells are its shape shifted to its anchor.
+const SHAPES: [[u128; 2]; 5] = {
+    let mut shapes = [[0u128; 2]; 5];
+    let mut index = 0;
+    while index < 5 {
+        let mut k = 0;
+        while k < index + MIN_LENGTH {
+            shapes[index][0] |= 1u128 << k;
+            shapes[index][1] |= 1u128 << (k * SIDE);
+            k += 1;
+        }
+        index += 1;
+    }
+    shapes
+};
+
 pub fn cell_name(cell: usize) -> String {
-    format!(
-        "{}{}",
-        (b'a' + (cell % SIDE) as u8) as char,
-        cell / SIDE + 1
-    )
+    let mut name = String::with_capacity(3);
+    push_cell_name(&mut name, cell);
+    name
+}
+
+/// Appends a cell's name: its column `a`..`j`, then its row `1`..`10`.
+fn push_cell_name(out: &mut String, cell: usize) {
+    out.push(char::from(b'a' + (cell % SIDE) as u8));
+    push_number(out, (cell / SIDE + 1) as u64);
 }
 
 /// A cell name: a column `a`..`j` and a row `1`..`10` in decimal without leading zeros.
@@ -155,12 +178,7 @@ impl Piece {
     }
 
     pub fn mask(self) -> u128 {
-        let step = self.step();
-        let mut mask = 0u128;
-        for k in 0..usize::from(self.length) {
-            mask |= 1u128 << (usize::from(self.anchor) + k * step);
-        }
-        mask
+        SHAPES[self.length() - MIN_LENGTH][usize::from(self.vertical)] << self.anchor
     }
 
     fn step(self) -> usize {
@@ -237,43 +255,20 @@ impl Piece {
 }
 
 impl Piece {
-    /// Appends the piece's name to `out`.
+    /// Appends the piece's name to `out`: its two end cells, lower-left first (a state and a list
+    /// of legal moves write many pieces, and `write!` costs several times more).
     pub fn push_name(&self, out: &mut String) {
-        let (text, len) = self.name_bytes();
-        out.push_str(std::str::from_utf8(&text[..len]).expect("cell names are ASCII"));
-    }
-
-    /// The piece's name in one small buffer, handed over at once: a state and a list of legal
-    /// moves write many pieces, and `write!` of four arguments costs several times more.
-    fn name_bytes(&self) -> ([u8; 7], usize) {
-        let mut text = [0u8; 7]; // `a10-j10` at most (rows 1..=10)
-        let mut len = 0;
-        for (index, cell) in [usize::from(self.anchor), self.end()]
-            .into_iter()
-            .enumerate()
-        {
-            if index == 1 {
-                text[len] = b'-';
-                len += 1;
-            }
-            let row = cell / SIDE + 1;
-            text[len] = b'a' + (cell % SIDE) as u8;
-            len += 1;
-            if row >= 10 {
-                text[len] = b'0' + (row / 10) as u8;
-                len += 1;
-            }
-            text[len] = b'0' + (row % 10) as u8;
-            len += 1;
-        }
-        (text, len)
+        push_cell_name(out, self.anchor());
+        out.push('-');
+        push_cell_name(out, self.end());
     }
 }
 
 impl std::fmt::Display for Piece {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (text, len) = self.name_bytes();
-        f.write_str(std::str::from_utf8(&text[..len]).expect("cell names are ASCII"))
+        let mut name = String::with_capacity(7); // `a10-j10` at most
+        self.push_name(&mut name);
+        f.write_str(&name)
     }
 }
 
@@ -319,6 +314,32 @@ pub(super) enum PlayerSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_piece_covers_its_cells_from_end_to_end() {
+        let mut pieces = 0;
+        for anchor in 0..CELL_COUNT {
+            for length in MIN_LENGTH..=MAX_LENGTH {
+                for vertical in [false, true] {
+                    let Some(piece) = Piece::new(anchor, length, vertical) else {
+                        continue;
+                    };
+                    let step = if vertical { SIDE } else { 1 };
+                    let cells = (0..length).map(|k| 1u128 << (anchor + k * step));
+                    assert_eq!(piece.mask(), cells.fold(0, |mask, cell| mask | cell));
+                    assert_eq!(Piece::from_mask(piece.mask()), Some(piece));
+                    pieces += 1;
+                }
+            }
+        }
+        // Each length fits SIDE + 1 − length places a row (or column), in SIDE rows, both ways.
+        assert_eq!(
+            pieces,
+            (MIN_LENGTH..=MAX_LENGTH)
+                .map(|l| 2 * SIDE * (SIDE + 1 - l))
+                .sum::<usize>()
+        );
+    }
 
     #[test]
     fn cells_and_pieces_round_trip() {
