@@ -5,9 +5,10 @@
 //! through `State` and `from_state`, which word the refusal; a state it takes gets the same checks,
 //! in the same order (`state::from_fields`).
 
-use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 
-use serde::de::Deserializer;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::position::Position;
@@ -24,12 +25,12 @@ pub(super) fn read<'de, D: Deserializer<'de>>(
 ) -> std::result::Result<Result<Position>, D::Error> {
     let quick: Quick = crate::strict::object(deserializer)?;
     let parts = Parts {
-        pawns: quick.pawns.into_iter().collect(),
+        pawns: quick.pawns.0,
         to_move: quick.to_move,
         dice: quick.dice,
         centre: quick.centre,
-        captures: quick.captures.into_iter().collect(),
-        scores: Some(quick.scores.into_iter().collect()),
+        captures: quick.captures.0,
+        scores: Some(quick.scores.0),
     };
     Ok(from_fields(
         quick.rules.as_ref(),
@@ -56,13 +57,49 @@ struct Quick<'a> {
     to_move: Option<Name<'a>>,
     dice: Option<Vec<i64>>,
     #[serde(borrow)]
-    pawns: BTreeMap<Name<'a>, Vec<Name<'a>>>,
+    pawns: Entries<Name<'a>, Vec<Name<'a>>>,
     #[serde(borrow)]
-    scores: BTreeMap<Name<'a>, i64>,
+    scores: Entries<Name<'a>, i64>,
     #[serde(borrow)]
     centre: Vec<Name<'a>>,
     #[serde(borrow)]
-    captures: BTreeMap<Name<'a>, i64>,
+    captures: Entries<Name<'a>, i64>,
+}
+
+/// A map's entries in the order of their keys, as `State`'s `BTreeMap`s hold them, without building
+/// a tree (its nodes cost a twentieth of a batch item). A key given twice fails here (`State` keeps
+/// the last): such a state is left to `from_state`.
+struct Entries<K, V>(Vec<(K, V)>);
+
+impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Deserialize<'de> for Entries<K, V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        deserializer.deserialize_map(EntriesVisitor(PhantomData))
+    }
+}
+
+struct EntriesVisitor<K, V>(PhantomData<(K, V)>);
+
+impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<K, V> {
+    type Value = Entries<K, V>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(
+        self,
+        mut map: M,
+    ) -> std::result::Result<Self::Value, M::Error> {
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(4));
+        while let Some(entry) = map.next_entry()? {
+            entries.push(entry);
+        }
+        entries.sort_by(|a: &(K, V), b| a.0.cmp(&b.0));
+        if entries.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+            return Err(de::Error::custom("a key given twice"));
+        }
+        Ok(Entries(entries))
+    }
 }
 
 #[cfg(test)]
