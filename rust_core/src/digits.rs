@@ -1,5 +1,6 @@
-//! Numbers in decimal for the games' notations: lists of legal moves and states write many small
-//! numbers, and `write!` (the formatting machinery) costs several times more than these.
+//! Numbers in decimal for the games' notations, written and read: lists of legal moves and states
+//! write many small numbers, and `write!` (the formatting machinery) costs several times more than
+//! these.
 
 use std::fmt;
 
@@ -32,9 +33,22 @@ pub(crate) fn push_number(text: &mut String, number: u64) {
     write_number(text, number).expect("a String takes any text");
 }
 
+/// Reads a decimal number without sign or leading zeros (at most 9 digits, so it fits a `u32`).
+pub(crate) fn decimal(text: &str) -> Option<u32> {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() || bytes.len() > 9 || (bytes.len() > 1 && bytes[0] == b'0') {
+        return None;
+    }
+    // At most 9 digits: the value fits.
+    bytes.iter().try_fold(0u32, |value, &byte| {
+        byte.is_ascii_digit()
+            .then(|| value * 10 + u32::from(byte - b'0'))
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::push_number;
+    use super::{decimal, push_number};
 
     #[test]
     fn numbers_read_as_display_writes_them() {
@@ -42,6 +56,33 @@ mod tests {
             let mut text = String::from("x");
             push_number(&mut text, number);
             assert_eq!(text, format!("x{number}"));
+        }
+    }
+
+    #[test]
+    fn decimals_are_canonical_and_short() {
+        for (text, value) in [
+            ("0", Some(0)),
+            ("7", Some(7)),
+            ("21", Some(21)),
+            ("999999999", Some(999_999_999)),
+        ] {
+            assert_eq!(decimal(text), value, "{text}");
+        }
+        for text in [
+            "",
+            "01",
+            "00",
+            "1234567890",
+            "+1",
+            "-1",
+            "1a",
+            "a1",
+            " 1",
+            "1.5",
+            "٣",
+        ] {
+            assert_eq!(decimal(text), None, "{text}");
         }
     }
 }

@@ -21,6 +21,7 @@ use super::invariants::check_consistency;
 use super::state::{PerPlayer, RULES};
 use super::{Placed, Position};
 use crate::chance::{Chance, ChanceState, SeedText};
+use crate::digits::decimal;
 
 /// A state read by `read`, or the serde error that leaves it to `State`.
 pub(super) fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
@@ -743,10 +744,8 @@ fn tokens_of_text(text: &str) -> Option<Tokens> {
 
 /// A count in canonical decimal (no sign, no leading zero), at most `max`.
 fn count_of_text(text: &str, max: u8) -> Option<u8> {
-    let canonical =
-        text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0'));
-    let count = text.parse::<u8>().ok().filter(|_| canonical)?;
-    (count <= max).then_some(count)
+    let count = decimal(text)?;
+    (count <= u32::from(max)).then_some(count as u8)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use super::board::{
     CENTRE, CENTRE_SPACES, COLOURS, SPACE_BASE,
 };
 use super::position::{Position, NOBODY};
-use crate::digits::write_number;
+use crate::digits::{decimal, write_number};
 use crate::error::{Error, Result};
 
 /// Dice and home squares in a module of their own, so that nothing, this file included, builds one
@@ -216,19 +216,6 @@ impl fmt::Display for Move {
             Move::Turn(turn) => write!(f, "{turn}"),
         }
     }
-}
-
-/// A decimal number without leading zeros (at most 9 digits, so it fits a `u32`).
-pub fn decimal(text: &str) -> Option<u32> {
-    let bytes = text.as_bytes();
-    if bytes.is_empty() || bytes.len() > 9 || (bytes.len() > 1 && bytes[0] == b'0') {
-        return None;
-    }
-    // At most 9 digits: the value fits.
-    bytes.iter().try_fold(0u32, |value, &byte| {
-        byte.is_ascii_digit()
-            .then(|| value * 10 + u32::from(byte - b'0'))
-    })
 }
 
 fn die(text: &str) -> Option<u8> {
@@ -1124,33 +1111,6 @@ mod tests {
         assert_eq!(HomeSquare::new(5), None);
         assert_eq!(HomeSquare::new(4).map(HomeSquare::distance), Some(4));
         assert_eq!(parse_start("h5"), None);
-    }
-
-    #[test]
-    fn decimals_are_canonical_and_short() {
-        for (text, value) in [
-            ("0", Some(0)),
-            ("7", Some(7)),
-            ("21", Some(21)),
-            ("999999999", Some(999_999_999)),
-        ] {
-            assert_eq!(decimal(text), value, "{text}");
-        }
-        for text in [
-            "",
-            "01",
-            "00",
-            "1234567890",
-            "+1",
-            "-1",
-            "1a",
-            "a1",
-            " 1",
-            "1.5",
-            "٣",
-        ] {
-            assert_eq!(decimal(text), None, "{text}");
-        }
     }
 
     #[test]

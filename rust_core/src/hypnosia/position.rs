@@ -10,9 +10,9 @@ use super::board::{
 };
 use super::setup::{compiled_game, CompiledSetup, Setup};
 use super::state::Parts;
-use super::{moves, Hypnosia};
+use super::Hypnosia;
 use crate::chance::{self, Chance, SeedText};
-use crate::digits::push_number;
+use crate::digits::{decimal, push_number};
 use crate::error::{Error, Result};
 use crate::game::{Checked, Outcome, Rules, Status};
 
@@ -249,7 +249,7 @@ pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Posit
     }
     let mut capture_parts = Vec::new();
     for (&seat, count) in game.seats.iter().zip(counts) {
-        let n = moves::decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
+        let n = decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
         capture_parts.push((COLOURS[usize::from(seat)], i64::from(n)));
     }
     let chance = Chance::from_state(&chance::parse_notation(rng, SeedText::Short)?, "position")?;
