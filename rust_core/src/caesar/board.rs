@@ -344,14 +344,17 @@ impl Player {
 /// Token counts per kind, in token order (a bag or a hand).
 pub type Tokens = [u8; TOKEN_KINDS];
 
-/// The tokens of a hand or a bag, in token order.
-pub(super) fn token_list<T: From<&'static str>>(tokens: &Tokens) -> Vec<T> {
+/// The codes of the tokens of a hand or a bag, in token order.
+pub(super) fn codes_in_order(tokens: &Tokens) -> impl Iterator<Item = &'static str> + '_ {
     tokens
         .iter()
         .enumerate()
         .flat_map(|(kind, &n)| std::iter::repeat_n(token_code(kind), n as usize))
-        .map(T::from)
-        .collect()
+}
+
+/// The tokens of a hand or a bag, in token order.
+pub(super) fn token_list<T: From<&'static str>>(tokens: &Tokens) -> Vec<T> {
+    codes_in_order(tokens).map(T::from).collect()
 }
 
 pub(super) fn token_total(tokens: &Tokens) -> u32 {

@@ -7,9 +7,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::board::{
-    border_id, is_symmetric, parse_token, province_code, token_code, token_list, token_total,
-    Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, PROVINCE_COUNT, PROVINCE_MASK,
-    START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
+    border_id, codes_in_order, is_symmetric, parse_token, province_code, token_code, token_list,
+    token_total, Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, PROVINCE_COUNT,
+    PROVINCE_MASK, START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
 };
 use super::state::{self, BorderState, Name, Ordered, PerPlayer, ProvinceState, State, RULES};
 use crate::chance::{self, Chance, SeedText};
@@ -206,11 +206,7 @@ fn push_tokens(text: &mut String, tokens: &Tokens) {
     if token_total(tokens) == 0 {
         text.push('-');
     }
-    for (kind, &count) in tokens.iter().enumerate() {
-        for _ in 0..count {
-            text.push_str(token_code(kind));
-        }
-    }
+    text.extend(codes_in_order(tokens));
 }
 
 /// Two values of the players, `caesar/pompey`; `push` writes one.
