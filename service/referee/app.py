@@ -22,7 +22,7 @@ from referee.body import Bodies
 from referee.codes import CODES
 from referee.observe import Observed, RoutedRequest
 from referee.playground import playground
-from referee.problems import Problem
+from referee.problems import INTERNAL_DETAIL, Problem
 from referee.settings import Settings
 
 __all__ = ["create_app"]
@@ -142,6 +142,6 @@ def create_app(settings: Settings | None = None) -> Flask:
     @app.errorhandler(Exception)
     def internal_error(error: Exception) -> Response:
         log.exception("unhandled error")
-        return Problem("internal-error", "an internal error occurred; the request id identifies it in the logs").response()
+        return Problem("internal-error", INTERNAL_DETAIL).response()
 
     return app

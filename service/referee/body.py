@@ -15,12 +15,10 @@ from __future__ import annotations
 import io
 from typing import Any, Callable, Iterable
 
-import orjson
 from werkzeug.http import parse_options_header
 
 from referee.logs import REQUEST_ID_KEY
-from referee.codes import CODES
-from referee.problems import Problem, document
+from referee.problems import Problem
 
 __all__ = ["Bodies", "BODY_KEY", "CLOSE_KEY", "UNREADABLE"]
 
@@ -135,11 +133,8 @@ class Bodies:
         return self.app(environ, start_response)
 
 
-def refuse(problem: Problem, environ: dict[str, Any], start_response: StartResponse) -> list[bytes]:
+def refuse(problem: Problem, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
     """Answers a problem found before the app ran, and closes the connection (the body may be unread)."""
-    status, title, _ = CODES[problem.code]
-    body = orjson.dumps(document(problem.code, problem.detail, environ.get(REQUEST_ID_KEY), **problem.extra))
-    start_response(f"{status} {title}", [
-        ("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))), ("Connection", "close"),
-    ])
-    return [body]
+    response = problem.response(environ.get(REQUEST_ID_KEY))
+    response.headers["Connection"] = "close"
+    return response(environ, start_response)

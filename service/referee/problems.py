@@ -9,11 +9,15 @@ from flask import Response
 
 from referee.codes import CODES
 from referee.errors import RefereeError
-from referee.logs import request_id
+from referee.logs import request_id as current_request_id
 
-__all__ = ["Problem", "document"]
+__all__ = ["INTERNAL_DETAIL", "Problem", "document"]
 
 PROBLEM_TYPE = "urn:referee:problem:"
+PROBLEM_JSON = "application/problem+json"
+#: The detail of every `internal-error`: what went wrong is in the logs, under the request id, never in the answer.
+INTERNAL_DETAIL = "an internal error occurred; the request id identifies it in the logs"
+
 
 def document(code: str, detail: str, request_id: str | None = None, **extra: Any) -> dict[str, Any]:
     """The problem+json object of a code: also written outside any request (by the gunicorn worker)."""
@@ -48,8 +52,9 @@ class Problem(Exception):
     def status(self) -> int:
         return CODES[self.code].status
 
-    def body(self) -> dict[str, Any]:
-        return document(self.code, self.detail, request_id(), **self.extra)
+    def body(self, request_id: str | None = None) -> dict[str, Any]:
+        """The problem+json object, with `request_id`, else the id of the Flask request being answered."""
+        return document(self.code, self.detail, request_id or current_request_id(), **self.extra)
 
-    def response(self) -> Response:
-        return Response(orjson.dumps(self.body()), status=self.status, mimetype="application/problem+json")
+    def response(self, request_id: str | None = None) -> Response:
+        return Response(orjson.dumps(self.body(request_id)), status=self.status, mimetype=PROBLEM_JSON)

@@ -25,7 +25,7 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from referee.codes import CODES
 from referee.observe import new_request_id
-from referee.problems import document
+from referee.problems import INTERNAL_DETAIL, document
 from referee.settings import Settings
 
 __all__ = ["RefereeWorker"]
@@ -74,7 +74,7 @@ class RefereeWorker(GeventWorker):
         request_id = new_request_id(dict(getattr(req, "headers", None) or []).get("X-REQUEST-ID", ""))
         if code == "internal-error":
             self.log.exception("error handling a request (request id %s)", request_id)
-            detail = "an internal error occurred; the request id identifies it in the logs"
+            detail = INTERNAL_DETAIL
         else:
             self.log.info("refused a request gunicorn could not parse (request id %s): %s", request_id, exc)
             detail = str(exc) or type(exc).__name__
