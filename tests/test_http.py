@@ -14,9 +14,13 @@ import yaml
 
 import referee
 from referee import app as app_module
+from referee import api
+from referee.api import MoveRoutes
 from referee.app import create_app
+from referee.body import BODY_KEY
 from referee.codes import CODES
 from referee.settings import Settings
+
 
 def problem(response, status: int, code: str) -> dict:
     assert response.status_code == status, response.data
@@ -297,19 +301,66 @@ def test_media_types_and_sizes(client, name: str) -> None:
     problem(client.post(f"/v1/games/{name}/play", data=huge, content_type="application/json"), 413, "payload-too-large")
 
 
+def spellings_answered(client, path: str, body: bytes) -> set[tuple]:
+    """The distinct answers (status, headers, body) to `body` sent with three spellings of the JSON media
+    type and one request id: the exact spelling, which `MoveRoutes` answers before Flask on `play` and
+    `validate`, and two that reach the Flask views."""
+    answers = [
+        client.post(path, data=body, content_type=content_type, headers={"X-Request-ID": "one-id"})
+        for content_type in ("application/json", "application/json; charset=utf-8", "Application/JSON")
+    ]
+    return {(answer.status, tuple(sorted(answer.headers.items())), answer.data) for answer in answers}
+
+
 @pytest.mark.parametrize("name", referee.games())
 def test_json_as_clients_spell_it(client, name: str) -> None:
-    """The exact `application/json` is taken without parsing the header; any other spelling of the
-    same media type is parsed and gives the same answer."""
+    """Any spelling of `application/json` gets the same answer, byte for byte, whether the move is legal
+    or not, the state broken, the envelope wrong or the body not JSON."""
     state = post(client, f"/v1/games/{name}/new", {"seed": 3}).json["state"]
     move = post(client, f"/v1/games/{name}/legal-moves", {"state": state}).json["moves"][0]
-    body = orjson.dumps({"state": state, "move": move})
-    answers = {
-        content_type: client.post(f"/v1/games/{name}/play", data=body, content_type=content_type)
-        for content_type in ("application/json", "application/json; charset=utf-8", "Application/JSON")
-    }
-    assert {response.status_code for response in answers.values()} == {200}
-    assert len({response.data for response in answers.values()}) == 1
+    bodies = [orjson.dumps(body) for body in (
+        {"state": state, "move": move},
+        {"state": state, "move": "not a move"},
+        {"state": {**state, "to_move": "nobody"}, "move": move},
+        {"state": state},
+        {"state": state, "move": move, "extra": 1},
+    )] + [b'{"state":', b"[]", b" \n"]
+    for endpoint in ("play", "validate"):
+        for body in bodies:
+            answers = spellings_answered(client, f"/v1/games/{name}/{endpoint}", body)
+            assert len(answers) == 1, (endpoint, body[:60], answers)
+
+
+def test_move_routes_take_only_the_plain_form() -> None:
+    """`MoveRoutes` answers a plain `play` or `validate` itself and passes every other request on (so
+    the spellings above are answered both ways)."""
+    passed_on: list[str] = []
+
+    def app(environ: dict, start_response) -> list[bytes]:
+        passed_on.append(environ["PATH_INFO"])
+        start_response("204 No Content", [])
+        return []
+
+    game = referee.Game("iago")
+    state = game.new()
+    body = orjson.dumps({"state": state, "move": game.legal_moves(state)[0]})
+    routes = MoveRoutes(app, api.engines())
+
+    def call(path: str = "/v1/games/iago/play", method: str = "POST", content_type: str = "application/json",
+             data: bytes | None = body) -> str:
+        statuses = []
+        environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "CONTENT_TYPE": content_type, BODY_KEY: data}
+        answer = b"".join(routes(environ, lambda status, headers, exc_info=None: statuses.append(status)))
+        return f"{statuses[0]} {answer[:12]!r}"
+
+    assert call() == "200 OK b'{\"state\":{\"r'"
+    assert call("/v1/games/iago/validate") == "200 OK b'{\"legal\":tru'"
+    assert call(data=b'{"state":{}}').startswith("400 BAD REQUEST b'{\"type\":\"urn")
+    assert passed_on == []
+    passed = [call(path="/v1/games/chess/play"), call(path="/v1/games/iago/new"), call(path="/v1/games/iago/play/"),
+              call(method="PUT"), call(content_type="application/json; charset=utf-8"), call(data=b" \r\n"),
+              call(data=b""), call(data=None)]
+    assert passed == ["204 No Content b''"] * 8 and len(passed_on) == 8
 
 
 @pytest.mark.parametrize("name", referee.games())

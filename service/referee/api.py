@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from typing import Any, Callable, Iterator
 
@@ -12,12 +13,15 @@ from marshmallow import Schema, ValidationError
 from referee import _core, pictures
 from referee.body import BODY_KEY, CLOSE_KEY, UNREADABLE
 from referee.errors import RefereeError
-from referee.problems import Problem
+from referee.logs import REQUEST_ID_KEY
+from referee.observe import ROUTE_KEY
+from referee.problems import INTERNAL_DETAIL, Problem
 from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ReplayRequest, ViewRequest, malformed
 
-__all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "engines", "engine_of", "json_response"]
+__all__ = ["v1", "MoveRoutes", "GAMES", "INFO", "ENGINES_KEY", "engines", "engine_of", "json_response"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
+log = logging.getLogger("referee.http")
 
 GAMES: list[str] = _core.games()
 #: Static game descriptions, built once: they never change while the process runs.
@@ -148,6 +152,7 @@ def legal_moves(game: str) -> Response:
 
 # `play` and `validate` are the hot path: the engine takes the body's bytes and answers bytes, checking
 # the envelope as `MoveRequest` does (a test holds the two together), without a Python object between.
+# Most requests never reach these views: `MoveRoutes` answers them first, the same way.
 @game_route("/play", "POST")
 def play(game: str) -> Response:
     engine = engine_of(game)
@@ -158,6 +163,43 @@ def play(game: str) -> Response:
 def validate(game: str) -> Response:
     engine = engine_of(game)
     return Response(engine_call(engine.validate_json, body_bytes(JSON)), mimetype=JSON)
+
+
+class MoveRoutes:
+    """WSGI middleware answering `play` and `validate` as their views do, without Flask's dispatch
+    (request context, URL matching, a response object), which cost more than the engine's answer:
+    ~90 µs of a ~200 µs `play` under gunicorn, against 3–15 µs for the engine. It takes a request only in
+    its plain form: POST to a known game's path, `Content-Type` exactly `application/json`, a body not
+    blank (read whole by `referee.body.Bodies`, which runs first). Every other request goes on to Flask,
+    whose views answer the same (a test sends each body both ways)."""
+
+    def __init__(self, app: Callable[[dict[str, Any], Any], Any], engines: dict[str, _core.Engine]) -> None:
+        self.app = app
+        self.calls = {
+            f"{v1.url_prefix}/games/{name}/{endpoint}": call
+            for name, engine in engines.items()
+            for endpoint, call in (("play", engine.play_json), ("validate", engine.validate_json))
+        }
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        path = environ.get("PATH_INFO")
+        call = self.calls.get(path)
+        body = environ.get(BODY_KEY)
+        if call is None or environ["REQUEST_METHOD"] != "POST" or environ.get("CONTENT_TYPE") != JSON \
+                or not body or body.isspace():
+            return self.app(environ, start_response)
+        environ[ROUTE_KEY] = path  # the pattern of the route: a known game's path is static
+        try:
+            answer = call(body)
+        except RefereeError as error:
+            problem = Problem.from_engine(error)
+        except Exception:  # noqa: BLE001 - answered as the app's handler of unexpected errors answers them
+            log.exception("unhandled error")
+            problem = Problem("internal-error", INTERNAL_DETAIL)
+        else:
+            start_response("200 OK", [("Content-Type", JSON), ("Content-Length", str(len(answer)))])
+            return [answer]
+        return problem.response(environ.get(REQUEST_ID_KEY))(environ, start_response)
 
 
 @game_route("/view", "POST")

@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from referee import logs, metrics
 from referee._game import commitment
-from referee.api import ENGINES_KEY, INFO, engines, json_response, v1
+from referee.api import ENGINES_KEY, INFO, MoveRoutes, engines, json_response, v1
 from referee.body import Bodies
 from referee.codes import CODES
 from referee.observe import Observed, RoutedRequest
@@ -115,7 +115,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(playground)
 
     app.request_class = RoutedRequest
-    bodies = Bodies(app.wsgi_app, settings.max_body_bytes, settings.max_drain_bytes)
+    moves = MoveRoutes(app.wsgi_app, app.config[ENGINES_KEY])
+    bodies = Bodies(moves, settings.max_body_bytes, settings.max_drain_bytes)
     app.wsgi_app = Observed(bodies, settings.access_log)  # type: ignore[method-assign]
 
     @app.errorhandler(Problem)

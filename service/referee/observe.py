@@ -18,7 +18,7 @@ from referee import logs, metrics
 from referee.body import CLOSE_KEY
 from referee.logs import REQUEST_ID_KEY
 
-__all__ = ["Observed", "RoutedRequest", "new_request_id"]
+__all__ = ["ROUTE_KEY", "Observed", "RoutedRequest", "new_request_id"]
 
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 #: Methods counted by name in the metrics; any other is counted as `other` (a bounded label).
