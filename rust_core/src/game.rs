@@ -69,8 +69,7 @@ pub trait Rules {
     ) -> std::result::Result<Result<Self::Position>, D::Error>;
     fn to_state(position: &Self::Position) -> Self::State;
     /// The JSON text of `to_state` (exactly serde's), where a game writes it by hand for speed;
-    /// `None`: serde writes `State`. Used for states without keys only (a seal or an opaque
-    /// state is made from `State`).
+    /// `None`: serde writes `State`. Plain, sealed and opaque states are made from it.
     fn state_text(_position: &Self::Position) -> Option<String> {
         None
     }
@@ -326,22 +325,28 @@ pub fn default_setup<G: Rules>() -> Checked<G::Setup> {
 #[serde(untagged)]
 pub enum StateOut<S> {
     Object(Stamped<S>),
-    /// An object's JSON text without keys (see `Rules::state_text`).
+    /// An object's JSON text, sealed when there are keys (see `Rules::state_text`).
     Text(JsonText),
     Notation(String),
 }
 
 impl<S> StateOut<S> {
-    /// The next state as an object: its text when the game writes one and there are no keys (nor
-    /// then a seal), else stamped.
+    /// The next state as an object, as `seal::stamp` answers it: from its text where the game
+    /// writes one (sealed from that text, or encrypted), else from its `State`.
     pub fn object<G: Rules<State = S>>(
         position: &G::Position,
         keys: Option<&SealKeys>,
         commitments: Option<&Commitments>,
     ) -> Self {
-        match keys.is_none().then(|| G::state_text(position)).flatten() {
-            Some(text) => StateOut::Text(JsonText(text)),
-            None => StateOut::Object(seal::stamp::<G>(G::to_state(position), keys, commitments)),
+        let Some(text) = G::state_text(position) else {
+            return StateOut::Object(seal::stamp::<G>(G::to_state(position), keys, commitments));
+        };
+        match keys {
+            None => StateOut::Text(JsonText(text)),
+            Some(keys) if seal::answers_opaque::<G>(Some(keys), commitments) => {
+                StateOut::Object(keys.encrypt::<G, _>(&JsonText(text), commitments))
+            }
+            Some(keys) => StateOut::Text(JsonText(seal::sealed_text::<G>(text, keys))),
         }
     }
 

@@ -146,12 +146,14 @@ impl SealKeys {
         })
     }
 
-    /// A state (with its commitments, if any) encrypted with the first key, bound to `G`.
-    fn encrypt<G: Rules>(
+    /// A state (its `State`, or its JSON text) encrypted with the first key, bound to `G`, with its
+    /// commitments when `G` has hidden information.
+    pub(crate) fn encrypt<G: Rules, S: Serialize>(
         &self,
-        state: &G::State,
+        state: &S,
         commitments: Option<&Commitments>,
     ) -> Stamped<G::State> {
+        let commitments = commitments.filter(|_| G::HIDDEN_INFORMATION);
         let key = &self.keys[0];
         let binding = opaque::Binding {
             game: G::NAME,
@@ -307,11 +309,11 @@ struct Inside<'a, S> {
     commitments: Option<&'a Commitments>,
 }
 
-/// `Inside`, read back.
+/// `Inside`, read back: the state's text is read by `read_object` or `open_form`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct InsideRead<S> {
-    state: S,
+struct InsideRead {
+    state: Box<serde_json::value::RawValue>,
     #[serde(default)]
     commitments: Option<Value>,
 }
@@ -325,6 +327,17 @@ fn canonical_of<S: Serialize>(state: &S) -> Vec<u8> {
         .0
 }
 
+/// Whether `keys` answer a state of `G` opaque: when they make the game opaque, or when the state is
+/// committed. A committed state stays opaque whatever the keys' opaque games say now: turning opaque
+/// mode off must not show the hands of a game under way.
+pub fn answers_opaque<G: Rules>(
+    keys: Option<&SealKeys>,
+    commitments: Option<&Commitments>,
+) -> bool {
+    let committed = G::HIDDEN_INFORMATION && commitments.is_some();
+    keys.is_some_and(|keys| keys.opaque_for(G::NAME) || committed)
+}
+
 /// A state on its way out: sealed with the first key when there are keys, encrypted with it (with
 /// `commitments`, for a game with hidden information) when they make the game opaque.
 pub fn stamp<G: Rules>(
@@ -335,17 +348,33 @@ pub fn stamp<G: Rules>(
     let Some(keys) = keys else {
         return Stamped::Plain { state, seal: None };
     };
-    // A committed state stays opaque whatever the keys' opaque games say now: turning opaque mode
-    // off must not show the hands of a game under way.
-    let committed = G::HIDDEN_INFORMATION && commitments.is_some();
-    if keys.opaque_for(G::NAME) || committed {
-        return keys.encrypt::<G>(&state, commitments.filter(|_| G::HIDDEN_INFORMATION));
+    if answers_opaque::<G>(Some(keys), commitments) {
+        return keys.encrypt::<G, _>(&state, commitments);
     }
     let seal = keys.seal(G::NAME, &canonical_of(&state));
     Stamped::Plain {
         state,
         seal: Some(seal),
     }
+}
+
+/// A state's JSON text as the game writes it (`Rules::state_text`), sealed: its canonical form read
+/// from that text, and the seal written last, as `Stamped` writes it. For a state `answers_opaque`
+/// leaves plain.
+pub fn sealed_text<G: Rules>(mut text: String, keys: &SealKeys) -> String {
+    let mut reader = serde_json::Deserializer::from_str(&text);
+    let (canonical, _) = opened(&mut reader).expect("a state's text has a canonical form");
+    let seal = keys.seal(G::NAME, &canonical);
+    debug_assert!(
+        text.ends_with('}') && text.len() > 2,
+        "a state is a JSON object with fields"
+    );
+    text.pop();
+    // A seal is a key id, a dot and unpadded base64url: nothing in it needs escaping.
+    for part in [",\"seal\":\"", seal.as_str(), "\"}"] {
+        text.push_str(part);
+    }
+    text
 }
 
 /// Runs `f` (which starts or reads positions of `G`) with `G`'s chance keyed by `keys`, if any.
@@ -363,12 +392,12 @@ struct OpaqueForm {
     holder: Option<Value>,
 }
 
-/// The state inside an opaque one, decrypted, and its form (committed, for a game with hidden
-/// information).
+/// The text of the state inside an opaque one, decrypted, and its form (committed, for a game with
+/// hidden information).
 fn open_opaque<G: Rules>(
     form: &OpaqueForm,
     keys: Option<&SealKeys>,
-) -> Result<(G::State, Form), Error> {
+) -> Result<(String, Form), Error> {
     if form.holder.is_some() {
         return Err(opaque::held_refused());
     }
@@ -393,7 +422,7 @@ fn open_opaque<G: Rules>(
         key_id: id,
     };
     let plaintext = opaque::open(&key.opaque, &binding, &bytes)?;
-    let inside: InsideRead<G::State> = serde_json::from_slice(&plaintext)
+    let inside: InsideRead = serde_json::from_slice(&plaintext)
         .map_err(|e| Error::invalid_state("state", e.to_string()))?;
     let form = match (G::HIDDEN_INFORMATION, inside.commitments) {
         (false, _) => Form::Object,
@@ -403,7 +432,7 @@ fn open_opaque<G: Rules>(
         ),
         (true, None) => return Err(Error::invalid_state("commitments", "missing")),
     };
-    Ok((inside.state, form))
+    Ok((Box::<str>::from(inside.state).into(), form))
 }
 
 /// The refusal of a plain state where the keys keep a game with hidden information opaque: it has
@@ -415,22 +444,31 @@ fn not_opaque_refused<G: Rules>() -> Error {
     ))
 }
 
-/// An untrusted state given as JSON text, on its way in, and its form: opaque, decrypted; else with
-/// keys, its seal verified and the state read from its canonical form; without, read with any `seal`
-/// set aside.
-pub fn open_form<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<(G::State, Form), Error> {
+/// A state object's text, opened: an unsealed one's state, or the text of a state to read that
+/// keys vouch for (a sealed state's canonical form, its seal verified; an opaque state's, decrypted).
+enum Opened<S> {
+    State(S, Form),
+    Vouched(String, Form),
+}
+
+/// An untrusted state given as JSON text, opened: opaque, decrypted; else with keys, its seal
+/// verified against its canonical form; without, read with any `seal` set aside.
+fn open<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<Opened<G::State>, Error> {
     let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
     if text.contains(OPAQUE_FIELD) {
         if let Ok(form) = serde_json::from_str::<OpaqueForm>(text) {
-            return open_opaque::<G>(&form, keys);
+            return open_opaque::<G>(&form, keys).map(|(text, form)| Opened::Vouched(text, form));
         }
     }
-    let state = match keys {
-        None => serde_json::from_str::<Unsealed<G::State>>(text)
-            .map_err(not_state)?
-            .into_state()?,
+    match keys {
+        None => {
+            let state = serde_json::from_str::<Unsealed<G::State>>(text)
+                .map_err(not_state)?
+                .into_state()?;
+            Ok(Opened::State(state, Form::Object))
+        }
         Some(keys) if G::HIDDEN_INFORMATION && keys.opaque_for(G::NAME) => {
-            return Err(not_opaque_refused::<G>());
+            Err(not_opaque_refused::<G>())
         }
         Some(keys) => {
             if !text.trim_start().starts_with('{') {
@@ -439,10 +477,19 @@ pub fn open_form<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<(G::St
             let mut reader = serde_json::Deserializer::from_str(text);
             let (canonical, seal) = opened(&mut reader).map_err(no_canonical_form)?;
             reader.end().map_err(not_state)?;
-            verified::<G>(keys, &canonical, seal.as_ref())?
+            keys.verify(G::NAME, &canonical, seal.as_ref())?;
+            let canonical = String::from_utf8(canonical).expect("canonical JSON is UTF-8");
+            Ok(Opened::Vouched(canonical, Form::Object))
         }
-    };
-    Ok((state, Form::Object))
+    }
+}
+
+/// An untrusted state given as JSON text, on its way in, and its form (see `open`).
+pub fn open_form<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<(G::State, Form), Error> {
+    match open::<G>(text, keys)? {
+        Opened::State(state, form) => Ok((state, form)),
+        Opened::Vouched(text, form) => Ok((state_of::<G>(&text)?, form)),
+    }
 }
 
 /// `open_form`'s state alone.
@@ -451,26 +498,33 @@ pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Sta
 }
 
 /// A state object given as JSON text, read into a position, and its form: opened as `open_form`
-/// does, its chance keyed by `keys` (see `chance`).
+/// does, its chance keyed by `keys` (see `chance`). A state the keys vouch for is read in one pass
+/// where the game's quick reader takes it (as on the paths without keys), else through `State`.
 pub fn read_object<G: Rules>(
     text: &str,
     keys: Option<&SealKeys>,
 ) -> Result<(G::Position, Form), Error> {
-    let (state, form) = open_form::<G>(text, keys)?;
-    with_chance::<G, _>(keys, || G::from_state(state)).map(|position| (position, form))
+    let opened = open::<G>(text, keys)?;
+    with_chance::<G, _>(keys, || match opened {
+        Opened::State(state, form) => G::from_state(state).map(|position| (position, form)),
+        Opened::Vouched(text, form) => {
+            let quick = G::read_quick(&mut serde_json::Deserializer::from_str(&text));
+            let position = match quick {
+                Ok(position) => position,
+                Err(_) => G::from_state(state_of::<G>(&text)?),
+            };
+            position.map(|position| (position, form))
+        }
+    })
+}
+
+/// The state of a text the keys vouch for.
+fn state_of<G: Rules>(text: &str) -> Result<G::State, Error> {
+    serde_json::from_str(text).map_err(|e| Error::invalid_state("state", e.to_string()))
 }
 
 fn no_canonical_form(error: serde_json::Error) -> Error {
     invalid_seal(format!("mismatch: {error}"))
-}
-
-fn verified<G: Rules>(
-    keys: &SealKeys,
-    canonical: &[u8],
-    seal: Option<&Value>,
-) -> Result<G::State, Error> {
-    keys.verify(G::NAME, canonical, seal)?;
-    serde_json::from_slice(canonical).map_err(|e| Error::invalid_state("state", e.to_string()))
 }
 
 /// A state object taken apart: its canonical form without `seal`, and the `seal` as given.
@@ -724,8 +778,34 @@ mod tests {
     }
 
     /// A state as a client gets it: the JSON text of a stamped state.
-    fn sealed_text(keys: &SealKeys) -> String {
+    fn issued_text(keys: &SealKeys) -> String {
         serde_json::to_string(&stamp::<Iago>(iago_start(), Some(keys), None)).unwrap()
+    }
+
+    #[test]
+    fn a_state_sealed_from_its_text_is_the_stamped_state_and_reads_back() {
+        // Caesar! writes its states' text by hand (`state_text`), and seals them from that text.
+        let keys = keys(&format!("k1:{SECRET_1}"));
+        let setup = crate::game::default_setup::<Caesar>();
+        for seed in 0..4u64 {
+            let mut position = Caesar::start(&setup, Some(seed));
+            for ply in 0usize.. {
+                let text = Caesar::state_text(&position).unwrap();
+                let state = Caesar::to_state(&position);
+                let stamped = stamp::<Caesar>(state.clone(), Some(&keys), None);
+                let stamped = serde_json::to_string(&stamped).unwrap();
+                assert_eq!(sealed_text::<Caesar>(text, &keys), stamped);
+                let (read, form) = read_object::<Caesar>(&stamped, Some(&keys)).unwrap();
+                assert_eq!(form, Form::Object);
+                let read = serde_json::to_value(Caesar::to_state(&read)).unwrap();
+                assert_eq!(read, serde_json::to_value(state).unwrap());
+                let moves = Caesar::legal_moves(&position);
+                let Some(mv) = moves.get((seed as usize * 7 + ply) % moves.len().max(1)) else {
+                    break;
+                };
+                position = Caesar::play(&position, mv.clone()).unwrap().0;
+            }
+        }
     }
 
     fn refusal(result: Result<impl fmt::Debug, Error>) -> String {
@@ -764,7 +844,7 @@ mod tests {
     #[test]
     fn a_sealed_state_opens_as_sent_and_as_a_client_rewrites_it() {
         let keys = keys(&format!("k1:{SECRET_1}"));
-        let text = sealed_text(&keys);
+        let text = issued_text(&keys);
         let seal = serde_json::from_str::<Value>(&text).unwrap()["seal"].clone();
         assert!(regex_like_seal(seal.as_str().unwrap()), "{seal}");
         assert_eq!(open_text::<Iago>(&text, Some(&keys)).unwrap(), iago_start());
@@ -807,7 +887,7 @@ mod tests {
     #[test]
     fn any_field_changed_added_or_removed_breaks_the_seal() {
         let keys = keys(&format!("k1:{SECRET_1}"));
-        let value: Value = serde_json::from_str(&sealed_text(&keys)).unwrap();
+        let value: Value = serde_json::from_str(&issued_text(&keys)).unwrap();
         type Change = fn(&mut serde_json::Map<String, Value>);
         let changes: [(&str, Change); 5] = [
             ("a cell", |s| s["board"][4] = json_str("...BW....")),
@@ -833,7 +913,7 @@ mod tests {
     #[test]
     fn missing_malformed_unknown_and_mismatched_seals_are_told_apart() {
         let keys = keys(&format!("k1:{SECRET_1}"));
-        let text = sealed_text(&keys);
+        let text = issued_text(&keys);
         let value: Value = serde_json::from_str(&text).unwrap();
         let seal = value["seal"].as_str().unwrap().to_owned();
         let with_seal = |seal: Value| {
@@ -888,9 +968,9 @@ mod tests {
     fn the_first_key_seals_and_every_key_verifies() {
         let old = keys(&format!("k1:{SECRET_1}"));
         let rotated = keys(&format!("k2:{SECRET_2},k1:{SECRET_1}"));
-        let by_old = sealed_text(&old);
+        let by_old = issued_text(&old);
         assert!(open_text::<Iago>(&by_old, Some(&rotated)).is_ok());
-        let by_new = sealed_text(&rotated);
+        let by_new = issued_text(&rotated);
         assert!(by_new.contains("\"seal\":\"k2."));
         assert!(refusal(open_text::<Iago>(&by_new, Some(&old))).starts_with("unknown key id"));
         // The same id with another secret: another key set.
@@ -917,7 +997,7 @@ mod tests {
     #[test]
     fn a_key_twice_in_one_object_has_no_canonical_form() {
         let keys = keys(&format!("k1:{SECRET_1}"));
-        let text = sealed_text(&keys);
+        let text = issued_text(&keys);
         let doubled = text.replacen("{\"rules\"", "{\"to_move\":\"black\",\"rules\"", 1);
         assert!(refusal(open_text::<Iago>(&doubled, Some(&keys))).contains("twice"));
         let nested = text.replacen("\"options\":{", "\"options\":{\"penalty\":false,", 1);
@@ -929,7 +1009,7 @@ mod tests {
     #[test]
     fn without_keys_a_seal_is_ignored_and_none_is_written() {
         let keys = keys(&format!("k1:{SECRET_1}"));
-        let mut value: Value = serde_json::from_str(&sealed_text(&keys)).unwrap();
+        let mut value: Value = serde_json::from_str(&issued_text(&keys)).unwrap();
         assert_eq!(
             open_text::<Iago>(&value.clone().to_string(), None).unwrap(),
             iago_start()
