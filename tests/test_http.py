@@ -14,10 +14,10 @@ import yaml
 
 import referee
 from referee import app as app_module
-from referee import api
-from referee.api import MoveRoutes
+from referee import api, logs
 from referee.app import create_app
 from referee.body import BODY_KEY
+from referee.logs import REQUEST_ID_KEY
 from referee.codes import CODES
 from referee.settings import Settings
 
@@ -301,33 +301,54 @@ def test_media_types_and_sizes(client, name: str) -> None:
     problem(client.post(f"/v1/games/{name}/play", data=huge, content_type="application/json"), 413, "payload-too-large")
 
 
-def spellings_answered(client, path: str, body: bytes) -> set[tuple]:
-    """The distinct answers (status, headers, body) to `body` sent with three spellings of the JSON media
-    type and one request id: the exact spelling, which `MoveRoutes` answers before Flask on `play` and
-    `validate`, and two that reach the Flask views."""
+def spellings_answered(client, path: str, body: bytes, normal=lambda data: data) -> set[tuple]:
+    """The distinct answers (status, headers, `normal` of the body) to `body` sent with three spellings
+    of the JSON media type and one request id: the exact spelling, which `MoveRoutes` answers before
+    Flask on `play` and `validate`, and two that reach the Flask views."""
     answers = [
         client.post(path, data=body, content_type=content_type, headers={"X-Request-ID": "one-id"})
         for content_type in ("application/json", "application/json; charset=utf-8", "Application/JSON")
     ]
-    return {(answer.status, tuple(sorted(answer.headers.items())), answer.data) for answer in answers}
+    return {(answer.status, tuple(sorted(answer.headers.items())), normal(answer.data)) for answer in answers}
 
 
+#: Seal keys and players' secrets of the spelling test (test values, never used elsewhere).
+SPELLING_KEYS = "k1:dGVzdC1zZWNyZXQtb25lLXRlc3Qtc2VjcmV0LW9uZS0"
+PLAYER_SECRETS = {"caesar": "caesar's own secret, 16+ chars", "pompey": "pompey's own secret, 16+ chars"}
+
+
+@pytest.mark.parametrize("keys", ["none", "sealed", "opaque"])
 @pytest.mark.parametrize("name", referee.games())
-def test_json_as_clients_spell_it(client, name: str) -> None:
+def test_json_as_clients_spell_it(name: str, keys: str) -> None:
     """Any spelling of `application/json` gets the same answer, byte for byte, whether the move is legal
-    or not, the state broken, the envelope wrong or the body not JSON."""
-    state = post(client, f"/v1/games/{name}/new", {"seed": 3}).json["state"]
-    move = post(client, f"/v1/games/{name}/legal-moves", {"state": state}).json["moves"][0]
+    or not, the state broken, the envelope wrong or the body not JSON; without keys, with seals, and
+    with opaque states (Caesar!'s committed, played with the mover's secret)."""
+    seal_keys = None if keys == "none" else referee.SealKeys(SPELLING_KEYS, opaque=[name] if keys == "opaque" else [])
+    client = create_app(Settings(access_log=False, seal_keys=seal_keys)).test_client()
+    game = referee.game(name, seal_keys=seal_keys)
+    commitments = {player: referee.commitment(secret) for player, secret in PLAYER_SECRETS.items()}
+    state = game.new(seed=None if game.committed else 3, commitments=commitments)
+    secret = PLAYER_SECRETS.get(game.outcome(state)["to_move"]) if game.committed else None
+    move = game.legal_moves(state, secret=secret)[0]
+    envelope = {"state": state, "move": move} | ({"secret": secret} if secret else {})
     bodies = [orjson.dumps(body) for body in (
-        {"state": state, "move": move},
-        {"state": state, "move": "not a move"},
-        {"state": {**state, "to_move": "nobody"}, "move": move},
+        envelope,
+        envelope | {"move": "not a move"},
+        envelope | {"state": {**state, "to_move": "nobody"}},
         {"state": state},
-        {"state": state, "move": move, "extra": 1},
+        envelope | {"extra": 1},
     )] + [b'{"state":', b"[]", b" \n"]
+    def opened(data: bytes) -> bytes:
+        """An answer with its opaque state (encrypted with a fresh nonce each time) as what it opens to."""
+        answer = orjson.loads(data)
+        state = answer.get("state") if isinstance(answer, dict) else None
+        if isinstance(state, dict) and "opaque" in state:
+            answer["state"] = {"length": len(state["opaque"]), "outcome": game.outcome(state)}
+        return orjson.dumps(answer)
+
     for endpoint in ("play", "validate"):
         for body in bodies:
-            answers = spellings_answered(client, f"/v1/games/{name}/{endpoint}", body)
+            answers = spellings_answered(client, f"/v1/games/{name}/{endpoint}", body, opened)
             assert len(answers) == 1, (endpoint, body[:60], answers)
 
 
@@ -344,7 +365,7 @@ def test_move_routes_take_only_the_plain_form() -> None:
     game = referee.Game("iago")
     state = game.new()
     body = orjson.dumps({"state": state, "move": game.legal_moves(state)[0]})
-    routes = MoveRoutes(app, api.engines())
+    routes = api.MoveRoutes(app, api.engines())
 
     def call(path: str = "/v1/games/iago/play", method: str = "POST", content_type: str = "application/json",
              data: bytes | None = body) -> str:
@@ -361,6 +382,36 @@ def test_move_routes_take_only_the_plain_form() -> None:
               call(method="PUT"), call(content_type="application/json; charset=utf-8"), call(data=b" \r\n"),
               call(data=b""), call(data=None)]
     assert passed == ["204 No Content b''"] * 8 and len(passed_on) == 8
+
+
+def test_move_routes_answer_an_unexpected_error_as_the_app_does() -> None:
+    """An engine call that fails unexpectedly is a 500 `internal-error` without its details, and its log
+    line carries the request id the answer gives (there is no Flask request to take it from)."""
+
+    class Broken:
+        def play_json(self, body: bytes) -> bytes:
+            raise ZeroDivisionError("the details stay in the logs")
+
+        validate_json = play_json
+
+    routes = api.MoveRoutes(lambda environ, start_response: [], {"iago": Broken()})
+    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/games/iago/play", "CONTENT_TYPE": "application/json",
+               BODY_KEY: b"{}", REQUEST_ID_KEY: "the-request"}
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logs.JsonFormatter())
+    logger = logging.getLogger("referee.http")
+    logger.addHandler(handler)
+    try:
+        statuses: list[str] = []
+        answer = b"".join(routes(environ, lambda status, headers, exc_info=None: statuses.append(status)))
+    finally:
+        logger.removeHandler(handler)
+    body = orjson.loads(answer)
+    assert statuses[0].startswith("500") and body["code"] == "internal-error"
+    assert body["request_id"] == "the-request" and "details" not in body["detail"]
+    line = orjson.loads(stream.getvalue().splitlines()[0])
+    assert line["request_id"] == "the-request" and "ZeroDivisionError" in line["exception"]
 
 
 @pytest.mark.parametrize("name", referee.games())

@@ -60,7 +60,8 @@ pub trait Rules {
     fn start(setup: &Checked<Self::Setup>, seed: Option<u64>) -> Self::Position;
 
     fn from_state(state: Self::State) -> Result<Self::Position>;
-    /// A state object read in one pass on the paths without seal keys (`QuickState`), without
+    /// A state object read in one pass (`QuickState` on the paths without seal keys; with keys, a
+    /// sealed state's verified canonical form or an opaque state's decrypted text), without
     /// `State`'s copies of its strings: the position, or the refusal `from_state` would give.
     /// Fails (a serde error, discarded) on any state it does not take whole (a seal among them):
     /// its caller then reads that state through `State` and `from_state`, which word the refusal.
@@ -343,7 +344,7 @@ impl<S> StateOut<S> {
         };
         match keys {
             None => StateOut::Text(JsonText(text)),
-            Some(keys) if seal::answers_opaque::<G>(Some(keys), commitments) => {
+            Some(keys) if seal::answers_opaque::<G>(keys, commitments) => {
                 StateOut::Object(keys.encrypt::<G, _>(&JsonText(text), commitments))
             }
             Some(keys) => StateOut::Text(JsonText(seal::sealed_text::<G>(text, keys))),

@@ -330,12 +330,8 @@ fn canonical_of<S: Serialize>(state: &S) -> Vec<u8> {
 /// Whether `keys` answer a state of `G` opaque: when they make the game opaque, or when the state is
 /// committed. A committed state stays opaque whatever the keys' opaque games say now: turning opaque
 /// mode off must not show the hands of a game under way.
-pub fn answers_opaque<G: Rules>(
-    keys: Option<&SealKeys>,
-    commitments: Option<&Commitments>,
-) -> bool {
-    let committed = G::HIDDEN_INFORMATION && commitments.is_some();
-    keys.is_some_and(|keys| keys.opaque_for(G::NAME) || committed)
+pub fn answers_opaque<G: Rules>(keys: &SealKeys, commitments: Option<&Commitments>) -> bool {
+    keys.opaque_for(G::NAME) || (G::HIDDEN_INFORMATION && commitments.is_some())
 }
 
 /// A state on its way out: sealed with the first key when there are keys, encrypted with it (with
@@ -348,7 +344,7 @@ pub fn stamp<G: Rules>(
     let Some(keys) = keys else {
         return Stamped::Plain { state, seal: None };
     };
-    if answers_opaque::<G>(Some(keys), commitments) {
+    if answers_opaque::<G>(keys, commitments) {
         return keys.encrypt::<G, _>(&state, commitments);
     }
     let seal = keys.seal(G::NAME, &canonical_of(&state));
@@ -365,7 +361,7 @@ pub fn sealed_text<G: Rules>(mut text: String, keys: &SealKeys) -> String {
     let mut reader = serde_json::Deserializer::from_str(&text);
     let (canonical, _) = opened(&mut reader).expect("a state's text has a canonical form");
     let seal = keys.seal(G::NAME, &canonical);
-    debug_assert!(
+    assert!(
         text.ends_with('}') && text.len() > 2,
         "a state is a JSON object with fields"
     );
@@ -795,6 +791,12 @@ mod tests {
                 let stamped = stamp::<Caesar>(state.clone(), Some(&keys), None);
                 let stamped = serde_json::to_string(&stamped).unwrap();
                 assert_eq!(sealed_text::<Caesar>(text, &keys), stamped);
+                // Read back in one pass: the quick reader takes the canonical form (keys sorted).
+                let (canonical, _) =
+                    opened(&mut serde_json::Deserializer::from_str(&stamped)).unwrap();
+                let quick =
+                    Caesar::read_quick(&mut serde_json::Deserializer::from_slice(&canonical));
+                assert!(matches!(quick, Ok(Ok(_))));
                 let (read, form) = read_object::<Caesar>(&stamped, Some(&keys)).unwrap();
                 assert_eq!(form, Form::Object);
                 let read = serde_json::to_value(Caesar::to_state(&read)).unwrap();

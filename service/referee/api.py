@@ -175,6 +175,7 @@ class MoveRoutes:
 
     def __init__(self, app: Callable[[dict[str, Any], Any], Any], engines: dict[str, _core.Engine]) -> None:
         self.app = app
+        # The app's engines, taken once: they are made with the app and never replaced.
         self.calls = {
             f"{v1.url_prefix}/games/{name}/{endpoint}": call
             for name, engine in engines.items()
@@ -194,7 +195,8 @@ class MoveRoutes:
         except RefereeError as error:
             problem = Problem.from_engine(error)
         except Exception:  # noqa: BLE001 - answered as the app's handler of unexpected errors answers them
-            log.exception("unhandled error")
+            # Outside Flask's request context the log line takes its request id from here.
+            log.exception("unhandled error", extra={"fields": {"request_id": environ.get(REQUEST_ID_KEY)}})
             problem = Problem("internal-error", INTERNAL_DETAIL)
         else:
             start_response("200 OK", [("Content-Type", JSON), ("Content-Length", str(len(answer)))])
