@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 from flask import has_request_context, request
 
-__all__ = ["REQUEST_ID_KEY", "access", "configure", "request_id"]
+__all__ = ["REQUEST_ID_KEY", "JsonFormatter", "access", "configure", "request_id"]
 
 #: Where a request's id waits in its WSGI environ (put there by `referee.observe`).
 REQUEST_ID_KEY = "referee.request_id"
