@@ -232,6 +232,32 @@ def test_a_batch_streams_however_its_media_type_is_spelled(server, content_type)
     assert [result["index"] for result in results] == list(range(12_000))
 
 
+@pytest.mark.parametrize("chunked", [False, True])
+def test_moves_are_answered_alike_however_json_is_spelled(server, chunked) -> None:
+    """`play` and `validate` of every game: a plain request is answered before Flask's dispatch, any
+    other spelling of the media type by the Flask views; from the live server both give the same
+    status, headers and body, each request sent whole before its answer is read, framed by its length
+    or chunked."""
+    for name in referee.games():
+        game = referee.game(name)
+        state = game.new(seed=3)
+        envelope = {"state": state, "move": game.legal_moves(state)[0]}
+        bodies = [orjson.dumps(envelope), orjson.dumps(envelope | {"move": "not a move"}),
+                  orjson.dumps({"state": state}), b'{"state":']
+        for endpoint in ("play", "validate"):
+            for body in bodies:
+                answers = [
+                    exchange(server, request_bytes("POST", f"/v1/games/{name}/{endpoint}", body, content_type,
+                                                   chunked, "X-Request-ID: one-id\r\n"))
+                    for content_type in ("application/json", "application/json; charset=utf-8")
+                ]
+                seen = {(answer.status, answer.body, *(answer.headers.get(header) for header in (
+                    "content-type", "content-length", "x-request-id", "connection"))) for answer in answers}
+                assert len(seen) == 1, (name, endpoint, body[:60], seen)
+            legal = exchange(server, request_bytes("POST", f"/v1/games/{name}/{endpoint}", bodies[0]))
+            assert legal.status == 200 and orjson.loads(legal.body).get("legal", True) is True
+
+
 def test_the_results_of_a_streamed_batch_are_bounded(server) -> None:
     """`{}` lines answer ~100 times their size in errors: the spool stops at its limit with a problem."""
     answer = post(server, "/v1/games/iago/batch", b"{}\n" * 100_000, "application/x-ndjson")
