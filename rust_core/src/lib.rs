@@ -11,6 +11,7 @@ pub mod game;
 pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
+pub mod json;
 #[cfg(test)]
 mod mutations;
 pub mod opaque;

@@ -185,7 +185,8 @@ pub(crate) enum Taken<'a, P> {
     NotJson(String),
 }
 
-/// Takes an item (or a request body, as `whole` names it in errors) apart. An item in the usual good
+/// Takes an item (or a request body, as `whole` names it in errors) apart: JSON with a key given twice
+/// is no item (`json::fault`), wherever the key is. An item in the usual good
 /// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
 /// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
 /// With `keys`, the state's seal is checked before anything else about the state.
@@ -196,6 +197,9 @@ pub(crate) fn take_item<'a, G: Rules>(
     whole: &str,
     reader: Reader<G>,
 ) -> Taken<'a, G::Position> {
+    if let Some(fault) = crate::json::fault(item) {
+        return Taken::NotJson(fault);
+    }
     let quick = match reader.keys {
         None => quick_item::<G>(item, reader.setup),
         Some(keys) => quick_sealed_item::<G>(item, keys),
@@ -483,13 +487,19 @@ mod tests {
                 quick += 1;
                 assert_eq!(answer, exact, "{item}");
             }
+            // A key given twice is refused before either path reads the item.
+            let expected = crate::json::fault(item).map_or(exact, Taken::NotJson);
             assert_eq!(
                 take_item::<Iago>(item, "item", reader(None)),
-                exact,
+                expected,
                 "{item}"
             );
         }
         assert_eq!(quick, 5, "the good shapes take the quick path");
+        assert_eq!(
+            take_item::<Iago>(&items[9], "item", reader(None)),
+            Taken::NotJson("duplicate key at state".into())
+        );
         let refused = exact_item::<Iago>(&items[10], "item", reader(None));
         assert!(
             matches!(refused, Taken::Refused(reason) if reason["errors"][0]["message"] == STATE_TYPE_MESSAGE)
