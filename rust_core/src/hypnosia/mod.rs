@@ -26,7 +26,9 @@ pub use moves::{Captured, Die, DieMove, DieMoveEffects, Effects, HomeSquare, Mov
 pub use position::Position;
 use position::NOBODY;
 use setup::default_seats;
-pub use setup::{CompiledSetup, Options, Setup, Variant};
+pub use setup::{
+    cache_bytes, set_cache_bytes, CompiledSetup, Options, Setup, Variant, DEFAULT_CACHE_BYTES,
+};
 pub use state::State;
 
 pub struct Hypnosia;

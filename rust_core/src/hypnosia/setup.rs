@@ -1,20 +1,21 @@
 //! The variant and options (`Setup`), and what they fix once checked and compiled (`CompiledSetup`).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::board::{colour_seat, Board, BoardSchema, ColourSchema, COLOURS, SEATS};
+use super::board::{colour_seat, Board, BoardSchema, ColourSchema, Description, COLOURS, SEATS};
 use crate::error::{Error, Result};
 use crate::game::Checked;
 
-/// Compiled games kept at most (the cache is emptied when full): far more setups than a server
-/// sees at once, and a bound on what distinct boards sent by clients can hold.
-pub(super) const MAX_COMPILED_GAMES: usize = 256;
+/// Bytes of compiled games kept by default (`set_cache_bytes`): hundreds of the largest boards, and
+/// a bound on what distinct boards sent by clients can hold.
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+static CACHE_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_CACHE_BYTES);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -52,7 +53,7 @@ pub struct Options {
     /// States and checked setups carry null for the default board, however it was given.
     #[serde(default)]
     #[schemars(with = "Option<BoardSchema>")]
-    pub board: Option<Value>,
+    pub board: Option<Description>,
 }
 
 pub(super) fn yes() -> bool {
@@ -192,10 +193,10 @@ impl Setup {
             Some(seats) => checked_seats(seats, players)?,
         };
         let first_player = checked_first_player(options.first_player.as_deref(), &seats)?;
-        let description = options
-            .board
-            .clone()
-            .unwrap_or_else(Board::default_description);
+        let description = match &options.board {
+            Some(description) => description.value(),
+            None => Board::default_description(),
+        };
         let board = Board::from_description(&description)?;
         let normalised = Options {
             players: Some(seats.len() as u64),
@@ -216,7 +217,6 @@ impl Setup {
     /// The compiled game of these options, from the cache when it holds it: states name the same
     /// few setups again and again, and checking and compiling a board costs more than a move.
     pub(super) fn compiled(&self) -> Result<Arc<CompiledSetup>> {
-        static CACHE: OnceLock<RwLock<HashMap<String, Arc<CompiledSetup>>>> = OnceLock::new();
         thread_local! {
             // The game this thread compiled or found last, by its options: a batch's items name
             // the same setup again and again, and each core then finds it without writing the
@@ -232,22 +232,21 @@ impl Setup {
             return Ok(game);
         }
         // The options' JSON determines the game (the variant has a single value).
-        let key = serde_json::to_string(&self.options).expect("options serialize");
-        let cache = CACHE.get_or_init(Default::default);
-        let found = cache
-            .read()
+        let key: Arc<str> = serde_json::to_string(&self.options)
+            .expect("options serialize")
+            .into();
+        let found = Cache::shared()
+            .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .cloned();
+            .get(&key);
         let game = match found {
             Some(game) => game,
             None => {
                 let game = Arc::new(self.compile()?);
-                let mut cache = cache.write().unwrap_or_else(PoisonError::into_inner);
-                if cache.len() >= MAX_COMPILED_GAMES {
-                    cache.clear();
-                }
-                cache.insert(key.clone(), game.clone());
+                let mut cache = Cache::shared()
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                cache.insert(key, game.clone(), CACHE_BYTES.load(Ordering::Relaxed));
                 game
             }
         };
@@ -265,7 +264,139 @@ impl Setup {
     }
 }
 
+impl CompiledSetup {
+    /// Bytes the compiled game holds (its board, and the options when they do not share its
+    /// description).
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + self.board.heap_bytes() + self.seats.capacity()
+    }
+}
+
+/// The compiled games of a process, by their options' JSON, bounded in bytes (keys included): past
+/// the bound the oldest go first, and a game larger than the whole bound is not kept.
+#[derive(Default)]
+struct Cache {
+    games: HashMap<Arc<str>, Arc<CompiledSetup>>,
+    order: VecDeque<Arc<str>>,
+    bytes: usize,
+}
+
+impl Cache {
+    fn shared() -> &'static Mutex<Cache> {
+        static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+        CACHE.get_or_init(Default::default)
+    }
+
+    fn get(&self, key: &str) -> Option<Arc<CompiledSetup>> {
+        self.games.get(key).cloned()
+    }
+
+    fn entry_bytes(key: &str, game: &CompiledSetup) -> usize {
+        key.len() + game.heap_bytes()
+    }
+
+    /// Keeps a game, holding at most `limit` bytes.
+    fn insert(&mut self, key: Arc<str>, game: Arc<CompiledSetup>, limit: usize) {
+        let bytes = Self::entry_bytes(&key, &game);
+        if bytes > limit || self.games.contains_key(&key) {
+            return;
+        }
+        self.evict_to(limit - bytes);
+        self.bytes += bytes;
+        self.order.push_back(key.clone());
+        self.games.insert(key, game);
+    }
+
+    /// Drops the oldest games until at most `bytes` are held.
+    fn evict_to(&mut self, bytes: usize) {
+        while self.bytes > bytes {
+            let Some(key) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(game) = self.games.remove(&key) {
+                self.bytes -= Self::entry_bytes(&key, &game);
+            }
+        }
+    }
+}
+
+/// Sets the most bytes of compiled games a process keeps (`DEFAULT_CACHE_BYTES` until set), dropping
+/// the oldest beyond it.
+pub fn set_cache_bytes(bytes: usize) {
+    CACHE_BYTES.store(bytes, Ordering::Relaxed);
+    Cache::shared()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .evict_to(bytes);
+}
+
+/// The bytes of compiled games the process keeps now, and its bound.
+pub fn cache_bytes() -> (usize, usize) {
+    let held = Cache::shared()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .bytes;
+    (held, CACHE_BYTES.load(Ordering::Relaxed))
+}
+
 /// The compiled game of a checked setup (`check_setup` compiled it).
 pub(super) fn compiled_game(setup: &Checked<Setup>) -> Arc<CompiledSetup> {
     setup.compiled.clone().expect("a checked setup is compiled")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A legal board of 8 circles of 360 spaces with a bridge on every space (the largest a
+    /// description may be), told apart by `k`.
+    fn largest_board(k: u64) -> Options {
+        let bridges: Vec<_> = (0..8)
+            .flat_map(|c| (0..360).map(move |i| (c, i)))
+            .map(|(c, i)| match c {
+                7 => json!({"from": [c, i], "to": "centre"}),
+                _ => json!({"from": [c, i], "to": [c + 1, i]}),
+            })
+            .collect();
+        let description = json!({
+            "circles": vec![360; 8], "entries": (0..6).map(|s| (k + 60 * s) % 360).collect::<Vec<_>>(),
+            "bridges": bridges, "centre_points": [5, 4, 3, 2, 1], "home_length": 4,
+        });
+        let options = json!({ "board": description });
+        serde_json::from_str(&options.to_string()).unwrap()
+    }
+
+    #[test]
+    fn a_compiled_largest_board_is_small() {
+        let game = Setup::new(largest_board(0)).compile().unwrap();
+        let bytes = game.heap_bytes();
+        assert!(bytes < 200_000, "{bytes}");
+    }
+
+    #[test]
+    fn the_cache_holds_at_most_its_bytes_oldest_out_first() {
+        let mut cache = Cache::default();
+        let games: Vec<(Arc<str>, Arc<CompiledSetup>)> = (0..6)
+            .map(|k| {
+                let options = largest_board(k);
+                let key = serde_json::to_string(&options).unwrap().into();
+                (key, Arc::new(Setup::new(options).compile().unwrap()))
+            })
+            .collect();
+        let one = Cache::entry_bytes(&games[0].0, &games[0].1);
+        for (key, game) in &games {
+            cache.insert(key.clone(), game.clone(), 3 * one + one / 2);
+            assert!(cache.bytes <= 3 * one + one / 2);
+        }
+        assert_eq!(cache.games.len(), 3);
+        assert!(cache.get(&games[5].0).is_some() && cache.get(&games[2].0).is_none());
+        cache.insert("too big".into(), games[0].1.clone(), one / 2);
+        assert!(cache.get("too big").is_none());
+        cache.evict_to(0);
+        assert_eq!(
+            (cache.bytes, cache.games.len(), cache.order.len()),
+            (0, 0, 0)
+        );
+    }
 }
