@@ -30,40 +30,83 @@ pub struct Output {
     pub ndjson: Vec<u8>,
     pub items: usize,
     pub malformed: Option<MalformedLine>,
+    /// Bytes of the input read: through the last line judged (all of it unless `max_lines` stopped
+    /// the judging before its end).
+    pub consumed: usize,
 }
 
 /// The non-blank lines of NDJSON input with their 1-based line numbers.
 pub(crate) fn lines(data: &[u8]) -> Vec<(usize, &[u8])> {
+    numbered_lines(data)
+        .map(|(number, line, _)| (number, line))
+        .collect()
+}
+
+/// The non-blank lines of NDJSON input with their 1-based line numbers and where each ends (past its
+/// newline).
+fn numbered_lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8], usize)> {
+    let mut end = 0;
     data.split(|&byte| byte == b'\n')
         .enumerate()
-        .map(|(index, line)| (index + 1, line.strip_suffix(b"\r").unwrap_or(line)))
-        .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
-        .collect()
+        .map(move |(index, line)| {
+            end = (end + line.len() + 1).min(data.len());
+            (index + 1, line.strip_suffix(b"\r").unwrap_or(line), end)
+        })
+        .filter(|(_, line, _)| !line.iter().all(u8::is_ascii_whitespace))
+}
+
+/// How `validate_lines` answers.
+#[derive(Debug, Clone, Copy)]
+pub struct LinesAnswer {
+    /// Every result with its next state (a legal move's).
+    pub with_state: bool,
+    /// The `index` of the first line's result.
+    pub first_index: usize,
+    /// A result equal (but for its index) to that of the last item written in full is written
+    /// `{"index":N,"same_as":M}`, M that item's index (`{"index":N,"legal":true}` is always written
+    /// so): a stream of items that fail alike answers a few bytes an item, not a whole problem each.
+    pub compact: bool,
+    /// Most lines judged (the rest of the input is left, and `consumed` says where it starts): what
+    /// one call answers stays bounded however small the lines.
+    pub max_lines: usize,
+}
+
+impl Default for LinesAnswer {
+    fn default() -> Self {
+        LinesAnswer {
+            with_state: false,
+            first_index: 0,
+            compact: false,
+            max_lines: usize::MAX,
+        }
+    }
 }
 
 /// Validates NDJSON items (`{"state", "move", "player"?, "secret"?}` a line), one result a line in input order,
 /// each with its `index` (counted from `first_index`). A bad item gets an error result and never fails
 /// its neighbours; a line that is not JSON stops the batch there. With `keys`, every state must carry
 /// a valid seal and every next state is sealed.
-pub fn validate_lines<G: Rules>(
-    data: &[u8],
-    reader: Reader<G>,
-    with_state: bool,
-    first_index: usize,
-) -> Output {
-    let lines = lines(data);
+pub fn validate_lines<G: Rules>(data: &[u8], reader: Reader<G>, answer: LinesAnswer) -> Output {
+    let lines: Vec<(usize, &[u8], usize)> = numbered_lines(data).take(answer.max_lines).collect();
     let chunks: Vec<(Vec<u8>, usize, Option<MalformedLine>)> = lines
         .par_chunks(ITEMS_PER_TASK)
         .enumerate()
         .map(|(task, chunk)| {
             let mut out = Vec::with_capacity(chunk.len() * RESULT_BYTES);
-            for (offset, &(line, text)) in chunk.iter().enumerate() {
-                let index = first_index + task * ITEMS_PER_TASK + offset;
+            let mut last_full = None;
+            for (offset, &(line, text, _)) in chunk.iter().enumerate() {
+                let index = answer.first_index + task * ITEMS_PER_TASK + offset;
+                let start = out.len();
                 let written = std::str::from_utf8(text)
                     .map_err(|e| e.to_string())
-                    .and_then(|text| write_result::<G>(&mut out, text, reader, index, with_state));
+                    .and_then(|text| {
+                        write_result::<G>(&mut out, text, reader, index, answer.with_state)
+                    });
                 if let Err(detail) = written {
                     return (out, offset, Some(MalformedLine { line, detail }));
+                }
+                if answer.compact {
+                    last_full = compacted(&mut out, start, index, last_full);
                 }
                 out.push(b'\n');
             }
@@ -79,7 +122,44 @@ pub fn validate_lines<G: Rules>(
             break;
         }
     }
+    output.consumed = match (&output.malformed, lines.len() < answer.max_lines) {
+        (None, true) => data.len(),
+        _ => lines
+            .get(output.items)
+            .or(lines.last())
+            .map_or(0, |&(_, _, end)| end),
+    };
     output
+}
+
+/// The fields of a legal verdict without its next state.
+const LEGAL_FIELDS: &[u8] = b"\"legal\":true}";
+
+/// The result just written at `start` of `out` (`{"index":N,...}`), rewritten `{"index":N,"same_as":M}`
+/// when it equals the last full one (but for the index), is longer, and is not a bare legal verdict;
+/// the last full result after it (its index, and where its fields start and end in `out`).
+fn compacted(
+    out: &mut Vec<u8>,
+    start: usize,
+    index: usize,
+    last_full: Option<(usize, std::ops::Range<usize>)>,
+) -> Option<(usize, std::ops::Range<usize>)> {
+    let fields = start + out[start..].iter().position(|&b| b == b',')? + 1;
+    let same = last_full
+        .as_ref()
+        .is_some_and(|(_, range)| out[range.clone()] == out[fields..]);
+    // A legal verdict without a state is as short as its reference: clients count it as it is.
+    if !same || out[fields..] == *LEGAL_FIELDS {
+        return Some((index, fields..out.len()));
+    }
+    let (full_index, range) = last_full.expect("a full result is kept");
+    let mut short = Vec::with_capacity(24);
+    let _ = write!(short, "\"same_as\":{full_index}}}");
+    if short.len() < out.len() - fields {
+        out.truncate(fields);
+        out.extend_from_slice(&short);
+    }
+    Some((full_index, range))
 }
 
 /// Items judged by one parallel task: enough that a task's own buffer replaces a buffer per item.
@@ -508,7 +588,11 @@ pub(crate) mod tests {
         let input = format!(
             "{{\"state\":{state},\"move\":\"e4\"}}\n\n{{\"state\":{state},\"move\":\"e5\"}}\n{{\"move\":7}}\nnot json\n{{\"state\":{state},\"move\":\"e5\"}}\n"
         );
-        let output = validate_lines::<Iago>(input.as_bytes(), reader(None), false, 10);
+        let answer = LinesAnswer {
+            first_index: 10,
+            ..LinesAnswer::default()
+        };
+        let output = validate_lines::<Iago>(input.as_bytes(), reader(None), answer);
         let results = ndjson_values(&output.ndjson);
         assert_eq!(output.items, 3);
         assert_eq!(results[0]["index"], 10);
@@ -524,6 +608,68 @@ pub(crate) mod tests {
             .collect();
         assert_eq!(fields, ["state", "move"]);
         assert_eq!(output.malformed.as_ref().map(|m| m.line), Some(5));
+    }
+
+    #[test]
+    fn compact_lines_name_the_last_full_result_they_repeat() {
+        let state = start();
+        let legal = format!("{{\"state\":{state},\"move\":\"e4\"}}");
+        let input = ["{}", "{}", "{}", &legal, &legal, "{}", "[]", "[]", "{}"].join("\n");
+        let plain = validate_lines::<Iago>(input.as_bytes(), reader(None), LinesAnswer::default());
+        let answer = LinesAnswer {
+            compact: true,
+            ..LinesAnswer::default()
+        };
+        let compact = validate_lines::<Iago>(input.as_bytes(), reader(None), answer);
+        let same_as: Vec<Option<u64>> = ndjson_values(&compact.ndjson)
+            .iter()
+            .map(|result| result.get("same_as").map(|m| m.as_u64().unwrap()))
+            .collect();
+        // A bare legal verdict stays whole (but it is the last full result when it comes).
+        let expected = [
+            None,
+            Some(0),
+            Some(0),
+            None,
+            None,
+            None,
+            None,
+            Some(6),
+            None,
+        ];
+        assert_eq!(same_as, expected.to_vec());
+        // Every compact line stands for exactly its reference's result.
+        let full = ndjson_values(&plain.ndjson);
+        for (index, result) in ndjson_values(&compact.ndjson).iter().enumerate() {
+            let reference = result
+                .get("same_as")
+                .map_or(index, |m| m.as_u64().unwrap() as usize);
+            let mut expected = full[reference].clone();
+            expected["index"] = index.into();
+            assert_eq!(full[index], expected, "line {index}");
+        }
+        assert!(compact.ndjson.len() < plain.ndjson.len());
+        let alike = "{}\n".repeat(1000);
+        let plain = validate_lines::<Iago>(alike.as_bytes(), reader(None), LinesAnswer::default());
+        let compact = validate_lines::<Iago>(alike.as_bytes(), reader(None), answer);
+        assert_eq!(compact.items, 1000);
+        assert!(compact.ndjson.len() * 8 < plain.ndjson.len());
+    }
+
+    #[test]
+    fn at_most_max_lines_are_judged_and_the_rest_is_left() {
+        let input = "{}\n\n{}\r\n{}\n\n{}";
+        let answer = |max_lines| LinesAnswer {
+            max_lines,
+            ..LinesAnswer::default()
+        };
+        let two = validate_lines::<Iago>(input.as_bytes(), reader(None), answer(2));
+        assert_eq!((two.items, two.consumed), (2, "{}\n\n{}\r\n".len()));
+        let rest = &input.as_bytes()[two.consumed..];
+        let after = validate_lines::<Iago>(rest, reader(None), answer(2));
+        assert_eq!((after.items, after.consumed), (2, rest.len()));
+        let all = validate_lines::<Iago>(input.as_bytes(), reader(None), answer(9));
+        assert_eq!((all.items, all.consumed), (4, input.len()));
     }
     #[test]
     fn an_array_gives_an_array_in_order() {

@@ -542,9 +542,10 @@ impl Engine {
 
     /// A `play` request body (`{"state", "move", "player"?}` as JSON bytes) answered as JSON bytes: the
     /// whole request in one call, without a Python object. Raises MalformedJson, MalformedRequest (the
-    /// envelope, checked as a batch item's), or the error of the state or the move.
+    /// envelope, checked as a batch item's), or the error of the state or the move. The GIL is
+    /// released while it works (the service runs a big body's call on a thread of its own).
     fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_game!(self.kind, G => request::answer_request::<G>(body, self.reader::<G>(), true));
+        let answer = with_game!(self.kind, G => py.detach(|| request::answer_request::<G>(body, self.reader::<G>(), true)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -552,7 +553,7 @@ impl Engine {
 
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
     fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_game!(self.kind, G => request::answer_request::<G>(body, self.reader::<G>(), false));
+        let answer = with_game!(self.kind, G => py.detach(|| request::answer_request::<G>(body, self.reader::<G>(), false)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -590,18 +591,38 @@ impl Engine {
 
     /// Validates NDJSON items given as bytes (one `{"state", "move", "player"?}` a line), parsing and
     /// judging in parallel without the GIL. Returns the NDJSON results of the lines before the first
-    /// line that is not JSON, their count, and that line's `(number, detail)` if there is one.
-    #[pyo3(signature = (data, with_state=false, first_index=0))]
+    /// line that is not JSON, their count, that line's `(number, detail)` if there is one, and
+    /// where the next call starts: the lines of `data` from byte `start` are judged, at most
+    /// `max_lines` of them (the rest is left for another call). `compact`: a result equal to the
+    /// last one written in full is `{"index", "same_as"}`.
+    #[pyo3(signature = (data, with_state=false, first_index=0, compact=false, max_lines=usize::MAX, start=0))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn validate_lines<'py>(
         &self,
         py: Python<'py>,
         data: &[u8],
         with_state: bool,
         first_index: usize,
-    ) -> (Bound<'py, PyBytes>, usize, Option<(usize, String)>) {
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, self.reader::<G>(), with_state, first_index)));
+        compact: bool,
+        max_lines: usize,
+        start: usize,
+    ) -> (Bound<'py, PyBytes>, usize, Option<(usize, String)>, usize) {
+        let answer = batch::LinesAnswer {
+            with_state,
+            first_index,
+            compact,
+            max_lines,
+        };
+        let data = data.get(start..).unwrap_or_default();
+        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, self.reader::<G>(), answer)));
         let malformed = output.malformed.map(|m| (m.line, m.detail));
-        (PyBytes::new(py, &output.ndjson), output.items, malformed)
+        let next = start + output.consumed;
+        (
+            PyBytes::new(py, &output.ndjson),
+            output.items,
+            malformed,
+            next,
+        )
     }
 
     /// Validates a JSON array of at most `max_items` items given as bytes; the results as a JSON
@@ -711,18 +732,33 @@ fn replay_records<'py>(
 }
 
 /// A request body read as JSON by the same rules as `play_json` (serde_json: numbers that fit a
-/// double, no lone surrogate, at most 128 levels of nesting), so that every route takes the same JSON;
-/// raises MalformedJson.
+/// double, no lone surrogate, at most 128 levels of nesting, no key twice in an object), so that
+/// every route takes the same JSON; raises MalformedJson.
 #[pyfunction]
 fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
-    let value: Value = serde_json::from_slice(data).map_err(|error| {
-        let reason = serde_json::json!({
-            "code": "malformed-json",
-            "detail": format!("the body is not valid JSON: {error}"),
-        });
+    let refuse = |detail: String| {
+        let reason = request::malformed_json(format!("the body is not valid JSON: {detail}"));
         raise_reason(py, &reason)
-    })?;
-    to_py(py, &value)
+    };
+    let read = py.detach(|| {
+        let value: Value = serde_json::from_slice(data).map_err(|error| error.to_string())?;
+        let text = std::str::from_utf8(data).expect("JSON text serde_json read is UTF-8");
+        crate::json::fault(text).map_or(Ok(value), Err)
+    });
+    to_py(py, &read.map_err(refuse)?)
+}
+
+/// Sets the most bytes of compiled Hypnosia boards the process keeps (64 MiB until set); the oldest
+/// go first beyond it.
+#[pyfunction]
+fn set_board_cache_bytes(bytes: usize) {
+    crate::hypnosia::set_cache_bytes(bytes);
+}
+
+/// The bytes of compiled Hypnosia boards the process keeps now, and its bound.
+#[pyfunction]
+fn board_cache_bytes() -> (usize, usize) {
+    crate::hypnosia::cache_bytes()
 }
 
 /// The JSON Schemas of states, setups, effects and outcomes, derived from the Rust types:
@@ -741,6 +777,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(json_schemas, module)?)?;
+    module.add_function(wrap_pyfunction!(set_board_cache_bytes, module)?)?;
+    module.add_function(wrap_pyfunction!(board_cache_bytes, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // A player's secret's length bounds, the one home of the service's schemas and `referee.commitment`.
     module.add("MIN_SECRET_CHARS", crate::opaque::MIN_SECRET_CHARS)?;

@@ -8,7 +8,7 @@ classes of ``referee.errors``."""
 from typing import Any, Mapping, Sequence, final
 
 __all__ = ["Engine", "SealKeys", "games", "replay_records", "loads", "json_schemas", "__version__",
-           "MIN_SECRET_CHARS", "MAX_SECRET_CHARS"]
+           "MIN_SECRET_CHARS", "MAX_SECRET_CHARS", "set_board_cache_bytes", "board_cache_bytes"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
 MIN_SECRET_CHARS: int
@@ -25,7 +25,13 @@ def replay_records(data: bytes, first_record: int = 1) -> tuple[bytes, int, int,
 
 def loads(data: bytes) -> Any:
     """A request body read as JSON by the engine's rules (numbers that fit a double, no lone surrogate,
-    at most 128 levels of nesting); raises ``MalformedJson``."""
+    at most 128 levels of nesting, no key twice in an object); raises ``MalformedJson``."""
+
+def set_board_cache_bytes(bytes: int) -> None:
+    """Sets the most bytes of compiled Hypnosia boards the process keeps (64 MiB until set)."""
+
+def board_cache_bytes() -> tuple[int, int]:
+    """The bytes of compiled Hypnosia boards the process keeps now, and its bound."""
 
 def json_schemas() -> dict[str, dict[str, dict[str, Any]]]:
     """The JSON Schemas derived from the Rust types, by game (``"common"`` for the shared ones):
@@ -106,10 +112,13 @@ class Engine:
         commitments: Mapping[str, str] | None = None,
     ) -> dict[str, Any]: ...
     def validate_lines(
-        self, data: bytes, with_state: bool = False, first_index: int = 0
-    ) -> tuple[bytes, int, tuple[int, str] | None]:
-        """NDJSON items judged in parallel: the results of the lines before the first line that is not
-        JSON, their count, and that line's ``(number, detail)`` if there is one."""
+        self, data: bytes, with_state: bool = False, first_index: int = 0, compact: bool = False,
+        max_lines: int = ..., start: int = 0,
+    ) -> tuple[bytes, int, tuple[int, str] | None, int]:
+        """NDJSON items judged in parallel, from byte ``start`` of ``data``, at most ``max_lines`` of them:
+        the results of the lines before the first line that is not JSON, their count, that line's
+        ``(number, detail)`` if there is one, and the byte where the lines not judged start. ``compact``:
+        a result equal to the last one written in full is ``{"index", "same_as"}``."""
     def validate_array(self, data: bytes, with_state: bool = False, max_items: int = ...) -> tuple[bytes, int]:
         """A JSON array of at most ``max_items`` items judged in parallel: the results as a JSON array and
         their count. Raises MalformedJson, or MalformedRequest when it is no array or too long."""

@@ -272,7 +272,7 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
     def validate_batch_ndjson(self, data: bytes, with_state: bool = False) -> bytes:
         """Like ``validate_batch_json`` for NDJSON: one item a line in, one result a line out. Raises
         ValueError at the first line that is not JSON."""
-        results, _, malformed = self._engine.validate_lines(data, with_state)
+        results, _, malformed, _ = self._engine.validate_lines(data, with_state)
         if malformed is not None:
             raise ValueError(f"line {malformed[0]} is not valid JSON: {malformed[1]}")
         return results
