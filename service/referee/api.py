@@ -10,15 +10,19 @@ import orjson
 from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema, ValidationError
 
-from referee import _core, pictures
-from referee.body import BODY_KEY, CLOSE_KEY, UNREADABLE
+from referee import _core, offload, pictures
+from referee.body import BODY_KEY, CLOSE_KEY, HOLD_KEY, UNREADABLE
+from referee.budget import Budget, Hold, busy
 from referee.errors import RefereeError
 from referee.logs import REQUEST_ID_KEY
 from referee.observe import ROUTE_KEY
+from referee.pages import source
 from referee.problems import INTERNAL_DETAIL, Problem
 from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ReplayRequest, ViewRequest, malformed
 
-__all__ = ["v1", "MoveRoutes", "GAMES", "INFO", "ENGINES_KEY", "engines", "engine_of", "json_response"]
+__all__ = [
+    "v1", "MoveRoutes", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "engines", "engine_of", "json_response",
+]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 log = logging.getLogger("referee.http")
@@ -28,6 +32,8 @@ GAMES: list[str] = _core.games()
 INFO: dict[str, dict[str, Any]] = {name: _core.Engine(name).info() for name in GAMES}
 #: Where an app keeps its engines (`engines`): with the app's seal keys, if any.
 ENGINES_KEY = "REFEREE_ENGINES"
+#: Where an app keeps its worker's budget of bytes of streamed answers in temporary files.
+SPOOL_KEY = "REFEREE_SPOOL"
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
 
@@ -84,15 +90,20 @@ def load(schema: Schema, precheck: Callable[[dict[str, Any]], None] | None = Non
     if precheck is not None:
         precheck(body)
     try:
-        return schema.load(body)
+        return offload.run(schema.load, body, size=body_size())
     except ValidationError as error:
         raise Problem("malformed-request", **malformed(error)) from None
 
 
+def body_size() -> int:
+    return len(request.environ.get(BODY_KEY, b""))
+
+
 def engine_call(call: Callable[..., Any], *args: Any) -> Any:
-    """Calls the engine; its typed errors become problems with the same codes."""
+    """Calls the engine (off the event loop when the body is big: see `referee.offload`); its typed
+    errors become problems with the same codes."""
     try:
-        return call(*args)
+        return offload.run(call, *args, size=body_size())
     except RefereeError as error:
         raise Problem.from_engine(error) from None
 
@@ -191,7 +202,7 @@ class MoveRoutes:
             return self.app(environ, start_response)
         environ[ROUTE_KEY] = path  # the pattern of the route: a known game's path is static
         try:
-            answer = call(body)
+            answer = offload.run(call, body, size=len(body))
         except RefereeError as error:
             problem = Problem.from_engine(error)
         except Exception:  # noqa: BLE001 - answered as the app's handler of unexpected errors answers them
@@ -220,7 +231,9 @@ def render(game: str) -> Response:
     svg = engine_call(lambda: pictures.render(engine, body["state"], move=body.get("move"), legal=body["legal"],
                                               player=body.get("player"), size=body.get("size"),
                                               secret=body.get("secret")))
-    return Response(svg, mimetype="image/svg+xml")
+    # Opened on its own, the picture may style itself and do nothing else.
+    policy = f"default-src 'none'; style-src {source([pictures.STYLES[game]])}"
+    return Response(svg, mimetype="image/svg+xml", headers={"Content-Security-Policy": policy})
 
 
 @game_route("/replay", "POST")
@@ -266,8 +279,20 @@ def batch(game: str) -> Response:
 #: Bytes read from a streamed batch before they are judged: large enough for the native batch to run
 #: in parallel, small enough that memory stays flat however long the stream.
 STREAM_CHUNK_BYTES = 1 << 20
+#: Lines judged by one call of the engine: what one call answers stays small however short the lines.
+LINES_PER_CALL = 4096
 #: Results of a streamed batch kept in memory before they move to a temporary file.
-SPOOL_BYTES = 8 << 20
+SPOOL_MEMORY_BYTES = 1 << 20
+#: Bytes of an answer sent at a time.
+SEND_BYTES = 64 << 10
+#: Room a new streamed batch needs in the worker's spool budget, or it is refused (503).
+SPOOL_ROOM_BYTES = 8 << 20
+
+
+def stream_memory_bytes(max_line_bytes: int) -> int:
+    """What a streamed batch holds in memory at most: a chunk read (and a line cut at its end), the
+    results of one call, and its spool's part in memory."""
+    return 2 * STREAM_CHUNK_BYTES + max_line_bytes + SPOOL_MEMORY_BYTES
 
 
 def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]:
@@ -294,42 +319,67 @@ def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]
 
 
 class StreamedBatch:
-    """One NDJSON batch: its lines judged a chunk at a time, the results spooled (to a temporary file
-    beyond SPOOL_BYTES, and at most `max_spool_bytes` of them). The first fault ends the judging."""
+    """One NDJSON batch: its lines judged a slice at a time (off the event loop), the results spooled:
+    in memory up to SPOOL_MEMORY_BYTES, then in a temporary file, at most `max_spool_bytes` of them and
+    within the worker's spool budget. The first fault ends the judging."""
 
-    def __init__(self, engine: _core.Engine, with_state: bool, settings: Any) -> None:
+    def __init__(self, engine: _core.Engine, with_state: bool, settings: Any, memory: Hold, spool: Budget) -> None:
         self.engine, self.with_state, self.settings = engine, with_state, settings
-        self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+        memory.take(stream_memory_bytes(settings.max_line_bytes))
+        if spool.held + SPOOL_ROOM_BYTES > spool.limit:
+            raise busy(spool.what)
+        self.disk = spool.hold()
+        self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY_BYTES)
         self.items = 0  # items judged so far
         self.spooled = 0  # bytes of results so far
+        self.cut = False  # whether the results were cut short by a limit on their bytes
 
-    def judge(self, chunk: bytes, lines_before: int) -> tuple[bytes, int, Problem | None]:
-        results, count, malformed_line = self.engine.validate_lines(chunk, self.with_state, self.items)
-        problem = None
-        if malformed_line is not None:
-            line = lines_before + malformed_line[0]
-            problem = Problem("malformed-json", f"line {line} is not valid JSON: {malformed_line[1]}", line=line)
+    def judge(self, chunk: bytes, lines_before: int) -> Problem | None:
+        """Judges and keeps the results of a chunk's lines, LINES_PER_CALL at a time; the problem that
+        ends the batch, if any: a limit on the results' bytes (`cut`), on the items, or a line that is
+        not JSON."""
+        start = 0
+        while start < len(chunk):
+            results, count, malformed_line, start = offload.run(
+                self.engine.validate_lines, chunk, self.with_state, self.items, True, LINES_PER_CALL, start,
+                size=len(chunk))
+            results, count, too_many = self.within_items(results, count)
+            cut = self.keep(results, count)
+            if cut or too_many:
+                return cut or too_many
+            if malformed_line is not None:
+                line = lines_before + malformed_line[0]
+                return Problem("malformed-json", f"line {line} is not valid JSON: {malformed_line[1]}", line=line)
+        return None
+
+    def within_items(self, results: bytes, count: int) -> tuple[bytes, int, Problem | None]:
+        """The results of a slice that the item limit leaves, and a problem if it left out any."""
         limit = self.settings.max_stream_items
-        if self.items + count > limit:
-            count = max(limit - self.items, 0)
-            results = b"".join(results.splitlines(keepends=True)[:count])
-            problem = Problem.malformed("body", f"more than {limit} items", f"a streamed batch has at most {limit} items")
-        return results, count, problem
+        if self.items + count <= limit:
+            return results, count, None
+        count = max(limit - self.items, 0)
+        results = b"".join(results.splitlines(keepends=True)[:count])
+        return results, count, Problem.malformed(
+            "body", f"more than {limit} items", f"a streamed batch has at most {limit} items")
 
     def keep(self, results: bytes, count: int) -> Problem | None:
-        """Spools the results of a chunk (one line each); once they would pass `max_spool_bytes`, the
-        lines that fit and a problem."""
-        limit = self.settings.max_spool_bytes
+        """Spools the results of a slice (one line each); once they would pass `max_spool_bytes` or the
+        worker's spool budget, the lines that fit and a problem."""
+        batch_room = self.settings.max_spool_bytes - self.spooled
+        worker_room = self.disk.budget.limit - self.disk.budget.held
         problem = None
-        if self.spooled + len(results) > limit:
-            results = results[: results.rfind(b"\n", 0, limit - self.spooled + 1) + 1]
+        if len(results) > min(batch_room, worker_room):
+            results = results[: results.rfind(b"\n", 0, min(batch_room, worker_room) + 1) + 1]
             count = results.count(b"\n")
-            problem = Problem(
-                "payload-too-large",
-                f"the results of this batch pass {limit} bytes at item {self.items + count}; "
-                "send the rest in another batch",
-                index=self.items + count,
-            )
+            index = self.items + count
+            self.cut = True
+            if batch_room <= worker_room:
+                limit = self.settings.max_spool_bytes
+                problem = Problem("payload-too-large", f"the results of this batch pass {limit} bytes at item "
+                                  f"{index}; send the rest in another batch", index=index)
+            else:
+                problem = busy(self.disk.budget.what, index=index)
+        self.disk.take(len(results))
         self.spool.write(results)
         self.spooled += len(results)
         self.items += count
@@ -338,11 +388,17 @@ class StreamedBatch:
     def end(self, problem: Problem) -> None:
         self.spool.write(orjson.dumps(problem.body()) + b"\n")
 
-    def answer(self) -> Iterator[bytes]:
+    def answer(self) -> Response:
+        """The answer: the spooled results, sent a block at a time; the spool closed and its bytes given
+        back when the server is done with the answer, sent or abandoned."""
         self.spool.seek(0)
-        with self.spool:
-            while block := self.spool.read(STREAM_CHUNK_BYTES):
-                yield block
+        response = Response(iter(lambda: self.spool.read(SEND_BYTES), b""), mimetype=NDJSON)
+        response.call_on_close(self.close)
+        return response
+
+    def close(self) -> None:
+        self.spool.close()
+        self.disk.release()
 
 
 def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
@@ -353,17 +409,20 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     settings = current_app.config["REFEREE"]
     stream = request.environ["wsgi.input"]  # a referee.body.Input: its faults are problems
     chunks = line_chunks(stream, settings.max_line_bytes)
-    batch = StreamedBatch(engine, with_state, settings)
+    batch = None
     try:
+        batch = StreamedBatch(engine, with_state, settings, request.environ[HOLD_KEY], current_app.config[SPOOL_KEY])
         first = next(chunks, None)
         if first is None:
             raise Problem("malformed-json", "the body is empty")
-        results, count, problem = batch.judge(*first)
-        if problem is not None:
+        problem = batch.judge(*first)
+        if problem is not None and not batch.cut:
             raise problem
-        if count == 0:
+        if batch.items == 0 and problem is None:
             raise Problem("malformed-json", "the body has no items")
     except Problem as problem:
+        if batch is not None:
+            batch.close()
         if not finish(stream, problem, settings):
             request.environ[CLOSE_KEY] = True
         raise
@@ -371,20 +430,18 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     # The whole body is read before the answer starts: many clients (Python's http.client and requests
     # among them) send all of a body before they read any of the answer, and a server writing while
     # they send would fill both socket buffers and stall.
-    while True:
-        problem = batch.keep(results, count) or problem
-        if problem is not None:
-            batch.end(problem)
-            break
+    while problem is None:
         try:
-            results, count, problem = batch.judge(*next(chunks))
+            problem = batch.judge(*next(chunks))
         except StopIteration:
             break
         except Problem as fault:  # a line too long, or the body broken off
-            problem, results, count = fault, b"", 0
-    if problem is not None and not finish(stream, problem, settings):
-        request.environ[CLOSE_KEY] = True
-    return Response(batch.answer(), mimetype=NDJSON)
+            problem = fault
+    if problem is not None:
+        batch.end(problem)
+        if not finish(stream, problem, settings):
+            request.environ[CLOSE_KEY] = True
+    return batch.answer()
 
 
 def finish(stream: Any, problem: Problem, settings: Any) -> bool:

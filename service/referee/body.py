@@ -1,5 +1,6 @@
 """Request bodies, read before the app sees them: bounded in size however they are framed, bounded in
-silence, and drained before a refusal so that the refusal reaches the client.
+silence, counted with their answers against the worker's memory budget (`referee.budget`), and drained
+before a refusal so that the refusal reaches the client.
 
 A body sent with `Transfer-Encoding: chunked` has no length up front; werkzeug cut such a body at the
 limit and went on with the part it read. Here every body (but a streamed NDJSON batch) is read whole, up
@@ -13,23 +14,27 @@ and destroys the answer in flight. So a refused body is read and discarded first
 from __future__ import annotations
 
 import io
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from werkzeug.http import parse_options_header
 
+from referee.budget import Budget, Hold
 from referee.logs import REQUEST_ID_KEY
 from referee.problems import Problem
 
-__all__ = ["Bodies", "BODY_KEY", "CLOSE_KEY", "UNREADABLE"]
+__all__ = ["Bodies", "BODY_KEY", "CLOSE_KEY", "HOLD_KEY", "UNREADABLE"]
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"
 #: The body read whole, in the WSGI environ, for the routes to take without reading a stream again.
 BODY_KEY = "referee.body"
+#: What a request holds of the worker's memory budget (`referee.budget.Hold`), in the WSGI environ: a
+#: streamed batch takes its own bytes from it.
+HOLD_KEY = "referee.hold"
 #: Problems of a body that cannot be read further: it is not drained.
-UNREADABLE = frozenset({"request-timeout", "malformed-http"})
-#: Bytes read at a time while draining.
-DRAIN_BLOCK = 64 * 1024
+UNREADABLE = frozenset({"request-timeout", "malformed-http", "not-implemented"})
+#: Bytes read at a time (while reading a body, each block is taken from the budget first; and draining).
+BLOCK = 64 * 1024
 NDJSON = "application/x-ndjson"
 
 StartResponse = Callable[..., Any]
@@ -55,7 +60,7 @@ class Input:
         left = limit
         try:
             while left > 0:
-                block = self.raw.read(min(DRAIN_BLOCK, left))
+                block = self.raw.read(min(BLOCK, left))
                 if not block:
                     return True
                 left -= len(block)
@@ -81,56 +86,134 @@ def declared_length(environ: dict[str, Any]) -> int | None:
 
 def has_body(environ: dict[str, Any]) -> bool:
     """A request with a body: a Content-Length (even 0) or chunked framing."""
-    chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
-    return chunked or declared_length(environ) is not None
+    return "HTTP_TRANSFER_ENCODING" in environ or declared_length(environ) is not None
+
+
+def transfer_coding_fault(environ: dict[str, Any]) -> Problem | None:
+    """Any transfer coding but chunked alone: gunicorn takes `gzip, chunked` as chunked and would hand
+    the app the compressed bytes."""
+    codings = [coding.strip().lower() for coding in environ.get("HTTP_TRANSFER_ENCODING", "chunked").split(",")]
+    if codings == ["chunked"]:
+        return None
+    return Problem("not-implemented", f"the transfer coding {', '.join(codings)!r} is not supported: only chunked")
 
 
 def too_large(limit: int) -> Problem:
     return Problem("payload-too-large", f"the body is larger than {limit} bytes", limit=limit)
 
 
-def read_body(stream: Input, length: int | None, limit: int) -> bytes:
-    """The whole body, at most `limit` bytes, or a problem."""
+def read_body(stream: Input, length: int | None, limit: int, hold: Hold) -> bytes:
+    """The whole body, at most `limit` bytes, each block taken from the worker's budget before it is
+    read; or a problem."""
     if length is not None and length > limit:
         raise too_large(limit)
-    data = stream.read(limit + 1 if length is None else length)
-    if length is None and len(data) > limit:
+    wanted = limit + 1 if length is None else length
+    blocks, size = [], 0
+    while size < wanted:
+        hold.take(min(BLOCK, wanted - size))
+        block = stream.read(min(BLOCK, wanted - size))
+        if not block:
+            break
+        blocks.append(block)
+        size += len(block)
+    hold.give(hold.bytes - size)  # what the last block did not fill
+    if length is None and size > limit:
         raise too_large(limit)
-    if length is not None and len(data) < length:
-        raise Problem("malformed-http", f"the body ended after {len(data)} of its {length} bytes")
-    return data
+    if length is not None and size < length:
+        raise Problem("malformed-http", f"the body ended after {size} of its {length} bytes")
+    return b"".join(blocks)
 
 
 class Bodies:
     """WSGI middleware: reads every body whole (but streamed batches) and refuses what it must, after
-    draining what the client sent."""
+    draining what the client sent; holds each body and then its answer in the worker's memory budget
+    until the answer is sent."""
 
     def __init__(self, app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]],
-                 max_body_bytes: int, max_drain_bytes: int) -> None:
+                 max_body_bytes: int, max_drain_bytes: int, memory: Budget) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_drain_bytes = max_drain_bytes
+        self.memory = memory
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        if is_stream(environ):
-            environ["wsgi.input"] = Input(environ["wsgi.input"])
-            return self.app(environ, start_response)
-        if not has_body(environ):
-            return self.app(environ, start_response)
-        stream = Input(environ["wsgi.input"])
+        hold = environ[HOLD_KEY] = self.memory.hold()
         try:
-            body = read_body(stream, declared_length(environ), self.max_body_bytes)
+            self.take_body(environ, hold)
         except Problem as problem:
+            hold.release()
             environ[CLOSE_KEY] = True
-            length = declared_length(environ)
-            if problem.code not in UNREADABLE and (length is None or length <= self.max_drain_bytes):
-                stream.drain(self.max_drain_bytes)
+            if problem.code not in UNREADABLE and (declared_length(environ) or 0) <= self.max_drain_bytes:
+                Input(environ["wsgi.input"]).drain(self.max_drain_bytes)
             return refuse(problem, environ, start_response)
+        return self.answer(environ, start_response, hold)
+
+    def take_body(self, environ: dict[str, Any], hold: Hold) -> None:
+        """Reads the body into the environ (a streamed batch's is left to the route, to read as it goes)."""
+        if fault := transfer_coding_fault(environ):
+            raise fault
+        stream = Input(environ["wsgi.input"])
+        if is_stream(environ):
+            environ["wsgi.input"] = stream
+            return
+        if not has_body(environ):
+            return
+        body = read_body(stream, declared_length(environ), self.max_body_bytes, hold)
         environ[BODY_KEY] = body
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         environ.pop("HTTP_TRANSFER_ENCODING", None)
-        return self.app(environ, start_response)
+
+    def answer(self, environ: dict[str, Any], start_response: StartResponse, hold: Hold) -> Iterable[bytes]:
+        """The app's answer, held in the budget (instead of its body) until it is sent; a 503 when the
+        budget cannot hold it."""
+        started: list[Any] = []
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
+            started[:] = status, headers, exc_info
+            return lambda data: None  # the apps behind answer by their iterable, never by `write`
+
+        try:
+            answer = self.app(environ, start)
+        except BaseException:
+            hold.release()
+            raise
+        hold.give(len(environ.pop(BODY_KEY, b"")))  # read and done with
+        environ.pop("wsgi.input", None)
+        status, headers, exc_info = started
+        length = next((int(value) for name, value in headers if name.lower() == "content-length"), 0)
+        try:
+            hold.take(length)
+        except Problem as problem:
+            close = getattr(answer, "close", None)
+            if close is not None:
+                close()
+            hold.release()
+            return problem.response(environ.get(REQUEST_ID_KEY))(environ, start_response)
+        start_response(status, headers, exc_info)
+        return Held(answer, hold)
+
+
+class Held:
+    """An answer's iterable that gives back what its request held once the server is done with it:
+    all of it taken (to send), or closed (sent, or abandoned by the client). Servers close it, as WSGI
+    says; some in-process clients only read it to the end."""
+
+    def __init__(self, answer: Iterable[bytes], hold: Hold) -> None:
+        self.answer = answer
+        self.hold = hold
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.answer
+        self.hold.release()
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.answer, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.hold.release()
 
 
 def refuse(problem: Problem, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:

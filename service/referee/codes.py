@@ -93,6 +93,12 @@ CODES: dict[str, ProblemCode] = {
         501, "The server does not support this HTTP feature",
         "A transfer coding other than chunked. Answered by the server before any route."),
     "not-ready": ProblemCode(503, "The engine is not ready", "The engine failed its self-test."),
+    "service-busy": ProblemCode(
+        503, "The service is busy",
+        "The worker that took the request holds as many bytes of request bodies and answers as it may "
+        "(`REFEREE_WORKER_MEMORY_BYTES`), or, for a streamed batch, of answers waiting in temporary files "
+        "(`REFEREE_WORKER_SPOOL_BYTES`); retry after `Retry-After` seconds. A streamed batch cut by it ends with "
+        "this problem as its last line, `index` the first item not judged."),
 }
 
 

@@ -174,6 +174,11 @@ def document() -> dict[str, Any]:
         components |= game_components(name, prefix, derived, shape)
         doc["paths"] |= game_paths(name, prefix, shape)
     doc["paths"] |= operations
+    for item in doc["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                # Any request may find its worker's budget full (`referee.budget`).
+                operation["responses"].setdefault("503", {"$ref": "#/components/responses/Busy"})
     for component, examples in shape["x-examples"]["components"].items():
         components[component]["examples"] = examples
     return doc

@@ -33,11 +33,13 @@ def document(code: str, detail: str, request_id: str | None = None, **extra: Any
 class Problem(Exception):
     """An error answer of the service; raised anywhere in a request, rendered by the app."""
 
-    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+    def __init__(self, code: str, detail: str, *, headers: dict[str, str] | None = None, **extra: Any) -> None:
         super().__init__(detail)
         self.code = code
         self.detail = detail
         self.extra = extra
+        #: Headers of the answer beside its type and request id (`Retry-After`, ...).
+        self.headers = headers or {}
 
     @classmethod
     def malformed(cls, field: str, message: str, detail: str) -> Problem:
@@ -57,4 +59,5 @@ class Problem(Exception):
         return document(self.code, self.detail, request_id or current_request_id(), **self.extra)
 
     def response(self, request_id: str | None = None) -> Response:
-        return Response(orjson.dumps(self.body(request_id)), status=self.status, mimetype=PROBLEM_JSON)
+        return Response(orjson.dumps(self.body(request_id)), status=self.status, mimetype=PROBLEM_JSON,
+                        headers=self.headers)

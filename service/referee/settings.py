@@ -43,6 +43,8 @@ def _seal_keys(name: str, opaque_name: str) -> SealKeys | None:
 
 @dataclass(frozen=True)
 class Settings:
+    """Every setting of the service, with its default; `from_env` reads and checks them."""
+
     #: Largest request body accepted; larger bodies get 413.
     max_body_bytes: int = 8 * 1024 * 1024
     #: Most items in one batch request.
@@ -57,6 +59,12 @@ class Settings:
     max_drain_bytes: int = 256 * 1024 * 1024
     #: Most bytes of results a streamed batch answers (they wait in a temporary file).
     max_spool_bytes: int = 256 * 1024 * 1024
+    #: Most bytes of request bodies and answers one worker holds in memory at once (503 past it).
+    worker_memory_bytes: int = 64 * 1024 * 1024
+    #: Most bytes of streamed answers one worker keeps in temporary files at once (503 past it).
+    worker_spool_bytes: int = 1024 * 1024 * 1024
+    #: Most bytes of compiled Hypnosia boards a process keeps.
+    board_cache_bytes: int = 64 * 1024 * 1024
     #: Seconds a connection may stay silent in the middle of a request (or not read its answer).
     read_timeout: int = 30
     #: Log level of the JSON logs.
@@ -69,6 +77,16 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> Settings:
+        settings = cls._read_env()
+        if settings.worker_memory_bytes < 2 * settings.max_body_bytes:
+            raise SystemExit(
+                "REFEREE_WORKER_MEMORY_BYTES must be at least twice REFEREE_MAX_BODY_BYTES "
+                f"({settings.worker_memory_bytes} < 2 × {settings.max_body_bytes}): a worker must hold "
+                "the largest body and its answer at once")
+        return settings
+
+    @classmethod
+    def _read_env(cls) -> Settings:
         return cls(
             max_body_bytes=_int("REFEREE_MAX_BODY_BYTES", cls.max_body_bytes),
             max_batch_items=_int("REFEREE_MAX_BATCH_ITEMS", cls.max_batch_items),
@@ -77,6 +95,9 @@ class Settings:
             max_replay_moves=_int("REFEREE_MAX_REPLAY_MOVES", cls.max_replay_moves),
             max_drain_bytes=_int("REFEREE_MAX_DRAIN_BYTES", cls.max_drain_bytes, low=0),
             max_spool_bytes=_int("REFEREE_MAX_SPOOL_BYTES", cls.max_spool_bytes),
+            worker_memory_bytes=_int("REFEREE_WORKER_MEMORY_BYTES", cls.worker_memory_bytes),
+            worker_spool_bytes=_int("REFEREE_WORKER_SPOOL_BYTES", cls.worker_spool_bytes),
+            board_cache_bytes=_int("REFEREE_BOARD_CACHE_BYTES", cls.board_cache_bytes, low=0),
             read_timeout=_int("REFEREE_READ_TIMEOUT", cls.read_timeout),
             log_level=os.environ.get("REFEREE_LOG_LEVEL", cls.log_level).upper(),
             access_log=os.environ.get("REFEREE_ACCESS_LOG", "1") not in ("0", "false", "no"),
