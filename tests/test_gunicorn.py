@@ -30,7 +30,7 @@ def test_serves_shares_metrics_and_stops_gracefully(server) -> None:
             assert json.loads(response.read())["effects"]["captured"] == ["e7"]
     status, metrics = get(f"{base}/metrics")
     assert status == 200
-    line = next(l for l in metrics.decode().splitlines() if l.startswith('referee_request_seconds_count{endpoint="/v1/games/iago/play",method="POST",status="200"}'))
+    line = next(l for l in metrics.decode().splitlines() if l.startswith('referee_requests_total{endpoint="/v1/games/iago/play",method="POST",status="200"}'))
     assert float(line.rsplit(" ", 1)[1]) == 40.0  # every worker's requests, counted once
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=35) == 0

@@ -445,11 +445,27 @@ def test_health_readiness_and_not_ready(client, monkeypatch) -> None:
     assert problem(client.get("/readyz"), 503, "not-ready")["games"] == ["iago"]
 
 
-def test_metrics_count_requests(client) -> None:
-    client.get("/healthz")
+def counted(text: str, series: str) -> float:
+    """The value of one series in a Prometheus exposition, 0 when it is not there."""
+    return next((float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(series + " ")), 0.0)
+
+
+def test_metrics_count_requests_by_route_method_and_status(client) -> None:
+    before = client.get("/metrics").get_data(as_text=True)
+    for _ in range(3):
+        client.get("/healthz")
+    client.post("/healthz")
     text = client.get("/metrics").get_data(as_text=True)
-    assert 'referee_request_seconds_count{endpoint="/healthz",method="GET",status="200"} ' in text
-    assert 'referee_request_seconds_bucket{endpoint="/healthz",le="0.0005",method="GET",status="200"}' in text
+    requests = 'referee_requests_total{endpoint="/healthz",method="GET",status="200"}'
+    assert counted(text, requests) == counted(before, requests) + 3
+    refused = 'referee_requests_total{endpoint="unmatched",method="POST",status="405"}'
+    assert counted(text, refused) == counted(before, refused) + 1
+    latency = 'referee_request_seconds_count{endpoint="/healthz"}'
+    assert counted(text, latency) == counted(before, latency) + 3
+    buckets = [line for line in text.splitlines() if line.startswith('referee_request_seconds_bucket{endpoint="/healthz",')]
+    assert buckets[-1].startswith('referee_request_seconds_bucket{endpoint="/healthz",le="+Inf"} ')
+    counts = [float(line.rsplit(" ", 1)[1]) for line in buckets]
+    assert counts == sorted(counts) and counts[-1] == counted(text, latency)
 
 
 def test_openapi_and_docs_pages(client) -> None:

@@ -6,14 +6,12 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import shutil
-import tempfile
 
 __all__ = [
     "bind", "workers", "worker_class", "worker_connections", "timeout", "graceful_timeout", "keepalive",
     "max_requests", "max_requests_jitter", "limit_request_line", "limit_request_fields",
-    "limit_request_field_size", "accesslog", "errorlog", "loglevel", "preload_app", "child_exit", "on_exit",
-    "pre_fork",
+    "limit_request_field_size", "accesslog", "errorlog", "loglevel", "logconfig_dict", "preload_app", "when_ready",
+    "pre_fork", "post_fork",
 ]
 
 bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
@@ -38,29 +36,39 @@ limit_request_field_size = 8190
 accesslog = None  # the app writes one JSON line per request itself
 errorlog = "-"
 loglevel = os.environ.get("REFEREE_LOG_LEVEL", "info").lower()
+# gunicorn's own log lines (workers booted, refused requests) as JSON, like the app's.
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "referee.logs.JsonFormatter"}},
+    "handlers": {"json": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+    "loggers": {"gunicorn.error": {"handlers": ["json"], "level": loglevel.upper(), "propagate": False}},
+    "root": {"handlers": ["json"], "level": "WARNING"},
+}
 # Load the app (and the native engine) once in the master; workers fork with it ready.
 preload_app = True
 
-# Prometheus metrics shared across workers: each worker writes its samples to this directory.
-_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-_own_metrics_dir = _metrics_dir is None
-if _own_metrics_dir:
-    _metrics_dir = tempfile.mkdtemp(prefix="referee-metrics-")
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
 
 
-def child_exit(server, worker) -> None:  # noqa: ANN001 - gunicorn hook signature
-    from prometheus_client import multiprocess
+def when_ready(server) -> None:  # noqa: ANN001 - gunicorn hook signature
+    from referee import metrics
 
-    multiprocess.mark_process_dead(worker.pid)
-
-
-def on_exit(server) -> None:  # noqa: ANN001
-    if _own_metrics_dir:
-        shutil.rmtree(_metrics_dir, ignore_errors=True)
+    # The metrics' table in shared memory, a slot a worker: twice the workers, so that a worker replaced
+    # (or added by TTIN) always finds a free one.
+    metrics.share(slots=2 * server.num_workers + 2)
 
 
 def pre_fork(server, worker) -> None:  # noqa: ANN001
     # The app is loaded in the master (preload_app); frozen objects are never scanned again by the
     # garbage collector, so workers neither pay for tracing them nor copy their pages on write.
     gc.freeze()
+    # The metrics slot of the new worker: one no live worker adds to (a dead worker's, whose counts the
+    # new one carries on).
+    taken = {getattr(other, "metrics_slot", None) for other in server.WORKERS.values()}
+    worker.metrics_slot = next(slot for slot in range(2 * server.num_workers + 2) if slot not in taken)
+
+
+def post_fork(server, worker) -> None:  # noqa: ANN001
+    from referee import metrics
+
+    metrics.use_slot(worker.metrics_slot)
