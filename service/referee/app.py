@@ -15,12 +15,14 @@ from flask import Blueprint, Flask, Response, current_app, render_template, requ
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from referee import logs, metrics
+from referee import _core, logs, metrics
 from referee._game import commitment
-from referee.api import ENGINES_KEY, INFO, MoveRoutes, engines, json_response, v1
+from referee.api import ENGINES_KEY, INFO, SPOOL_KEY, MoveRoutes, engines, json_response, v1
 from referee.body import Bodies
+from referee.budget import Budget
 from referee.codes import CODES
 from referee.observe import Observed, RoutedRequest
+from referee.pages import Page, built
 from referee.playground import playground
 from referee.problems import INTERNAL_DETAIL, Problem
 from referee.settings import Settings
@@ -96,15 +98,29 @@ def prose(text: str | None) -> Markup:
 
 
 @ops.get("/docs")
-def docs() -> str:
-    return render_template("docs.html", spec=openapi_document(), codes=CODES)
+def docs() -> Response:
+    return built("docs", lambda: Page(render_template("docs.html", spec=openapi_document(), codes=CODES))).response()
+
+
+class App(Flask):
+    def make_default_options_response(self) -> Response:
+        """`OPTIONS` on a route: 204 with `Allow` (Flask's default is an empty `text/html` 200)."""
+        response = super().make_default_options_response()
+        response.status_code = 204
+        del response.headers["Content-Type"]
+        return response
 
 
 def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
-    app = Flask(__name__)
+    app = App(__name__)
     app.config["REFEREE"] = settings
     app.config[ENGINES_KEY] = engines(settings.seal_keys)
+    app.config[SPOOL_KEY] = Budget(settings.worker_spool_bytes, "streamed answers in temporary files")
+    # A path is matched as it is: werkzeug's merging of doubled slashes answered a redirect built from
+    # the client's `Host` header.
+    app.url_map.merge_slashes = False
+    _core.set_board_cache_bytes(settings.board_cache_bytes)
     logs.configure(settings.log_level)
     if settings.seal_keys is not None:
         log.info("seals on: key %s seals, keys %s verify", settings.seal_keys.ids[0], ", ".join(settings.seal_keys.ids))
@@ -115,8 +131,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(playground)
 
     app.request_class = RoutedRequest
+    metrics.configure(rule.rule for rule in app.url_map.iter_rules())
     moves = MoveRoutes(app.wsgi_app, app.config[ENGINES_KEY])
-    bodies = Bodies(moves, settings.max_body_bytes, settings.max_drain_bytes)
+    memory = Budget(settings.worker_memory_bytes, "request bodies and answers in memory")
+    bodies = Bodies(moves, settings.max_body_bytes, settings.max_drain_bytes, memory)
     app.wsgi_app = Observed(bodies, settings.access_log)  # type: ignore[method-assign]
 
     @app.errorhandler(Problem)

@@ -57,7 +57,7 @@ class RoutedRequest(Request):
 
 class Observed:
     """Gives every request an id (the client's `X-Request-ID` when it is a sane one, else a random one),
-    answers it in `X-Request-ID`, counts the request and its latency in the metrics, and writes its
+    answers it in `X-Request-ID` (with `X-Content-Type-Options: nosniff`), counts the request and its latency in the metrics, and writes its
     access-log line."""
 
     def __init__(self, app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]], access_log: bool) -> None:
@@ -72,6 +72,7 @@ class Observed:
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             headers.append(("X-Request-ID", request_id))
+            headers.append(("X-Content-Type-Options", "nosniff"))  # every answer is the type it says
             answer[:] = status, headers
             return start_response(status, headers, exc_info)
 

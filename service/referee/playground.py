@@ -5,22 +5,29 @@ with `new`, plays clicks and typed moves with `play` (showing the reason of a re
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, Response, render_template
 
 from referee.api import GAMES, INFO, engine_of
+from referee.pages import Page, built
+from referee.pictures import STYLES
 
 __all__ = ["playground"]
 
 playground = Blueprint("playground", __name__)
 
 
-def page(game: str) -> str:
+def page(game: str) -> Response:
     engine_of(game)  # unknown games are a 404 problem
+    return built(f"play/{game}", lambda: build(game)).response()
+
+
+def build(game: str) -> Page:
     info = INFO[game]
     # A committed (opaque Caesar!) service draws each game's seed itself and refuses one given.
     config = {"game": game, "title": info["title"], "players": info["players"], "games": list(GAMES),
               "committed": engine_of(game).committed}
-    return render_template("play.html", config=config, title=info["title"])
+    # The page shows the game's pictures, whose style elements its policy allows.
+    return Page(render_template("play.html", config=config, title=info["title"]), styles=[STYLES[game]])
 
 
 # Static paths for the known games (as the API's routes), and any other name answers `unknown-game`.

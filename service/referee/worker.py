@@ -5,12 +5,16 @@ workers, and a slow honest upload was killed by the worker timeout. Under gevent
 thousands of connections at once; the engine's calls are short and CPU-bound, so they run between reads
 without yielding, and the worker timeout only catches a worker whose loop is really stuck.
 
-Two more things only the worker can do:
+What only the worker can do:
 - a silent client is dropped: every read and write on a connection waits at most
-  `REFEREE_READ_TIMEOUT` seconds (the app answers 408 when the body stalls);
+  `REFEREE_READ_TIMEOUT` seconds (the app answers 408 when the body stalls), and a client that stops
+  reading its answer leaves one JSON log line with the request id, not a traceback;
 - errors that gunicorn answers before the app sees the request (a bad request line, bare CR or LF,
   oversized headers, Content-Length with chunked) are problem+json with a request id, like every other
-  answer, instead of gunicorn's HTML page.
+  answer, instead of gunicorn's HTML page;
+- what must be refused before gunicorn answers `100 Continue` or the app reads anything: a body declared
+  larger than `REFEREE_MAX_BODY_BYTES` with `Expect: 100-continue` (413 at once, so the client never
+  sends it), and an HTTP/1.1 request without `Host` (400, as RFC 9112 says).
 """
 
 from __future__ import annotations
@@ -53,15 +57,33 @@ def problem_answer(code: str, detail: str, request_id: str) -> bytes:
     body = orjson.dumps(document(code, detail, request_id))
     head = (
         f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
-        f"Content-Length: {len(body)}\r\nX-Request-ID: {request_id}\r\n\r\n"
+        f"Content-Length: {len(body)}\r\nX-Content-Type-Options: nosniff\r\nX-Request-ID: {request_id}\r\n\r\n"
     )
     return head.encode("latin-1") + body
+
+
+def header(req: Any, name: str) -> str | None:
+    """A request header gunicorn parsed (`name` in capitals), the first if given twice."""
+    return next((value for key, value in getattr(req, "headers", None) or [] if key == name), None)
+
+
+def refusal_before_reading(req: Any, max_body_bytes: int) -> tuple[str, str] | None:
+    """The problem of a request refused before gunicorn answers `100 Continue` or the app runs: its code
+    and detail."""
+    if req.version == (1, 1) and header(req, "HOST") is None:
+        return "malformed-http", "an HTTP/1.1 request has a Host header (RFC 9112, section 3.2)"
+    length = header(req, "CONTENT-LENGTH")
+    if getattr(req, "_expected_100_continue", False) and length and length.isdigit() and int(length) > max_body_bytes:
+        return "payload-too-large", f"the body is larger than {max_body_bytes} bytes (refused before 100 Continue)"
+    return None
 
 
 class RefereeWorker(GeventWorker):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.read_timeout = Settings.from_env().read_timeout
+        settings = Settings.from_env()
+        self.read_timeout = settings.read_timeout
+        self.max_body_bytes = settings.max_body_bytes
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
         # GeventWorker.handle would make the socket blocking without a limit; this one bounds each read
@@ -69,16 +91,38 @@ class RefereeWorker(GeventWorker):
         client.settimeout(self.read_timeout)
         AsyncWorker.handle(self, listener, client, addr)
 
-    def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: BaseException) -> None:
-        code = problem_code(exc) or "internal-error"
-        request_id = new_request_id(dict(getattr(req, "headers", None) or []).get("X-REQUEST-ID", ""))
-        if code == "internal-error":
-            self.log.exception("error handling a request (request id %s)", request_id)
-            detail = INTERNAL_DETAIL
-        else:
-            self.log.info("refused a request gunicorn could not parse (request id %s): %s", request_id, exc)
-            detail = str(exc) or type(exc).__name__
+    def handle_request(self, listener_name: Any, req: Any, sock: socket.socket, addr: Any) -> bool:
+        # The request id is chosen here, so that what happens outside the app is logged with it: the
+        # app takes a valid `X-Request-ID` as it is.
+        request_id = new_request_id(header(req, "X-REQUEST-ID") or "")
+        req.headers = [(key, value) for key, value in req.headers if key != "X-REQUEST-ID"]
+        req.headers.append(("X-REQUEST-ID", request_id))
+        refusal = refusal_before_reading(req, self.max_body_bytes)
+        if refusal is not None:
+            self.log.info("refused a request before reading it", extra={"fields": {"request_id": request_id}})
+            self.send_problem(sock, *refusal, request_id)
+            raise StopIteration()  # the connection closes
         try:
-            client.sendall(problem_answer(code, detail, request_id))
+            return super().handle_request(listener_name, req, sock, addr)
+        except TimeoutError:
+            self.log.info("the client stopped reading its answer for %s seconds; connection closed",
+                          self.read_timeout, extra={"fields": {"request_id": request_id}})
+            raise StopIteration() from None
+
+    def send_problem(self, sock: socket.socket, code: str, detail: str, request_id: str) -> None:
+        try:
+            sock.sendall(problem_answer(code, detail, request_id))
         except OSError:
             self.log.debug("could not send the problem of request %s", request_id)
+
+    def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: BaseException) -> None:
+        code = problem_code(exc) or "internal-error"
+        request_id = new_request_id(header(req, "X-REQUEST-ID") or "")
+        fields = {"fields": {"request_id": request_id}}
+        if code == "internal-error":
+            self.log.exception("error handling a request", extra=fields)
+            detail = INTERNAL_DETAIL
+        else:
+            self.log.info("refused a request gunicorn could not parse: %s", exc, extra=fields)
+            detail = str(exc) or type(exc).__name__
+        self.send_problem(client, code, detail, request_id)

@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping
 from referee import _core
 from referee.pictures import caesar, hypnosia, iago, isaac
 from referee.pictures.scene import Scene
-from referee.pictures.svg import Svg
+from referee.pictures.svg import Svg, style_text
 
-__all__ = ["MAX_SIZE", "MIN_SIZE", "render"]
+__all__ = ["MAX_SIZE", "MIN_SIZE", "STYLES", "render"]
 
 #: The widths in pixels one may ask for (without one, a picture is as wide as its drawing: 470 to 1000).
 MIN_SIZE, MAX_SIZE = 64, 4096
@@ -26,6 +26,11 @@ MIN_SIZE, MAX_SIZE = 64, 4096
 
 DRAWINGS: dict[str, Callable[[Scene], Svg]] = {
     "iago": iago.draw, "isaac": isaac.draw, "hypnosia": hypnosia.draw, "caesar": caesar.draw,
+}
+#: The text of every picture's style element, by game (a page that shows pictures allows them by hash).
+STYLES: dict[str, str] = {
+    "iago": style_text(iago.STYLE), "isaac": style_text(isaac.STYLE), "hypnosia": style_text(hypnosia.STYLE),
+    "caesar": style_text(caesar.STYLE),
 }
 
 

@@ -16,7 +16,7 @@ from xml.etree.ElementTree import Element
 from referee.pictures.scene import Scene, caption, title_of
 from referee.pictures.svg import PLAYER_COLOURS, Svg, classes
 
-__all__ = ["draw"]
+__all__ = ["STYLE", "draw"]
 
 WIDTH, MAP_HEIGHT, PANEL, CAPTION = 1000.0, 600.0, 110.0, 30.0
 PROVINCE = 36.0
@@ -54,6 +54,8 @@ STYLE = """
 .hand-token .token-body { stroke-width: 1.5; }
 .hidden .token-body { fill: #8c8374; }
 .legal .slot, .legal .token-body { stroke: #0b7a55; stroke-width: 3; }
+.mark-marker { fill: none; stroke: #7b2cbf; stroke-width: 3; }
+.mark-might { fill: none; stroke: #d62828; stroke-width: 3; }
 """
 
 
@@ -216,8 +218,7 @@ def board_marks(scene: Scene, ids: dict[frozenset[str], str]) -> dict[str, list[
 def draw(scene: Scene) -> Svg:
     board, state = scene.info["board"], scene.state
     svg = Svg(WIDTH, MAP_HEIGHT + PANEL + CAPTION, game="caesar", title="Caesar!: " + caption(scene.outcome),
-              style=STYLE + ".mark-marker { fill: none; stroke: #7b2cbf; stroke-width: 3; }\n"
-                            ".mark-might { fill: none; stroke: #d62828; stroke-width: 3; }\n")
+              style=STYLE)
     marks = board_marks(scene, border_ids(board))
     for border in board["borders"]:
         svg.line(None, *(PLACES[p] for p in border["provinces"]), class_="link")

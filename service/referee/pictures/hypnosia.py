@@ -15,7 +15,7 @@ from typing import Any
 from referee.pictures.scene import Scene, caption, title_of
 from referee.pictures.svg import INK_ON, PLAYER_COLOURS, Svg, classes, polar
 
-__all__ = ["board_description", "draw"]
+__all__ = ["STYLE", "board_description", "draw"]
 
 OUTER = 230.0  # radius of the outer circle
 CENTRE = 58.0  # radius of the centre

@@ -11,7 +11,7 @@ from xml.etree.ElementTree import Element
 from referee.pictures.scene import Scene, caption
 from referee.pictures.svg import INK_ON, PLAYER_COLOURS, Svg, classes
 
-__all__ = ["draw"]
+__all__ = ["STYLE", "draw"]
 
 HEX = 26.0  # a hex's circumradius
 MARGIN = 34.0

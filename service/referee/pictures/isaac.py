@@ -12,7 +12,7 @@ from typing import Any
 from referee.pictures.scene import Scene, caption, title_of
 from referee.pictures.svg import INK_ON, PLAYER_COLOURS, Svg, classes
 
-__all__ = ["draw"]
+__all__ = ["STYLE", "draw"]
 
 CELL = 38.0
 MARGIN = 30.0

@@ -12,7 +12,7 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Any, Iterable
 
-__all__ = ["INK_ON", "PLAYER_COLOURS", "Svg", "classes", "polar"]
+__all__ = ["INK_ON", "PLAYER_COLOURS", "Svg", "classes", "polar", "style_text"]
 
 NAMESPACE = "http://www.w3.org/2000/svg"
 
@@ -73,6 +73,11 @@ def polar(cx: float, cy: float, radius: float, angle: float) -> tuple[float, flo
     return cx + radius * math.cos(angle), cy + radius * math.sin(angle)
 
 
+def style_text(style: str) -> str:
+    """The text of a picture's style element: the shared style and the game's."""
+    return BASE_STYLE + style
+
+
 class Svg:
     """One SVG document: a viewBox of `width` × `height`, a title, the shared style and the game's."""
 
@@ -83,7 +88,7 @@ class Svg:
             "class": "referee-board", "data_game": game,
         }))
         ET.SubElement(self.root, "title").text = title
-        ET.SubElement(self.root, "style").text = BASE_STYLE + style
+        ET.SubElement(self.root, "style").text = style_text(style)
 
     def add(self, parent: ET.Element | None, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
         element = ET.SubElement(self.root if parent is None else parent, tag, attributes(attrs))
