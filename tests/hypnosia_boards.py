@@ -38,6 +38,14 @@ SHORT_CIRCLES = {"circles": [9, 3, 1], "entries": [0, 1, 3, 4, 6, 7],
 CUSTOM_BOARDS = {"one-circle": ONE_CIRCLE, "two-circles": TWO_CIRCLES, "short": SHORT_CIRCLES}
 
 
+def largest_board(k: int = 0) -> dict:
+    """The largest description the contract takes: 8 circles of 360 spaces and a bridge on every space
+    (about 85 KB of JSON); boards of different `k` (0 to 359) differ by their seats' entries."""
+    bridges = [{"from": [c, i], "to": "centre" if c == 7 else [c + 1, i]} for c in range(8) for i in range(360)]
+    return {"circles": [360] * 8, "entries": [(k + 60 * s) % 360 for s in range(6)], "bridges": bridges,
+            "centre_points": [5, 4, 3, 2, 1], "home_length": 4}
+
+
 def _board(**changes):
     board = default_board()
     board.update(copy.deepcopy(changes))

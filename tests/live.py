@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 
@@ -86,6 +86,24 @@ def wait_ready(server: Server) -> None:
     raise RuntimeError("gunicorn did not become ready: " + server.log_text()[-2000:])
 
 
+def workers(server: Server) -> list[int]:
+    """The pids of the server's workers (the children of gunicorn's master)."""
+    children = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children").read_text()
+    return [int(pid) for pid in children.split()]
+
+
+def rss_bytes(pid: int) -> int:
+    """A process's resident memory."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))) * 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used (user and system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Answer:
     status: int
@@ -93,9 +111,10 @@ class Answer:
     body: bytes
 
 
-def read_answer(sock: socket.socket) -> Answer:
-    """One HTTP/1.1 answer (Content-Length or chunked framing, or up to the close)."""
-    reader = sock.makefile("rb")
+def read_answer(sock: socket.socket, reader: Any = None) -> Answer:
+    """One HTTP/1.1 answer (Content-Length or chunked framing, none for 1xx, 204 and 304, or up to the
+    close); `reader`: the socket's file, when more answers are to be read from it."""
+    reader = reader or sock.makefile("rb")
     status_line = reader.readline()
     if not status_line:
         raise ConnectionError("the server closed the connection without an answer")
@@ -104,7 +123,9 @@ def read_answer(sock: socket.socket) -> Answer:
     while (line := reader.readline()) not in (b"\r\n", b"\n", b""):
         name, _, value = line.decode("latin-1").partition(":")
         headers[name.strip().lower()] = value.strip()
-    if "content-length" in headers:
+    if status < 200 or status in (204, 304):
+        body = b""
+    elif "content-length" in headers:
         body = reader.read(int(headers["content-length"]))
     elif headers.get("transfer-encoding", "").lower() == "chunked":
         parts = []

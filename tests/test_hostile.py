@@ -15,7 +15,8 @@ import orjson
 import pytest
 
 import referee
-from live import Answer, exchange, get, read_answer, request_bytes, serve
+from hypnosia_boards import largest_board
+from live import Answer, exchange, get, read_answer, request_bytes, rss_bytes, serve, workers
 from referee.codes import CODES
 
 BODY_LIMIT = 64 * 1024
@@ -289,6 +290,9 @@ RAW_FAULTS = {
         b"POST /v1/games/iago/new HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip\r\n\r\n", "malformed-http"),
     "an unknown transfer coding": (
         b"POST /v1/games/iago/new HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: br\r\n\r\n", "not-implemented"),
+    "a gzipped chunked body": (
+        b"POST /v1/games/iago/new HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", "not-implemented"),
 }
 
 
@@ -304,7 +308,7 @@ def test_any_method_and_any_path_count_under_bounded_labels(server) -> None:
         exchange(server, f"GET /nowhere/{index} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
     status, text = get(f"{server.base}/metrics")
     assert status == 200
-    labels = re.findall(r'^referee_request_seconds_count\{endpoint="([^"]*)",method="([^"]*)"', text.decode(), re.M)
+    labels = re.findall(r'^referee_requests_total\{endpoint="([^"]*)",method="([^"]*)"', text.decode(), re.M)
     methods = {method for _, method in labels}
     assert "other" in methods and methods <= {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"}
     endpoints = {endpoint for endpoint, _ in labels}
@@ -331,3 +335,289 @@ def test_an_isaac_piece_listed_twice_is_named_so(server) -> None:
     state["pieces"]["black"] = state["pieces"]["black"] * 2
     problem = assert_problem(post(server, "/v1/games/isaac/legal-moves", orjson.dumps({"state": state})), "invalid-state")
     assert "listed twice" in problem["detail"] and problem["field"] == "pieces.black[1]"
+
+
+# ------------------------------------------------------------------ what one client can take
+
+MIB = 1024 * 1024
+
+
+def largest_board_state(k: int = 0) -> dict:
+    return referee.game("hypnosia", options={"board": largest_board(k)}).new(seed=k)
+
+
+def test_distinct_largest_boards_grow_a_worker_by_a_bounded_amount() -> None:
+    """128 `new` requests, each with a different board of 8 × 360 spaces and a bridge on every space
+    (~85 KB of JSON): compiled boards are cached by bytes, each small (this grew a worker by 1.2 GiB)."""
+    with serve(REFEREE_WORKERS="1") as live:
+        [worker] = workers(live)
+        assert post(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(359)}})).status == 200
+        before = rss_bytes(worker)
+        for k in range(128):
+            answer = post(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(k)}}))
+            assert answer.status == 200 and orjson.loads(answer.body)["state"]["options"]["board"]["entries"][0] == k
+        grown = rss_bytes(worker) - before
+    assert grown <= 256 * MIB, f"the worker grew by {grown / MIB:.0f} MiB"
+
+
+def costly_lines(count: int) -> bytes:
+    """NDJSON items on 360 different largest boards in turn, each ~90 KB: more boards than the cache
+    keeps, so that each is compiled again: a worker judges them for seconds."""
+    states = [orjson.dumps({"state": largest_board_state(k), "move": "roll"}) + b"\n" for k in range(360)]
+    return b"".join(states[index % len(states)] for index in range(count))
+
+
+def probe(server, stop: threading.Event, latencies: list[float]) -> None:
+    """`/healthz` and a `play` on connections of their own, one after the other, until `stop`."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        with socket.create_connection((server.host, server.port), timeout=30) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            assert read_answer(sock).status == 200
+        assert exchange(server, request_bytes("POST", "/v1/games/iago/play", PLAY)).status == 200
+        latencies.append(time.perf_counter() - started)
+        stop.wait(0.02)
+
+
+def test_a_long_costly_batch_holds_neither_the_event_loop_nor_the_worker() -> None:
+    """One worker, a worker timeout of 2 s, and a batch of costly items that takes the engine longer: `/healthz` and `play` on other connections keep answering at once while it is judged (the
+    bench measures how fast: section hostile), and the worker is not killed."""
+    body = costly_lines(1000)  # ~90 MB
+    with serve(REFEREE_WORKERS="1", REFEREE_TIMEOUT="2") as live:
+        stop, latencies = threading.Event(), []
+        prober = threading.Thread(target=probe, args=(live, stop, latencies))
+        prober.start()
+        try:
+            started = time.perf_counter()
+            answer = post(live, "/v1/games/hypnosia/batch", body, "application/x-ndjson")
+            took = time.perf_counter() - started
+        finally:
+            stop.set()
+            prober.join(timeout=30)
+        log = live.log_text()
+    results = lines_of(answer)
+    assert len(results) == 1000 and all(result["legal"] for result in results)
+    assert took > 2, "the batch should outlast the worker timeout"
+    assert "WORKER TIMEOUT" not in log and log.count("Booting worker") == 1, log[-2000:]
+    assert len(latencies) > 10 and max(latencies) < 1.0, latencies
+
+
+def test_items_that_fail_alike_answer_a_few_bytes_each_and_memory_stays_flat() -> None:
+    """3 MB of `{}` lines: each item's error was 276 bytes (the answer 92 times the body, the worker
+    +650 MiB). Repeated results are written `{"index", "same_as"}`; the worker grows by at most 128 MiB."""
+    body = b"{}\n" * 1_000_000
+    with serve(REFEREE_WORKERS="1") as live:
+        [worker] = workers(live)
+        before = rss_bytes(worker)
+        answer = post(live, "/v1/games/iago/batch", body, "application/x-ndjson")
+        grown = rss_bytes(worker) - before
+    results = lines_of(answer)
+    assert len(results) == 1_000_000 and len(answer.body) <= 40 * len(results)
+    error, full = results[0]["error"], 0
+    assert error["code"] == "malformed-request"
+    for index, result in enumerate(results):
+        if "same_as" in result:
+            assert result == {"index": index, "same_as": full}
+        else:
+            assert result == {"index": index, "error": error}
+            full = index
+    assert grown <= 128 * MIB, f"the worker grew by {grown / MIB:.0f} MiB"
+
+
+def test_answers_nobody_reads_hold_a_bounded_memory_and_extra_batches_are_told_to_retry() -> None:
+    """40 clients send 30,000 lines each and read nothing: the worker's memory budget admits what it can
+    hold; the others get 503 `service-busy` with `Retry-After`. The worker stays within its budget."""
+    body = request_bytes("POST", "/v1/games/iago/batch", b"{}\n" * 30_000, "application/x-ndjson")
+    with serve(REFEREE_WORKERS="1") as live:
+        [worker] = workers(live)
+        before = rss_bytes(worker)
+        clients = [socket.create_connection((live.host, live.port), timeout=30) for _ in range(40)]
+        try:
+            for sock in clients:
+                sock.sendall(body)
+            time.sleep(2)  # every batch judged and its answer waiting
+            grown = rss_bytes(worker) - before
+            answers = [read_answer(sock) for sock in clients]
+        finally:
+            for sock in clients:
+                sock.close()
+    assert grown <= 128 * MIB, f"the worker grew by {grown / MIB:.0f} MiB"
+    busy = [answer for answer in answers if answer.status == 503]
+    assert len(busy) < len(answers) and all(len(lines_of(a)) == 30_000 for a in answers if a.status == 200)
+    for answer in busy:
+        assert_problem(answer, "service-busy")
+        assert answer.headers["retry-after"] == "1"
+
+
+def test_a_full_spool_refuses_new_batches_until_answers_are_read() -> None:
+    """A worker's streamed answers wait in temporary files within REFEREE_WORKER_SPOOL_BYTES: while one
+    client leaves a 15 MB answer unread, a new batch gets 503 `service-busy`; once it is read, the same
+    batch goes through."""
+    caesar = referee.game("caesar")
+    states = [caesar.new(seed=seed) for seed in range(5000)]
+    big = b"".join(orjson.dumps({"state": state, "move": caesar.legal_moves(state)[0]}) + b"\n" for state in states)
+    small = ndjson_lines(10)
+    with serve(REFEREE_WORKERS="1", REFEREE_WORKER_SPOOL_BYTES=str(20 * MIB)) as live:
+        with socket.create_connection((live.host, live.port), timeout=30) as holder:
+            holder.sendall(request_bytes("POST", "/v1/games/caesar/batch?with_state=true", big, "application/x-ndjson"))
+            time.sleep(2)  # judged and spooled, its answer unread
+            refused = post(live, "/v1/games/iago/batch", small, "application/x-ndjson")
+            held = read_answer(holder)
+        accepted = post(live, "/v1/games/iago/batch", small, "application/x-ndjson")
+    assert len(held.body) > 12 * MIB  # so that no new batch had the room it needs (8 MiB)
+    assert_problem(refused, "service-busy")
+    assert refused.headers["retry-after"] == "1"
+    assert len(lines_of(held)) == 5000 and len(lines_of(accepted)) == 10
+
+
+# ------------------------------------------------------------------ one rule on every route
+
+
+def doubled_board(state: dict) -> bytes:
+    """A state's JSON with its `board` given twice, a forged one first and the issued one last."""
+    text = orjson.dumps(state)
+    forged = orjson.dumps(["B" * len(row) for row in state["board"]])
+    return text.replace(b'"board":', b'"board":' + forged + b',"board":', 1)
+
+
+@pytest.mark.parametrize("keys", [False, True])
+def test_a_key_given_twice_is_refused_alike_by_every_route(keys) -> None:
+    env = {"REFEREE_SEAL_KEYS": "k1:" + "A" * 43} if keys else {}
+    with serve(**env) as live:
+        state = orjson.loads(post(live, "/v1/games/iago/new", b"{}").body)["state"]
+        doubled = doubled_board(state)
+        bodies = {
+            "play": b'{"state":%b,"move":"e4"}' % doubled,
+            "validate": b'{"state":%b,"move":"e4"}' % doubled,
+            "legal-moves": b'{"state":%b}' % doubled,
+            "view": b'{"state":%b,"player":"black"}' % doubled,
+            "render": b'{"state":%b}' % doubled,
+            "batch": b'[{"state":%b,"move":"e4"}]' % doubled,
+        }
+        for route, body in bodies.items():
+            problem = assert_problem(post(live, f"/v1/games/iago/{route}", body), "malformed-json")
+            assert problem["detail"].endswith("duplicate key at state.board"), (route, problem)
+            assert post(live, f"/v1/games/iago/{route}", body.replace(doubled, orjson.dumps(state))).status == 200
+        line = b'{"state":%b,"move":"e4"}\n' % doubled
+        problem = assert_problem(post(live, "/v1/games/iago/batch", line, "application/x-ndjson"), "malformed-json", line=1)
+        assert problem["detail"].endswith("duplicate key at state.board")
+        twice = post(live, "/v1/games/iago/replay", b'{"moves":["e4"],"moves":["e6"]}')
+        assert assert_problem(twice, "malformed-json")["detail"].endswith("duplicate key at moves")
+
+
+# ------------------------------------------------------------------ requests that cost far more than they send
+
+
+def test_metrics_series_stay_within_their_closed_labels_and_sum_every_worker(server) -> None:
+    """Varied requests (any method, path and outcome) add no label value beyond the routes, methods and
+    statuses the service knows; every worker's requests are counted once."""
+    _, text = get(f"{server.base}/metrics")
+    before = sum(float(line.rsplit(" ", 1)[1]) for line in text.decode().splitlines()
+                 if line.startswith("referee_requests_total{"))
+    sent = 0
+    for index in range(300):
+        method = ["GET", "POST", "DELETE", f"XY{index}", "OPTIONS"][index % 5]
+        path = ["/healthz", f"/v1/games/g{index}/play", "/v1/games/iago/play", f"/x/{index}", "/docs"][index // 5 % 5]
+        exchange(server, f"{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n".encode())
+        sent += 1
+    _, text = get(f"{server.base}/metrics")
+    series = [line for line in text.decode().splitlines() if line.startswith("referee_requests_total{")]
+    after = sum(float(line.rsplit(" ", 1)[1]) for line in series)
+    assert after - before == sent + 1  # and the first scrape itself
+    from referee.app import create_app
+    from referee.metrics import METHODS, STATUSES
+
+    routes = {rule.rule for rule in create_app().url_map.iter_rules()} | {"unmatched"}
+    for line in series:
+        endpoint, method, status = re.fullmatch(
+            r'referee_requests_total\{endpoint="([^"]*)",method="([^"]*)",status="([^"]*)"\} [0-9.]+', line).groups()
+        assert endpoint in routes and method in METHODS and status in {str(s) for s in STATUSES}
+
+
+def test_costly_pictures_at_once_do_not_hold_healthz() -> None:
+    """40 renders of the largest board sent at once (each tens of milliseconds of drawing) to one
+    worker: `/healthz` keeps answering while they are drawn, and every picture comes."""
+    body = orjson.dumps({"state": largest_board_state(), "legal": True})
+    with serve(REFEREE_WORKERS="1") as live:
+        clients = [socket.create_connection((live.host, live.port), timeout=60) for _ in range(40)]
+        stop, latencies = threading.Event(), []
+        prober = threading.Thread(target=probe, args=(live, stop, latencies))
+        try:
+            for sock in clients:
+                sock.sendall(request_bytes("POST", "/v1/games/hypnosia/render", body))
+            prober.start()
+            answers = [read_answer(sock) for sock in clients]
+        finally:
+            stop.set()
+            prober.join(timeout=30) if prober.is_alive() else None
+            for sock in clients:
+                sock.close()
+    assert all(answer.status == 200 and answer.body.startswith(b"<svg") for answer in answers)
+    assert latencies and max(latencies) < 1.0, latencies
+
+
+# ------------------------------------------------------------------ HTTP at its edges
+
+
+def test_a_doubled_slash_is_not_found_never_a_redirect_to_the_clients_host(server) -> None:
+    raw = request_bytes("POST", "/v1//games/iago/play", PLAY).replace(b"Host: test", b"Host: evil.example")
+    answer = exchange(server, raw)
+    assert_problem(answer, "not-found")
+    assert "location" not in answer.headers
+
+
+def test_a_body_declared_too_large_with_expect_100_continue_is_refused_before_it_is_sent(server) -> None:
+    head = (f"POST /v1/games/iago/play HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {BODY_LIMIT + 1}\r\nExpect: 100-continue\r\n\r\n").encode()
+    with socket.create_connection((server.host, server.port), timeout=10) as sock:
+        sock.sendall(head)
+        answer = read_answer(sock)  # the first answer: no 100 Continue before it
+    assert_problem(answer, "payload-too-large")
+    within = request_bytes("POST", "/v1/games/iago/play", PLAY, extra="Expect: 100-continue\r\n")
+    with socket.create_connection((server.host, server.port), timeout=10) as sock:
+        sock.sendall(within)
+        reader = sock.makefile("rb")
+        assert read_answer(sock, reader).status == 100
+        assert read_answer(sock, reader).status == 200
+
+
+def test_http_1_1_without_host_is_a_bad_request(server) -> None:
+    assert_problem(exchange(server, b"GET /healthz HTTP/1.1\r\n\r\n"), "malformed-http")
+    assert exchange(server, b"GET /healthz HTTP/1.0\r\n\r\n").status == 200  # HTTP/1.0 has no Host
+
+
+def test_options_answers_the_allowed_methods_without_a_body(server) -> None:
+    answer = exchange(server, b"OPTIONS /v1/games/iago/play HTTP/1.1\r\nHost: test\r\n\r\n")
+    assert answer.status == 204 and answer.body == b"" and "content-type" not in answer.headers
+    assert set(answer.headers["allow"].split(", ")) == {"POST", "OPTIONS"}
+    assert_problem(exchange(server, b"OPTIONS /nowhere HTTP/1.1\r\nHost: test\r\n\r\n"), "not-found")
+
+
+@pytest.mark.parametrize("path", ["/play/iago", "/play/caesar", "/docs"])
+def test_pages_carry_a_strict_policy_and_every_answer_nosniff(server, path) -> None:
+    page = exchange(server, f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+    assert page.status == 200 and page.headers["x-content-type-options"] == "nosniff"
+    policy = dict(part.strip().split(" ", 1) for part in page.headers["content-security-policy"].split(";"))
+    assert policy["default-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+    assert "unsafe" not in page.headers["content-security-policy"]
+    assert page.headers["x-frame-options"] == "DENY" and page.headers["referrer-policy"] == "no-referrer"
+    assert exchange(server, f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode()).body == page.body  # built once
+    for answer in (exchange(server, b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n"), post(server, "/v1/games/iago/play", PLAY),
+                   exchange(server, b"GARBAGE\r\n\r\n"), post(server, "/v1/games/iago/render", orjson.dumps({"state": START}))):
+        assert answer.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_client_that_never_reads_its_answer_leaves_one_json_log_line() -> None:
+    """A 12 MB answer nobody reads: after the read timeout the connection closes, and the log has one
+    JSON line with the request id (it had a 45-line traceback)."""
+    items = b"[" + b",".join([orjson.dumps({"state": START, "move": "e4"})] * 10_000) + b"]"
+    with serve(REFEREE_READ_TIMEOUT="2", REFEREE_WORKERS="1") as live:
+        with socket.create_connection((live.host, live.port), timeout=30) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.sendall(request_bytes("POST", "/v1/games/iago/batch?with_state=true", items,
+                                       extra="X-Request-ID: never-read-1\r\n"))
+            time.sleep(5)
+        log = live.log_text()
+    assert "Traceback" not in log
+    [line] = [json.loads(line) for line in log.splitlines() if "never-read-1" in line]
+    assert line["request_id"] == "never-read-1" and "stopped reading" in line["message"]

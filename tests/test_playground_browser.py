@@ -50,10 +50,21 @@ def browser():
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=1400,1000"):
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
     driver.set_script_timeout(30)
     yield driver
     driver.quit()
+
+
+@pytest.fixture(autouse=True)
+def within_the_policy(browser):
+    """Every test runs under the pages' Content-Security-Policy: the browser reports no violation (a
+    script, style or fetch the policy blocked) while it runs."""
+    browser.get_log("browser")  # what earlier tests left
+    yield
+    refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
+    assert not refused, refused
 
 
 class Page:
