@@ -324,7 +324,7 @@ class StreamedBatch:
     within the worker's spool budget. The first fault ends the judging."""
 
     def __init__(self, engine: _core.Engine, with_state: bool, settings: Any, memory: Hold, spool: Budget) -> None:
-        self.engine, self.with_state, self.settings = engine, with_state, settings
+        self.engine, self.with_state, self.settings, self.memory = engine, with_state, settings, memory
         memory.take(stream_memory_bytes(settings.max_line_bytes))
         if spool.held + SPOOL_ROOM_BYTES > spool.limit:
             raise busy(spool.what)
@@ -390,7 +390,9 @@ class StreamedBatch:
 
     def answer(self) -> Response:
         """The answer: the spooled results, sent a block at a time; the spool closed and its bytes given
-        back when the server is done with the answer, sent or abandoned."""
+        back when the server is done with the answer, sent or abandoned. Until then the answer holds in
+        memory only its spool's part there."""
+        self.memory.give(stream_memory_bytes(self.settings.max_line_bytes) - SPOOL_MEMORY_BYTES)
         self.spool.seek(0)
         response = Response(iter(lambda: self.spool.read(SEND_BYTES), b""), mimetype=NDJSON)
         response.call_on_close(self.close)
