@@ -19,6 +19,8 @@ Sections (the default runs the first five):
     soak       every game's play at full load in turn, --soak-seconds (600) in all: errors, restarts, memory
     seals      play with seals (REFEREE_SEAL_KEYS, keyed chance) and opaque states (REFEREE_OPAQUE_STATES)
                against without, every game: in process and over HTTP
+    hostile    what one client can take from a worker (bench/hostile.py): memory after the requests that
+               grew it, /healthz and play while a costly batch streams, the costliest request of each route
 
 (`games`, the old section of Isaac, Hypnosia and Caesar! against their models, is now part of `core`
 and still accepted as its name.) The targets of issue 13 are printed next to the numbers they judge
@@ -55,13 +57,16 @@ from typing import Any, Callable, Iterator
 import orjson
 import referee
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from report import progress, table, verdict  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 BODIES = BENCH / "bodies"
 MODELS = ROOT / "tests" / "reference"
 GAMES = ("iago", "isaac", "hypnosia", "caesar")
 REFERENCE = "iago"  # the game the "× Iago" columns compare with
-SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals")
+SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals", "hostile")
 DEFAULT_SECTIONS = SECTIONS[:5]
 SAMPLED_SECTIONS = {"embedding", "http", "batch", "slow", "soak"}  # they need mid-game samples
 SERVED_SECTIONS = {"http", "batch", "slow", "soak"}  # they start gunicorn
@@ -85,8 +90,6 @@ CALL_TARGETS = {  # the most a call may cost per call, × Iago's
 # Small helpers
 # --------------------------------------------------------------------------------------------------
 
-def progress(message: str) -> None:
-    print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
 def number(value: float, digits: int = 0) -> str:
@@ -102,17 +105,8 @@ def ratio(value: float, reference: float | None) -> str:
     return f"{value / reference:,.2f}×" if reference else "—"
 
 
-def verdict(goal: str, met: bool | None) -> str:
-    """A target's cell: met, **missed** (bold, to be seen at a glance), or n/a (no reference measured)."""
-    if met is None:
-        return f"{goal}: n/a"
-    return f"{goal}: met" if met else f"**{goal}: missed**"
 
 
-def table(headers: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def interleaved(repeat: int, functions: dict[Any, Callable[[], Any]]) -> dict[Any, tuple[Any, float]]:
@@ -1441,6 +1435,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     web.add_argument("--trickle-seconds", type=int, default=35,
                      help="slow: seconds each trickled body takes, one byte a second (default: 35)")
     web.add_argument("--workers", type=int, help="gunicorn workers (default: the config's, 2 × cores + 1)")
+    parser.add_argument_group("hostile").add_argument(
+        "--hostile-games", type=int, default=30,
+        help="seeded random games searched for each game's costliest inputs (default: 30)")
 
 
 def parse_args() -> argparse.Namespace:
@@ -1494,6 +1491,10 @@ def main() -> None:
     if "seals" in args.only:
         with tempfile.TemporaryDirectory(prefix="referee-seals-") as workdir:
             parts.append(bench_seals(args, Path(workdir)))
+    if "hostile" in args.only:
+        from hostile import bench_hostile
+
+        parts.append(bench_hostile(args.hostile_games))
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
     print(report)
     if args.out:

@@ -1,0 +1,369 @@
+"""The `hostile` section of bench/run.py: what one client can take from a worker, measured from outside
+against gunicorn with one worker (`REFEREE_WORKERS=1`), every game in every table:
+
+- memory: a worker's resident memory after the requests that used to grow it (distinct largest boards,
+  streamed answers, answers nobody reads), and the highest it reached in the section;
+- event loop: while one client streams a costly batch of a game, `/healthz` and a `play` on connections
+  of their own, one after the other: their latency, and whether the worker was killed;
+- costly requests: the worker's CPU time for the costliest request found of each route and game (the
+  states with the most legal moves in seeded random games, the longest game, the largest board), per
+  request and per KB sent; and the scrape of `/metrics` after varied requests.
+
+Every row is a bound or a ratio, with the target of issue 30 next to it (met / missed); nothing is asserted.
+The live-server helpers are the tests' own (tests/live.py)."""
+
+from __future__ import annotations
+
+import random
+import socket
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import orjson
+
+import referee
+from referee.offload import INLINE_BYTES
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from hypnosia_boards import largest_board  # noqa: E402
+from live import cpu_seconds, exchange, read_answer, request_bytes, rss_bytes, serve, workers  # noqa: E402
+from report import progress, table, verdict  # noqa: E402
+
+__all__ = ["bench_hostile"]
+
+GAMES = ("iago", "isaac", "hypnosia", "caesar")
+MIB = 1024 * 1024
+# The targets of issue 30.
+BOARDS_GROWTH = 256 * MIB  # 128 distinct largest boards
+STREAM_GROWTH = 128 * MIB  # one NDJSON batch, whatever its length
+UNREAD_BYTES = 1 * MIB  # memory an answer nobody reads holds
+WORST_LATENCY, P99_LATENCY = 0.250, 0.100  # /healthz and play while a batch streams
+SCRAPE_CPU = 0.015  # a /metrics scrape
+#: The bound this project sets itself on one request's CPU run on the event loop (bodies up to
+#: referee.offload.INLINE_BYTES), and on the CPU of one request per KB sent beyond that.
+INLINE_CPU = 0.025
+CPU_PER_KB = 0.002
+
+
+def row_bound(value: float, bound: float, text: str) -> str:
+    return f"≤ {text}: met" if value <= bound else f"**≤ {text}: missed**"
+
+
+def post(server: Any, path: str, body: bytes, content_type: str = "application/json") -> Any:
+    return exchange(server, request_bytes("POST", path, body, content_type), timeout=600)
+
+
+def worker_of(server: Any) -> int:
+    [pid] = workers(server)
+    return pid
+
+
+# ------------------------------------------------------------------------------------------ samples
+
+
+def playout(game: referee.Game, seed: int, limit: int = 2000) -> tuple[list[Any], list[str]]:
+    rng, state = random.Random(seed), game.new(seed=seed)
+    states, moves = [state], []
+    for _ in range(limit):
+        legal = game.legal_moves(state)
+        if not legal:
+            break
+        moves.append(rng.choice(legal))
+        state = game.play(state, moves[-1])["state"]
+        states.append(state)
+    return states, moves
+
+
+class Costliest:
+    """A game's costliest inputs found in `games` seeded random games: the state with the most legal
+    moves (and one of them), and the longest game's moves."""
+
+    def __init__(self, name: str, games: int) -> None:
+        game = referee.game(name)
+        self.name, self.widest, self.longest, width = name, None, [], -1
+        for seed in range(1, games + 1):
+            states, moves = playout(game, seed)
+            if len(moves) > len(self.longest):
+                self.longest = moves
+            for state in states:
+                legal = game.legal_moves(state)
+                if len(legal) > width:
+                    self.widest, self.move, width = state, legal[0], len(legal)
+        self.width = width
+
+
+# ------------------------------------------------------------------------------------------ memory
+
+
+def boards_growth(keys: str | None) -> tuple[float, int]:
+    """A worker's growth after 128 `new` requests of distinct largest boards; and its RSS after."""
+    env = {"REFEREE_WORKERS": "1"} | ({"REFEREE_SEAL_KEYS": keys} if keys else {})
+    with serve(**env) as live:
+        worker = worker_of(live)
+        post(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(359)}}))
+        before = rss_bytes(worker)
+        for k in range(128):
+            assert post(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(k)}})).status == 200
+        return rss_bytes(worker) - before, rss_bytes(worker)
+
+
+def stream_growth(name: str) -> tuple[float, float, int]:
+    """3 MB of `{}` lines to a game's batch: the answer ÷ the body, the worker's growth, its RSS after."""
+    body = b"{}\n" * 1_000_000
+    with serve(REFEREE_WORKERS="1") as live:
+        worker = worker_of(live)
+        before = rss_bytes(worker)
+        answer = post(live, f"/v1/games/{name}/batch", body, "application/x-ndjson")
+        assert answer.status == 200
+        return len(answer.body) / len(body), rss_bytes(worker) - before, rss_bytes(worker)
+
+
+def unread_growth(name: str, clients: int) -> tuple[int, int, float, int]:
+    """`clients` clients send 30,000 lines each to a game's batch and read nothing for 2 s: how many were
+    admitted and refused (503), the worker's growth, and its RSS then."""
+    body = request_bytes("POST", f"/v1/games/{name}/batch", b"{}\n" * 30_000, "application/x-ndjson")
+    with serve(REFEREE_WORKERS="1") as live:
+        worker = worker_of(live)
+        before = rss_bytes(worker)
+        sockets = [socket.create_connection((live.host, live.port), timeout=60) for _ in range(clients)]
+        try:
+            for sock in sockets:
+                sock.sendall(body)
+            time.sleep(2)
+            grown, peak = rss_bytes(worker) - before, rss_bytes(worker)
+            statuses = [read_answer(sock).status for sock in sockets]
+        finally:
+            for sock in sockets:
+                sock.close()
+    return statuses.count(200), statuses.count(503), grown, peak
+
+
+def bench_memory() -> tuple[str, int]:
+    rows, peaks = [], []
+    for keys, label in ((None, "plain"), ("k1:" + "A" * 43, "sealed")):
+        grown, peak = boards_growth(keys)
+        peaks.append(peak)
+        rows.append([f"128 distinct largest boards, `new` ({label})", "hypnosia", f"+{grown / MIB:.0f} MiB", "—",
+                     row_bound(grown, BOARDS_GROWTH, "256 MiB")])
+    for name in GAMES:
+        ratio, grown, peak = stream_growth(name)
+        peaks.append(peak)
+        rows.append(["one NDJSON batch, 3 MB of `{}` lines", name, f"+{grown / MIB:.0f} MiB",
+                     f"answer {ratio:.1f}× the body", row_bound(grown, STREAM_GROWTH, "128 MiB")])
+    for name in GAMES:
+        _, _, alone, _ = unread_growth(name, 1)
+        admitted, busy, grown, peak = unread_growth(name, 40)
+        peaks.append(peak)
+        each = (grown - alone) / max(admitted - 1, 1)  # what each answer beyond the first holds
+        rows.append(["40 clients × 30,000 lines, answers unread", name,
+                     f"+{grown / MIB:.0f} MiB, {each / MIB:.2f} MiB an answer", f"{admitted} admitted, {busy} told 503",
+                     row_bound(each, UNREAD_BYTES, "1 MiB an answer")])
+    text = table(["what", "game", "worker grew", "also", "target"], rows)
+    return text, max(peaks)
+
+
+# ------------------------------------------------------------------------------------------ event loop
+
+
+def costly_batch(name: str) -> bytes:
+    """About 60 MB of a game's costliest batch items: Hypnosia's on 360 distinct largest boards (more
+    than the board cache keeps), the others' from many seeded random games."""
+    game = referee.game(name)
+    if name == "hypnosia":
+        lines = [orjson.dumps({"state": referee.game(name, options={"board": largest_board(k)}).new(seed=k),
+                               "move": "roll"}) for k in range(360)]
+    else:
+        lines = []
+        for seed in range(1, 41):
+            states, moves = playout(game, seed)
+            lines += [orjson.dumps({"state": state, "move": move}) for state, move in zip(states, moves)]
+    body, size = [], 0
+    while size < 60 * MIB:
+        for line in lines:
+            body.append(line + b"\n")
+            size += len(line) + 1
+    return b"".join(body)
+
+
+def probe(server: Any, stop: threading.Event, latencies: list[float], play: bytes) -> None:
+    while not stop.is_set():
+        for raw in (b"GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n",
+                    request_bytes("POST", "/v1/games/iago/play", play)):
+            started = time.perf_counter()
+            answer = exchange(server, raw, timeout=60)
+            latencies.append(time.perf_counter() - started)
+            assert answer.status == 200
+        stop.wait(0.01)
+
+
+def loop_row(name: str, play: bytes) -> list[str]:
+    body = costly_batch(name)
+    with serve(REFEREE_WORKERS="1") as live:
+        stop, latencies = threading.Event(), []
+        prober = threading.Thread(target=probe, args=(live, stop, latencies, play))
+        prober.start()
+        try:
+            started = time.perf_counter()
+            answer = post(live, f"/v1/games/{name}/batch", body, "application/x-ndjson")
+            took = time.perf_counter() - started
+        finally:
+            stop.set()
+            prober.join()
+        killed = live.log_text().count("WORKER TIMEOUT")
+    assert answer.status == 200
+    p50, p99 = statistics.median(latencies), statistics.quantiles(latencies, n=100)[98]
+    worst = max(latencies)
+    met = worst <= WORST_LATENCY and p99 <= P99_LATENCY and killed == 0
+    target = "≤ 250 ms worst, 100 ms p99, none killed"
+    return [name, f"{len(body) / MIB:.0f} MB, {took:.1f} s", str(len(latencies)), f"{p50 * 1000:.1f} ms",
+            f"{p99 * 1000:.1f} ms", f"{worst * 1000:.1f} ms", str(killed), verdict(target, met)]
+
+
+def bench_loop() -> str:
+    iago = referee.game("iago")
+    play = orjson.dumps({"state": iago.new(), "move": "e4"})
+    rows = [loop_row(name, play) for name in GAMES]
+    return table(["game streamed", "batch", "probes", "p50", "p99", "worst", "workers killed", "target"], rows)
+
+
+# ------------------------------------------------------------------------------------------ costly requests
+
+
+def cpu_per_request(server: Any, raw: bytes, repeat: int) -> float:
+    """The worker's CPU seconds per request, the request sent `repeat` times (each answer read)."""
+    worker = worker_of(server)
+    before = cpu_seconds(worker)
+    for _ in range(repeat):
+        answer = exchange(server, raw, timeout=600)
+        assert answer.status < 500, answer.body[:300]
+    return (cpu_seconds(worker) - before) / repeat
+
+
+def costly_requests(costliest: Costliest) -> dict[str, tuple[str, bytes]]:
+    """The costliest request found of each POST route of a game: (what it is, body)."""
+    name, state, move = costliest.name, costliest.widest, costliest.move
+    player = referee.game(name).outcome(state)["to_move"] or referee.game(name).info()["players"][0]
+    widest = f"the state with the most legal moves found ({costliest.width})"
+    if name == "hypnosia":
+        board_state = referee.game(name, options={"board": largest_board(0)}).new(seed=1)
+        new = ("the largest board (distinct each time)", None)
+        render = ("the largest board, legal moves marked", orjson.dumps({"state": board_state, "legal": True}))
+    else:
+        new = ("the default setup", b"{}")
+        render = (widest + ", legal moves marked", orjson.dumps({"state": state, "legal": True}))
+    items = [{"state": state, "move": move}] * 10_000
+    batch = orjson.dumps(items)
+    while len(batch) > 8 * MIB:
+        items = items[: len(items) * 3 // 4]
+        batch = orjson.dumps(items)
+    return {
+        "new": new,
+        "legal-moves": (widest, orjson.dumps({"state": state})),
+        "play": (widest, orjson.dumps({"state": state, "move": move})),
+        "validate": (widest, orjson.dumps({"state": state, "move": move})),
+        "replay": (f"the longest game found ({len(costliest.longest)} moves)",
+                   orjson.dumps({"moves": costliest.longest, "seed": 1})),
+        "view": (widest, orjson.dumps({"state": state, "player": player})),
+        "render": render,
+        "batch": (f"{len(items)} items of {widest.split(' (')[0]}", batch),
+    }
+
+
+def cost_rows(server: Any, costliest: Costliest) -> tuple[list[list[str]], float]:
+    rows, inline_worst = [], 0.0
+    for route, (what, body) in costly_requests(costliest).items():
+        path = f"/v1/games/{costliest.name}/{route}"
+        if body is None:  # a distinct largest board each time, so that none is compiled already
+            worker, before, repeat = worker_of(server), cpu_seconds(worker_of(server)), 20
+            for k in range(repeat):
+                body = orjson.dumps({"options": {"board": largest_board(k + 100)}})
+                assert post(server, path, body).status == 200
+            cpu = (cpu_seconds(worker) - before) / repeat
+        else:
+            repeat = max(3, min(200, int(2e6 / max(len(body), 1))))
+            cpu = cpu_per_request(server, request_bytes("POST", path, body), repeat)
+        kb = len(body) / 1024
+        inline = len(body) <= INLINE_BYTES
+        if inline:
+            inline_worst = max(inline_worst, cpu)
+        bound = row_bound(cpu, INLINE_CPU, "25 ms inline") if inline else row_bound(cpu / kb, CPU_PER_KB, "2 ms a KB")
+        rows.append([f"`{route}`", costliest.name, what, f"{kb:,.1f}", "inline" if inline else "pool",
+                     f"{cpu * 1000:.2f}", f"{cpu * 1000 / kb:.3f}", bound])
+    return rows, inline_worst
+
+
+def get_rows(server: Any) -> list[list[str]]:
+    rows = []
+    for path in ["/v1/games", *(f"/v1/games/{name}" for name in GAMES), *(f"/play/{name}" for name in GAMES),
+                 "/docs", "/openapi.yaml"]:
+        cpu = cpu_per_request(server, f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode(), 100)
+        rows.append([f"`GET {path}`", "—", "a page or description (built once)", "0", "inline",
+                     f"{cpu * 1000:.2f}", "—", row_bound(cpu, INLINE_CPU, "25 ms")])
+    # Fill the metrics' series with every route, method and status a client can reach, then scrape.
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "XYZ"]
+    paths = [f"/v1/games/{name}/{route}" for name in (*GAMES, "nope")
+             for route in ("", "/new", "/play", "/validate", "/batch", "/render", "/replay", "/legal-moves", "/view")]
+    paths += ["/healthz", "/readyz", "/metrics", "/docs", "/nowhere", "/play/iago", "/openapi.yaml"]
+    bodies = [b"", b"{", b"{}", b'{"state": 1}']
+    for path in paths:
+        for method in methods:
+            for body in bodies:
+                exchange(server, request_bytes(method, path, body), timeout=60)
+    series = exchange(server, b"GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n").body.count(b"\nreferee_")
+    cpu = cpu_per_request(server, b"GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n", 50)
+    rows.append([f"`GET /metrics` after {len(paths) * len(methods) * len(bodies):,} varied requests", "—",
+                 f"{series} series", "0", "inline", f"{cpu * 1000:.2f}", "—", row_bound(cpu, SCRAPE_CPU, "15 ms")])
+    return rows
+
+
+def bench_costs(games: int) -> str:
+    found = {}
+    for name in GAMES:
+        progress(f"hostile: searching {games} random {name} games for the costliest inputs")
+        found[name] = Costliest(name, games)
+    rows, inline_worst = [], 0.0
+    with serve(REFEREE_WORKERS="1", REFEREE_MAX_REPLAY_MOVES="10000") as live:
+        for name in GAMES:
+            game_rows, worst = cost_rows(live, found[name])
+            rows += game_rows
+            inline_worst = max(inline_worst, worst)
+        rows += get_rows(live)
+    headers = ["request", "game", "which", "KB sent", "runs", "CPU ms", "CPU ms a KB", "bound"]
+    return table(headers, rows) + (
+        f"\n\nThe most CPU one request held the event loop for (bodies up to {INLINE_BYTES // 1024} KiB run inline): "
+        f"{inline_worst * 1000:.1f} ms ({row_bound(inline_worst, INLINE_CPU, '25 ms')}).")
+
+
+# ------------------------------------------------------------------------------------------ the section
+
+
+def timed(label: str, part: Callable[[], Any]) -> Any:
+    progress(f"hostile: {label}")
+    return part()
+
+
+def bench_hostile(search_games: int = 30) -> str:
+    memory, peak = timed("memory", bench_memory)
+    loop = timed("event loop", bench_loop)
+    costs = timed("costly requests", lambda: bench_costs(search_games))
+    return "\n\n".join([
+        "## hostile: what one client can take (one worker, `REFEREE_WORKERS=1`)",
+        "### Memory (a worker's resident memory; one fresh server a row)",
+        memory,
+        f"The highest a worker's resident memory reached in these rows: {peak / MIB:.0f} MiB.",
+        "### The event loop while one client streams a costly batch",
+        "`/healthz` and an Iago `play` on connections of their own, one after the other, for as long as the "
+        "batch takes (about 60 MB of each game's costliest items; Hypnosia's on 360 distinct largest boards).",
+        loop,
+        "### The costliest request of each route",
+        "The worker's CPU time a request (its own process's user + system time over repeated requests, each "
+        "answer read), for the costliest input found of each route: the state with the most legal moves in "
+        "seeded random games, the longest game, the largest board.",
+        costs,
+    ])
+
+
