@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use crate::error::Error;
 use crate::game::{self, Rules, Verdict};
+use crate::json::{bits, prefix_xor, Classes, BLOCK};
 use crate::request::{
     json_error, malformed_json, malformed_request, malformed_request_detail, take_item,
     verdict_json, Reader, Taken,
@@ -387,119 +388,6 @@ impl<'a> Cut<'a> {
     }
 }
 
-/// The positions of the set bits of `mask`, counted from `first`, in order.
-fn bits(mut mask: u64, first: usize) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        let bit = mask.trailing_zeros();
-        mask &= mask.wrapping_sub(1);
-        (bit < 64).then_some(first + bit as usize)
-    })
-}
-
-/// Bit `i` set when an odd number of bits `0..=i` of `mask` are: between a string's opening quote
-/// (set) and its closing one (clear), when the quotes are the block's only ones.
-fn prefix_xor(mut mask: u64) -> u64 {
-    for shift in [1, 2, 4, 8, 16, 32] {
-        mask ^= mask << shift;
-    }
-    mask
-}
-
-/// Bytes `scan_items` classifies at once.
-const BLOCK: usize = 64;
-
-/// The bytes of a block (its first `BLOCK` bytes, fewer at the end) that can matter to
-/// `scan_items`, bit `i` for byte `i`.
-#[derive(Debug, PartialEq)]
-struct Classes {
-    quote: u64,
-    backslash: u64,
-    /// `,`, `[`, `]`, `{`, `}`.
-    structural: u64,
-    /// `]`, `}`.
-    closing: u64,
-    comma: u64,
-}
-
-impl Classes {
-    fn of(bytes: &[u8]) -> Classes {
-        let mut padded = [0u8; BLOCK]; // a zero byte is in no class
-        let block = match bytes.get(..BLOCK) {
-            Some(whole) => whole,
-            None => {
-                padded[..bytes.len()].copy_from_slice(bytes);
-                &padded
-            }
-        };
-        let mut classes = Classes {
-            quote: 0,
-            backslash: 0,
-            structural: 0,
-            closing: 0,
-            comma: 0,
-        };
-        for (index, chunk) in block.chunks_exact(16).enumerate() {
-            let chunk: &[u8; 16] = chunk.try_into().expect("16 bytes");
-            let [quote, backslash, opening, closing, comma] = classes16(chunk).map(u64::from);
-            classes.quote |= quote << (16 * index);
-            classes.backslash |= backslash << (16 * index);
-            classes.structural |= (opening | closing | comma) << (16 * index);
-            classes.closing |= closing << (16 * index);
-            classes.comma |= comma << (16 * index);
-        }
-        classes
-    }
-}
-
-/// The quotes, backslashes, opening brackets, closing brackets and commas of 16 bytes, 16 comparisons
-/// at a time (SSE2, always there on x86-64).
-#[cfg(target_arch = "x86_64")]
-fn classes16(chunk: &[u8; 16]) -> [u16; 5] {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
-    // SAFETY: SSE2 is part of every x86-64 CPU; the load reads the 16 bytes of `chunk`, unaligned.
-    unsafe {
-        let splat = |byte: u8| _mm_set1_epi8(byte as i8);
-        let bytes = _mm_loadu_si128(chunk.as_ptr().cast());
-        // `[` and `{`, `]` and `}` differ by the bit 0x20 alone.
-        let folded = _mm_or_si128(bytes, splat(0x20));
-        let opening = _mm_cmpeq_epi8(folded, splat(b'{'));
-        let closing = _mm_cmpeq_epi8(folded, splat(b'}'));
-        let comma = _mm_cmpeq_epi8(bytes, splat(b','));
-        let mask = |hits| _mm_movemask_epi8(hits) as u16;
-        [
-            mask(_mm_cmpeq_epi8(bytes, splat(b'"'))),
-            mask(_mm_cmpeq_epi8(bytes, splat(b'\\'))),
-            mask(opening),
-            mask(closing),
-            mask(comma),
-        ]
-    }
-}
-
-/// `classes16` a byte at a time, where there is no SSE2.
-#[cfg(any(not(target_arch = "x86_64"), test))]
-fn classes16_bytewise(chunk: &[u8; 16]) -> [u16; 5] {
-    let mask = |class: &dyn Fn(u8) -> bool| {
-        (0..16).fold(0, |mask, index| {
-            mask | u16::from(class(chunk[index])) << index
-        })
-    };
-    [
-        mask(&|byte| byte == b'"'),
-        mask(&|byte| byte == b'\\'),
-        mask(&|byte| matches!(byte, b'[' | b'{')),
-        mask(&|byte| matches!(byte, b']' | b'}')),
-        mask(&|byte| byte == b','),
-    ]
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn classes16(chunk: &[u8; 16]) -> [u16; 5] {
-    classes16_bytewise(chunk)
-}
-
 /// Writes one item's result as JSON, `index` first; `Err` (with nothing written) says why the item is
 /// not JSON. The common answers (legal without the state, a refusal, an error of the move) are
 /// written straight, without a tree of JSON values.
@@ -729,37 +617,6 @@ pub(crate) mod tests {
             let cut = &text[..text.len() - 2 - padding % 5];
             assert!(array_items(cut).is_err(), "{cut}");
         }
-    }
-    #[test]
-    fn classes_are_found_in_every_lane_and_only_within_the_text() {
-        for byte in 0..=255u8 {
-            for lane in [0, 5, 15] {
-                let mut chunk = [b'a'; 16];
-                chunk[lane] = byte;
-                assert_eq!(classes16(&chunk), classes16_bytewise(&chunk), "{byte}");
-            }
-        }
-        let text = br#"{"a\\":[1,2]}, "x" "#;
-        let of = |class: &[u8]| -> u64 {
-            (0..text.len())
-                .filter(|&at| class.contains(&text[at]))
-                .map(|at| 1 << at)
-                .sum()
-        };
-        let expected = Classes {
-            quote: of(b"\""),
-            backslash: of(b"\\"),
-            structural: of(b",[]{}"),
-            closing: of(b"]}"),
-            comma: of(b","),
-        };
-        assert_eq!(Classes::of(text), expected);
-        assert_eq!(Classes::of(b"").structural, 0);
-        let long = [b','; 70];
-        assert_eq!(Classes::of(&long).structural, u64::MAX);
-        assert_eq!(Classes::of(&long[..63]).structural, u64::MAX >> 1);
-        assert_eq!(prefix_xor(0b1000_0100), 0b0111_1100);
-        assert_eq!(prefix_xor(1 << 63 | 1), u64::MAX >> 1);
     }
     #[test]
     fn a_large_array_scanned_in_two_halves_gives_the_one_pass_answer() {

@@ -6,13 +6,14 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Deeper nesting is left to the parser, which refuses it (serde_json's limit is 128 levels), so
 /// that a body of brackets costs this scan no memory.
 const MAX_DEPTH: usize = 129;
-/// Keys of one object compared one by one; beyond, through a set (a hostile object's thousands of
-/// keys cost linear time, not quadratic).
-const LINEAR_KEYS: usize = 16;
+/// Keys of one object compared one by one (by their fingerprints: a state's objects have up to 40
+/// keys); beyond, through a set (a hostile object's thousands of keys cost linear time, not quadratic).
+const LINEAR_KEYS: usize = 64;
 
 /// The fault of JSON text that the engine refuses before reading it: its syntax error, or else the
 /// place of a key given twice (`duplicate key at state.board`). `None` for JSON text without either.
@@ -27,165 +28,294 @@ pub fn fault(text: &str) -> Option<String> {
 
 /// The path of the first key given twice in one object (`state.board`, `pawns.red[2]`), if any. The
 /// text is followed by its strings and nesting only: on text that is not JSON the answer means
-/// nothing, and `fault` asks the parser then.
+/// nothing, and `fault` asks the parser then. It runs on every request body, so it looks only at
+/// quotes and brackets, found a block at a time (`Classes`), and allocates only its stacks.
 fn duplicate_key(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    let mut scan = Scan::default();
-    let mut at = 0;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'"' => {
-                let end = string_end(bytes, at + 1);
-                if scan.expects_key() {
-                    let key = key_text(&text[at..end.min(bytes.len())]);
-                    if scan.add_key(key) {
-                        return Some(scan.path());
-                    }
+    let mut scan = Scan {
+        text: bytes,
+        keys: Vec::new(),
+        frames: Vec::new(),
+        sets: Vec::new(),
+        string: None,
+    };
+    // Bytes before `next` are taken (the byte a backslash escapes).
+    let (mut in_string, mut next, mut block) = (false, 0, 0);
+    while block < bytes.len() {
+        let classes = Classes::of(&bytes[block..]);
+        if classes.backslash == 0 && next <= block {
+            // The block's strings are found from its quotes alone: only quotes and the brackets and
+            // commas outside strings matter.
+            let inside = prefix_xor(classes.quote) ^ if in_string { u64::MAX } else { 0 };
+            for at in bits(classes.quote | (classes.structural & !inside), block) {
+                if let Err(found) = scan.byte(at, bytes[at]) {
+                    return found;
                 }
-                at = end;
-                continue;
             }
-            b'{' | b'[' if scan.frames.len() >= MAX_DEPTH => return None,
-            b'{' => scan.open(Frame::object()),
-            b'[' => scan.open(Frame::Array(0)),
-            b'}' | b']' => {
-                scan.frames.pop();
+            in_string ^= classes.quote.count_ones() % 2 == 1;
+        } else {
+            for at in bits(
+                classes.quote | classes.backslash | classes.structural,
+                block,
+            ) {
+                if at < next {
+                    continue;
+                }
+                match (in_string, bytes[at]) {
+                    (true, b'\\') => {
+                        next = at + 2;
+                        scan.escaped();
+                        continue;
+                    }
+                    (_, b'"') => in_string = !in_string,
+                    (true, _) | (false, b'\\') => continue, // a bracket in a string; a stray backslash
+                    (false, _) => {}
+                }
+                if let Err(found) = scan.byte(at, bytes[at]) {
+                    return found;
+                }
             }
-            b',' => scan.next_member(),
-            _ => {}
         }
-        at += 1;
+        block += BLOCK;
     }
     None
 }
 
-/// Where a string whose contents start at `at` ends: just past its closing quote.
-fn string_end(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(offset) = bytes[at.min(bytes.len())..]
-        .iter()
-        .position(|&byte| byte == b'"' || byte == b'\\')
-    {
-        at += offset;
-        if bytes[at] == b'"' {
-            return at + 1;
+/// An object or array being scanned: where its keys start on the scan's stack of keys, whether the
+/// next string is a key (objects), the index of the element being read (arrays).
+#[derive(Clone, Copy)]
+struct Frame {
+    object: bool,
+    first_key: usize,
+    expects_key: bool,
+    index: usize,
+    /// A bit for each key's fingerprint seen (a key whose bit is clear is new: no comparison), and
+    /// whether a key had an escape (then every key is compared).
+    seen: u64,
+    escapes: bool,
+}
+
+/// A key: where its string's contents start, their length (the top bit set when they have an escape),
+/// and their first eight bytes: length and head tell most keys apart without reading them again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key {
+    start: usize,
+    length: usize,
+    head: u64,
+}
+
+/// The bit of `Key::length` that says the key has an escape.
+const ESCAPED: usize = 1 << (usize::BITS - 1);
+
+impl Key {
+    fn new(text: &[u8], start: usize, end: usize, escaped: bool) -> Key {
+        let length = end - start;
+        let head = match text.get(start..start + 8) {
+            Some(eight) => u64::from_le_bytes(eight.try_into().expect("eight bytes")),
+            None => text[start..]
+                .iter()
+                .rev()
+                .fold(0, |word, &byte| word << 8 | u64::from(byte)),
+        };
+        let head = if length >= 8 {
+            head
+        } else {
+            head & ((1 << (8 * length)) - 1)
+        };
+        Key {
+            start,
+            length: length | if escaped { ESCAPED } else { 0 },
+            head,
         }
-        at += 2; // a backslash and the byte it escapes
     }
-    bytes.len()
-}
 
-/// A key as its string says it: the text between the quotes, decoded when it has escapes.
-fn key_text(quoted: &str) -> Cow<'_, str> {
-    let inner = quoted
-        .strip_prefix('"')
-        .and_then(|rest| rest.strip_suffix('"'))
-        .unwrap_or(quoted);
-    if !inner.contains('\\') {
-        return Cow::Borrowed(inner);
+    fn escaped(self) -> bool {
+        self.length & ESCAPED != 0
     }
-    serde_json::from_str::<String>(quoted).map_or(Cow::Borrowed(inner), Cow::Owned)
-}
 
-/// An object or array being scanned.
-enum Frame<'a> {
-    /// The object's keys so far (the last one is the member being read), and, past `LINEAR_KEYS`,
-    /// the same keys as a set; whether the next string is a key.
-    Object {
-        keys: Vec<Cow<'a, str>>,
-        set: Option<HashSet<Cow<'a, str>>>,
-        expects_key: bool,
-    },
-    /// The index of the element being read.
-    Array(usize),
-}
-
-impl Frame<'_> {
-    fn object() -> Self {
-        Frame::Object {
-            keys: Vec::new(),
-            set: None,
-            expects_key: true,
-        }
+    fn span(self) -> std::ops::Range<usize> {
+        self.start..self.start + (self.length & !ESCAPED)
     }
 }
 
-#[derive(Default)]
+/// The keys of a large object (their bytes as their strings say them).
+type KeySet<'a> = HashSet<Cow<'a, [u8]>, BuildHasherDefault<Fnv>>;
+
 struct Scan<'a> {
-    frames: Vec<Frame<'a>>,
+    text: &'a [u8],
+    /// The keys of the open objects, innermost last.
+    keys: Vec<Key>,
+    frames: Vec<Frame>,
+    /// For objects of more than `LINEAR_KEYS` keys (rare): their depth and their keys as a set.
+    sets: Vec<(usize, KeySet<'a>)>,
+    /// The string being read: where its contents start, whether it is a key, whether it has an escape.
+    string: Option<(usize, bool, bool)>,
 }
 
 impl<'a> Scan<'a> {
-    fn open(&mut self, frame: Frame<'a>) {
-        if let Some(Frame::Object { expects_key, .. }) = self.frames.last_mut() {
-            *expects_key = false; // a container in key position is no key (not JSON anyway)
+    /// A quote, or a bracket or comma outside strings, at byte `at`: `Err` ends the scan, with the
+    /// path of a key given twice, or with nothing for nesting too deep to be JSON.
+    #[inline(always)]
+    fn byte(&mut self, at: usize, byte: u8) -> Result<(), Option<String>> {
+        match byte {
+            b'"' => match self.string.take() {
+                None => self.string = Some((at + 1, self.expects_key(), false)),
+                Some((start, true, escaped)) => {
+                    if self.add_key(Key::new(self.text, start, at, escaped)) {
+                        return Err(Some(self.path()));
+                    }
+                }
+                Some(_) => {}
+            },
+            b'{' | b'[' if self.frames.len() >= MAX_DEPTH => return Err(None),
+            b'{' | b'[' => self.open(byte == b'{'),
+            b'}' | b']' => self.close(),
+            _ => self.next_member(),
         }
-        self.frames.push(frame);
+        Ok(())
+    }
+
+    /// The string being read has an escape.
+    fn escaped(&mut self) {
+        if let Some((_, _, escaped)) = &mut self.string {
+            *escaped = true;
+        }
+    }
+
+    fn open(&mut self, object: bool) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.expects_key = false; // a container in key position is no key (not JSON anyway)
+        }
+        self.frames.push(Frame {
+            object,
+            first_key: self.keys.len(),
+            expects_key: object,
+            index: 0,
+            seen: 0,
+            escapes: false,
+        });
+    }
+
+    fn close(&mut self) {
+        if let Some(frame) = self.frames.pop() {
+            self.keys.truncate(frame.first_key);
+            if self
+                .sets
+                .last()
+                .is_some_and(|(depth, _)| *depth == self.frames.len())
+            {
+                self.sets.pop();
+            }
+        }
     }
 
     fn expects_key(&self) -> bool {
-        matches!(
-            self.frames.last(),
-            Some(Frame::Object {
-                expects_key: true,
-                ..
-            })
-        )
+        self.frames.last().is_some_and(|frame| frame.expects_key)
     }
 
     fn next_member(&mut self) {
-        match self.frames.last_mut() {
-            Some(Frame::Object { expects_key, .. }) => *expects_key = true,
-            Some(Frame::Array(index)) => *index += 1,
-            None => {}
+        if let Some(frame) = self.frames.last_mut() {
+            frame.expects_key = frame.object;
+            frame.index += 1;
         }
     }
 
-    /// Adds a key to the innermost object; true when the object already has it.
-    fn add_key(&mut self, key: Cow<'a, str>) -> bool {
-        let Some(Frame::Object {
-            keys,
-            set,
-            expects_key,
-        }) = self.frames.last_mut()
-        else {
-            return false;
+    /// Adds a key to the innermost object: true when the object already has it.
+    #[inline(always)]
+    fn add_key(&mut self, key: Key) -> bool {
+        let depth = self.frames.len() - 1;
+        let frame = &mut self.frames[depth];
+        frame.expects_key = false;
+        let first = frame.first_key;
+        let bit =
+            1u64 << ((key.head ^ key.length as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58);
+        let maybe_seen = frame.seen & bit != 0 || frame.escapes || key.escaped();
+        frame.seen |= bit;
+        frame.escapes |= key.escaped();
+        let twice = if self.keys.len() - first < LINEAR_KEYS {
+            maybe_seen
+                && self.keys[first..]
+                    .iter()
+                    .any(|&other| self.same(other, key))
+        } else {
+            self.in_set(depth, first, key)
         };
-        *expects_key = false;
-        let twice = match set {
-            Some(set) => !set.insert(key.clone()),
-            None => keys.contains(&key),
-        };
-        if set.is_none() && keys.len() >= LINEAR_KEYS {
-            *set = Some(keys.iter().cloned().chain([key.clone()]).collect());
-        }
-        keys.push(key);
+        self.keys.push(key);
         twice
     }
 
+    /// Adds a key to the set of the object at `depth` (made of its `first` keys on): true when the set
+    /// has it already.
+    #[cold]
+    fn in_set(&mut self, depth: usize, first: usize, key: Key) -> bool {
+        if self.sets.last().is_none_or(|(at, _)| *at != depth) {
+            let set = self.keys[first..]
+                .iter()
+                .map(|&other| self.key_bytes(other))
+                .collect();
+            self.sets.push((depth, set));
+        }
+        let bytes = self.key_bytes(key);
+        !self
+            .sets
+            .last_mut()
+            .expect("the object's set")
+            .1
+            .insert(bytes)
+    }
+
+    /// Whether two keys are the same string.
+    fn same(&self, a: Key, b: Key) -> bool {
+        if a.escaped() || b.escaped() {
+            return self.key_bytes(a) == self.key_bytes(b);
+        }
+        a.length == b.length
+            && a.head == b.head
+            && (a.length <= 8 || self.text[a.span()] == self.text[b.span()])
+    }
+
+    /// A key as its string says it (UTF-8): its contents, decoded when it has escapes.
+    fn key_bytes(&self, key: Key) -> Cow<'a, [u8]> {
+        let span = key.span();
+        let inner = &self.text[span.clone()];
+        if !key.escaped() {
+            return Cow::Borrowed(inner);
+        }
+        let quoted = &self.text[span.start - 1..(span.end + 1).min(self.text.len())];
+        serde_json::from_slice::<String>(quoted)
+            .map_or(Cow::Borrowed(inner), |text| Cow::Owned(text.into_bytes()))
+    }
+
     /// The path of the member being read, in the notation of the engine's `field`s.
+    #[cold]
     fn path(&self) -> String {
         let mut path = String::new();
-        for frame in &self.frames {
-            match frame {
-                Frame::Object { keys, .. } => {
-                    let key = keys.last().map_or("", |key| key.as_ref());
-                    let plain = !key.is_empty()
-                        && key
-                            .bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-                    match (plain, path.is_empty()) {
-                        (true, true) => path.push_str(key),
-                        (true, false) => {
-                            let _ = write!(path, ".{key}");
-                        }
-                        (false, _) => {
-                            let quoted = serde_json::to_string(key).expect("a string serializes");
-                            let _ = write!(path, "[{quoted}]");
-                        }
-                    }
+        for (depth, frame) in self.frames.iter().enumerate() {
+            if !frame.object {
+                let _ = write!(path, "[{}]", frame.index);
+                continue;
+            }
+            let last = self
+                .frames
+                .get(depth + 1)
+                .map_or(self.keys.len(), |next| next.first_key);
+            let bytes = match last > frame.first_key {
+                true => self.key_bytes(self.keys[last - 1]),
+                false => Cow::Borrowed(&b""[..]),
+            };
+            let key = String::from_utf8_lossy(&bytes);
+            let plain = !key.is_empty()
+                && key
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            match (plain, path.is_empty()) {
+                (true, true) => path.push_str(&key),
+                (true, false) => {
+                    let _ = write!(path, ".{key}");
                 }
-                Frame::Array(index) => {
-                    let _ = write!(path, "[{index}]");
+                (false, _) => {
+                    let quoted = serde_json::to_string(key.as_ref()).expect("a string serializes");
+                    let _ = write!(path, "[{quoted}]");
                 }
             }
         }
@@ -193,9 +323,178 @@ impl<'a> Scan<'a> {
     }
 }
 
+/// The positions of the set bits of `mask`, counted from `first`, in order.
+pub(crate) fn bits(mut mask: u64, first: usize) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let bit = mask.trailing_zeros();
+        mask &= mask.wrapping_sub(1);
+        (bit < 64).then_some(first + bit as usize)
+    })
+}
+
+/// Bit `i` set when an odd number of bits `0..=i` of `mask` are: between a string's opening quote
+/// (set) and its closing one (clear), when the quotes are the block's only ones.
+pub(crate) fn prefix_xor(mut mask: u64) -> u64 {
+    for shift in [1, 2, 4, 8, 16, 32] {
+        mask ^= mask << shift;
+    }
+    mask
+}
+
+/// Bytes classified at once.
+pub(crate) const BLOCK: usize = 64;
+
+/// The bytes of a block (its first `BLOCK` bytes, fewer at the end) that can matter to a scan of
+/// JSON text (`batch::scan_items`, `duplicate_key`), bit `i` for byte `i`.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Classes {
+    pub quote: u64,
+    pub backslash: u64,
+    /// `,`, `[`, `]`, `{`, `}`.
+    pub structural: u64,
+    /// `]`, `}`.
+    pub closing: u64,
+    pub comma: u64,
+}
+
+impl Classes {
+    pub fn of(bytes: &[u8]) -> Classes {
+        let mut padded = [0u8; BLOCK]; // a zero byte is in no class
+        let block = match bytes.get(..BLOCK) {
+            Some(whole) => whole,
+            None => {
+                padded[..bytes.len()].copy_from_slice(bytes);
+                &padded
+            }
+        };
+        let mut classes = Classes {
+            quote: 0,
+            backslash: 0,
+            structural: 0,
+            closing: 0,
+            comma: 0,
+        };
+        for (index, chunk) in block.chunks_exact(16).enumerate() {
+            let chunk: &[u8; 16] = chunk.try_into().expect("16 bytes");
+            let [quote, backslash, opening, closing, comma] = classes16(chunk).map(u64::from);
+            classes.quote |= quote << (16 * index);
+            classes.backslash |= backslash << (16 * index);
+            classes.structural |= (opening | closing | comma) << (16 * index);
+            classes.closing |= closing << (16 * index);
+            classes.comma |= comma << (16 * index);
+        }
+        classes
+    }
+}
+
+/// The quotes, backslashes, opening brackets, closing brackets and commas of 16 bytes, 16 comparisons
+/// at a time (SSE2, always there on x86-64).
+#[cfg(target_arch = "x86_64")]
+fn classes16(chunk: &[u8; 16]) -> [u16; 5] {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86-64 CPU; the load reads the 16 bytes of `chunk`, unaligned.
+    unsafe {
+        let splat = |byte: u8| _mm_set1_epi8(byte as i8);
+        let bytes = _mm_loadu_si128(chunk.as_ptr().cast());
+        // `[` and `{`, `]` and `}` differ by the bit 0x20 alone.
+        let folded = _mm_or_si128(bytes, splat(0x20));
+        let opening = _mm_cmpeq_epi8(folded, splat(b'{'));
+        let closing = _mm_cmpeq_epi8(folded, splat(b'}'));
+        let comma = _mm_cmpeq_epi8(bytes, splat(b','));
+        let mask = |hits| _mm_movemask_epi8(hits) as u16;
+        [
+            mask(_mm_cmpeq_epi8(bytes, splat(b'"'))),
+            mask(_mm_cmpeq_epi8(bytes, splat(b'\\'))),
+            mask(opening),
+            mask(closing),
+            mask(comma),
+        ]
+    }
+}
+
+/// `classes16` a byte at a time, where there is no SSE2.
+#[cfg(any(not(target_arch = "x86_64"), test))]
+fn classes16_bytewise(chunk: &[u8; 16]) -> [u16; 5] {
+    let mask = |class: &dyn Fn(u8) -> bool| {
+        (0..16).fold(0, |mask, index| {
+            mask | u16::from(class(chunk[index])) << index
+        })
+    };
+    [
+        mask(&|byte| byte == b'"'),
+        mask(&|byte| byte == b'\\'),
+        mask(&|byte| matches!(byte, b'[' | b'{')),
+        mask(&|byte| matches!(byte, b']' | b'}')),
+        mask(&|byte| byte == b','),
+    ]
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn classes16(chunk: &[u8; 16]) -> [u16; 5] {
+    classes16_bytewise(chunk)
+}
+
+/// FNV-1a: a hash of a few cycles a byte for the keys of a large object (the standard hasher's keyed
+/// SipHash costs more than the whole scan of a state; no adversary chooses what collides here more
+/// cheaply than by sending the keys themselves, which a linear scan would compare anyway).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &byte in bytes {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn classes_are_found_in_every_lane_and_only_within_the_text() {
+        for byte in 0..=255u8 {
+            for lane in [0, 5, 15] {
+                let mut chunk = [b'a'; 16];
+                chunk[lane] = byte;
+                assert_eq!(classes16(&chunk), classes16_bytewise(&chunk), "{byte}");
+            }
+        }
+        let text = br#"{"a\\":[1,2]}, "x" "#;
+        let of = |class: &[u8]| -> u64 {
+            (0..text.len())
+                .filter(|&at| class.contains(&text[at]))
+                .map(|at| 1 << at)
+                .sum()
+        };
+        let expected = Classes {
+            quote: of(b"\""),
+            backslash: of(b"\\"),
+            structural: of(b",[]{}"),
+            closing: of(b"]}"),
+            comma: of(b","),
+        };
+        assert_eq!(Classes::of(text), expected);
+        assert_eq!(Classes::of(b"").structural, 0);
+        let long = [b','; 70];
+        assert_eq!(Classes::of(&long).structural, u64::MAX);
+        assert_eq!(Classes::of(&long[..63]).structural, u64::MAX >> 1);
+        assert_eq!(prefix_xor(0b1000_0100), 0b0111_1100);
+        assert_eq!(prefix_xor(1 << 63 | 1), u64::MAX >> 1);
+    }
 
     #[test]
     fn json_without_a_key_twice_has_no_fault() {
@@ -242,6 +541,24 @@ mod tests {
             Some("duplicate key at board")
         );
         assert_eq!(fault(r#"{"a\\": 1, "a": 2}"#), None);
+    }
+
+    #[test]
+    fn strings_and_escapes_are_followed_across_blocks() {
+        let long = "],{[}\\\"".repeat(20);
+        for padding in 0..(2 * BLOCK) {
+            let pad = " ".repeat(padding);
+            let distinct = format!(
+                r#"{{{pad}"k\"x":1,"v":"{long}","k\\":[{{"k\"x":"}}"}}],"k\"y":2}}"#
+            );
+            assert_eq!(fault(&distinct), None, "{padding}");
+            let twice = format!(r#"{{{pad}"k\"x":1,"v":"{long}","{{\"":[],"k\"x":2}}"#);
+            assert_eq!(
+                fault(&twice).as_deref(),
+                Some(r#"duplicate key at ["k\"x"]"#),
+                "{padding}"
+            );
+        }
     }
 
     #[test]
