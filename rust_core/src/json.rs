@@ -548,9 +548,8 @@ mod tests {
         let long = "],{[}\\\"".repeat(20);
         for padding in 0..(2 * BLOCK) {
             let pad = " ".repeat(padding);
-            let distinct = format!(
-                r#"{{{pad}"k\"x":1,"v":"{long}","k\\":[{{"k\"x":"}}"}}],"k\"y":2}}"#
-            );
+            let distinct =
+                format!(r#"{{{pad}"k\"x":1,"v":"{long}","k\\":[{{"k\"x":"}}"}}],"k\"y":2}}"#);
             assert_eq!(fault(&distinct), None, "{padding}");
             let twice = format!(r#"{{{pad}"k\"x":1,"v":"{long}","{{\"":[],"k\"x":2}}"#);
             assert_eq!(
