@@ -7,6 +7,8 @@ import re
 
 from pathlib import Path
 
+import jsonschema
+import pytest
 import schemathesis
 from schemathesis.checks import negative_data_rejection, positive_data_acceptance
 import yaml
@@ -17,7 +19,7 @@ import referee
 from referee import contract
 from referee.app import create_app
 from referee.codes import CODES, problem_code_schema
-from referee.errors import RefereeError
+from referee.errors import InvalidOptions, InvalidState, RefereeError
 from referee.problems import Problem
 from referee.settings import Settings
 
@@ -164,6 +166,32 @@ def test_the_caesar_shapes_match_the_spec() -> None:
     setup = components["CaesarSetup"]["examples"][0]
     replayed = referee.game("caesar", options=setup["options"]).replay(["L40@HU-HC =S51", "N42@MT-HU =D60"], seed=7)
     assert replayed["state"] == example
+
+
+def component_validator(name: str) -> jsonschema.Draft202012Validator:
+    """A validator of the contract's component `name`, its references resolved in the contract."""
+    return jsonschema.Draft202012Validator({"$ref": "#/components/schemas/" + name,
+                                            "components": {"schemas": spec_schemas()}})
+
+
+def test_what_the_caesar_schemas_refuse_the_engine_refuses() -> None:
+    """The schemas say what JSON Schema can, as the engine does: a state lists every border and province,
+    and a starting hand given in the options is 2 tokens."""
+    game = referee.game("caesar")
+    state, states = game.new(seed=3), component_validator("CaesarState")
+    assert states.is_valid(state)
+    for field, key in (("borders", "HU-HC"), ("provinces", "IT")):
+        partial = state | {field: {k: v for k, v in state[field].items() if k != key}}
+        assert not states.is_valid(partial)
+        with pytest.raises(InvalidState):
+            game.check(partial)
+    options, hands = component_validator("CaesarOptions"), {"caesar": ["L40", "L31"], "pompey": ["S60", "S51"]}
+    assert options.is_valid({"hands": hands})
+    referee.game("caesar", options={"hands": hands}).new(seed=3)
+    for hand in ([], ["L40"], ["L40", "L31", "L22"]):
+        assert not options.is_valid({"hands": hands | {"caesar": hand}})
+        with pytest.raises(InvalidOptions):
+            referee.game("caesar", options={"hands": hands | {"caesar": hand}})
 
 
 def test_the_hypnosia_shapes_and_examples_match_the_spec() -> None:
