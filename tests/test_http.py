@@ -182,11 +182,15 @@ def test_batch_json_and_ndjson_keep_order_and_isolate_bad_items(client, name: st
     assert results[4]["error"]["code"] == "malformed-request"
     assert results[5]["reason"]["code"] == "not-your-turn"
     lines = b"".join(orjson.dumps(item) + b"\n" for item in items[:2])
-    response = client.post(f"/v1/games/{name}/batch?with_state=true", data=lines, content_type="application/x-ndjson")
+    response = client.post(f"/v1/games/{name}/batch/ndjson?with_state=true", data=lines, content_type="application/x-ndjson")
+    assert response.mimetype == "application/x-ndjson"
     streamed = [orjson.loads(line) for line in response.data.splitlines()]
     played = case["game"].play(start, case["legal"])
     assert streamed[0] == {"index": 0, "legal": True, **played}
     assert streamed[1]["legal"] is False and "state" not in streamed[1]
+    # NDJSON sent to the JSON batch's path, as clients did before `batch/ndjson`, is answered the same.
+    before = client.post(f"/v1/games/{name}/batch?with_state=true", data=lines, content_type="application/x-ndjson")
+    assert before.data == response.data and before.mimetype == response.mimetype
 
 
 @pytest.mark.parametrize("name", referee.games())
@@ -208,6 +212,11 @@ def test_batch_problems(client, name: str) -> None:
     problem(post(client, f"/v1/games/{name}/batch", [{"state": {}, "move": "e4"}] * 51), 400, "malformed-request")
     problem(client.post(f"/v1/games/{name}/batch?with_state=yes", json=[]), 400, "malformed-request")
     problem(client.post(f"/v1/games/{name}/batch", data=b"[]", content_type="text/csv"), 415, "unsupported-media-type")
+    refused = problem(post(client, f"/v1/games/{name}/batch/ndjson", []), 415, "unsupported-media-type")
+    assert refused["accepted"] == ["application/x-ndjson"]
+    body = problem(client.post(f"/v1/games/{name}/batch/ndjson", data=b'{"move": "e4"}\n{"move": \n',
+                               content_type="application/x-ndjson"), 400, "malformed-json")
+    assert body["detail"].startswith("line 2 ")
 
 
 # ------------------------------------------------------------------ hostile input
