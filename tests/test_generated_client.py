@@ -108,7 +108,7 @@ def test_a_generated_client_sees_one_players_view_of_caesar(client_package, clie
         client=client, body=model(client_package, "CaesarViewRequest")(state=started.state, player=model(
             client_package, "CaesarPlayer")("pompey")))
     assert isinstance(view, model(client_package, "CaesarView"))
-    assert list(view.hands.additional_properties) == ["pompey"]
+    assert list(view.hands.to_dict()) == ["pompey"]
     assert view.hand_sizes.caesar == len(started.state.hands.caesar)
 
 
@@ -145,7 +145,7 @@ class OpaquePlayer:
         legal = self.call("legal-moves", model(self.package, "CaesarLegalMovesRequest")(state=state, secret=self.secret))
         move = rng.choice(legal.moves)
         played = self.call("play", model(self.package, "CaesarMoveRequest")(state=state, move=move, secret=self.secret))
-        assert list(played.view.hands.additional_properties) == [self.name], "the mover's view, never the other hand"
+        assert list(played.view.hands.to_dict()) == [self.name], "the mover's view, never the other hand"
         return played
 
     def look(self, state: Any, player: str | None = None) -> Any:
@@ -173,7 +173,7 @@ def test_a_generated_client_plays_caesar_with_opaque_states(client_package) -> N
             played = players[outcome.to_move].turn(state, rng)
             state, outcome = played.state, played.outcome
             waiting = next(name for name in players if name != played.effects.player.value)
-            assert list(players[waiting].look(state).hands.additional_properties) == [waiting]
+            assert list(players[waiting].look(state).hands.to_dict()) == [waiting]
         assert outcome.status.value == "finished", f"no end in {MAX_PLIES} plies"
         refused = players["caesar"].look(state, "pompey")
         assert refused.code.value == "not-this-player" and refused.detail.startswith("another player's"), refused
