@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test install-service install-test browser rust-test python-test bench clean
+.PHONY: serve test install-service install-test browser java rust-test python-test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,7 +43,15 @@ browser:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
 	fi
 
-python-test: install-test browser
+# OpenAPI Generator's test runs the generator's jar (bundled by PyPI's `openapi-generator-cli`, in the
+# `test` extra) on Debian's default Java runtime; installed here when missing, with sudo unless root.
+java:
+	@if ! command -v java >/dev/null 2>&1; then \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless; \
+	fi
+
+python-test: install-test browser java
 	$(BIN)/python -m pytest
 
 bench: install-test

@@ -7,15 +7,17 @@ A property test that states its own ``max_examples`` scales it by the profile's 
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
-import schemathesis
 from hypothesis import HealthCheck, settings
 
 from referee.app import create_app
 from referee.settings import Settings
+
+# How schemathesis sends NDJSON and reads the contract's YAML, for every contract test as for the
+# repository's schemathesis.toml: importing the module registers both.
+import schemathesis_hooks  # noqa: F401
 
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=QUIET)
@@ -39,11 +41,3 @@ def client(app):
     return app.test_client()
 
 
-@schemathesis.serializer("application/x-ndjson")
-def ndjson(ctx, value):  # noqa: ANN001 - schemathesis serializer signature
-    """How schemathesis sends an NDJSON batch (for every contract test): a string as it is, else one
-    JSON line an item. json, not orjson: generated items may hold integers beyond 64 bits."""
-    if isinstance(value, str):
-        return value.encode()
-    items = value if isinstance(value, list) else [value]
-    return b"".join(json.dumps(item).encode() + b"\n" for item in items)

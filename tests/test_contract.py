@@ -7,6 +7,8 @@ import re
 
 from pathlib import Path
 
+import jsonschema
+import pytest
 import schemathesis
 from schemathesis.checks import negative_data_rejection, positive_data_acceptance
 import yaml
@@ -17,7 +19,7 @@ import referee
 from referee import contract
 from referee.app import create_app
 from referee.codes import CODES, problem_code_schema
-from referee.errors import RefereeError
+from referee.errors import InvalidOptions, InvalidState, RefereeError
 from referee.problems import Problem
 from referee.settings import Settings
 
@@ -86,14 +88,121 @@ def spec_schemas() -> dict:
     return yaml.safe_load(SPEC.read_text())["components"]["schemas"]
 
 
+def object_parts(schema: dict, components: dict) -> tuple[set[str], set[str]]:
+    """The properties and required properties of an object schema, with those of its `allOf` parts."""
+    properties, required = set(schema.get("properties", {})), set(schema.get("required", []))
+    for part in schema.get("allOf", []):
+        part = components[part["$ref"].removeprefix(contract.COMPONENTS)] if "$ref" in part else part
+        more, needed = object_parts(part, components)
+        properties, required = properties | more, required | needed
+    return properties, required
+
+
 def test_the_envelope_schemas_match_the_marshmallow_envelopes() -> None:
     components = spec_schemas()
     for game in referee.games():
         for name, envelope in contract.ENVELOPES.items():
             fields = envelope().fields
-            spec = components[contract.PREFIXES[game] + name]
-            assert set(fields) == set(spec["properties"]), name
-            assert {key for key, field in fields.items() if field.required} == set(spec["required"]), name
+            properties, required = object_parts(components[contract.PREFIXES[game] + name], components)
+            assert set(fields) == properties, name
+            assert {key for key, field in fields.items() if field.required} == required, name
+
+
+def test_a_request_with_a_setup_references_the_games_setup() -> None:
+    """`new` and `replay` take a setup: their envelopes are the game's `Setup` and their own fields, closed
+    as a whole (`unevaluatedProperties`), never copies of the setup's fields."""
+    components = spec_schemas()
+    for prefix in contract.PREFIXES.values():
+        setup = components[prefix + "Setup"]
+        assert "additionalProperties" not in setup  # the envelope closes it
+        for name in ("NewRequest", "ReplayRequest"):
+            request = components[prefix + name]
+            assert request["allOf"][0] == {"$ref": f"{contract.COMPONENTS}{prefix}Setup"}, name
+            assert request["unevaluatedProperties"] is False and "properties" not in request
+            assert not set(setup["properties"]) & set(request["allOf"][1]["properties"]), name
+        for name in ("MoveRequest", "LegalMovesRequest", "ViewRequest", "RenderRequest", "BatchItem"):
+            assert components[prefix + name]["additionalProperties"] is False
+
+
+def references(value: object) -> set[str]:
+    """The component names every `$ref` under `value` points at."""
+    if isinstance(value, dict):
+        found = {value["$ref"].rsplit("/", 1)[-1]} if "$ref" in value else set()
+        return found.union(*(references(item) for item in value.values()))
+    if isinstance(value, list):
+        return set().union(*(references(item) for item in value))
+    return set()
+
+
+def test_every_schema_is_used_and_written_once() -> None:
+    """Every component schema is reached from an operation (generators report the others unused), and the
+    YAML holds no anchor or alias: a schema is referenced, never copied through YAML."""
+    document = yaml.safe_load(SPEC.read_text())
+    components, reached = document["components"], set()
+    pending = references(document["paths"])
+    while pending:
+        name = pending.pop()
+        reached.add(name)
+        target = next(group[name] for group in components.values() if name in group)
+        pending |= references(target) - reached
+    assert set(components["schemas"]) <= reached, set(components["schemas"]) - reached
+    events = yaml.parse(SPEC.read_text())
+    assert not any(isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) for event in events)
+
+
+def integer_schemas(value: object) -> list[dict]:
+    """Every schema of type integer under `value` (examples left out: they are data)."""
+    if isinstance(value, list):
+        return [found for item in value for found in integer_schemas(item)]
+    if not isinstance(value, dict):
+        return []
+    kinds = value.get("type")
+    own = [value] if kinds == "integer" or isinstance(kinds, list) and "integer" in kinds else []
+    return own + [found for key, item in value.items() if key not in ("example", "examples")
+                  for found in integer_schemas(item)]
+
+
+def test_every_integer_has_the_format_of_its_range() -> None:
+    """Generators type an integer by its format (Go: `int32` without one): `int32` when its bounds fit 32
+    bits, else `int64`. A seed a request gives is a number every client language holds exactly (a double's
+    2^53 - 1), or the 64 hexadecimal digits a state carries."""
+    integers = integer_schemas(yaml.safe_load(SPEC.read_text()))
+    assert len(integers) > 40
+    for schema in integers:
+        low, high = schema.get("minimum"), schema.get("maximum")
+        fits = low is not None and high is not None and -(2**31) <= low and high < 2**31
+        assert schema["format"] == ("int32" if fits else "int64"), schema
+    number, text = spec_schemas()["Seed"]["oneOf"]
+    assert (number["minimum"], number["maximum"], number["format"]) == (0, 2**53 - 1, "int64")
+    assert re.fullmatch(text["pattern"], referee.game("caesar").new(seed=2**64 - 1)["rng"]["seed"])
+
+
+def test_one_schema_for_a_state_in_and_out() -> None:
+    """Every `state` of a request or an answer is the game's `StateOrPosition`: an answer's state is sent
+    back as it is."""
+    document = yaml.safe_load(SPEC.read_text())
+    states = []
+
+    def collect(value: object) -> None:
+        if isinstance(value, dict):
+            if isinstance(value.get("properties"), dict) and "state" in value["properties"]:
+                states.append(value["properties"]["state"]["$ref"])
+            for key, item in value.items():
+                if key not in ("example", "examples"):
+                    collect(item)
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+
+    collect(document)
+    prefixes = contract.PREFIXES.values()
+    assert set(states) == {f"{contract.COMPONENTS}{prefix}StateOrPosition" for prefix in prefixes}
+    assert len(states) == 9 * len(prefixes)  # 5 requests, `new`, `play`, `replay` and batch results
+
+
+def test_the_server_is_the_one_that_serves_the_document() -> None:
+    """A relative server: a validator or client finds the operations at the address it reached."""
+    assert [server["url"] for server in yaml.safe_load(SPEC.read_text())["servers"]] == ["/"]
 
 
 def test_the_engine_shapes_match_the_spec() -> None:
@@ -164,6 +273,32 @@ def test_the_caesar_shapes_match_the_spec() -> None:
     setup = components["CaesarSetup"]["examples"][0]
     replayed = referee.game("caesar", options=setup["options"]).replay(["L40@HU-HC =S51", "N42@MT-HU =D60"], seed=7)
     assert replayed["state"] == example
+
+
+def component_validator(name: str) -> jsonschema.Draft202012Validator:
+    """A validator of the contract's component `name`, its references resolved in the contract."""
+    return jsonschema.Draft202012Validator({"$ref": contract.COMPONENTS + name,
+                                            "components": {"schemas": spec_schemas()}})
+
+
+def test_what_the_caesar_schemas_refuse_the_engine_refuses() -> None:
+    """The schemas say what JSON Schema can, as the engine does: a state lists every border and province,
+    and a starting hand given in the options is 2 tokens."""
+    game = referee.game("caesar")
+    state, states = game.new(seed=3), component_validator("CaesarState")
+    assert states.is_valid(state)
+    for field, key in (("borders", "HU-HC"), ("provinces", "IT")):
+        partial = state | {field: {k: v for k, v in state[field].items() if k != key}}
+        assert not states.is_valid(partial)
+        with pytest.raises(InvalidState):
+            game.check(partial)
+    options, hands = component_validator("CaesarOptions"), {"caesar": ["L40", "L31"], "pompey": ["S60", "S51"]}
+    assert options.is_valid({"hands": hands})
+    referee.game("caesar", options={"hands": hands}).new(seed=3)
+    for hand in ([], ["L40"], ["L40", "L31", "L22"]):
+        assert not options.is_valid({"hands": hands | {"caesar": hand}})
+        with pytest.raises(InvalidOptions):
+            referee.game("caesar", options={"hands": hands | {"caesar": hand}})
 
 
 def test_the_hypnosia_shapes_and_examples_match_the_spec() -> None:

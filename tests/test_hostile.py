@@ -224,11 +224,13 @@ def test_faults_in_the_first_chunk_are_plain_problems_that_reach_the_client(serv
     assert result == {"index": 0, "legal": True} and problem["code"] == "payload-too-large" and problem["line"] == 2
 
 
+@pytest.mark.parametrize("path", ["/v1/games/iago/batch/ndjson", "/v1/games/iago/batch"])
 @pytest.mark.parametrize("content_type", ["Application/X-NDJSON", "application/x-ndjson; charset=utf-8"])
-def test_a_batch_streams_however_its_media_type_is_spelled(server, content_type) -> None:
+def test_a_batch_streams_however_its_media_type_is_spelled(server, content_type, path) -> None:
     """The body reader and the route read the media type alike: a 3 MB batch, 48 times the body limit,
-    streams in full under any spelling of NDJSON, sent whole before the answer is read."""
-    results = lines_of(post(server, "/v1/games/iago/batch", ndjson_lines(12_000), content_type))
+    streams in full under any spelling of NDJSON, sent whole before the answer is read, to the NDJSON
+    batch's own path and to the JSON batch's (where clients sent NDJSON before it had its own)."""
+    results = lines_of(post(server, path, ndjson_lines(12_000), content_type))
     assert len(results) == 12_000 and all(result["legal"] for result in results)
     assert [result["index"] for result in results] == list(range(12_000))
 

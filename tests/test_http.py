@@ -182,11 +182,15 @@ def test_batch_json_and_ndjson_keep_order_and_isolate_bad_items(client, name: st
     assert results[4]["error"]["code"] == "malformed-request"
     assert results[5]["reason"]["code"] == "not-your-turn"
     lines = b"".join(orjson.dumps(item) + b"\n" for item in items[:2])
-    response = client.post(f"/v1/games/{name}/batch?with_state=true", data=lines, content_type="application/x-ndjson")
+    response = client.post(f"/v1/games/{name}/batch/ndjson?with_state=true", data=lines, content_type="application/x-ndjson")
+    assert response.mimetype == "application/x-ndjson"
     streamed = [orjson.loads(line) for line in response.data.splitlines()]
     played = case["game"].play(start, case["legal"])
     assert streamed[0] == {"index": 0, "legal": True, **played}
     assert streamed[1]["legal"] is False and "state" not in streamed[1]
+    # NDJSON sent to the JSON batch's path, as clients did before `batch/ndjson`, is answered the same.
+    before = client.post(f"/v1/games/{name}/batch?with_state=true", data=lines, content_type="application/x-ndjson")
+    assert before.data == response.data and before.mimetype == response.mimetype
 
 
 @pytest.mark.parametrize("name", referee.games())
@@ -208,6 +212,11 @@ def test_batch_problems(client, name: str) -> None:
     problem(post(client, f"/v1/games/{name}/batch", [{"state": {}, "move": "e4"}] * 51), 400, "malformed-request")
     problem(client.post(f"/v1/games/{name}/batch?with_state=yes", json=[]), 400, "malformed-request")
     problem(client.post(f"/v1/games/{name}/batch", data=b"[]", content_type="text/csv"), 415, "unsupported-media-type")
+    refused = problem(post(client, f"/v1/games/{name}/batch/ndjson", []), 415, "unsupported-media-type")
+    assert refused["accepted"] == ["application/x-ndjson"]
+    body = problem(client.post(f"/v1/games/{name}/batch/ndjson", data=b'{"move": "e4"}\n{"move": \n',
+                               content_type="application/x-ndjson"), 400, "malformed-json")
+    assert body["detail"].startswith("line 2 ")
 
 
 # ------------------------------------------------------------------ hostile input
@@ -285,12 +294,45 @@ def test_a_json_batch_that_is_not_json_or_not_an_array(client) -> None:
     assert refused["errors"][0]["field"] == "body"
 
 
+#: A state's `rng.seed` of the u64 seed 7: 7 little-endian in 16 hexadecimal digits, then 48 zeros.
+SEED_7_HEX = "07" + "0" * 62
+
+
 @pytest.mark.parametrize("name", referee.games())
-@pytest.mark.parametrize("seed", [-1, 2**64, 10**400, 1.5, "7", True])
+@pytest.mark.parametrize("seed", [-1, 2**53, 2**64, 10**400, 1.5, "7", True, SEED_7_HEX[:-1], SEED_7_HEX[:-1] + "1",
+                                  "0x" + SEED_7_HEX[2:], "g" + SEED_7_HEX[1:]])
 def test_seeds_out_of_range_or_type(client, seed, name: str) -> None:
+    """A seed is a whole number every client language holds exactly (at most 2^53 - 1), or a state's
+    `rng.seed` made from a 64-bit seed; anything else is refused."""
     raw = b'{"seed": ' + (str(seed).encode() if isinstance(seed, int) and not isinstance(seed, bool) else orjson.dumps(seed)) + b"}"
     response = client.post(f"/v1/games/{name}/new", data=raw, content_type="application/json")
-    assert response.status_code == 400 and response.json["code"] in ("malformed-request", "malformed-json")
+    body = problem(response, 400, "malformed-json" if seed == 10**400 else "malformed-request")
+    assert body["code"] == "malformed-json" or body["errors"][0]["field"] == "seed"
+
+
+@pytest.mark.parametrize("name", ["hypnosia", "caesar"])
+def test_a_seed_is_a_number_or_the_hexadecimal_a_state_carries(client, name: str) -> None:
+    by_number = post(client, f"/v1/games/{name}/new", {"seed": 7}).json
+    assert by_number["state"]["rng"]["seed"] == SEED_7_HEX
+    assert post(client, f"/v1/games/{name}/new", {"seed": SEED_7_HEX}).json == by_number
+    assert post(client, f"/v1/games/{name}/new", {"seed": SEED_7_HEX.upper()}).json == by_number
+    largest = post(client, f"/v1/games/{name}/new", {"seed": 2**53 - 1}).json["state"]["rng"]["seed"]
+    assert largest == (2**53 - 1).to_bytes(32, "little").hex()
+
+
+@pytest.mark.parametrize("name", ["hypnosia", "caesar"])
+def test_a_game_the_service_seeded_replays_from_the_seed_its_states_carry(client, name: str) -> None:
+    """`new` without a seed draws 64 bits, beyond the numbers a request gives: the record replays with the
+    seed the game's states carry (`rng.seed`), as it did when requests took any 64-bit number."""
+    state, moves = post(client, f"/v1/games/{name}/new", {}).json["state"], []
+    seed = state["rng"]["seed"]
+    for _ in range(6):
+        moves.append(post(client, f"/v1/games/{name}/legal-moves", {"state": state}).json["moves"][0])
+        state = post(client, f"/v1/games/{name}/play", {"state": state, "move": moves[-1]}).json["state"]
+    replayed = post(client, f"/v1/games/{name}/replay", {"moves": moves, "seed": seed}).json
+    assert replayed["legal"] and replayed["state"] == state
+    as_number = int.from_bytes(bytes.fromhex(seed[:16]), "little")
+    assert referee.game(name).replay(moves, seed=as_number)["state"] == state  # the embedding API takes 64 bits
 
 
 @pytest.mark.parametrize("name", referee.games())

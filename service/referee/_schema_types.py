@@ -55,6 +55,8 @@ __all__ = [
     "CaesarPlayer",
     "CaesarProvince",
     "CaesarSetup",
+    "CaesarStartingHand",
+    "CaesarStartingHandPerPlayer",
     "CaesarState",
     "CaesarToken",
     "CaesarTokens",
@@ -376,7 +378,7 @@ class CaesarOptions(TypedDict):
     """The chance events of setup, given instead of drawn (to set up a real game)."""
 
     bonuses: NotRequired["CaesarBonuses | None"]
-    hands: NotRequired["CaesarTokensPerPlayer | None"]
+    hands: NotRequired["CaesarStartingHandPerPlayer | None"]
 
 
 CaesarPlayer: TypeAlias = Literal["caesar", "pompey"]
@@ -391,6 +393,15 @@ class CaesarProvince(TypedDict):
 class CaesarSetup(TypedDict):
     options: NotRequired["CaesarOptions"]
     variant: NotRequired["CaesarVariant"]
+
+
+#: A starting hand: two tokens (given in a setup instead of drawn).
+CaesarStartingHand: TypeAlias = "list[CaesarToken]"
+
+
+class CaesarStartingHandPerPlayer(TypedDict):
+    caesar: "CaesarStartingHand"
+    pompey: "CaesarStartingHand"
 
 
 class CaesarState(TypedDict):

@@ -61,14 +61,18 @@ def engine_of(game: str) -> _core.Engine:
     return engine
 
 
+def unsupported_media_type(*media_types: str) -> Problem:
+    return Problem(
+        "unsupported-media-type",
+        f"the body must be {' or '.join(media_types)}, not {request.mimetype or 'untyped'}",
+        accepted=list(media_types),
+    )
+
+
 def body_bytes(*media_types: str) -> bytes:
     # The exact header, as clients send it, spares parsing it on every request.
     if request.environ.get("CONTENT_TYPE") not in media_types and request.mimetype not in media_types:
-        raise Problem(
-            "unsupported-media-type",
-            f"the body must be {' or '.join(media_types)}, not {request.mimetype or 'untyped'}",
-            accepted=list(media_types),
-        )
+        raise unsupported_media_type(*media_types)
     data = request.environ.get(BODY_KEY, b"")  # read whole by referee.body.Bodies
     if not data.strip():
         raise Problem("malformed-json", "the body is empty")
@@ -265,7 +269,7 @@ def flag(name: str) -> bool:
 @game_route("/batch", "POST")
 def batch(game: str) -> Response:
     """Validates every item; a bad item gets its own error and never fails the others. A JSON array is
-    answered at once; NDJSON is read and judged chunk by chunk, in constant memory."""
+    answered at once; NDJSON (the clients of before `batch/ndjson`) as `batch_ndjson` answers it."""
     engine = engine_of(game)
     with_state = flag("with_state")
     if request.mimetype == NDJSON:
@@ -274,6 +278,17 @@ def batch(game: str) -> Response:
     data = body_bytes(JSON, NDJSON)
     results, count = engine_call(engine.validate_array, data, with_state, settings.max_batch_items)
     return Response(b'{"results":%b,"count":%d}' % (results, count), mimetype=JSON)
+
+
+@game_route("/batch/ndjson", "POST")
+def batch_ndjson(game: str) -> Response:
+    """NDJSON in and out, read and judged chunk by chunk, in constant memory: its own operation, so that
+    a client generated from the contract sends it (and a generator that cannot skips only this one)."""
+    engine = engine_of(game)
+    with_state = flag("with_state")
+    if request.mimetype != NDJSON:
+        raise unsupported_media_type(NDJSON)
+    return stream_batch(engine, with_state)
 
 
 #: Bytes read from a streamed batch before they are judged: large enough for the native batch to run

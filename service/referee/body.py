@@ -73,7 +73,7 @@ def is_stream(environ: dict[str, Any]) -> bool:
     """A streamed batch: NDJSON to a batch route, bounded per line and by items rather than in total.
     The media type is read as werkzeug reads it for the route (`Request.mimetype`), so that the two never
     disagree: a body left unread here must be one the route streams."""
-    if not environ.get("PATH_INFO", "").endswith("/batch"):
+    if not environ.get("PATH_INFO", "").endswith(("/batch", "/batch/ndjson")):
         return False
     return parse_options_header(environ.get("CONTENT_TYPE", ""))[0].lower() == NDJSON
 

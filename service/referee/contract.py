@@ -28,7 +28,7 @@ from marshmallow import Schema, fields, missing, validate
 from referee import _core, schemas
 from referee.codes import problem_code_schema
 
-__all__ = ["ENVELOPES", "PREFIXES", "document", "text"]
+__all__ = ["COMPONENTS", "ENVELOPES", "PREFIXES", "document", "text"]
 
 COMPONENTS = "#/components/schemas/"
 #: Where the template names a game's own component: `{Game}State` is `IagoState` for Iago.
@@ -73,6 +73,8 @@ def ref(name: str) -> dict[str, str]:
 
 def field_schema(field: fields.Field) -> dict[str, Any]:
     """The JSON Schema of a marshmallow field of the envelopes (the kinds they use)."""
+    if isinstance(field, schemas.Seed):
+        return ref("Seed")
     if isinstance(field, fields.List):
         schema: dict[str, Any] = {"type": "array", "items": field_schema(field.inner)}
     elif isinstance(field, fields.String):
@@ -99,15 +101,34 @@ def field_schema(field: fields.Field) -> dict[str, Any]:
     return schema
 
 
+def seed_schema() -> dict[str, Any]:
+    """The contract's `Seed`: what `schemas.Seed` takes."""
+    return {
+        "description": (
+            f"A game's seed: a whole number 0..{schemas.MAX_SEED} (2^53 − 1, exact in every client language), "
+            "or a state's `rng.seed` as the state carries it (64 hexadecimal digits: a seed of 64 bits, "
+            "little-endian, in the first 16, then zeros), so that a game the service seeded itself replays "
+            "from its states."),
+        "oneOf": [
+            {"type": "integer", "minimum": 0, "maximum": schemas.MAX_SEED},
+            {"type": "string", "pattern": schemas.SEED_HEX.pattern},
+        ],
+    }
+
+
 def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) -> dict[str, Any]:
-    """A request envelope of one game: the marshmallow schema's fields, with the game's own state,
-    setup fields and players."""
-    setup = game_schemas["Setup"]["properties"]
+    """A request envelope of one game: the marshmallow schema's fields, with the game's own state, move
+    and players. An envelope with a setup's fields (`variant`, `options`) takes them from the game's
+    `Setup` (`allOf`), and its own fields beside them; `unevaluatedProperties` closes the whole."""
+    setup = set(game_schemas["Setup"]["properties"])
     player = "Player" if "Player" in game_schemas else "Colour"
-    own = {"state": ref(prefix + "StateOrPosition"), "variant": setup["variant"], "options": setup["options"],
-           "move": ref("Move"), "player": ref(prefix + player) | {"description": PLAYER}}
+    own = {"state": ref(prefix + "StateOrPosition"), "move": ref("Move"),
+           "player": ref(prefix + player) | {"description": PLAYER}}
+    envelope_fields = schema().fields
     properties, required = {}, []
-    for name, field in schema().fields.items():
+    for name, field in envelope_fields.items():
+        if name in setup:
+            continue
         properties[name] = own.get(name) or field_schema(field)
         if "description" in field.metadata:
             properties[name] = properties[name] | {"description": field.metadata["description"]}
@@ -115,13 +136,20 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) ->
             properties[name] = {"anyOf": [properties[name], {"type": "null"}]}
         if field.required:
             required.append(name)
-    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    if not setup & set(envelope_fields):
+        return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    assert setup <= set(envelope_fields), f"{schema.__name__} has part of a setup"
+    return {"type": "object", "allOf": [ref(prefix + "Setup"), {"type": "object", "properties": properties,
+                                                               "required": required}],
+            "unevaluatedProperties": False}
 
 
 def game_components(name: str, prefix: str, derived: dict[str, Any], shape: dict[str, Any]) -> dict[str, Any]:
     """Every component of one game: its derived types, its envelopes and its answers."""
     own = derived[name]
     components = {prefix + key: value for key, value in own.items()}
+    # A setup is the part of a request that the envelope closes (see `envelope`), never sent alone.
+    components[prefix + "Setup"] = {key: value for key, value in own["Setup"].items() if key != "additionalProperties"}
     components |= {prefix + key: envelope(schema, prefix, own) for key, schema in ENVELOPES.items()}
     components |= for_game(shape["x-game-schemas"], prefix)
     if prefix + "View" not in shape["components"]["schemas"]:
@@ -150,6 +178,28 @@ def game_paths(name: str, prefix: str, shape: dict[str, Any]) -> dict[str, Any]:
     return paths
 
 
+#: The bounds of a 32-bit signed integer.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+def integer_formats(value: Any) -> None:
+    """Gives every integer schema under `value` the format generators type it by: `int32` when both its
+    bounds are within 32 bits, else `int64` (schemars writes Rust's `uint8`..`uint64`, which generators do
+    not know and type as 32 bits). Examples are data, left as they are."""
+    if isinstance(value, dict):
+        kinds = value.get("type")
+        if kinds == "integer" or isinstance(kinds, list) and "integer" in kinds:
+            low, high = value.get("minimum"), value.get("maximum")
+            fits = isinstance(low, int) and isinstance(high, int) and INT32_MIN <= low and high <= INT32_MAX
+            value["format"] = "int32" if fits else "int64"
+        for key, item in value.items():
+            if key not in ("example", "examples"):
+                integer_formats(item)
+    elif isinstance(value, list):
+        for item in value:
+            integer_formats(item)
+
+
 def add_examples(operation: dict[str, Any], examples: dict[str, Any]) -> None:
     for slot, example in examples.items():
         if slot == "request":
@@ -166,6 +216,7 @@ def document() -> dict[str, Any]:
     doc = {key: value for key, value in copy.deepcopy(shape).items() if not key.startswith("x-")}
     components = doc["components"]["schemas"]
     components["ProblemCode"] = problem_code_schema()
+    components["Seed"] = seed_schema()
     components |= derived["common"]
     listing, operations = "/v1/games", doc.pop("paths")
     doc["paths"] = {listing: operations.pop(listing)}  # the games first, then each game's routes
@@ -181,6 +232,7 @@ def document() -> dict[str, Any]:
                 operation["responses"].setdefault("503", {"$ref": "#/components/responses/Busy"})
     for component, examples in shape["x-examples"]["components"].items():
         components[component]["examples"] = examples
+    integer_formats(doc)
     return doc
 
 

@@ -7,6 +7,7 @@ objects; `MoveRequest` stays the definition, and a test holds the native check t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
@@ -16,10 +17,15 @@ from referee.pictures import MAX_SIZE, MIN_SIZE
 
 __all__ = [
     "NewRequest", "LegalMovesRequest", "MoveRequest", "ReplayRequest", "ViewRequest", "RenderRequest",
-    "BatchItem", "malformed",
+    "BatchItem", "Seed", "MAX_SEED", "SEED_HEX", "malformed",
 ]
 
-SEED_RANGE = validate.Range(min=0, max=2**64 - 1)
+#: The largest seed a request gives as a number: one every client language holds exactly (a JavaScript
+#: number, a double). Larger seeds travel as a state carries them (`SEED_HEX`).
+MAX_SEED = 2**53 - 1
+#: A seed as a state's `rng.seed` writes it, when it was made from a 64-bit seed (every seed the service
+#: draws or is given): the seed little-endian in 16 hexadecimal digits, then 48 zeros.
+SEED_HEX = re.compile(r"^[0-9a-fA-F]{16}0{48}$")
 MOVE = validate.Length(min=1, max=256)
 PLAYER = validate.Length(min=1, max=64)
 SECRET = validate.Length(min=MIN_SECRET_CHARS, max=MAX_SECRET_CHARS)
@@ -46,6 +52,25 @@ class WholeNumber(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class Seed(WholeNumber):
+    """A game's seed: a whole number 0..MAX_SEED, or a state's `rng.seed` (`SEED_HEX`), so that a game the
+    service seeded itself (64 bits) replays from what its states carry."""
+
+    default_error_messages = {"seed": (
+        f"Not a seed: a whole number 0..{MAX_SEED}, or the 64 hexadecimal digits of a state's `rng.seed` "
+        "(16 digits, then 48 zeros).")}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, str):
+            if SEED_HEX.fullmatch(value) is None:
+                raise self.make_error("seed")
+            return int.from_bytes(bytes.fromhex(value[:16]), "little")
+        seed = super()._deserialize(value, attr, data, **kwargs)
+        if not 0 <= seed <= MAX_SEED:
+            raise self.make_error("seed")
+        return seed
+
+
 class PerPlayer(fields.Dict):
     """A JSON object of one value a player, whose errors name the player (`commitments.pompey`), not
     marshmallow's `commitments.pompey.value`."""
@@ -63,7 +88,7 @@ class PerPlayer(fields.Dict):
 class NewRequest(Schema):
     variant = fields.String(validate=validate.Length(min=1, max=64))
     options = fields.Dict()
-    seed = WholeNumber(strict=True, validate=SEED_RANGE, allow_none=True)
+    seed = Seed(strict=True, allow_none=True)
     commitments = PerPlayer(keys=fields.String(), values=fields.String(validate=COMMITMENT), allow_none=True,
                               metadata={"description": (
         "Each player's commitment, `{\"<player>\": \"<SHA-256 of the player's secret, 64 lowercase hex>\"}`: "

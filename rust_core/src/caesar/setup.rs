@@ -10,7 +10,7 @@ use super::board::{
     parse_province, parse_token, province_code, token_list, Bonus, Player, Tokens, IT,
     PROVINCE_COUNT, START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
 };
-use super::state::{Ordered, PerPlayer, TokensSchema};
+use super::state::{Ordered, PerPlayer, StartingHandSchema};
 use super::Position;
 use crate::chance::{self, Chance};
 use crate::error::{Error, Result};
@@ -36,7 +36,7 @@ pub struct Options {
     pub bonuses: Option<Ordered<String>>,
     /// The two starting tokens of each player; drawn from the seed when null.
     #[serde(default)]
-    #[schemars(with = "Option<PerPlayer<TokensSchema>>")]
+    #[schemars(with = "Option<PerPlayer<StartingHandSchema>>")]
     pub hands: Option<PerPlayer<Vec<String>>>,
 }
 

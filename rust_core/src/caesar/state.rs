@@ -326,10 +326,10 @@ pub struct State {
     #[serde(deserialize_with = "optional_name")] // required, even when null
     pub to_move: Option<Name>,
     /// All 30 borders by id (`HU-HC` ... `AS-SY`), in border order; null while a space is empty.
-    #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]{2}-[A-Z]{2}$"}))]
+    #[schemars(extend("propertyNames" = {"enum": border_ids()}, "required" = border_ids()))]
     pub borders: Ordered<Option<BorderState>>,
     /// All 18 provinces by code, in table order.
-    #[schemars(extend("propertyNames" = {"pattern": "^[A-Z]{2}$"}))]
+    #[schemars(extend("propertyNames" = {"enum": province_codes()}, "required" = province_codes()))]
     pub provinces: Ordered<ProvinceState>,
     /// The marker on Italia's dashed space.
     #[schemars(with = "Nullable<Player>")]
@@ -352,6 +352,16 @@ pub struct State {
     pub markers: PerPlayer<u32>,
     #[serde(deserialize_with = "crate::strict::object")]
     pub rng: ChanceState,
+}
+
+/// In a schema: every border's id, in border order (a state lists them all).
+fn border_ids() -> Vec<&'static str> {
+    (0..BORDER_COUNT).map(border_id).collect()
+}
+
+/// In a schema: every province's code, in table order (a state lists them all).
+fn province_codes() -> Vec<&'static str> {
+    (0..PROVINCE_COUNT).map(province_code).collect()
 }
 
 /// In a schema: an influence token, by its code in the token table.
@@ -381,6 +391,14 @@ impl JsonSchema for TokenSchema {
 #[schemars(rename = "CaesarTokens")]
 #[allow(dead_code)] // a schema only
 pub(super) struct TokensSchema(#[schemars(length(max = 16))] Vec<TokenSchema>);
+
+/// A starting hand: two tokens (given in a setup instead of drawn).
+#[derive(JsonSchema)]
+#[schemars(rename = "CaesarStartingHand")]
+#[allow(dead_code)] // a schema only
+pub(super) struct StartingHandSchema(
+    #[schemars(length(min = START_HAND_LIMIT, max = START_HAND_LIMIT))] Vec<TokenSchema>,
+);
 
 /// A count (hand limit, Senate markers, control markers placed, ...).
 #[derive(JsonSchema)]
