@@ -39,7 +39,7 @@ EXPECTED_WARNINGS = {
 ONLY_CODE = "apiDocs=false,modelDocs=false,apiTests=false,modelTests=false"
 SEEDS = {"hypnosia": 7, "caesar": 7}
 MAX_PLIES = 3000
-METRIC = re.compile(r'^referee_request_seconds_count\{endpoint="([^"]*)",method="([^"]*)",status="\d+"\} (\S+)$', re.M)
+METRIC = re.compile(r'^referee_requests_total\{endpoint="([^"]*)",method="([^"]*)",status="\d+"\} (\S+)$', re.M)
 
 
 def generator(*args: str) -> str:

@@ -21,13 +21,14 @@ GENERATED = ROOT / "service" / "referee" / "_schema_types.py"
 COMPONENTS = yaml.safe_load((ROOT / "openapi.yaml").read_text())["components"]["schemas"]
 
 #: The contract's component of each hand-written shape (generic ones in Iago's form), and the keys the
-#: embedding API leaves out (a batch result's ``index``: the list keeps the input order).
+#: embedding API leaves out (a batch result's ``index``: the list keeps the input order; ``same_as``: only
+#: the service's NDJSON answers are compact).
 SHAPES: list[tuple[Any, str, set[str]]] = [
     (types.Reason, "Reason", set()),
     (types.Verdict, "IagoVerdict", set()),
     (types.Played, "IagoPlayed", set()),
     (types.ReplayResult, "IagoReplayResult", set()),
-    (types.BatchResult, "IagoBatchResult", {"index"}),
+    (types.BatchResult, "IagoBatchResult", {"index", "same_as"}),
     (types.CaesarView, "CaesarView", set()),
     (types.GameInfo, "GameInfo", set()),
 ]
