@@ -584,6 +584,56 @@ fn tactics_is_granted_once_per_placement() {
     assert_eq!(Caesar::to_move(&after), Some("pompey"));
 }
 
+/// The first legal move that closes no province.
+fn quiet_move(position: &Position) -> String {
+    Caesar::legal_moves(position)
+        .into_iter()
+        .find(|mv| {
+            Caesar::play(position, mv.clone())
+                .unwrap()
+                .1
+                .closures
+                .is_empty()
+        })
+        .expect("a move that closes nothing")
+        .to_string()
+}
+
+/// `position` with `player` to move instead, read back as a state.
+fn with_to_move(position: &Position, player: &str) -> Result<Position, Error> {
+    let mut state = Caesar::to_state(position);
+    state.to_move = Some(player.to_owned().into());
+    Caesar::from_state(state)
+}
+
+#[test]
+fn extra_turns_are_bounded_by_the_tactics_tokens_taken() {
+    // Each player in turn closes HU (tactics) and takes its extra turn: one Tactics taken, one extra
+    // turn. After the extra turn the state is good; with the player who had it to move once more,
+    // it would need two extra turns, which one Tactics token cannot give.
+    let pompeys = play(&tie_position(), "N51@HU-MT T").0;
+    let before_caesars = play(&tie_position(), &quiet_move(&tie_position())).0;
+    let caesars = play(&before_caesars, "L40@HU-MT T").0;
+    for (player, extra) in [("pompey", pompeys), ("caesar", caesars)] {
+        assert_eq!(Caesar::to_move(&extra), Some(player), "the extra turn");
+        assert_eq!(with_to_move(&extra, player), Ok(extra.clone()));
+        let after = play(&extra, &quiet_move(&extra)).0;
+        assert_ne!(Caesar::to_move(&after), Some(player));
+        assert!(with_to_move(&after, Caesar::to_move(&after).unwrap()).is_ok());
+        match with_to_move(&after, player) {
+            Err(Error::InvalidState { field, detail }) => {
+                assert_eq!(field, "to_move");
+                assert!(
+                    detail.contains("1 Tactics taken")
+                        && detail.ends_with(&format!("{player} cannot be to move")),
+                    "{detail}"
+                );
+            }
+            other => panic!("{player} to move after their extra turn: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn might_flips_a_target_and_changes_a_later_closure() {
     // HU (might) then HC (wealth): flipping Pompey's S60 on HC-GA turns HC from Pompey to Caesar.
