@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use crate::error::{Error, Result};
 use crate::game::{Checked, QuickState, Rules};
 use crate::seal::read_object;
 
@@ -79,6 +80,67 @@ where
     }
     println!("{seen:?}");
     seen
+}
+
+/// What `check_reader` saw: states read (a position), refused by their checks, refused as not a
+/// state's shape.
+#[derive(Debug, Default)]
+pub struct Read {
+    pub taken: usize,
+    pub refused: usize,
+    pub malformed: usize,
+}
+
+/// A state object's text read by the game's one reader (`Rules::read_quick`), its shape's faults
+/// worded as every entry point words them.
+fn read_one<G: Rules>(text: &str) -> Result<G::Position> {
+    match serde_json::from_str::<QuickState<G>>(text) {
+        Ok(QuickState(position)) => position,
+        Err(error) => Err(Error::invalid_state("state", error.to_string())),
+    }
+}
+
+/// Asserts that the game's one reader reads each position's state as that position, and every
+/// change of it (as `check_quick_reader`) as the exact reader does: the same state, or the same
+/// refusal. A text with a key given twice is left out: `json::fault` refuses it before any reader.
+pub fn check_reader<G: Rules>(
+    positions: &[G::Position],
+    others: &[&str],
+    extra: impl Fn(&Value) -> Vec<String>,
+) -> Read
+where
+    G::State: PartialEq + std::fmt::Debug,
+{
+    let others: Vec<Value> = others
+        .iter()
+        .map(|text| serde_json::from_str(text).unwrap())
+        .collect();
+    let state_of = |position: Result<G::Position>| position.map(|p| G::to_state(&p));
+    let mut read = Read::default();
+    for position in positions {
+        let text = serde_json::to_string(&G::to_state(position)).unwrap();
+        assert_eq!(
+            state_of(read_one::<G>(&text)),
+            Ok(G::to_state(position)),
+            "{text}"
+        );
+        let state: Value = serde_json::from_str(&text).unwrap();
+        for text in changed(&state, &others).into_iter().chain(extra(&state)) {
+            if crate::json::fault(&text).is_some() {
+                continue;
+            }
+            let exact = read_object::<G>(&text, None).map(|(position, _)| position);
+            let one = read_one::<G>(&text);
+            match &one {
+                Ok(_) => read.taken += 1,
+                Err(Error::InvalidState { field, .. }) if field == "state" => read.malformed += 1,
+                Err(_) => read.refused += 1,
+            }
+            assert_eq!(state_of(one), state_of(exact), "{text}");
+        }
+    }
+    println!("{read:?}");
+    read
 }
 
 /// `state`'s text changed one way at one place: each value (at any depth) replaced by each of
