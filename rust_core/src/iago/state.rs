@@ -5,16 +5,18 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{cell_name, PlayerSchema, ROW_LENGTHS};
 use super::{invariants, Color, Iago, Options, Position, Setup, Variant};
+use crate::borrowed::Name;
 use crate::error::{Error, Result};
 use crate::game::Rules;
 
-/// The JSON form of an Iago state.
+/// The JSON form of an Iago state, its strings of type `S`: `String` as written, borrowed from the
+/// text read where they have no escape (`Name`), so that reading a state copies none of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "IagoState")]
-pub struct State {
+pub struct State<S = String> {
     #[schemars(extend("const" = Iago::RULES_VERSION))]
-    pub rules: String,
+    pub rules: S,
     #[serde(default)]
     pub variant: Variant,
     #[serde(default, deserialize_with = "crate::strict::object")]
@@ -22,9 +24,9 @@ pub struct State {
     /// Rows a..i (5, 6, 7, 8, 9, 8, 7, 6, 5 hexes), one character a hex: `.` empty, `B`/`W` face
     /// up, `b`/`w` captive.
     #[schemars(length(equal = 9), inner(regex(pattern = r"^[.BWbw]{5,9}$")))]
-    pub board: Vec<String>,
+    pub board: Vec<S>,
     #[schemars(with = "PlayerSchema")]
-    pub to_move: String,
+    pub to_move: S,
     /// The side to move may claim a skipped forced capture (penalty option).
     #[serde(default)]
     pub penalty_claim: bool,
@@ -32,8 +34,8 @@ pub struct State {
 
 impl Position {
     /// Builds a position from untrusted parts, checking everything that can be checked.
-    pub(super) fn from_parts(
-        rows: &[&str],
+    pub(super) fn from_parts<S: AsRef<str>>(
+        rows: &[S],
         to_move: &str,
         penalty_claim: bool,
         setup: Setup,
@@ -57,7 +59,7 @@ impl Position {
     }
 
     /// Places the discs of the 9 rows a..i, refusing a wrong row count, row length or character.
-    pub(super) fn read_rows(&mut self, rows: &[&str]) -> Result<()> {
+    pub(super) fn read_rows<S: AsRef<str>>(&mut self, rows: &[S]) -> Result<()> {
         if rows.len() != ROW_LENGTHS.len() {
             return Err(Error::invalid_state(
                 "board",
@@ -66,7 +68,7 @@ impl Position {
         }
         let mut cell = 0;
         for (index, (row, &len)) in rows.iter().zip(&ROW_LENGTHS).enumerate() {
-            self.read_row(index, row, len, cell)?;
+            self.read_row(index, row.as_ref(), len, cell)?;
             cell += len;
         }
         Ok(())
@@ -140,16 +142,31 @@ pub(super) fn parse_side(to_move: &str) -> Result<Color> {
     }
 }
 
-pub(super) fn from_state(state: State) -> Result<Position> {
-    crate::game::check_rules_version::<Iago>(&state.rules)?;
+/// The position of a state, checked in this order: the rules version, the setup, the board, the
+/// side to move, then all of them together (`Position::checked`).
+pub(super) fn from_state<S: AsRef<str>>(state: State<S>) -> Result<Position> {
+    crate::game::check_rules_version::<Iago>(state.rules.as_ref())?;
     let setup = Setup {
         variant: state.variant,
         options: state.options,
     }
     .check()
     .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
-    let rows: Vec<&str> = state.board.iter().map(String::as_str).collect();
-    Position::from_parts(&rows, &state.to_move, state.penalty_claim, setup)
+    Position::from_parts(
+        &state.board,
+        state.to_move.as_ref(),
+        state.penalty_claim,
+        setup,
+    )
+}
+
+/// A state object read in one pass, its strings borrowed from the text: the position, or the
+/// refusal of its checks; `Err` when it is not a state's shape.
+pub(super) fn read<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Result<Position>, D::Error> {
+    let state: State<Name<'de>> = crate::strict::object(deserializer)?;
+    Ok(from_state(state))
 }
 
 pub(super) fn to_state(position: &Position) -> State {
@@ -160,5 +177,67 @@ pub(super) fn to_state(position: &Position) -> State {
         board: position.rows(),
         to_move: position.to_move.name().to_owned(),
         penalty_claim: position.penalty_claim,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::super::{Iago, Setup};
+    use crate::game::Rules;
+    use crate::mutations::{check_reader, positions};
+
+    #[test]
+    fn the_one_reader_reads_what_from_state_reads() {
+        let setups = [
+            json!({}),
+            json!({"variant": "loose"}),
+            json!({"variant": "simple"}),
+            json!({"options": {"penalty": true}}),
+        ];
+        let mut games = Vec::new();
+        for (first, setup) in setups.into_iter().enumerate() {
+            let setup = Iago::check_setup(serde_json::from_value::<Setup>(setup).unwrap());
+            games.extend(positions::<Iago>(&setup.unwrap(), None, 7, first));
+        }
+        let others = [
+            "null",
+            "true",
+            "false",
+            "0",
+            "1",
+            "[]",
+            "{}",
+            "\"\"",
+            "\"x\"",
+            "\"black\"",
+            "\"white\"",
+            "\"b\"",
+            "\"w\"",
+            "\"iago@1\"",
+            "\"iago@2\"",
+            "\"standard\"",
+            "\"loose\"",
+            "\"simple\"",
+            "{\"penalty\":true}",
+            "\".....\"",
+            "\"B....\"",
+            "\"b....\"",
+            "\"W....\"",
+            "\"w....\"",
+            "\"......\"",
+            "\".......\"",
+            "\"....é\"",
+            "\"B\\u002e...\"",
+        ];
+        // Each state also with a penalty claim, which only some states may have.
+        let claimed = |state: &Value| {
+            let mut claimed = state.clone();
+            claimed["penalty_claim"] = json!(true);
+            vec![claimed.to_string()]
+        };
+        let seen = check_reader::<Iago>(&games, &others, claimed);
+        assert!(seen.taken > 0 && seen.refused > 0 && seen.malformed > 0);
     }
 }
