@@ -9,7 +9,6 @@ mod board;
 mod invariants;
 mod moves;
 mod position;
-mod quick;
 mod setup;
 mod state;
 
@@ -111,7 +110,7 @@ impl Rules for Hypnosia {
     fn read_quick<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        quick::read(deserializer)
+        state::read(deserializer)
     }
 
     fn to_state(position: &Position) -> State {
