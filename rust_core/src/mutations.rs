@@ -1,4 +1,4 @@
-//! Holding a game's quick state reader (`Rules::read_quick`) to the exact one (`State` and
+//! Holding a game's one state reader (`Rules::read_quick`) to the exact one (`State` and
 //! `from_state`) on the states of seeded games and on those states changed one way at one place.
 
 use serde_json::{json, Value};
@@ -33,55 +33,6 @@ pub fn positions<G: Rules>(
     positions
 }
 
-/// What `check_quick_reader` saw: states the quick reader took (a position, or a refusal worded
-/// as the exact reader words it) and left to the exact reader.
-#[derive(Debug, Default)]
-pub struct Seen {
-    pub taken: usize,
-    pub refused: usize,
-    pub left: usize,
-}
-
-/// Asserts that the quick reader reads each position's state as that position, and every change of
-/// it (each value replaced by each of `others`, and as `changed` says; plus `extra`'s texts) either
-/// as the exact reader does (the same state, or the same refusal) or not at all.
-pub fn check_quick_reader<G: Rules>(
-    positions: &[G::Position],
-    others: &[&str],
-    extra: impl Fn(&Value) -> Vec<String>,
-) -> Seen
-where
-    G::State: PartialEq + std::fmt::Debug,
-{
-    let others: Vec<Value> = others
-        .iter()
-        .map(|text| serde_json::from_str(text).unwrap())
-        .collect();
-    let state_of = |position: crate::error::Result<G::Position>| position.map(|p| G::to_state(&p));
-    let mut seen = Seen::default();
-    for position in positions {
-        let text = serde_json::to_string(&G::to_state(position)).unwrap();
-        let quick = serde_json::from_str::<QuickState<G>>(&text).unwrap().0;
-        assert_eq!(state_of(quick), Ok(G::to_state(position)), "{text}");
-        let state: Value = serde_json::from_str(&text).unwrap();
-        for text in changed(&state, &others).into_iter().chain(extra(&state)) {
-            let exact = read_object::<G>(&text, None).map(|(position, _)| position);
-            let Ok(QuickState(quick)) = serde_json::from_str::<QuickState<G>>(&text) else {
-                seen.left += 1;
-                continue;
-            };
-            if quick.is_ok() {
-                seen.taken += 1;
-            } else {
-                seen.refused += 1;
-            }
-            assert_eq!(state_of(quick), state_of(exact), "{text}");
-        }
-    }
-    println!("{seen:?}");
-    seen
-}
-
 /// What `check_reader` saw: states read (a position), refused by their checks, refused as not a
 /// state's shape.
 #[derive(Debug, Default)]
@@ -101,7 +52,8 @@ fn read_one<G: Rules>(text: &str) -> Result<G::Position> {
 }
 
 /// Asserts that the game's one reader reads each position's state as that position, and every
-/// change of it (as `check_quick_reader`) as the exact reader does: the same state, or the same
+/// change of it (each value replaced by each of `others`, and as `changed` says; plus `extra`'s
+/// texts) as the exact reader does: the same state, or the same
 /// refusal. A text with a key given twice is left out: `json::fault` refuses it before any reader.
 pub fn check_reader<G: Rules>(
     positions: &[G::Position],

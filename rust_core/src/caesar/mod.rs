@@ -6,7 +6,7 @@ pub mod board;
 mod invariants;
 mod moves;
 mod position;
-mod quick;
+mod reader;
 mod setup;
 mod state;
 
@@ -137,7 +137,7 @@ impl Rules for Caesar {
     fn read_quick<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        quick::read(deserializer).map(Ok)
+        reader::read(deserializer)
     }
 
     fn to_state(position: &Position) -> State {
@@ -149,10 +149,7 @@ impl Rules for Caesar {
     }
 
     fn parse_position(text: &str, _setup: &Checked<Setup>) -> Result<Position> {
-        match quick::read_notation(text) {
-            Some(position) => Ok(position),
-            None => state::from_state(position::parse_text(text)?),
-        }
+        position::read_text(text)
     }
 
     fn position_text(position: &Position) -> String {

@@ -11,7 +11,12 @@ use super::board::{
     token_total, Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, PROVINCE_COUNT,
     PROVINCE_MASK, START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
 };
-use super::state::{self, BorderState, Name, Ordered, PerPlayer, ProvinceState, State, RULES};
+use super::reader::{
+    check_icon, BorderKey, BordersRead, Parts, ProvinceRead, ProvincesRead, TokenList,
+};
+use super::state;
+#[cfg(test)]
+use super::state::{BorderState, Name, Ordered, PerPlayer, ProvinceState, State, RULES};
 use crate::chance::{self, Chance, SeedText};
 use crate::digits::push_number;
 use crate::error::{Error, Result};
@@ -283,6 +288,7 @@ fn notation_error(detail: impl Into<String>) -> Error {
     Error::invalid_state("position", detail)
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<Name>> {
     match letter {
         "c" => Ok(Some("caesar".into())),
@@ -294,6 +300,7 @@ fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<Nam
     }
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 /// A concatenation of 3-character token codes (or `-`) as a list.
 fn token_codes(text: &str, what: &str) -> Result<Vec<Name>> {
     if text == "-" {
@@ -311,6 +318,7 @@ fn token_codes(text: &str, what: &str) -> Result<Vec<Name>> {
         .collect())
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 fn pair_of<T>(text: &str, what: &str, parse: impl Fn(&str) -> Result<T>) -> Result<PerPlayer<T>> {
     let (caesar, pompey) = text
         .split_once('/')
@@ -318,6 +326,7 @@ fn pair_of<T>(text: &str, what: &str, parse: impl Fn(&str) -> Result<T>) -> Resu
     Ok(PerPlayer::of([parse(caesar)?, parse(pompey)?]))
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {
     if text == "." {
         return Ok(None);
@@ -365,6 +374,7 @@ fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {
     }))
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 /// The JSON state written by a position string (checked afterwards like any state).
 pub fn parse_text(text: &str) -> Result<State> {
     let fields: Vec<&str> = text.split(' ').collect();
@@ -394,6 +404,7 @@ pub fn parse_text(text: &str) -> Result<State> {
     })
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 /// The 30 borders joined by ',', by id in border order.
 fn borders_of_text(text: &str) -> Result<Vec<(Name, Option<BorderState>)>> {
     let entries: Vec<&str> = text.split(',').collect();
@@ -410,6 +421,7 @@ fn borders_of_text(text: &str) -> Result<Vec<(Name, Option<BorderState>)>> {
         .collect()
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 /// The 18 provinces, two characters each (bonus, control), by code in table order.
 fn provinces_of_text(text: &str) -> Result<Vec<(Name, ProvinceState)>> {
     let chars: Vec<char> = text.chars().collect();
@@ -430,6 +442,7 @@ fn provinces_of_text(text: &str) -> Result<Vec<(Name, ProvinceState)>> {
         .collect()
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 /// Province `q` from its bonus letter and its control letter (upper case when flipped).
 fn province_entry(bonus: char, control: char, q: usize) -> Result<ProvinceState> {
     let code = province_code(q);
@@ -462,10 +475,214 @@ fn province_entry(bonus: char, control: char, q: usize) -> Result<ProvinceState>
     })
 }
 
+#[cfg(test)] // the old reader, the new one's oracle
 /// A count in canonical decimal only (no sign, no leading zero), so that the text round-trips.
 fn count_of_text(text: &str) -> Result<u32> {
     text.parse::<u32>()
         .ok()
         .filter(|n| n.to_string() == text)
+        .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+}
+
+/// A position string (see `POSITION_NOTATION`) read into its position: a fault of the notation is
+/// told at once (field `position`), the parts it gives are checked as a state's are
+/// (`reader::Parts`).
+pub(super) fn read_text(text: &str) -> Result<Position> {
+    let fields = text.split(' ');
+    let count = fields.clone().count();
+    let mut fields = fields;
+    let mut field = || fields.next().unwrap_or_default();
+    if count != 10 {
+        return Err(notation_error(format!(
+            "a position has 10 space-separated fields, not {count}: {POSITION_NOTATION}"
+        )));
+    }
+    let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
+        [(); 10].map(|()| field());
+    let borders = read_borders(borders)?;
+    let provinces = read_provinces(provinces)?;
+    let rng = chance::parse_notation(rng, SeedText::Hex)?;
+    let to_move = player_of_letter(to_move, "-", "the side to move")?;
+    let italia_dashed = player_of_letter(dashed, ".", "Italia's dashed space")?;
+    let hands = both(hands, "the hands", |text| read_tokens(text, "a hand"))?;
+    let bags = both(bags, "the bags", |text| read_tokens(text, "a bag"))?;
+    Parts {
+        rules: Ok(()),
+        rng,
+        to_move: Ok(to_move),
+        borders: borders.finish(),
+        provinces: provinces.finish(),
+        italia_dashed: Ok(italia_dashed),
+        hands,
+        bags,
+        hand_limits: both(limits, "the hand limits", read_count)?,
+        senate: both(senate, "the Senate tokens", read_count)?,
+        markers: both(markers, "the markers", read_count)?,
+    }
+    .position()
+}
+
+/// A player's letter (`c`, `p`), or `none` for no player.
+fn player_of_letter(letter: &str, none: &str, what: &str) -> Result<Option<Player>> {
+    match letter {
+        "c" => Ok(Some(Player::Caesar)),
+        "p" => Ok(Some(Player::Pompey)),
+        _ if letter == none => Ok(None),
+        _ => Err(notation_error(format!(
+            "{what} is c, p or {none}, not {letter:?}"
+        ))),
+    }
+}
+
+/// The 30 borders joined by ',', in border order: `.` or a token.
+fn read_borders(text: &str) -> Result<BordersRead> {
+    let count = text.split(',').count();
+    if count != BORDER_COUNT {
+        return Err(notation_error(format!(
+            "30 borders joined by ',', not {count}"
+        )));
+    }
+    let mut borders = BordersRead::default();
+    for (border, entry) in text.split(',').enumerate() {
+        let listed = borders.listed(BorderKey::Border(border));
+        if let Some(placed) = read_border(entry, border)? {
+            if let Some(border) = listed {
+                borders.place(
+                    border,
+                    check_icon(border, placed.kind as usize).map(|()| placed),
+                );
+            }
+        }
+    }
+    Ok(borders)
+}
+
+/// A border's entry: `.`, or its token: owner, token, `>` when its larger number faces the
+/// border's first province or `<`, `!` when flipped, `^` and the marker's owner.
+fn read_border(text: &str, border: usize) -> Result<Option<Placed>> {
+    if text == "." {
+        return Ok(None);
+    }
+    let bad = || {
+        notation_error(format!(
+            "border {}: {text:?} is not . or <c|p><token><>|<>[!][^c|^p]",
+            border_id(border)
+        ))
+    };
+    if !text.is_ascii() || text.len() < 5 {
+        return Err(bad());
+    }
+    let owner = player_of_letter(&text[..1], "", "a token's owner")?.ok_or_else(bad)?;
+    let kind = parse_token(&text[1..4]).ok_or_else(bad)?;
+    let forward = match &text[4..5] {
+        ">" => true,
+        "<" if !is_symmetric(kind) => false,
+        _ => return Err(bad()),
+    };
+    let (flipped, rest) = match text[5..].strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, &text[5..]),
+    };
+    let marker = match rest {
+        "" => None,
+        "^c" => Some(Player::Caesar),
+        "^p" => Some(Player::Pompey),
+        _ => return Err(bad()),
+    };
+    Ok(Some(Placed {
+        kind: kind as u8,
+        owner,
+        forward,
+        flipped,
+        marker,
+    }))
+}
+
+/// The 18 provinces, two characters each (bonus, control), in table order.
+fn read_provinces(text: &str) -> Result<ProvincesRead> {
+    if text.chars().count() != 2 * PROVINCE_COUNT {
+        return Err(notation_error(
+            "the provinces are 36 characters: a bonus and a control for each",
+        ));
+    }
+    let mut provinces = ProvincesRead::default();
+    let mut chars = text.chars();
+    for province in 0..PROVINCE_COUNT {
+        let (bonus, control) = (chars.next(), chars.next());
+        let read = read_province(
+            bonus.unwrap_or_default(),
+            control.unwrap_or_default(),
+            province,
+        )?;
+        if let Some(province) = provinces.listed(Ok(province)) {
+            provinces.place(province, read);
+        }
+    }
+    Ok(provinces)
+}
+
+/// Province `q` from its bonus letter and its control letter (upper case when flipped).
+fn read_province(bonus: char, control: char, q: usize) -> Result<ProvinceRead> {
+    let code = province_code(q);
+    let bonus = match bonus {
+        '-' => None,
+        letter => Some(
+            Bonus::ALL
+                .into_iter()
+                .find(|bonus| bonus.letter() == letter)
+                .ok_or_else(|| {
+                    notation_error(format!("{code}: bonus {letter:?} is not one of S T W M -"))
+                })?,
+        ),
+    };
+    let controller = match control {
+        '.' => None,
+        'c' | 'C' => Some(Player::Caesar),
+        'p' | 'P' => Some(Player::Pompey),
+        other => {
+            return Err(notation_error(format!(
+                "{code}: control {other:?} is not one of . c p C P"
+            )))
+        }
+    };
+    Ok(ProvinceRead {
+        bonus: Ok(bonus),
+        control: Ok(controller),
+        flipped: control.is_ascii_uppercase(),
+    })
+}
+
+/// A concatenation of 3-character token codes, or `-` for none.
+fn read_tokens(text: &str, what: &str) -> Result<TokenList> {
+    let mut list = TokenList::default();
+    if text == "-" {
+        return Ok(list);
+    }
+    if !text.is_ascii() || text.is_empty() || text.len() % 3 != 0 {
+        return Err(notation_error(format!(
+            "{what}: tokens are 3 characters each, or - for none"
+        )));
+    }
+    for at in (0..text.len()).step_by(3) {
+        list.add(&text[at..at + 3]);
+    }
+    Ok(list)
+}
+
+/// `caesar/pompey`, each read by `read`.
+fn both<T>(text: &str, what: &str, read: impl Fn(&str) -> Result<T>) -> Result<[T; 2]> {
+    let (caesar, pompey) = text
+        .split_once('/')
+        .ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
+    Ok([read(caesar)?, read(pompey)?])
+}
+
+/// A count in canonical decimal (no sign, no leading zero), so that the text round-trips.
+fn read_count(text: &str) -> Result<u32> {
+    let canonical =
+        text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0'));
+    text.parse::<u32>()
+        .ok()
+        .filter(|_| canonical)
         .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
 }
