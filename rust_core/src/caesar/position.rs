@@ -11,9 +11,7 @@ use super::board::{
     token_total, Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, PROVINCE_COUNT,
     PROVINCE_MASK, START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
 };
-use super::reader::{
-    check_icon, BorderKey, BordersRead, Parts, ProvinceRead, ProvincesRead, TokenList,
-};
+use super::reader::{check_icon, BordersRead, Parts, ProvinceRead, ProvincesRead, TokenList};
 use super::state;
 #[cfg(test)]
 use super::state::{BorderState, Name, Ordered, PerPlayer, ProvinceState, State, RULES};
@@ -488,17 +486,12 @@ fn count_of_text(text: &str) -> Result<u32> {
 /// told at once (field `position`), the parts it gives are checked as a state's are
 /// (`reader::Parts`).
 pub(super) fn read_text(text: &str) -> Result<Position> {
-    let fields = text.split(' ');
-    let count = fields.clone().count();
-    let mut fields = fields;
-    let mut field = || fields.next().unwrap_or_default();
-    if count != 10 {
-        return Err(notation_error(format!(
-            "a position has 10 space-separated fields, not {count}: {POSITION_NOTATION}"
-        )));
-    }
     let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
-        [(); 10].map(|()| field());
+        split_exact(text, b' ').map_err(|count| {
+            notation_error(format!(
+                "a position has 10 space-separated fields, not {count}: {POSITION_NOTATION}"
+            ))
+        })?;
     let borders = read_borders(borders)?;
     let provinces = read_provinces(provinces)?;
     let rng = chance::parse_notation(rng, SeedText::Hex)?;
@@ -523,6 +516,7 @@ pub(super) fn read_text(text: &str) -> Result<Position> {
 }
 
 /// A player's letter (`c`, `p`), or `none` for no player.
+#[inline]
 fn player_of_letter(letter: &str, none: &str, what: &str) -> Result<Option<Player>> {
     match letter {
         "c" => Ok(Some(Player::Caesar)),
@@ -536,22 +530,13 @@ fn player_of_letter(letter: &str, none: &str, what: &str) -> Result<Option<Playe
 
 /// The 30 borders joined by ',', in border order: `.` or a token.
 fn read_borders(text: &str) -> Result<BordersRead> {
-    let count = text.split(',').count();
-    if count != BORDER_COUNT {
-        return Err(notation_error(format!(
-            "30 borders joined by ',', not {count}"
-        )));
-    }
-    let mut borders = BordersRead::default();
-    for (border, entry) in text.split(',').enumerate() {
-        let listed = borders.listed(BorderKey::Border(border));
+    let entries: [&str; BORDER_COUNT] = split_exact(text, b',')
+        .map_err(|count| notation_error(format!("30 borders joined by ',', not {count}")))?;
+    let mut borders = BordersRead::in_order();
+    for (border, entry) in entries.into_iter().enumerate() {
         if let Some(placed) = read_border(entry, border)? {
-            if let Some(border) = listed {
-                borders.place(
-                    border,
-                    check_icon(border, placed.kind as usize).map(|()| placed),
-                );
-            }
+            let placed = check_icon(border, placed.kind as usize).map(|()| placed);
+            borders.place(border, placed);
         }
     }
     Ok(borders)
@@ -559,6 +544,7 @@ fn read_borders(text: &str) -> Result<BordersRead> {
 
 /// A border's entry: `.`, or its token: owner, token, `>` when its larger number faces the
 /// border's first province or `<`, `!` when flipped, `^` and the marker's owner.
+#[inline]
 fn read_border(text: &str, border: usize) -> Result<Option<Placed>> {
     if text == "." {
         return Ok(None);
@@ -600,28 +586,28 @@ fn read_border(text: &str, border: usize) -> Result<Option<Placed>> {
 
 /// The 18 provinces, two characters each (bonus, control), in table order.
 fn read_provinces(text: &str) -> Result<ProvincesRead> {
-    if text.chars().count() != 2 * PROVINCE_COUNT {
+    let mut letters = ['\0'; 2 * PROVINCE_COUNT];
+    let mut count = 0;
+    for letter in text.chars() {
+        if let Some(slot) = letters.get_mut(count) {
+            *slot = letter;
+        }
+        count += 1;
+    }
+    if count != letters.len() {
         return Err(notation_error(
             "the provinces are 36 characters: a bonus and a control for each",
         ));
     }
-    let mut provinces = ProvincesRead::default();
-    let mut chars = text.chars();
-    for province in 0..PROVINCE_COUNT {
-        let (bonus, control) = (chars.next(), chars.next());
-        let read = read_province(
-            bonus.unwrap_or_default(),
-            control.unwrap_or_default(),
-            province,
-        )?;
-        if let Some(province) = provinces.listed(Ok(province)) {
-            provinces.place(province, read);
-        }
+    let mut provinces = ProvincesRead::in_order();
+    for (province, pair) in letters.chunks(2).enumerate() {
+        provinces.place(province, read_province(pair[0], pair[1], province)?);
     }
     Ok(provinces)
 }
 
 /// Province `q` from its bonus letter and its control letter (upper case when flipped).
+#[inline]
 fn read_province(bonus: char, control: char, q: usize) -> Result<ProvinceRead> {
     let code = province_code(q);
     let bonus = match bonus {
@@ -663,18 +649,17 @@ fn read_tokens(text: &str, what: &str) -> Result<TokenList> {
             "{what}: tokens are 3 characters each, or - for none"
         )));
     }
-    for at in (0..text.len()).step_by(3) {
-        list.add(&text[at..at + 3]);
+    for code in text.as_bytes().chunks(3) {
+        list.add(code);
     }
     Ok(list)
 }
 
 /// `caesar/pompey`, each read by `read`.
 fn both<T>(text: &str, what: &str, read: impl Fn(&str) -> Result<T>) -> Result<[T; 2]> {
-    let (caesar, pompey) = text
-        .split_once('/')
-        .ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
-    Ok([read(caesar)?, read(pompey)?])
+    let at = text.bytes().position(|byte| byte == b'/');
+    let at = at.ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
+    Ok([read(&text[..at])?, read(&text[at + 1..])?])
 }
 
 /// A count in canonical decimal (no sign, no leading zero), so that the text round-trips.
@@ -685,4 +670,31 @@ fn read_count(text: &str) -> Result<u32> {
         .ok()
         .filter(|_| canonical)
         .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+}
+
+/// Exactly `N` parts of `text` separated by `separator`, an ASCII byte (found byte by byte:
+/// `str::split`'s search for a `char` costs more than reading the whole notation); else how many.
+fn split_exact<const N: usize>(text: &str, separator: u8) -> std::result::Result<[&str; N], usize> {
+    let mut rest = Some(text);
+    let mut pieces = std::iter::from_fn(move || {
+        let text = rest?;
+        match text.bytes().position(|byte| byte == separator) {
+            Some(at) => {
+                rest = Some(&text[at + 1..]);
+                Some(&text[..at])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    });
+    let mut parts = [""; N];
+    for (count, part) in parts.iter_mut().enumerate() {
+        *part = pieces.next().ok_or(count)?;
+    }
+    match pieces.next() {
+        None => Ok(parts),
+        Some(_) => Err(N + 1 + pieces.count()),
+    }
 }

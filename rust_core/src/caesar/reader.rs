@@ -14,8 +14,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::Deserialize;
 
 use super::board::{
-    border_id, parse_border, parse_province, parse_token, province_code, token_code, Bonus, Player,
-    Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCE_COUNT, START_HAND_LIMIT, TOKENS,
+    border_id, parse_border, parse_province, parse_token, province_code, token_code, token_of_code,
+    Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCE_COUNT,
+    START_HAND_LIMIT, TOKENS,
 };
 use super::invariants::check_consistency;
 use super::state::PerPlayer;
@@ -124,11 +125,13 @@ pub(super) struct TokenList {
 
 impl TokenList {
     /// Adds the token a list names next (nothing once a fault is found).
-    pub(super) fn add(&mut self, code: &str) {
+    #[inline]
+    pub(super) fn add(&mut self, code: &[u8]) {
         if self.fault.is_some() {
             return;
         }
-        let Some(kind) = parse_token(code) else {
+        let Some(kind) = token_of_code(code) else {
+            let code = String::from_utf8_lossy(code);
             self.fault = Some(format!("{code:?} is not a token"));
             return;
         };
@@ -141,6 +144,7 @@ impl TokenList {
         self.last = kind;
         self.counts[kind] = self.counts[kind].saturating_add(1);
         if self.counts[kind] > TOKENS[kind].4 {
+            let code = token_code(kind);
             self.fault = Some(format!("a player has only {} {code}", TOKENS[kind].4));
         }
     }
@@ -187,7 +191,16 @@ impl BorderKey {
 }
 
 impl BordersRead {
+    /// Borders given by their place in border order (the notation's), each listed once.
+    pub(super) fn in_order() -> BordersRead {
+        BordersRead {
+            seen: (1 << BORDER_COUNT) - 1,
+            ..BordersRead::default()
+        }
+    }
+
     /// The border a key names, when no fault was found before and it is listed once, by its id.
+    #[inline]
     pub(super) fn listed(&mut self, key: BorderKey) -> Option<usize> {
         if self.fault.is_some() {
             return None;
@@ -206,8 +219,8 @@ impl BordersRead {
                 return None;
             }
         };
-        let id = border_id(border);
         if self.seen >> border & 1 == 1 {
+            let id = border_id(border);
             let fault =
                 Error::invalid_state(format!("borders.{id}"), format!("{id} is listed twice"));
             self.fault = Some(fault);
@@ -217,8 +230,12 @@ impl BordersRead {
         Some(border)
     }
 
-    /// The token on `border` (listed), checked.
+    /// The token on `border` (listed), checked (nothing once a fault is found).
+    #[inline]
     pub(super) fn place(&mut self, border: usize, placed: Result<Placed>) {
+        if self.fault.is_some() {
+            return;
+        }
         match placed {
             Ok(placed) => {
                 self.placed[border] = Some(placed);
@@ -251,6 +268,7 @@ impl BordersRead {
 
 /// A token on `border` of `kind`, refused when the border's icon does not take it (`token` names
 /// the token as given).
+#[inline(always)]
 pub(super) fn check_icon(border: usize, kind: usize) -> Result<()> {
     let (_, _, icon) = BORDERS[border];
     if TOKENS[kind].1.is_some_and(|t| t != icon) {
@@ -294,8 +312,17 @@ pub(super) struct ProvincesRead {
 }
 
 impl ProvincesRead {
+    /// Provinces given by their place in table order (the notation's), each listed once.
+    pub(super) fn in_order() -> ProvincesRead {
+        ProvincesRead {
+            seen: (1 << PROVINCE_COUNT) - 1,
+            ..ProvincesRead::default()
+        }
+    }
+
     /// The province a key names (`Err`: the key as given), when no fault was found before and it
     /// is listed once.
+    #[inline]
     pub(super) fn listed(&mut self, key: std::result::Result<usize, String>) -> Option<usize> {
         if self.fault.is_some() {
             return None;
@@ -321,15 +348,19 @@ impl ProvincesRead {
 
     /// `province` (listed) as read, checked: its bonus, Italia's a Senate token, its controller, a
     /// flip only of a marker.
+    #[inline]
     pub(super) fn place(&mut self, province: usize, read: ProvinceRead) {
+        if self.fault.is_some() {
+            return;
+        }
         if let Err(fault) = self.checked(province, read) {
             self.fault = Some(fault);
         }
     }
 
+    #[inline]
     fn checked(&mut self, province: usize, read: ProvinceRead) -> Result<()> {
-        let code = province_code(province);
-        let field = |part: &str| format!("provinces.{code}.{part}");
+        let field = |part: &str| format!("provinces.{}.{part}", province_code(province));
         let bonus = read.bonus.map_err(|name| {
             Error::invalid_state(
                 field("bonus"),
@@ -346,7 +377,10 @@ impl ProvincesRead {
         if read.flipped && control.is_none() {
             return Err(Error::invalid_state(
                 field("flipped"),
-                format!("{code} has no control marker to be flipped"),
+                format!(
+                    "{} has no control marker to be flipped",
+                    province_code(province)
+                ),
             ));
         }
         self.bonus[province] = bonus;
@@ -678,7 +712,7 @@ impl Visitor<'_> for Token<'_> {
         f.write_str("a string")
     }
     fn visit_str<E: de::Error>(self, code: &str) -> std::result::Result<(), E> {
-        self.0.add(code);
+        self.0.add(code.as_bytes());
         Ok(())
     }
 }
@@ -778,8 +812,7 @@ impl TokenRead {
     /// The token on `border`, checked: its owner, a token of the border's icon, its faces, its
     /// marker.
     fn placed(self, border: usize) -> Result<Placed> {
-        let id = border_id(border);
-        let field = |part: &str| format!("borders.{id}.{part}");
+        let field = |part: &str| format!("borders.{}.{part}", border_id(border));
         let owner = self.player.map_err(|name| {
             Error::invalid_state(
                 field("player"),

@@ -24,6 +24,7 @@ pub struct State<S = String> {
     /// Rows a..i (5, 6, 7, 8, 9, 8, 7, 6, 5 hexes), one character a hex: `.` empty, `B`/`W` face
     /// up, `b`/`w` captive.
     #[schemars(length(equal = 9), inner(regex(pattern = r"^[.BWbw]{5,9}$")))]
+    #[serde(deserialize_with = "rows")]
     pub board: Vec<S>,
     #[schemars(with = "PlayerSchema")]
     pub to_move: S,
@@ -158,6 +159,30 @@ pub(super) fn from_state<S: AsRef<str>>(state: State<S>) -> Result<Position> {
         state.penalty_claim,
         setup,
     )
+}
+
+/// The board's rows, read into room for 9 (serde's `Vec` grows from none).
+fn rows<'de, D: serde::Deserializer<'de>, S: Deserialize<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<S>, D::Error> {
+    struct Rows<S>(std::marker::PhantomData<S>);
+    impl<'de, S: Deserialize<'de>> serde::de::Visitor<'de> for Rows<S> {
+        type Value = Vec<S>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<Vec<S>, A::Error> {
+            let mut rows = Vec::with_capacity(ROW_LENGTHS.len());
+            while let Some(row) = seq.next_element()? {
+                rows.push(row);
+            }
+            Ok(rows)
+        }
+    }
+    deserializer.deserialize_seq(Rows(std::marker::PhantomData))
 }
 
 /// A state object read in one pass, its strings borrowed from the text: the position, or the
