@@ -459,7 +459,7 @@ pub(crate) mod tests {
 
     pub(crate) fn start() -> String {
         let position = Iago::start(setup(), None);
-        serde_json::to_string(&Iago::to_state(&position)).unwrap()
+        serde_json::to_string(&game::StateOf::<Iago>(&position)).unwrap()
     }
 
     pub(crate) fn ndjson_values(ndjson: &[u8]) -> Vec<Value> {

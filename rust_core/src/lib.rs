@@ -12,8 +12,6 @@ pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
 pub mod json;
-#[cfg(test)]
-mod mutations;
 pub mod opaque;
 pub mod players;
 pub mod registry;

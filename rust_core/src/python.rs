@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::batch;
 use crate::error::Error;
-use crate::game::{self, Form, Played, Rules, StateOut};
+use crate::game::{self, Form, Played, Rules, StateOf};
 use crate::opaque::{Commitments, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request::{self, Reader};
@@ -238,10 +238,7 @@ impl Engine {
         position: &G::Position,
         commitments: Option<&Commitments>,
     ) -> PyResult<Py<PyAny>> {
-        to_py(
-            py,
-            &StateOut::object::<G>(position, self.keys(), commitments),
-        )
+        to_py(py, &seal::stamp::<G>(position, self.keys(), commitments))
     }
 
     /// Whether this engine's states carry commitments: its keys keep a game with hidden information
@@ -330,12 +327,12 @@ impl Engine {
 
     /// What `player` may see (the whole state when `None`), as a request with a state of `form` and
     /// `secret` may (a committed state: one player's view, with that player's secret).
-    fn view_as<G: Rules>(
-        position: &G::Position,
+    fn view_as<'a, G: Rules>(
+        position: &'a G::Position,
         form: &Form,
         player: Option<&str>,
         secret: Option<&str>,
-    ) -> Result<Shown<G::State>, Error> {
+    ) -> Result<Shown<'a, G>, Error> {
         // An unknown name is refused as such before any secret is looked at.
         if let Some(player) = player.filter(|player| !G::PLAYERS.contains(player)) {
             return Err(Error::unknown_player(player, G::PLAYERS));
@@ -345,23 +342,24 @@ impl Engine {
                 .act_as(player, secret)
                 .and_then(|()| G::view(position, player))
                 .map(Shown::View),
-            None => Ok(Shown::Whole(G::to_state(position))),
+            None => Ok(Shown::Whole(StateOf(position))),
         }
     }
 }
 
 /// What a view answers: a player's view, or the whole state (in the state's own field order).
 #[derive(Serialize)]
-#[serde(untagged)]
-enum Shown<S> {
+#[serde(untagged, bound = "")]
+enum Shown<'a, G: Rules> {
     View(Value),
-    Whole(S),
+    Whole(StateOf<'a, G>),
 }
 
 /// What a picture shows (see `Engine.scene`).
 #[derive(Serialize)]
-struct Scene<'a, S, E> {
-    shown: Shown<S>,
+#[serde(bound(serialize = "E: Serialize"))]
+struct Scene<'a, G: Rules, E> {
+    shown: Shown<'a, G>,
     viewer: Option<&'a str>,
     outcome: game::Outcome,
     effects: Option<E>,
@@ -484,7 +482,7 @@ impl Engine {
             let setup = self.setup_of::<G>(py, setup)?;
             let position = seal::with_chance::<G, _>(self.keys(), || G::parse_position(text, &setup))
                 .map_err(|e| raise(py, &e))?;
-            to_py(py, &G::to_state(&position))
+            to_py(py, &StateOf::<G>(&position))
         })
     }
 

@@ -6,11 +6,10 @@ pub mod board;
 mod invariants;
 mod moves;
 mod position;
-mod reader;
 mod setup;
 mod state;
 
-use serde::Deserializer;
+use serde::{Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -130,22 +129,17 @@ impl Rules for Caesar {
         start(setup, seed)
     }
 
-    fn from_state(state: State) -> Result<Position> {
-        state::from_state(state)
-    }
-
-    fn read_quick<'de, D: Deserializer<'de>>(
+    fn read_state<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        reader::read(deserializer)
+        state::read(deserializer)
     }
 
-    fn to_state(position: &Position) -> State {
-        state::to_state(position)
-    }
-
-    fn state_text(position: &Position) -> Option<String> {
-        Some(state::state_text(position))
+    fn write_state<S: Serializer>(
+        position: &Position,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        state::Written(position).serialize(serializer)
     }
 
     fn parse_position(text: &str, _setup: &Checked<Setup>) -> Result<Position> {
