@@ -297,7 +297,7 @@ STREAM_CHUNK_BYTES = 1 << 20
 #: Lines judged by one call of the engine: what one call answers stays small however short the lines.
 LINES_PER_CALL = 4096
 #: Results of a streamed batch kept in memory before they move to a temporary file.
-SPOOL_MEMORY_BYTES = 1 << 20
+SPOOL_MEMORY_BYTES = 256 << 10
 #: Bytes of an answer sent at a time.
 SEND_BYTES = 64 << 10
 #: Room a new streamed batch needs in the worker's spool budget, or it is refused (503).
