@@ -1,6 +1,6 @@
 """The Rust Caesar! engine against the independent Python reference model (tests/reference/caesar.py):
 seeded random games over every option setting, agreeing at every ply on the legal moves, the effects,
-the outcome and the state projection of specs/caesar.md; validation of illegal moves and draws; the
+the outcome and the state projection of the model; validation of illegal moves and draws; the
 player view; perft along random games (the perft tables from seeded starts are tests/perft.json,
 checked by test_perft.py).
 
@@ -19,6 +19,7 @@ import pytest
 
 import referee
 from referee import errors
+from caesar_states import engine_projection, setup_from_state
 from reference import caesar as model
 
 pytestmark = pytest.mark.skipif("caesar" not in referee.games(), reason="the Caesar! engine is not built yet")
@@ -56,17 +57,6 @@ def random_options(rng: random.Random) -> tuple[dict, dict]:
             token = rng.choice(model.token_sorted(bag))
             bag.remove(token)
             hands[player].append(token)
-    return bonuses, hands
-
-
-def engine_projection(state: dict) -> dict:
-    return {key: state[key] for key in model.PROJECTION_KEYS}
-
-
-def setup_from_state(state: dict) -> tuple[dict, dict]:
-    """The bonus layout and the hands of an engine's fresh state (checked to be a proper setup)."""
-    bonuses = {code: state["provinces"][code]["bonus"] for code in model.PROVINCES if code != "IT"}
-    hands = {player: list(state["hands"][player]) for player in model.PLAYERS}
     return bonuses, hands
 
 

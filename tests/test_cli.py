@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from records import assert_result_is_the_models, model_replay, random_records
+from records import (assert_records_cover_every_game_and_chance, assert_result_is_the_models,
+                     expected_by_game_replay, model_replay, random_records)
 from referee import cli
-from test_batch import assert_records_cover_every_game_and_chance, expected_by_game_replay
 
 
 @pytest.fixture(scope="module")
