@@ -342,7 +342,7 @@ def response_example(document: dict, route: str, status: str, game: str = "iago"
 
 
 def iago_position(state: dict):
-    """The model's position of an Iago state JSON, through the README's notation (rows joined by /)."""
+    """The model's position of an Iago state JSON, through its notation (docs/rules/iago.md: rows joined by /)."""
     from reference import iago
 
     text = "/".join(state["board"]) + " " + state["to_move"][0] + (" p" if state.get("penalty_claim") else "")

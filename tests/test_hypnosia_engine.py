@@ -1,7 +1,7 @@
 """The Rust Hypnosia engine against the independent Python reference model (tests/reference/hypnosia.py):
 seeded random games over every player count, both ``doubles_cross_bridges`` settings and four boards
 (the default and three custom ones), agreeing at every ply on the legal moves, the effects, the outcome
-and the state projection of specs/hypnosia.md; hand-built rules-doc shapes; board errors; perft along random
+and the state projection of the model; hand-built rules-doc shapes; board errors; perft along random
 games (the perft table from the start is tests/perft.json, checked by test_perft.py).
 
 Hypnosia has chance: every game passes ``first_player`` and the test supplies every roll itself (drawn
