@@ -160,6 +160,7 @@ def test_records_of_any_game_replay_in_order() -> None:
     assert results[4]["error"]["code"] == "malformed-record"
 
 
+@pytest.mark.slow
 def test_records_of_every_game_with_seeds_options_and_chance_replay_as_game_replay_and_the_models() -> None:
     records = random_records(160)
     assert_records_cover_every_game_and_chance(records)

@@ -163,6 +163,7 @@ def start(setting: tuple, seed: int):
     return rng, game, state, pos
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
 def test_random_games_agree_with_the_reference_model(setting: tuple) -> None:
     drawer = setting[4]
@@ -226,6 +227,7 @@ def test_seeded_setups_are_proper_and_vary() -> None:
     assert len(layouts) > 1
 
 
+@pytest.mark.slow
 def test_perft_agrees_with_the_model_along_random_games() -> None:
     # Depth 2 (and 3 late in the game) wherever the model says the count does not depend on the draws.
     compared = 0

@@ -787,6 +787,7 @@ def playout(rng, policy="uniform"):
     return pos, seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", ["uniform", "use", "decline"])
 def test_random_playouts(policy):
     rng = random.Random(f"caesar-{policy}")

@@ -71,6 +71,7 @@ def test_every_engine_game_has_its_own_typed_routes() -> None:
     assert not any("{game}" in path for path in document["paths"])
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_service_keeps_its_contract(case) -> None:

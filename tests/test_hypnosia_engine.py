@@ -108,6 +108,7 @@ def assert_die_moves_agree(game: referee.Game, state: dict, pos: model.Position)
                 assert verdict["reason"]["code"] == "illegal-move", (move, verdict)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("players", "doubles", "board"), SETTINGS)
 def test_random_games_agree_with_the_reference_model(players: int, doubles: bool, board: str) -> None:
     finished = 0
@@ -344,6 +345,7 @@ def test_custom_boards_are_accepted(board: str) -> None:
 # Perft
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("players", "doubles", "board"), SETTINGS)
 def test_perft_agrees_with_the_model(players: int, doubles: bool, board: str) -> None:
     rng = random.Random(f"perft-{players}-{doubles}-{board}")

@@ -627,6 +627,7 @@ def test_perft_depth_one_from_the_start_by_hand():
     assert H.perft(play_all(pos, "5-4"), 1) == 32
 
 
+@pytest.mark.slow
 def test_perft_depth_two_counts_children():
     pos = H.initial({"players": 2, "first_player": "red"})
     kids = H.children(pos)
@@ -715,6 +716,7 @@ def _playout(rng, options):
     return plies
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", sorted(BOARDS))
 @pytest.mark.parametrize("doubles", [True, False])
 def test_random_playouts(board, doubles):

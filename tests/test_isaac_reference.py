@@ -327,6 +327,7 @@ def _playout(rng, style, first_player, scoring_starts):
     return result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first_player,scoring_starts", SETUPS)
 def test_random_playouts(first_player, scoring_starts):
     from tests import isaac_policies
@@ -339,6 +340,7 @@ def test_random_playouts(first_player, scoring_starts):
     assert "score" in decided
 
 
+@pytest.mark.slow
 def test_some_games_reach_100_and_some_end_with_both_out():
     from tests import isaac_policies
 
