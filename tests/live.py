@@ -147,9 +147,9 @@ class Answer:
     body: bytes
 
 
-def read_answer(sock: socket.socket, reader: Any = None) -> Answer:
-    """One HTTP/1.1 answer (Content-Length or chunked framing, none for 1xx, 204 and 304, or up to the
-    close); `reader`: the socket's file, when more answers are to be read from it."""
+def read_answer(sock: socket.socket, reader: Any = None, head: bool = False) -> Answer:
+    """One HTTP/1.1 answer (Content-Length or chunked framing, none for 1xx, 204 and 304 or to a HEAD
+    request, or up to the close); `reader`: the socket's file, when more answers are to be read from it."""
     reader = reader or sock.makefile("rb")
     status_line = reader.readline()
     if not status_line:
@@ -159,7 +159,7 @@ def read_answer(sock: socket.socket, reader: Any = None) -> Answer:
     while (line := reader.readline()) not in (b"\r\n", b"\n", b""):
         name, _, value = line.decode("latin-1").partition(":")
         headers[name.strip().lower()] = value.strip()
-    if status < 200 or status in (204, 304):
+    if head or status < 200 or status in (204, 304):
         body = b""
     elif "content-length" in headers:
         body = reader.read(int(headers["content-length"]))
@@ -179,7 +179,7 @@ def exchange(server: Server, raw: bytes, timeout: float = 30) -> Answer:
     """Sends a whole raw request, then reads the answer, as most clients do."""
     with socket.create_connection((server.host, server.port), timeout=timeout) as sock:
         sock.sendall(raw)
-        return read_answer(sock)
+        return read_answer(sock, head=raw.startswith(b"HEAD "))
 
 
 def request_bytes(method: str, path: str, body: bytes = b"", content_type: str = "application/json",
