@@ -19,6 +19,8 @@ from hypnosia_boards import largest_board
 from live import Answer, exchange, get, read_answer, request_bytes, rss_bytes, serve, workers
 from referee.codes import CODES
 
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
+
 BODY_LIMIT = 64 * 1024
 READ_TIMEOUT = 2
 WORKER_TIMEOUT = 4

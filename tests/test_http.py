@@ -20,31 +20,7 @@ from referee.body import BODY_KEY
 from referee.logs import REQUEST_ID_KEY
 from referee.codes import CODES
 from referee.settings import Settings
-
-
-def problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.data
-    assert response.mimetype == "application/problem+json"
-    body = response.json
-    assert body["code"] == code and body["status"] == status
-    assert body["type"] == f"urn:referee:problem:{code}"
-    assert body["title"] == CODES[code][1] and body["detail"]
-    assert body["request_id"] == response.headers["X-Request-ID"]
-    assert "Traceback" not in response.get_data(as_text=True)
-    return body
-
-
-def post(client, path: str, body) -> object:
-    return client.post(path, data=orjson.dumps(body), content_type="application/json")
-
-
-def random_moves(game: referee.Game, seed: int) -> list[str]:
-    """The moves of a whole game of `game`'s default setup, each chosen at random by `seed`."""
-    rng, state, moves = random.Random(seed), game.new(), []
-    while legal := game.legal_moves(state):
-        moves.append(rng.choice(legal))
-        state = game.play(state, moves[-1])["state"]
-    return moves
+from inprocess import post, problem
 
 
 # ------------------------------------------------------------------ games
