@@ -8,7 +8,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{IntoPyDict, PyBytes, PyString};
 
 use pythonize::{depythonize, pythonize};
 use serde::de::DeserializeOwned;
@@ -796,5 +796,14 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // A player's secret's length bounds, the one home of the service's schemas and `referee.commitment`.
     module.add("MIN_SECRET_CHARS", crate::opaque::MIN_SECRET_CHARS)?;
     module.add("MAX_SECRET_CHARS", crate::opaque::MAX_SECRET_CHARS)?;
+    // What the service's envelopes (`referee.schemas`) and its contract share with the engine's own
+    // checks and schemas: their one home.
+    module.add("MAX_MOVE_CHARS", crate::request::MAX_MOVE_CHARS)?;
+    module.add("MAX_PLAYER_CHARS", crate::request::MAX_PLAYER_CHARS)?;
+    module.add("STATE_TYPE_MESSAGE", crate::request::STATE_TYPE_MESSAGE)?;
+    module.add(
+        "SCHEMA_PREFIXES",
+        crate::schemas::GAMES.into_py_dict(module.py())?,
+    )?;
     Ok(())
 }
