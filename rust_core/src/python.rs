@@ -514,8 +514,9 @@ impl Engine {
         with_game!(self.kind, G => to_py(py, &G::outcome(&self.position_of::<G>(state)?.0)))
     }
 
-    /// Plays a move: `{"state", "position", "effects", "outcome"}` (the state an object, whatever
-    /// form it was given in); raises the move's error. `secret`: the mover's, for a committed state.
+    /// Plays a move: `{"state", "position", "effects", "outcome"}`, the state in the form it was
+    /// given in (as over HTTP and in batches); raises the move's error. `secret`: the mover's, for a
+    /// committed state.
     #[pyo3(signature = (state, r#move, player=None, secret=None))]
     fn play(
         &self,
@@ -529,7 +530,6 @@ impl Engine {
             let (position, form) = self.mover_position_of::<G>(state, secret)?;
             let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             let mover = G::to_move(&position);
-            let form = if form == Form::Notation { Form::Object } else { form };
             to_py(py, &Played::<G>::in_form(&next, effects, &form, self.keys(), mover))
         })
     }

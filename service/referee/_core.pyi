@@ -105,7 +105,8 @@ class Engine:
     def play(
         self, state: _State, move: str, player: str | None = None, secret: str | None = None
     ) -> dict[str, Any]:
-        """``{"state", "position", "effects", "outcome"}``; raises the move's error."""
+        """``{"state", "position", "effects", "outcome"}``, the state in the form it was given; raises the
+        move's error."""
     def validate(
         self, state: _State, move: str, player: str | None = None, secret: str | None = None
     ) -> dict[str, Any]:

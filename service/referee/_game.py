@@ -226,7 +226,8 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
 
     def play(self, state: StateT | str, move: str, player: str | None = None,
              secret: str | None = None) -> Played[StateT, EffectsT]:
-        """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error. Opaque:
+        """``{"state", "position", "effects", "outcome"}`` after the move, the state in the form it was given
+        (an object, or a position string, as over HTTP and in ``play_batch``); raises the move's error. Opaque:
         no ``position`` and the mover's ``view``; a committed state plays only with the mover's ``secret``
         (else ``NotThisPlayer``)."""
         return cast(Played[StateT, EffectsT], self._engine.play(state, move, player, secret))
