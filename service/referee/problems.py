@@ -14,7 +14,8 @@ from referee.errors import RefereeError
 from referee.logs import request_id as current_request_id
 
 __all__ = [
-    "INTERNAL_DETAIL", "Problem", "document", "internal_error", "method_not_allowed", "options_answer", "unknown_game",
+    "INTERNAL_DETAIL", "PROBLEM_JSON", "Problem", "document", "internal_error", "method_not_allowed", "options_answer",
+    "unknown_game",
 ]
 
 PROBLEM_TYPE = "urn:referee:problem:"

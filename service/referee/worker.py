@@ -29,7 +29,7 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from referee.codes import CODES
 from referee.observe import new_request_id
-from referee.problems import document, internal_error
+from referee.problems import PROBLEM_JSON, document, internal_error
 from referee.settings import Settings
 
 __all__ = ["RefereeWorker"]
@@ -56,7 +56,7 @@ def problem_answer(code: str, detail: str, request_id: str) -> bytes:
     status, title, _ = CODES[code]
     body = orjson.dumps(document(code, detail, request_id))
     head = (
-        f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+        f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_JSON}\r\n"
         f"Content-Length: {len(body)}\r\nX-Content-Type-Options: nosniff\r\nX-Request-ID: {request_id}\r\n\r\n"
     )
     return head.encode("latin-1") + body
