@@ -84,8 +84,8 @@ def bench_wrk(args: argparse.Namespace, real: Server, trivial: Server, bodies: d
         "sent to the trivial app, so that each game's baseline reads the same request), and "
         f"`bench/bodies/<game>-validate.json`, the same state and a refused move; play bodies: {sizes}. "
         "*× trivial*: requests/s ÷ the trivial app's with the same game's body; target: every game's `play` "
-        f"and `validate` ≥ {HTTP_TARGET}×. The app answers these plain requests before Flask's dispatch "
-        "(`referee.api.MoveRoutes`), which the trivial app goes through, so it can pass 1×. p50: median over "
+        f"and `validate` ≥ {HTTP_TARGET}×. The app answers these requests beside Flask, without its dispatch "
+        "(`referee.moves`), which the trivial app goes through, so it can pass 1×. p50: median over "
         "the rounds, p99: worst round. Errors: non-2xx answers, socket errors and timeouts.",
         "",
         table(["game", "endpoint", "requests/s", "× trivial", "target", "p50 ms", "p99 ms", "bytes/answer",
