@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from marshmallow import Schema, fields, missing, validate
+from marshmallow import RAISE, Schema, fields, missing, validate
 
 from referee import _core, schemas
-from referee.codes import problem_code_schema
+from referee.codes import claim_code_schema, problem_code_schema
 
 __all__ = ["ENVELOPES", "PREFIXES", "document", "text"]
 
@@ -99,13 +99,15 @@ def field_schema(field: fields.Field) -> dict[str, Any]:
     return schema
 
 
-def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) -> dict[str, Any]:
-    """A request envelope of one game: the marshmallow schema's fields, with the game's own state,
-    setup fields and players."""
+def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any], game: str) -> dict[str, Any]:
+    """A request envelope of one game (named `game`): the marshmallow schema's fields, with the game's own
+    state, setup fields and players."""
     setup = game_schemas["Setup"]["properties"]
     player = "Player" if "Player" in game_schemas else "Colour"
     own = {"state": ref(prefix + "StateOrPosition"), "variant": setup["variant"], "options": setup["options"],
-           "move": ref("Move"), "player": ref(prefix + player) | {"description": PLAYER}}
+           "move": ref("Move"), "player": ref(prefix + player) | {"description": PLAYER},
+           "result": ref("ClaimedResult"), "termination": ref("Termination"), "by": {"type": "string"},
+           "game": {"type": "string", "enum": [game]}}
     properties, required = {}, []
     for name, field in schema().fields.items():
         properties[name] = own.get(name) or field_schema(field)
@@ -115,14 +117,16 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) ->
             properties[name] = {"anyOf": [properties[name], {"type": "null"}]}
         if field.required:
             required.append(name)
-    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    # An envelope that lets unknown fields pass (a record's metadata) says so.
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": schema().unknown != RAISE}
 
 
 def game_components(name: str, prefix: str, derived: dict[str, Any], shape: dict[str, Any]) -> dict[str, Any]:
     """Every component of one game: its derived types, its envelopes and its answers."""
     own = derived[name]
     components = {prefix + key: value for key, value in own.items()}
-    components |= {prefix + key: envelope(schema, prefix, own) for key, schema in ENVELOPES.items()}
+    components |= {prefix + key: envelope(schema, prefix, own, name) for key, schema in ENVELOPES.items()}
     components |= for_game(shape["x-game-schemas"], prefix)
     if prefix + "View" not in shape["components"]["schemas"]:
         components[prefix + "View"] = ref(prefix + "State")
@@ -166,6 +170,7 @@ def document() -> dict[str, Any]:
     doc = {key: value for key, value in copy.deepcopy(shape).items() if not key.startswith("x-")}
     components = doc["components"]["schemas"]
     components["ProblemCode"] = problem_code_schema()
+    components["ClaimCode"] = claim_code_schema()
     components |= derived["common"]
     listing, operations = "/v1/games", doc.pop("paths")
     doc["paths"] = {listing: operations.pop(listing)}  # the games first, then each game's routes
