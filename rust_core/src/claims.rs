@@ -104,15 +104,26 @@ impl<'de> Deserialize<'de> for Termination {
     }
 }
 
+/// The end with its article, for details: "a resignation", "an agreement".
 impl fmt::Display for Termination {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(match self {
-            Termination::Normal => "normal end",
-            Termination::Resignation => "resignation",
-            Termination::Timeout => "timeout",
-            Termination::Agreement => "agreement",
-            Termination::Abandoned => "abandoned game",
+            Termination::Normal => "a normal end",
+            Termination::Resignation => "a resignation",
+            Termination::Timeout => "a timeout",
+            Termination::Agreement => "an agreement",
+            Termination::Abandoned => "an abandoned game",
         })
+    }
+}
+
+impl Termination {
+    /// What the player `by` of a resignation or timeout did, for details.
+    fn lost(self) -> &'static str {
+        match self {
+            Termination::Timeout => "ran out of time",
+            _ => "resigned",
+        }
     }
 }
 
@@ -244,20 +255,20 @@ fn consistent(claim: &Claim, termination: Termination, players: &[&str]) -> Resu
         (Termination::Resignation | Termination::Timeout, None) => {
             return Err(inconsistent(
                 "by",
-                format!("a {termination} names the player it ends for: `by` is missing"),
+                format!("{termination} names the player it ends for: `by` is missing"),
             ))
         }
         (Termination::Resignation | Termination::Timeout, Some(by)) if winner == Some(by) => {
             return Err(inconsistent(
                 "result.winner",
-                format!("{by} lost by {termination} and cannot be the winner"),
+                format!("{by} {} and cannot be the winner", termination.lost()),
             ))
         }
         (Termination::Resignation | Termination::Timeout, Some(_)) | (_, None) => {}
         (_, Some(_)) => {
             return Err(inconsistent(
                 "by",
-                format!("`by` names who resigned or ran out of time; a {termination} has none"),
+                format!("`by` names who resigned or ran out of time; {termination} has none"),
             ))
         }
     }
@@ -355,7 +366,7 @@ fn expected<G: Rules>(
         _ if over => Err(reason(
             "claim-over",
             format!(
-                "a {termination} is claimed, but the game was over after the moves: {} (decided by {})",
+                "{termination} is claimed, but the game was over after the moves: {} (decided by {})",
                 outcome.winner.map_or("no winner".into(), |w| format!("{w} won")),
                 outcome.decided_by.unwrap_or("nothing"),
             ),
@@ -402,7 +413,7 @@ fn resigned<G: Rules>(
         return Expected {
             winner: Some(winner),
             ranking: Some(None),
-            context: format!("{by} lost by {termination}"),
+            context: format!("{by} {}", termination.lost()),
         };
     };
     let mut ranking: Vec<Vec<&'static str>> = standing
@@ -419,7 +430,8 @@ fn resigned<G: Rules>(
         winner: Some(winner),
         ranking: Some(Some(ranking)),
         context: format!(
-            "{by} lost by {termination} and ranks last; the others rank as the position stands"
+            "{by} {} and ranks last; the others rank as the position stands",
+            termination.lost()
         ),
     }
 }

@@ -24,7 +24,7 @@ from typing import IO, Any, Iterator, NamedTuple
 
 from tqdm import tqdm
 
-__all__ = ["main"]
+__all__ = ["chunks", "main"]
 
 #: Records per chunk: enough work per native call (or per Dask task) to keep every core busy.
 CHUNK_RECORDS = 20_000

@@ -156,7 +156,7 @@ def page(counts: Mapping[str, int], tally: Tally, *, source: str, seconds: float
     head = add(html, "head")
     add(head, "meta", charset="utf-8")
     add(head, "title", f"Referee: report of {source}")
-    add(head, "style", STYLE)
+    add(head, "style", STYLE + charts.STYLE)
     body = add(html, "body")
     add(body, "h1", f"Report of {source}")
     rate = counts["records"] / seconds if seconds > 0 else 0

@@ -10,15 +10,16 @@ from typing import Mapping, Sequence
 
 from referee.pictures.svg import Svg, number
 
-__all__ = ["bars", "histogram"]
+__all__ = ["STYLE", "bars", "histogram"]
 
-#: Every chart's style, scoped to charts so that a page holding them keeps its own.
+#: Every chart's style, scoped to charts so that a page holding them keeps its own; a page that holds
+#: charts has it once (the charts do not repeat it).
 STYLE = """
 .referee-chart text { font-family: 'DejaVu Sans', Verdana, Arial, sans-serif; font-size: 12px; fill: #222; }
 .referee-chart .caption { font-size: 14px; font-weight: bold; }
 .referee-chart .value, .referee-chart .tick { font-size: 11px; fill: #555; }
 .referee-chart .axis { stroke: #999; stroke-width: 1; }
-.referee-chart .bar rect { fill: #4a78b5; }
+.referee-chart .bar rect { fill: #4a78b5; stroke: #555; stroke-width: 0.5; }
 .referee-chart .none { font-style: italic; fill: #777; }
 """
 WIDTH = 560
@@ -29,7 +30,7 @@ PLOT = 200  # a histogram's height
 
 
 def chart(title: str, height: float) -> Svg:
-    svg = Svg(WIDTH, height, title=title, style=STYLE, kind="chart")
+    svg = Svg(WIDTH, height, title=title, kind="chart")
     svg.text(None, 8, CAPTION / 2, title, text_anchor="start", class_="caption")
     return svg
 

@@ -76,7 +76,7 @@ def polar(cx: float, cy: float, radius: float, angle: float) -> tuple[float, flo
 class Svg:
     """One SVG document: a viewBox of `width` × `height`, a title, the shared style and the picture's
     own. A game's board (`kind` "board", the marks of `BASE_STYLE`) names its `game`; other kinds
-    (a report's "chart") bring their whole style."""
+    (a report's "chart") bring their whole style, or none (a page that holds them has it once)."""
 
     def __init__(self, width: float, height: float, *, title: str, game: str | None = None, style: str = "",
                  kind: str = "board") -> None:
@@ -86,7 +86,8 @@ class Svg:
             "class": f"referee-{kind}", "data_game": game,
         }))
         ET.SubElement(self.root, "title").text = title
-        ET.SubElement(self.root, "style").text = (BASE_STYLE if kind == "board" else "") + style
+        if style := (BASE_STYLE if kind == "board" else "") + style:
+            ET.SubElement(self.root, "style").text = style
 
     def add(self, parent: ET.Element | None, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
         element = ET.SubElement(self.root if parent is None else parent, tag, attributes(attrs))
