@@ -16,7 +16,7 @@ from openapi_spec_validator import validate
 import referee
 from referee import contract
 from referee.app import create_app
-from referee.codes import CODES, problem_code_schema
+from referee.codes import CLAIM_CODES, CODES, claim_code_schema, problem_code_schema
 from referee.errors import RefereeError
 from referee.problems import Problem
 from referee.settings import Settings
@@ -94,6 +94,30 @@ def test_the_envelope_schemas_match_the_marshmallow_envelopes() -> None:
             spec = components[contract.PREFIXES[game] + name]
             assert set(fields) == set(spec["properties"]), name
             assert {key for key, field in fields.items() if field.required} == set(spec["required"]), name
+
+
+def test_a_replay_takes_a_record_with_its_claim_and_answers_the_verdict_on_it() -> None:
+    """A replay's body is a record as archives hold it: its claim typed from the engine's own types, any
+    other field allowed (only this envelope allows them); the answer carries the claim's verdict, its
+    reason's code one of `referee.codes.CLAIM_CODES`."""
+    components = spec_schemas()
+    for game in referee.games():
+        prefix = contract.PREFIXES[game]
+        for name in contract.ENVELOPES:
+            assert components[prefix + name]["additionalProperties"] is (name == "ReplayRequest"), name
+        request = components[prefix + "ReplayRequest"]["properties"]
+        for field, component in (("result", "ClaimedResult"), ("termination", "Termination")):
+            typed, null = request[field]["anyOf"]
+            assert (typed["$ref"], null) == ("#/components/schemas/" + component, {"type": "null"})
+        assert request["game"]["enum"] == [game]
+        answer = components[prefix + "ReplayResult"]
+        assert "claim" in answer["required"] and answer["properties"]["claim"]["enum"] == ["agrees", "disagrees", "absent"]
+        assert answer["properties"]["claim_reason"] == {"$ref": "#/components/schemas/ClaimReason"}
+    assert components["ClaimCode"] == claim_code_schema() and components["ClaimCode"]["enum"] == list(CLAIM_CODES)
+    assert components["ClaimReason"]["properties"]["code"] == {"$ref": "#/components/schemas/ClaimCode"}
+    assert components["Termination"]["enum"] == ["normal", "resignation", "timeout", "agreement", "abandoned"]
+    assert components["ClaimedResult"]["required"] == ["winner"]
+    assert components["ClaimedResult"]["additionalProperties"] is False
 
 
 def test_the_engine_shapes_match_the_spec() -> None:

@@ -4,6 +4,7 @@
 //! claims about how its game ended (`result`, `termination`, `by`: see `claims`); any other field is
 //! the archive's own (who played, when, where) and passes unread, unless `keep` names it.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -13,32 +14,117 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::batch::lines;
-use crate::claims::{self, Claim, ClaimedResult, Termination};
+use crate::claims::{self, Claim};
 use crate::error::Error;
 use crate::game::{self, Rules};
 use crate::registry::GameKind;
 use crate::tally::Tally;
 
-/// One game record of an archive: which game, its setup, the moves played, and its claim. Other
-/// fields are ignored.
-#[derive(Deserialize)]
+/// One game record of an archive: which game, its setup, the moves played, its claim, and the
+/// fields to keep. Read in one pass by `RecordSeed`; other fields are skipped unread.
 struct Record<'a> {
     game: String,
-    #[serde(borrow, default)]
     variant: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     options: Option<&'a RawValue>,
-    #[serde(default)]
     seed: Option<u64>,
     moves: Vec<String>,
-    #[serde(borrow, default)]
     id: Option<&'a RawValue>,
-    #[serde(default)]
-    result: Option<ClaimedResult>,
-    #[serde(default)]
-    termination: Option<Termination>,
-    #[serde(default)]
-    by: Option<String>,
+    claim: Claim,
+    kept: Vec<(String, Value)>,
+}
+
+/// Reads a `Record`, keeping the fields it names.
+struct RecordSeed<'k>(&'k [String]);
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = Record<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Record<'de>, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// Fills a field read once; a field given twice is an error (it has no one meaning).
+fn once<T, E: de::Error>(slot: &mut Option<T>, name: &'static str, value: T) -> Result<(), E> {
+    if slot.replace(value).is_some() {
+        return Err(E::duplicate_field(name));
+    }
+    Ok(())
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = Record<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record: {\"game\", \"moves\", ...}")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Record<'de>, M::Error> {
+        let (mut game, mut variant, mut options, mut seed, mut moves, mut id) =
+            (None, None, None, None, None, None);
+        let (mut result, mut termination, mut by) = (None, None, None);
+        let mut kept: Vec<(String, Value)> = Vec::new();
+        while let Some(Key(key)) = map.next_key()? {
+            match key.as_ref() {
+                b"game" => once(&mut game, "game", map.next_value::<String>()?)?,
+                b"variant" => once(&mut variant, "variant", map.next_value()?)?,
+                b"options" => once(&mut options, "options", map.next_value()?)?,
+                b"seed" => once(&mut seed, "seed", map.next_value()?)?,
+                b"moves" => once(&mut moves, "moves", map.next_value::<Vec<String>>()?)?,
+                b"id" => once(&mut id, "id", map.next_value()?)?,
+                b"result" => once(&mut result, "result", map.next_value()?)?,
+                b"termination" => once(&mut termination, "termination", map.next_value()?)?,
+                b"by" => once(&mut by, "by", map.next_value()?)?,
+                name => match self.0.iter().find(|keep| keep.as_bytes() == name) {
+                    Some(keep) if kept.iter().any(|(field, _)| field == keep) => {
+                        return Err(de::Error::custom(format!("duplicate field `{keep}`")));
+                    }
+                    Some(keep) => kept.push((keep.clone(), map.next_value()?)),
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                },
+            }
+        }
+        Ok(Record {
+            game: game.ok_or_else(|| de::Error::missing_field("game"))?,
+            variant: variant.flatten(),
+            options: options.flatten(),
+            seed: seed.flatten(),
+            moves: moves.ok_or_else(|| de::Error::missing_field("moves"))?,
+            id: id.flatten(),
+            claim: Claim {
+                result: result.flatten(),
+                termination: termination.flatten(),
+                by: by.flatten(),
+            },
+            kept,
+        })
+    }
+}
+
+/// A field's name as its bytes, borrowed from the line unless it has escapes: matched against the
+/// names read without checking it as UTF-8 first (a record's many other fields are skipped, their
+/// names as their values; a kept name is checked when it is kept).
+struct Key<'de>(Cow<'de, [u8]>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_borrowed_bytes<E: de::Error>(self, name: &'de [u8]) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(name)))
+            }
+            fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(name.to_owned())))
+            }
+        }
+        deserializer.deserialize_bytes(KeyVisitor)
+    }
 }
 
 /// The fields of every result; `keep` may not name one.
@@ -146,10 +232,10 @@ impl RecordsOutput {
 
     /// Replays one record and writes its result.
     fn add(&mut self, text: &[u8], number: usize, options: &Options) {
-        let started = Instant::now();
+        let started = self.tally.is_some().then(Instant::now);
         let result = record_result(text, number, options);
         self.counts.add(&result);
-        if let Some(tally) = &mut self.tally {
+        if let (Some(tally), Some(started)) = (&mut self.tally, started) {
             tally.add(&result, started.elapsed().as_micros() as u64);
         }
         serde_json::to_writer(&mut self.ndjson, &result).expect("a JSON value serializes");
@@ -200,19 +286,19 @@ pub fn replay_records(data: &[u8], first_record: usize, options: &Options) -> Re
 fn record_result(text: &[u8], number: usize, options: &Options) -> Map<String, Value> {
     let mut result = Map::new();
     result.insert("record".into(), number.into());
-    let kept = match kept_fields(text, &options.keep) {
-        Ok(kept) => kept,
-        Err(detail) => return malformed(result, text, detail),
-    };
-    result.extend(kept);
-    let record = match serde_json::from_slice::<Record>(text) {
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    let read = RecordSeed(&options.keep)
+        .deserialize(&mut deserializer)
+        .and_then(|record| deserializer.end().map(|()| record));
+    let record = match read {
         Ok(record) => record,
-        Err(error) => return malformed(result, text, error.to_string()),
+        Err(error) => return malformed(result, text, &options.keep, error.to_string()),
     };
     if let Some(id) = record.id {
         result.insert("id".into(), raw_value(id));
     }
-    result.insert("game".into(), record.game.clone().into());
+    result.extend(record.kept.iter().cloned());
+    result.insert("game".into(), record.game.as_str().into());
     match GameKind::named(&record.game) {
         None => {
             let detail = format!(
@@ -234,20 +320,57 @@ fn raw_value(raw: &RawValue) -> Value {
     serde_json::from_str(raw.get()).expect("raw JSON parses")
 }
 
-/// The result of a line that is no record: its error, and the `id` of a JSON object, to help find it.
-fn malformed(mut result: Map<String, Value>, text: &[u8], detail: String) -> Map<String, Value> {
-    if let Ok(IdOnly { id: Some(id) }) = serde_json::from_slice::<IdOnly>(text) {
-        result.insert("id".into(), raw_value(id));
+/// The result of a line that is no record: its error, and, to help find it, the `id` and the fields
+/// to keep of a JSON object (read again, everything else skipped).
+fn malformed(
+    mut result: Map<String, Value>,
+    text: &[u8],
+    keep: &[String],
+    detail: String,
+) -> Map<String, Value> {
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    if let Ok((id, kept)) = Echo(keep).deserialize(&mut deserializer) {
+        if let Some(id) = id {
+            result.insert("id".into(), id);
+        }
+        result.extend(kept);
     }
     let error = serde_json::json!({ "code": "malformed-record", "detail": detail });
     result.insert("error".into(), error);
     result
 }
 
-#[derive(Deserialize)]
-struct IdOnly<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+/// Reads the `id` and the fields named in its list from a JSON object, skipping the others.
+struct Echo<'k>(&'k [String]);
+
+impl<'de> DeserializeSeed<'de> for Echo<'_> {
+    type Value = (Option<Value>, Vec<(String, Value)>);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Echo<'_> {
+    type Value = (Option<Value>, Vec<(String, Value)>);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let (mut id, mut kept) = (None, Vec::new());
+        while let Some(Key(key)) = map.next_key()? {
+            if *key == *b"id" {
+                id = Some(map.next_value()?);
+            } else if let Some(name) = self.0.iter().find(|keep| keep.as_bytes() == &*key) {
+                kept.push((name.clone(), map.next_value()?));
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok((id, kept))
+    }
 }
 
 fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Map<String, Value>) {
@@ -271,12 +394,7 @@ fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Map<S
     if options.positions && replay.failure.is_none() {
         result.insert("positions".into(), Value::Array(positions));
     }
-    let claim = Claim {
-        result: record.result,
-        termination: record.termination,
-        by: record.by,
-    };
-    claims::judge(&claim, &replay).write_into(result);
+    claims::judge(&record.claim, &replay).write_into(result);
 }
 
 /// The record's setup, `{"variant"?, "options"?}`, as the game reads it.
@@ -293,54 +411,6 @@ fn setup_of<G: Rules>(record: &Record) -> Result<G::Setup, Error> {
     setup.push('}');
     serde_json::from_str::<G::Setup>(&setup)
         .map_err(|e| Error::invalid_options("setup", e.to_string()))
-}
-
-/// The fields of a record line named in `keep`, as given; one given twice is an error. A line that
-/// is no JSON object keeps nothing (its error says why).
-fn kept_fields(text: &[u8], keep: &[String]) -> Result<Vec<(String, Value)>, String> {
-    if keep.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut deserializer = serde_json::Deserializer::from_slice(text);
-    match (Kept(keep)).deserialize(&mut deserializer) {
-        Ok(kept) => Ok(kept),
-        Err(error) if error.is_data() => Err(error.to_string()),
-        Err(_) => Ok(Vec::new()),
-    }
-}
-
-/// Reads the fields named in its list from a JSON object, skipping the others.
-struct Kept<'k>(&'k [String]);
-
-impl<'de> DeserializeSeed<'de> for Kept<'_> {
-    type Value = Vec<(String, Value)>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Kept<'_> {
-    type Value = Vec<(String, Value)>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a record (a JSON object)")
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        let mut kept: Vec<(String, Value)> = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !self.0.contains(&key) {
-                map.next_value::<IgnoredAny>()?;
-            } else if kept.iter().any(|(name, _)| *name == key) {
-                return Err(de::Error::custom(format!("duplicate field `{key}`")));
-            } else {
-                let value = map.next_value::<Value>()?;
-                kept.push((key, value));
-            }
-        }
-        Ok(kept)
-    }
 }
 
 #[cfg(test)]

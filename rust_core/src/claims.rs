@@ -188,7 +188,7 @@ pub fn judge<G: Rules>(claim: &Claim, replay: &Replay<G>) -> ClaimVerdict {
             format!("ply {ply} is illegal: the moves make no game for the claim to describe"),
             json!({ "ply": ply }),
         )),
-        None => check::<G>(claim, &replay.position),
+        None => check::<G>(claim, &replay.position, &replay.outcome),
     };
     match judged {
         Ok(()) => ClaimVerdict::Agrees,
@@ -196,15 +196,14 @@ pub fn judge<G: Rules>(claim: &Claim, replay: &Replay<G>) -> ClaimVerdict {
     }
 }
 
-fn check<G: Rules>(claim: &Claim, position: &G::Position) -> Result<(), Value> {
-    let outcome = G::outcome(position);
+fn check<G: Rules>(claim: &Claim, position: &G::Position, outcome: &Outcome) -> Result<(), Value> {
     // Every player has a score, so the scores' keys are the players of this game.
-    let players: Vec<&'static str> = outcome.scores.keys().copied().collect();
+    let players = &outcome.scores;
     let termination = claim.termination.unwrap_or(Termination::Normal);
-    names_players(claim, &players)?;
-    consistent(claim, termination, &players)?;
-    let expected = expected::<G>(claim, termination, position, &outcome)?;
-    compare(claim, &expected, &outcome)
+    names_players(claim, players)?;
+    consistent(claim, termination, players)?;
+    let expected = expected::<G>(claim, termination, position, outcome)?;
+    compare(claim, &expected, outcome)
 }
 
 /// A claim's reason: its code, what is wrong, and the facts.
@@ -220,36 +219,46 @@ fn inconsistent(field: &str, detail: String) -> Value {
     reason("claim-inconsistent", detail, json!({ "field": field }))
 }
 
+/// The players of a game: its scores' keys.
+type Players = BTreeMap<&'static str, i64>;
+
 /// Rule 1: every name the claim gives is a player of the game.
-fn names_players(claim: &Claim, players: &[&str]) -> Result<(), Value> {
-    let mut named: Vec<(&str, &str)> = Vec::new();
-    if let Some(by) = &claim.by {
-        named.push(("by", by));
-    }
-    if let Some(result) = &claim.result {
-        named.extend(result.winner.iter().map(|w| ("result.winner", w.as_str())));
-        for player in result.scores.iter().flat_map(BTreeMap::keys) {
-            named.push(("result.scores", player));
-        }
-        for player in result.ranking.iter().flatten().flatten() {
-            named.push(("result.ranking", player));
-        }
-    }
-    match named.into_iter().find(|(_, name)| !players.contains(name)) {
+fn names_players(claim: &Claim, players: &Players) -> Result<(), Value> {
+    let by = claim.by.iter().map(|by| ("by", by));
+    let result = claim.result.iter();
+    let winner = result
+        .clone()
+        .flat_map(|r| &r.winner)
+        .map(|w| ("result.winner", w));
+    let scores = result
+        .clone()
+        .flat_map(|r| r.scores.iter().flat_map(BTreeMap::keys));
+    let ranked = result.flat_map(|r| r.ranking.iter().flatten().flatten());
+    let named = by
+        .chain(winner)
+        .chain(scores.map(|p| ("result.scores", p)))
+        .chain(ranked.map(|p| ("result.ranking", p)));
+    match named
+        .into_iter()
+        .find(|(_, name)| !players.contains_key(name.as_str()))
+    {
         None => Ok(()),
-        Some((field, name)) => Err(reason(
-            "claim-unknown-player",
-            format!(
-                "{field} names {name:?}, no player of this game ({})",
-                players.join(", ")
-            ),
-            json!({ "field": field, "players": players }),
-        )),
+        Some((field, name)) => {
+            let players: Vec<&str> = players.keys().copied().collect();
+            Err(reason(
+                "claim-unknown-player",
+                format!(
+                    "{field} names {name:?}, no player of this game ({})",
+                    players.join(", ")
+                ),
+                json!({ "field": field, "players": players }),
+            ))
+        }
     }
 }
 
 /// Rule 2: the claim does not contradict itself.
-fn consistent(claim: &Claim, termination: Termination, players: &[&str]) -> Result<(), Value> {
+fn consistent(claim: &Claim, termination: Termination, players: &Players) -> Result<(), Value> {
     let winner = claim.result.as_ref().and_then(|r| r.winner.as_deref());
     match (termination, claim.by.as_deref()) {
         (Termination::Resignation | Termination::Timeout, None) => {
@@ -298,11 +307,12 @@ fn consistent(claim: &Claim, termination: Termination, players: &[&str]) -> Resu
 fn ranking_is_whole(
     ranking: &[Vec<String>],
     winner: Option<&str>,
-    players: &[&str],
+    players: &Players,
 ) -> Result<(), Value> {
     let listed: Vec<&str> = ranking.iter().flatten().map(String::as_str).collect();
-    let whole = listed.len() == players.len() && players.iter().all(|p| listed.contains(p));
+    let whole = listed.len() == players.len() && players.keys().all(|p| listed.contains(p));
     if !whole || ranking.iter().any(Vec::is_empty) {
+        let players: Vec<&str> = players.keys().copied().collect();
         return Err(inconsistent(
             "result.ranking",
             format!(
@@ -335,7 +345,40 @@ struct Expected {
     winner: Option<Option<&'static str>>,
     ranking: Option<Option<Vec<Vec<&'static str>>>>,
     /// Why, for the reason's detail.
-    context: String,
+    context: Context,
+}
+
+/// Why the claimed winner and ranking must be what they must, for a mismatch's detail (written only
+/// then).
+enum Context {
+    /// The game's outcome, and what decided it.
+    Outcome(Option<&'static str>),
+    /// A player lost by resignation or timeout; `true`: the others rank as the position stands.
+    Lost(&'static str, Termination, bool),
+    /// A game that ranks no players.
+    Unranked(&'static str),
+    /// Nothing to compare.
+    Free,
+}
+
+impl fmt::Display for Context {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Context::Outcome(decided_by) => write!(
+                f,
+                "the outcome after the moves, decided by {}",
+                decided_by.unwrap_or("nothing")
+            ),
+            Context::Lost(by, termination, false) => write!(f, "{by} {}", termination.lost()),
+            Context::Lost(by, termination, true) => write!(
+                f,
+                "{by} {} and ranks last; the others rank as the position stands",
+                termination.lost()
+            ),
+            Context::Unranked(game) => write!(f, "{game} ranks no players"),
+            Context::Free => Ok(()),
+        }
+    }
 }
 
 /// Rule 3 (the game over or not, as the end needs), and what rule 4 compares with.
@@ -358,10 +401,7 @@ fn expected<G: Rules>(
         Termination::Normal => Ok(Expected {
             winner: Some(outcome.winner),
             ranking: Some(outcome.ranking.clone()),
-            context: format!(
-                "the outcome after the moves, decided by {}",
-                outcome.decided_by.unwrap_or("nothing")
-            ),
+            context: Context::Outcome(outcome.decided_by),
         }),
         _ if over => Err(reason(
             "claim-over",
@@ -380,12 +420,12 @@ fn expected<G: Rules>(
             winner: None,
             // An agreement settles who wins, never that a game without rankings has one.
             ranking: G::standing(position).is_none().then_some(None),
-            context: format!("{} ranks no players", G::NAME),
+            context: Context::Unranked(G::NAME),
         }),
         Termination::Abandoned => Ok(Expected {
             winner: None,
             ranking: None,
-            context: String::new(),
+            context: Context::Free,
         }),
     }
 }
@@ -413,7 +453,7 @@ fn resigned<G: Rules>(
         return Expected {
             winner: Some(winner),
             ranking: Some(None),
-            context: format!("{by} {}", termination.lost()),
+            context: Context::Lost(by, termination, false),
         };
     };
     let mut ranking: Vec<Vec<&'static str>> = standing
@@ -429,10 +469,7 @@ fn resigned<G: Rules>(
     Expected {
         winner: Some(winner),
         ranking: Some(Some(ranking)),
-        context: format!(
-            "{by} {} and ranks last; the others rank as the position stands",
-            termination.lost()
-        ),
+        context: Context::Lost(by, termination, true),
     }
 }
 
@@ -441,7 +478,7 @@ fn compare(claim: &Claim, expected: &Expected, outcome: &Outcome) -> Result<(), 
     let Some(result) = &claim.result else {
         return Ok(());
     };
-    let mismatch = |field: &str, claimed: Value, actual: Value, context: &str| {
+    let mismatch = |field: &str, claimed: Value, actual: Value, context: &dyn fmt::Display| {
         reason(
             "claim-mismatch",
             format!("{field}: the claim says {claimed}, the moves show {actual} ({context})"),
@@ -468,7 +505,7 @@ fn compare(claim: &Claim, expected: &Expected, outcome: &Outcome) -> Result<(), 
                 "result.scores",
                 json!(scores),
                 json!(outcome.scores),
-                "the scores as the moves leave them",
+                &"the scores as the moves leave them",
             ));
         }
     }

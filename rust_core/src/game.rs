@@ -483,6 +483,8 @@ pub struct Replay<G: Rules> {
     pub plies: usize,
     /// The first illegal ply (its index) and why, if any.
     pub failure: Option<(usize, Error)>,
+    /// Where the game stands after the last legal ply (the verdict's, and what claims are judged by).
+    pub outcome: Outcome,
 }
 
 impl<G: Rules> Replay<G> {
@@ -492,8 +494,7 @@ impl<G: Rules> Replay<G> {
         let mut result = serde_json::Map::new();
         result.insert("legal".into(), self.failure.is_none().into());
         result.insert("plies".into(), self.plies.into());
-        let outcome =
-            serde_json::to_value(G::outcome(&self.position)).expect("an outcome serializes");
+        let outcome = serde_json::to_value(&self.outcome).expect("an outcome serializes");
         result.insert("outcome".into(), outcome);
         result.insert("position".into(), G::position_text(&self.position).into());
         if let Some((ply, error)) = &self.failure {
@@ -548,6 +549,7 @@ pub fn replay_watched<G: Rules, S: AsRef<str>>(
             }
             Err(error) => {
                 return Replay {
+                    outcome: G::outcome(&position),
                     position,
                     plies: index,
                     failure: Some((index, error)),
@@ -556,6 +558,7 @@ pub fn replay_watched<G: Rules, S: AsRef<str>>(
         }
     }
     Replay {
+        outcome: G::outcome(&position),
         position,
         plies: moves.len(),
         failure: None,

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::registry::GameKind;
+
 /// Records kept in each list of a tally.
 pub const NOTED: usize = 20;
 
@@ -55,6 +57,14 @@ pub struct GameTally {
     pub claims: BTreeMap<String, u64>,
 }
 
+/// A game's tally, made the first time (no name copied for the others).
+fn game_tally<'t>(games: &'t mut BTreeMap<String, GameTally>, name: &str) -> &'t mut GameTally {
+    if !games.contains_key(name) {
+        games.insert(name.to_owned(), GameTally::default());
+    }
+    games.get_mut(name).expect("inserted")
+}
+
 /// What a finished game without a winner counts as among the winners.
 pub const NO_WINNER: &str = "none";
 
@@ -101,8 +111,11 @@ impl Tally {
     /// Counts one result, judged in `micros`.
     pub fn add(&mut self, result: &Map<String, Value>, micros: u64) {
         self.note_slow(result, micros);
-        let game = result.get("game").and_then(Value::as_str);
-        let mut by_game = game.map(|name| self.games.entry(name.to_owned()).or_default());
+        let game = result
+            .get("game")
+            .and_then(Value::as_str)
+            .filter(|name| GameKind::named(name).is_some());
+        let mut by_game = game.map(|name| game_tally(&mut self.games, name));
         if let Some(error) = result.get("error") {
             count(
                 &mut self.errors,
@@ -213,7 +226,10 @@ impl GameTally {
             1,
         );
         for (player, score) in outcome["scores"].as_object().into_iter().flatten() {
-            let scores = self.scores.entry(player.clone()).or_default();
+            if !self.scores.contains_key(player) {
+                self.scores.insert(player.clone(), BTreeMap::new());
+            }
+            let scores = self.scores.get_mut(player).expect("inserted");
             *scores.entry(score.as_i64().unwrap_or(0)).or_default() += 1;
         }
     }
