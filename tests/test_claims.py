@@ -101,7 +101,7 @@ def test_a_malformed_claim_is_no_record_and_says_what_is_wrong() -> None:
         ({"result": {"scores": {}}}, "missing field `winner`"),
         ({"result": {"winner": "white", "scores": {"white": "72"}}}, 'invalid type: string "72"'),
         ({"termination": "resigned"}, "unknown variant `resigned`"),
-        ({"termination": {"normal": None}}, "expected a string"),
+        ({"termination": {"normal": None}}, "expected a termination (a string)"),
         ({"termination": "resignation", "by": 1}, "invalid type: integer `1`"),
     ]
     results = [orjson.loads(line) for line in referee.replay_records(ndjson(base | case for case, _ in cases)).splitlines()]

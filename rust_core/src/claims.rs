@@ -24,7 +24,7 @@ use std::fmt;
 
 use schemars::JsonSchema;
 use serde::de::value::{MapAccessDeserializer, StrDeserializer};
-use serde::de::{DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 
@@ -98,9 +98,18 @@ pub enum Termination {
 /// A termination is read from a string only (serde would take a unit variant from `{"normal": null}`).
 impl<'de> Deserialize<'de> for Termination {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = <std::borrow::Cow<str>>::deserialize(deserializer)?;
-        let name: StrDeserializer<D::Error> = name.as_ref().into_deserializer();
-        Termination::deserialize(name)
+        struct NameVisitor;
+        impl Visitor<'_> for NameVisitor {
+            type Value = Termination;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a termination (a string)")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Termination, E> {
+                let name: StrDeserializer<E> = name.into_deserializer();
+                Termination::deserialize(name)
+            }
+        }
+        deserializer.deserialize_str(NameVisitor)
     }
 }
 
@@ -224,37 +233,37 @@ type Players = BTreeMap<&'static str, i64>;
 
 /// Rule 1: every name the claim gives is a player of the game.
 fn names_players(claim: &Claim, players: &Players) -> Result<(), Value> {
-    let by = claim.by.iter().map(|by| ("by", by));
-    let result = claim.result.iter();
-    let winner = result
-        .clone()
-        .flat_map(|r| &r.winner)
-        .map(|w| ("result.winner", w));
-    let scores = result
-        .clone()
-        .flat_map(|r| r.scores.iter().flat_map(BTreeMap::keys));
-    let ranked = result.flat_map(|r| r.ranking.iter().flatten().flatten());
-    let named = by
-        .chain(winner)
-        .chain(scores.map(|p| ("result.scores", p)))
-        .chain(ranked.map(|p| ("result.ranking", p)));
-    match named
-        .into_iter()
-        .find(|(_, name)| !players.contains_key(name.as_str()))
-    {
-        None => Ok(()),
-        Some((field, name)) => {
-            let players: Vec<&str> = players.keys().copied().collect();
-            Err(reason(
-                "claim-unknown-player",
-                format!(
-                    "{field} names {name:?}, no player of this game ({})",
-                    players.join(", ")
-                ),
-                json!({ "field": field, "players": players }),
-            ))
-        }
+    let unknown = |field: &'static str, name: &str| {
+        let players: Vec<&str> = players.keys().copied().collect();
+        reason(
+            "claim-unknown-player",
+            format!(
+                "{field} names {name:?}, no player of this game ({})",
+                players.join(", ")
+            ),
+            json!({ "field": field, "players": players }),
+        )
+    };
+    let check = |field: &'static str, name: &str| match players.contains_key(name) {
+        true => Ok(()),
+        false => Err(unknown(field, name)),
+    };
+    if let Some(by) = &claim.by {
+        check("by", by)?;
     }
+    let Some(result) = &claim.result else {
+        return Ok(());
+    };
+    if let Some(winner) = &result.winner {
+        check("result.winner", winner)?;
+    }
+    for player in result.scores.iter().flat_map(BTreeMap::keys) {
+        check("result.scores", player)?;
+    }
+    for player in result.ranking.iter().flatten().flatten() {
+        check("result.ranking", player)?;
+    }
+    Ok(())
 }
 
 /// Rule 2: the claim does not contradict itself.
