@@ -148,6 +148,18 @@ def test_every_figure_of_the_report_is_the_results_files(tmp_path) -> None:
     assert not list(page.iter("script")) and all("url(" not in (style.text or "") for style in page.iter("style"))
 
 
+def test_an_empty_archive_has_a_report_of_nothing_and_a_report_that_cannot_be_written_stops_the_run(
+        tmp_path, capsys) -> None:
+    path, report = tmp_path / "records.jsonl", tmp_path / "report.html"
+    path.write_text("\n\n")
+    assert cli.main(["validate", str(path), "-o", str(tmp_path / "out.jsonl"), "--report", str(report)]) == 0
+    page = html_tree(report.read_text())
+    assert [row[1] for row in cells(page.find(".//table[@id='verdicts']"))] == [0, 0, 0, 0]
+    assert page.find(".//section[@data-game]") is None
+    assert cli.main(["validate", str(path), "--report", str(tmp_path / "nowhere" / "report.html")]) == 2
+    assert "nowhere/report.html: no such file" in capsys.readouterr().err
+
+
 def test_a_report_made_on_a_dask_cluster_is_the_local_one(tmp_path) -> None:
     distributed = pytest.importorskip("dask.distributed")
     path = tmp_path / "records.jsonl"

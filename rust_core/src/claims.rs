@@ -19,13 +19,14 @@
 //! A record with an illegal ply makes no game for its claim to describe: its claim disagrees
 //! (`claim-illegal-moves`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use schemars::JsonSchema;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::value::{MapAccessDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::game::{Outcome, Replay, Rules, Status};
@@ -53,7 +54,7 @@ pub struct ClaimedResult {
     pub winner: Option<String>,
     /// Every player's score as the moves leave the game, by player (the engine's `outcome.scores`).
     #[serde(default)]
-    pub scores: Option<BTreeMap<String, i64>>,
+    pub scores: Option<BTreeMap<String, Score>>,
     /// Hypnosia: the ranking, best first, tied players sharing an entry (in any order within it),
     /// as the engine's `outcome.ranking` reports it.
     #[serde(default)]
@@ -75,6 +76,61 @@ impl<'de> Deserialize<'de> for ClaimedResult {
             }
         }
         deserializer.deserialize_map(ResultVisitor)
+    }
+}
+
+/// A claimed score: a JSON integer as JSON Schema counts them (`3` and `3.0` alike), one a double
+/// holds exactly (the engine's reader takes no other number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Score(pub i64);
+
+/// The largest magnitude of a claimed score: 2^53.
+const SCORE_BOUND: i64 = 1 << 53;
+
+impl JsonSchema for Score {
+    fn schema_name() -> Cow<'static, str> {
+        "Score".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "integer", "minimum": -SCORE_BOUND, "maximum": SCORE_BOUND})
+    }
+}
+
+impl<'de> Deserialize<'de> for Score {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ScoreVisitor;
+        impl Visitor<'_> for ScoreVisitor {
+            type Value = Score;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "an integer score of -2^53 to 2^53")
+            }
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<Score, E> {
+                match value.abs() <= SCORE_BOUND {
+                    true => Ok(Score(value)),
+                    false => Err(E::invalid_value(de::Unexpected::Signed(value), &self)),
+                }
+            }
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<Score, E> {
+                match i64::try_from(value) {
+                    Ok(value) => self.visit_i64(value),
+                    Err(_) => Err(E::invalid_value(de::Unexpected::Unsigned(value), &self)),
+                }
+            }
+            fn visit_f64<E: de::Error>(self, value: f64) -> Result<Score, E> {
+                // Within the bound, a whole double converts exactly.
+                match value.fract() == 0.0 && value.abs() <= SCORE_BOUND as f64 {
+                    true => Ok(Score(value as i64)),
+                    false => Err(E::invalid_value(de::Unexpected::Float(value), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(ScoreVisitor)
     }
 }
 
@@ -508,7 +564,7 @@ fn compare(claim: &Claim, expected: &Expected, outcome: &Outcome) -> Result<(), 
         let same = scores.len() == outcome.scores.len()
             && scores
                 .iter()
-                .all(|(player, score)| outcome.scores.get(player.as_str()) == Some(score));
+                .all(|(player, score)| outcome.scores.get(player.as_str()) == Some(&score.0));
         if !same {
             return Err(mismatch(
                 "result.scores",
@@ -603,6 +659,20 @@ mod tests {
         for (fields, field) in refused {
             let fields = fields.as_object().unwrap().clone();
             assert_eq!(Claim::from_fields(fields).unwrap_err().0, field);
+        }
+        for (score, read) in [
+            (json!(3.0), Some(3)),
+            (json!(-7), Some(-7)),
+            (json!(1u64 << 53), Some(1 << 53)),
+            (json!(2.5), None),
+            (json!(1u64 << 60), None),
+            (json!(1e300), None),
+            (json!("3"), None),
+        ] {
+            let fields = json!({"result": {"winner": null, "scores": {"black": score}}});
+            let claim = Claim::from_fields(fields.as_object().unwrap().clone());
+            let scores = claim.ok().and_then(|c| c.result?.scores);
+            assert_eq!(scores.map(|s| s["black"].0), read, "{score}");
         }
         let claim = json!({"result": {"winner": null}, "termination": "agreement", "other": 1});
         let claim = Claim::from_fields(claim.as_object().unwrap().clone()).unwrap();

@@ -110,6 +110,8 @@ def validate(args: argparse.Namespace) -> int:
     options = Options(args.keep, args.positions, args.report is not None)
     source = sys.stdin.buffer if args.records == "-" else open(args.records, "rb")
     target = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")
+    # Opened first, so that a report that cannot be written stops the run before the work, not after.
+    page = open(args.report, "w", encoding="utf-8") if args.report is not None else None
     total = None if args.records == "-" else os.path.getsize(args.records)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     counts: Counts = dict.fromkeys(("records", "legal", "illegal", "errors", "agrees", "disagrees", "absent"), 0)
@@ -130,9 +132,10 @@ def validate(args: argparse.Namespace) -> int:
             bar.set_postfix(records=counts["records"], rate=f"{counts['records'] / max(elapsed, 1e-9):,.0f}/s")
     elapsed = time.perf_counter() - started
     print(summary_line(counts, elapsed), file=sys.stderr)
-    if args.report is not None:
+    if page is not None:
         name = "standard input" if args.records == "-" else os.path.basename(args.records)
-        report.write(args.report, counts, tally or empty_tally(), source=name, seconds=elapsed)
+        with page:
+            page.write(report.page(counts, tally or empty_tally(), source=name, seconds=elapsed))
     return 0 if counts["legal"] == counts["records"] and counts["disagrees"] == 0 else 1
 
 

@@ -15,14 +15,13 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from functools import cache
-from pathlib import Path
 from typing import Any, Mapping
 
 from referee import _core
 from referee.pictures import charts
 from referee.pictures.svg import PLAYER_COLOURS
 
-__all__ = ["merge", "page", "write"]
+__all__ = ["merge", "page"]
 
 Tally = dict[str, Any]
 
@@ -176,6 +175,3 @@ def page(counts: Mapping[str, int], tally: Tally, *, source: str, seconds: float
             data_measured="")
     return "<!DOCTYPE html>\n" + ET.tostring(html, encoding="unicode", method="html") + "\n"
 
-
-def write(path: str | Path, counts: Mapping[str, int], tally: Tally, *, source: str, seconds: float) -> None:
-    Path(path).write_text(page(counts, tally, source=source, seconds=seconds), encoding="utf-8")
