@@ -111,7 +111,7 @@ impl<'de> Deserialize<'de> for Score {
                 write!(f, "an integer score of -2^53 to 2^53")
             }
             fn visit_i64<E: de::Error>(self, value: i64) -> Result<Score, E> {
-                match value.abs() <= SCORE_BOUND {
+                match (-SCORE_BOUND..=SCORE_BOUND).contains(&value) {
                     true => Ok(Score(value)),
                     false => Err(E::invalid_value(de::Unexpected::Signed(value), &self)),
                 }
@@ -666,6 +666,7 @@ mod tests {
             (json!(1u64 << 53), Some(1 << 53)),
             (json!(2.5), None),
             (json!(1u64 << 60), None),
+            (json!(i64::MIN), None),
             (json!(1e300), None),
             (json!("3"), None),
         ] {
