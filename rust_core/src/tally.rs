@@ -2,6 +2,7 @@
 //! records are replayed, so that a report never keeps every result: its size is bounded whatever the
 //! archive's length (histograms by value, and a few records of each list).
 
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -152,15 +153,22 @@ impl Tally {
         }
     }
 
+    /// Notes a record among the slowest if it is one: put in its place (no sort a record).
     fn note_slow(&mut self, result: &Map<String, Value>, micros: u64) {
-        let full = self.slowest.len() >= NOTED;
-        if full && self.slowest.last().map(self::micros).unwrap_or(0) >= micros {
+        let record = result
+            .get("record")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX);
+        let at = self
+            .slowest
+            .partition_point(|noted| slowness(noted) <= (Reverse(micros), record));
+        if at >= NOTED {
             return;
         }
         let mut noted = excerpt(result, &["record", "id", "game", "legal", "plies", "error"]);
         noted["micros"] = micros.into();
-        self.slowest.push(noted);
-        keep_slowest(&mut self.slowest);
+        self.slowest.insert(at, noted);
+        self.slowest.truncate(NOTED);
     }
 
     /// Adds another tally's counts (of other records).
@@ -184,9 +192,14 @@ impl Tally {
     }
 }
 
-/// Keeps the `NOTED` slowest, slowest first (the earlier record first among equals).
+/// The order of the slowest: slowest first, the earlier record first among equals.
+fn slowness(noted: &Value) -> (Reverse<u64>, u64) {
+    (Reverse(micros(noted)), record_number(noted))
+}
+
+/// Keeps the `NOTED` slowest, in their order.
 fn keep_slowest(slowest: &mut Vec<Value>) {
-    slowest.sort_by_key(|noted| (std::cmp::Reverse(micros(noted)), record_number(noted)));
+    slowest.sort_by_key(slowness);
     slowest.truncate(NOTED);
 }
 
