@@ -165,11 +165,15 @@ def render(game: str) -> Response:
 
 @game_route("/replay", "POST")
 def replay(game: str) -> Response:
+    """A game record, as archives hold it (any other field passes): its verdict, and its claim's."""
     engine = engine_of(game)
     limit = current_app.config["REFEREE"].max_replay_moves
     body = load(_replay_request, lambda raw: check_replay_length(raw, limit))
+    if body.get("game", game) != game:
+        raise Problem.malformed("game", f"not {game}", f"the record is a game of {body['game']!r}, not of {game}")
+    claim = {key: body[key] for key in ("result", "termination", "by") if key in body}
     return json_response(engine_call(engine.replay, body["moves"], setup_of(body), body.get("seed"),
-                                     body.get("commitments")))
+                                     body.get("commitments"), claim))
 
 
 def check_replay_length(body: dict[str, Any], limit: int) -> None:
