@@ -19,6 +19,7 @@ from referee.types import (
     CaesarState,
     CaesarVariant,
     CaesarView,
+    ClaimedResult,
     EffectsT,
     GameInfo,
     HypnosiaEffects,
@@ -41,6 +42,7 @@ from referee.types import (
     ReplayResult,
     SetupT,
     StateT,
+    Termination,
     Verdict,
     ViewT,
 )
@@ -82,12 +84,15 @@ def games() -> list[str]:
     return _core.games()
 
 
-def replay_records(data: bytes, first_record: int = 1) -> bytes:
+def replay_records(data: bytes, first_record: int = 1, *, keep: Iterable[str] = (), positions: bool = False) -> bytes:
     """Replays game records, NDJSON bytes with one ``{"game", "variant"?, "options"?, "seed"?, "moves",
-    "id"?}`` a line (games may be mixed), on every core. Returns one NDJSON result a line, in input order,
-    numbered ``record`` from ``first_record``: the outcome, or the first illegal ply and why, or the error
-    that makes the line no record."""
-    return _core.replay_records(data, first_record)[0]
+    "id"?}`` a line with any other fields (games may be mixed), on every core. Returns one NDJSON result a
+    line, in input order, numbered ``record`` from ``first_record``: the outcome, or the first illegal ply
+    and why, or the error that makes the line no record; and the verdict on the record's claim
+    (``result``, ``termination``, ``by``: ``claim``, and ``claim_reason`` when it disagrees). ``keep``
+    names fields of the records copied into their results; ``positions`` adds every position of a legal
+    record. ValueError for a field to keep that results already have."""
+    return _core.replay_records(data, first_record, list(keep), positions)[0]
 
 
 #: A player's secret is 16 to 256 characters: the engine's bounds (`opaque.rs`), exported by `_core`, used
@@ -185,8 +190,9 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
 
     @property
     def committed(self) -> bool:
-        """Whether this game's states carry the players' commitments (Caesar! answered opaque): ``new`` and
-        ``replay`` then need ``commitments``, and the calls that reveal a player's information their ``secret``."""
+        """Whether this game's states carry the players' commitments (Caesar! answered opaque): ``new`` then
+        needs ``commitments``, ``replay``, ``position`` and ``perft`` are refused, and the calls that reveal a
+        player's information need their ``secret``."""
         return self._engine.committed
 
     def __repr__(self) -> str:
@@ -226,7 +232,8 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
 
     def play(self, state: StateT | str, move: str, player: str | None = None,
              secret: str | None = None) -> Played[StateT, EffectsT]:
-        """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error. Opaque:
+        """``{"state", "position", "effects", "outcome"}`` after the move, the state in the form it was given
+        (an object, or a position string, as over HTTP and in ``play_batch``); raises the move's error. Opaque:
         no ``position`` and the mover's ``view``; a committed state plays only with the mover's ``secret``
         (else ``NotThisPlayer``)."""
         return cast(Played[StateT, EffectsT], self._engine.play(state, move, player, secret))
@@ -237,11 +244,15 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         for a committed state, without the mover's ``secret``)."""
         return cast(Verdict, self._engine.validate(state, move, player, secret))
 
-    def replay(self, moves: Iterable[str], seed: int | None = None,
-               commitments: Mapping[str, str] | None = None) -> ReplayResult[StateT]:
-        """Replays a record from the initial state; reports the first illegal ply, if any. Refused
+    def replay(self, moves: Iterable[str], seed: int | None = None, *, result: ClaimedResult | None = None,
+               termination: Termination | None = None, by: str | None = None) -> ReplayResult[StateT]:
+        """Replays a record from the initial state; reports the first illegal ply, if any, and judges what
+        the record claims about how the game ended (``result``, ``termination``, ``by``, as in an archive's
+        record: ``claim`` and ``claim_reason``; a malformed claim raises ``MalformedRequest``). Refused
         (``MalformedRequest``) when the game is ``committed``: its refusals would show hands without a secret."""
-        return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed, commitments))
+        claim = {key: value for key, value in (("result", result), ("termination", termination), ("by", by))
+                 if value is not None}
+        return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed, None, claim))
 
     def validate_batch(self, items: Iterable[Mapping[str, Any]],
                        with_state: bool = False) -> list[BatchResult[StateT, EffectsT]]:
