@@ -11,8 +11,6 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::opaque::Commitments;
-use crate::seal::{self, SealKeys, Stamped};
 
 /// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
 /// `start`, `read_state`, `parse_position` (which check untrusted input) and `play`.
@@ -236,60 +234,6 @@ impl Outcome {
     }
 }
 
-/// The forms a state travels in: the game's JSON object, or its position notation (a string,
-/// read with the setup of the engine that reads it, the default one in the service: the compact
-/// form, a fraction of the bytes for big states). An answer gives a state back in the form the
-/// request gave it. A position cannot carry a seal: engines with seal keys take objects only. An
-/// opaque state (see `opaque`) is an object answered opaque again; one of a game with hidden
-/// information is `Committed` to its players' secrets, and a request acting as a player gives its secret.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Form {
-    Object,
-    Notation,
-    Committed(Commitments),
-}
-
-impl Form {
-    /// Refuses a request that acts as `player` without `player`'s secret (a committed state only).
-    pub fn act_as(&self, player: &str, secret: Option<&str>) -> Result<()> {
-        match self {
-            Form::Committed(commitments) => commitments.prove(player, secret),
-            _ => Ok(()),
-        }
-    }
-
-    /// Refuses a move, a verdict or the legal moves (the mover's hand) without the secret of the
-    /// player to move; once the game is over anyone may ask (there is no move).
-    pub fn act_as_mover<G: Rules>(
-        &self,
-        position: &G::Position,
-        secret: Option<&str>,
-    ) -> Result<()> {
-        G::to_move(position).map_or(Ok(()), |mover| self.act_as(mover, secret))
-    }
-
-    /// The player a request that names none is shown as: none (the whole state), but for a committed
-    /// state, the player whose secret it gives.
-    pub fn viewer<'a>(
-        &self,
-        player: Option<&'a str>,
-        secret: Option<&str>,
-    ) -> Result<Option<&'a str>> {
-        match (self, player) {
-            (Form::Committed(commitments), None) => commitments.prover(secret).map(Some),
-            _ => Ok(player),
-        }
-    }
-
-    /// The commitments a committed state carries on to its next states.
-    pub fn commitments(&self) -> Option<&Commitments> {
-        match self {
-            Form::Committed(commitments) => Some(commitments),
-            _ => None,
-        }
-    }
-}
-
 /// A state object given as JSON text, read by the game's reader (`Rules::read_state`): the position,
 /// or the refusal, a fault of its form worded as `invalid-state` of the field `state`.
 pub fn read_json<G: Rules>(text: &str) -> Result<G::Position> {
@@ -304,72 +248,6 @@ pub fn read_json<G: Rules>(text: &str) -> Result<G::Position> {
 pub fn default_setup<G: Rules>() -> Checked<G::Setup> {
     let setup = serde_json::from_str("{}").expect("every setup field has a default");
     G::check_setup(setup).expect("the default setup is valid")
-}
-
-/// A state as an answer gives it, in the form of the request's (an object sealed when there are
-/// keys, or opaque; see `seal::stamp`).
-#[derive(Serialize)]
-#[serde(untagged, bound = "")]
-pub enum StateOut<'a, G: Rules> {
-    Object(Stamped<StateOf<'a, G>>),
-    Notation(String),
-}
-
-impl<G: Rules> StateOut<'_, G> {
-    fn is_opaque(&self) -> bool {
-        matches!(self, StateOut::Object(state) if state.is_opaque())
-    }
-}
-
-/// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
-/// what the move did, and where the game stands. An opaque state comes without its notation (which
-/// would show it all) and with the view of the player who moved (never another player's hand).
-#[derive(Serialize)]
-#[serde(bound = "")]
-pub struct Played<'a, G: Rules> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<StateOut<'a, G>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub position: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub view: Option<Box<RawValue>>,
-    pub effects: G::Effects,
-    pub outcome: Outcome,
-}
-
-impl<'a, G: Rules> Played<'a, G> {
-    /// The next state in `form` (an object, its commitments carried on); `mover`: the player who
-    /// played the move (the player to move before it).
-    pub fn in_form(
-        position: &'a G::Position,
-        effects: G::Effects,
-        form: &Form,
-        keys: Option<&SealKeys>,
-        mover: Option<&str>,
-    ) -> Self {
-        let mut played = Played {
-            state: None,
-            position: None,
-            view: None,
-            effects,
-            outcome: G::outcome(position),
-        };
-        if *form == Form::Notation {
-            let text = G::position_text(position);
-            played.state = Some(StateOut::Notation(text.clone()));
-            played.position = Some(text);
-            return played;
-        }
-        let state = StateOut::Object(seal::stamp::<G>(position, keys, form.commitments()));
-        if !state.is_opaque() {
-            played.position = Some(G::position_text(position));
-        }
-        played.state = Some(state);
-        if played.position.is_none() {
-            played.view = mover.and_then(|mover| G::view_json(position, mover).ok());
-        }
-        played
-    }
 }
 
 /// The answer to "may this move be played here?" (an illegal move is an answer, not an error).
@@ -444,24 +322,6 @@ impl<G: Rules> Replay<G> {
             result.insert("reason".into(), error.reason());
         }
         result
-    }
-
-    /// The result as clients receive it: the verdict with the final state (sealed when there are
-    /// keys; opaque, without its notation, with `commitments` when the game has hidden information).
-    pub fn summary<S: AsRef<str>>(
-        &self,
-        moves: &[S],
-        keys: Option<&SealKeys>,
-        commitments: Option<&Commitments>,
-    ) -> Value {
-        let state = seal::stamp::<G>(&self.position, keys, commitments);
-        let mut result = self.verdict(moves);
-        if state.is_opaque() {
-            result.remove("position");
-        }
-        let state = serde_json::to_value(state).expect("a state serializes");
-        result.insert("state".into(), state);
-        Value::Object(result)
     }
 }
 

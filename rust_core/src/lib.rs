@@ -1,5 +1,6 @@
 //! Referee's rules core: one module per game behind the `Rules` contract, plus the Python bindings.
 
+pub mod answer;
 pub mod archive;
 pub mod batch;
 mod borrowed;
@@ -13,6 +14,7 @@ pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
 pub mod json;
+pub mod nullable;
 pub mod opaque;
 pub mod players;
 pub mod registry;

@@ -103,7 +103,7 @@ pub(crate) fn parts(text: &str) -> Result<(&str, Vec<u8>), Error> {
     };
     let (id, body) = text.split_once('.').ok_or_else(malformed)?;
     let bytes = URL_SAFE_NO_PAD.decode(body).map_err(|_| malformed())?;
-    if !crate::seal::is_key_id(id) || bytes.len() < NONCE_BYTES + TAG_BYTES {
+    if !crate::chance::is_key_id(id) || bytes.len() < NONCE_BYTES + TAG_BYTES {
         return Err(malformed());
     }
     Ok((id, bytes))
@@ -274,13 +274,67 @@ fn from_hex(text: &str) -> Option<[u8; 32]> {
     Some(digest)
 }
 
+/// The forms a state travels in: the game's JSON object, or its position notation (a string,
+/// read with the setup of the engine that reads it, the default one in the service: the compact
+/// form, a fraction of the bytes for big states). An answer gives a state back in the form the
+/// request gave it. A position cannot carry a seal: engines with seal keys take objects only. An
+/// opaque state (see `opaque`) is an object answered opaque again; one of a game with hidden
+/// information is `Committed` to its players' secrets, and a request acting as a player gives its secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    Object,
+    Notation,
+    Committed(Commitments),
+}
+
+impl Form {
+    /// Refuses a request that acts as `player` without `player`'s secret (a committed state only).
+    pub fn act_as(&self, player: &str, secret: Option<&str>) -> Result<(), Error> {
+        match self {
+            Form::Committed(commitments) => commitments.prove(player, secret),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a move, a verdict or the legal moves (the mover's hand) without the secret of the
+    /// player to move; once the game is over anyone may ask (there is no move).
+    pub fn act_as_mover<G: Rules>(
+        &self,
+        position: &G::Position,
+        secret: Option<&str>,
+    ) -> Result<(), Error> {
+        G::to_move(position).map_or(Ok(()), |mover| self.act_as(mover, secret))
+    }
+
+    /// The player a request that names none is shown as: none (the whole state), but for a committed
+    /// state, the player whose secret it gives.
+    pub fn viewer<'a>(
+        &self,
+        player: Option<&'a str>,
+        secret: Option<&str>,
+    ) -> Result<Option<&'a str>, Error> {
+        match (self, player) {
+            (Form::Committed(commitments), None) => commitments.prover(secret).map(Some),
+            _ => Ok(player),
+        }
+    }
+
+    /// The commitments a committed state carries on to its next states.
+    pub fn commitments(&self) -> Option<&Commitments> {
+        match self {
+            Form::Committed(commitments) => Some(commitments),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
 
+    use super::Form;
     use super::*;
     use crate::caesar::Caesar;
-    use crate::game::Form;
     use crate::hypnosia::Hypnosia;
     use crate::request::{answer_request, Reader};
     use crate::seal::{read_object, stamp, with_chance, SealKeys};

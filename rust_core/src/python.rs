@@ -15,12 +15,13 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::answer::Played;
 use crate::archive;
 use crate::batch;
 use crate::claims::{self, Claim};
 use crate::error::Error;
-use crate::game::{self, Form, Played, Rules, StateOf};
-use crate::opaque::{Commitments, COMMITMENTS_FIELD};
+use crate::game::{self, Rules, StateOf};
+use crate::opaque::{Commitments, Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request::{self, Reader};
 use crate::seal::{self, SealKeys};

@@ -13,9 +13,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use crate::answer::Played;
 use crate::error::Error;
-use crate::game::{self, Form, Played, Rules, Verdict};
-use crate::opaque::{MAX_SECRET_CHARS, MIN_SECRET_CHARS};
+use crate::game::{self, Rules, Verdict};
+use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
 use crate::seal::{self, SealKeys, Unsealed};
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).

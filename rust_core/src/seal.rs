@@ -38,10 +38,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use sha2::Sha256;
 
-use crate::chance::{self, ChanceKeys, CHANCE_LABEL};
+use crate::chance::{self, is_key_id, ChanceKeys, CHANCE_LABEL, MAX_KEY_ID_CHARS};
 use crate::error::Error;
-use crate::game::{read_json, Form, Rules, StateOf};
-use crate::opaque::{self, Commitments, OPAQUE_FIELD};
+use crate::game::{read_json, Rules, StateOf};
+use crate::opaque::{self, Commitments, Form, OPAQUE_FIELD};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -51,8 +51,6 @@ pub const SEAL_FIELD: &str = "seal";
 const DOMAIN: &[u8] = b"referee-seal/1\n";
 /// Fewest bytes a secret has.
 pub const MIN_SECRET_BYTES: usize = 32;
-/// Longest key id.
-pub const MAX_KEY_ID_CHARS: usize = 64;
 /// Characters of a MAC in a seal (32 bytes in unpadded base64url).
 const MAC_CHARS: usize = 43;
 /// A seal as the contract states it: 43 base64url characters hold 258 bits, so the last one's low
@@ -91,13 +89,6 @@ impl fmt::Debug for SealKeys {
         }
         f.write_str(")")
     }
-}
-
-pub(crate) fn is_key_id(id: &str) -> bool {
-    (1..=MAX_KEY_ID_CHARS).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 impl SealKeys {

@@ -26,7 +26,7 @@ use super::invariants::{
 use super::{Placed, Position};
 use crate::chance::ChanceState;
 use crate::error::{Error, Result};
-use crate::schemas::Nullable;
+use crate::nullable::Nullable;
 
 pub(super) const RULES: &str = "caesar@1";
 

@@ -14,8 +14,8 @@ use super::{Color, Isaac};
 use crate::borrowed::Name;
 use crate::error::{Error, Result};
 use crate::game::Rules;
+use crate::nullable::Nullable;
 use crate::players::COLORS;
-use crate::schemas::Nullable;
 
 /// Per-player values in a JSON state: `{"black": ..., "white": ...}`.
 pub type PerPlayer<T> = crate::players::PerPlayer<Color, T>;
