@@ -8,6 +8,7 @@ pub mod caesar;
 pub mod chance;
 pub mod claims;
 mod digits;
+pub mod engine;
 pub mod error;
 pub mod game;
 pub mod hypnosia;
