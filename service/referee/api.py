@@ -246,18 +246,34 @@ def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]
         data = pending + block
         cut = data.rfind(b"\n") + 1 if block else len(data)
         chunk, pending = data[:cut], data[cut:]
-        lines = chunk.split(b"\n") if chunk else []
-        if chunk.endswith(b"\n"):
-            lines.pop()  # the empty rest after the last newline is not a line
-        lengths = [len(line) for line in lines] + [len(pending)]
-        if max(lengths) > max_line_bytes:
-            line = lines_before + next(n for n, length in enumerate(lengths, 1) if length > max_line_bytes)
+        del data
+        too_long = longer_line(chunk, max_line_bytes)
+        if too_long is None and len(pending) > max_line_bytes:
+            too_long = chunk.count(b"\n") + 1
+        if too_long is not None:
+            line = lines_before + too_long
             raise Problem("payload-too-large", f"line {line} is longer than {max_line_bytes} bytes", line=line)
         if chunk:
             yield chunk, lines_before
             lines_before += chunk.count(b"\n")
         if not block:
             return
+
+
+def longer_line(chunk: bytes, limit: int) -> int | None:
+    """The number (1-based) of the first line of `chunk` longer than `limit` bytes, if any. Found without
+    cutting the chunk into lines (30,000 lines of `{}` made as many objects, whose memory the worker kept):
+    such a line holds a whole stretch of `limit // 2 + 1` bytes that starts at a multiple of it, so only
+    the stretches without a newline are looked at closer."""
+    stretch = limit // 2 + 1
+    for start in range(0, len(chunk) - stretch + 1, stretch):
+        if chunk.find(b"\n", start, start + stretch) >= 0:
+            continue
+        begins = chunk.rfind(b"\n", 0, start) + 1
+        ends = chunk.find(b"\n", start)
+        if (ends if ends >= 0 else len(chunk)) - begins > limit:
+            return chunk.count(b"\n", 0, begins) + 1
+    return None
 
 
 class StreamedBatch:
