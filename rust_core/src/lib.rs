@@ -5,6 +5,7 @@ pub mod batch;
 mod borrowed;
 pub mod caesar;
 pub mod chance;
+pub mod decisions;
 mod digits;
 pub mod error;
 pub mod game;

@@ -24,6 +24,7 @@ use crate::request::{self, Reader};
 use crate::seal::{self, SealKeys};
 use crate::with_game;
 
+mod handle;
 mod plain;
 
 // Batches allocate and free many small strings from every core at once, where glibc's allocator took
@@ -786,6 +787,10 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     purge_at_once();
     module.add_class::<Engine>()?;
     module.add_class::<PySealKeys>()?;
+    module.add_class::<handle::PyPosition>()?;
+    module.add_function(wrap_pyfunction!(handle::start, module)?)?;
+    module.add_function(wrap_pyfunction!(handle::load, module)?)?;
+    module.add_function(wrap_pyfunction!(handle::action_space, module)?)?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;

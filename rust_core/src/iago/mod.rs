@@ -1,9 +1,11 @@
 //! Iago: placement on a 61-hex board with captures (discs turn red) and releases (red discs turn
 //! back), forced maximal capture, and the outer-area/centre restrictions. Spec: `rules/iago.md`.
 
+mod actions;
 mod board;
 mod invariants;
 mod moves;
+mod observation;
 mod position;
 mod quick;
 mod setup;

@@ -2,9 +2,11 @@
 //! remove them one by one for points, advancing score markers that run over the same board.
 //! Spec: `rules/isaac.md`; the shared interface (notation, list orders, effects): `specs/isaac.md`.
 
+mod actions;
 mod board;
 mod invariants;
 mod moves;
+mod observation;
 mod position;
 mod quick;
 mod setup;

@@ -1,0 +1,57 @@
+//! Iago's decisions: one id a cell, `0..61` in cell order (`a1 a2 .. a5 b1 .. i9`, rows a..i, each
+//! by diagonal), the placement on that cell. Every decision is a move; there is no chance.
+
+use super::board::{cell_name, CELL_COUNT};
+use super::{observation, Iago, Move, Position};
+use crate::decisions::{self, Decisions, Node};
+use crate::error::Result;
+use crate::game::Rules;
+
+impl Decisions for Iago {
+    type Pending = ();
+
+    fn num_actions(_position: &Position) -> usize {
+        CELL_COUNT
+    }
+
+    fn action_of(_position: &Position, text: &str) -> Result<usize> {
+        Iago::parse_move(text).map(Move::cell)
+    }
+
+    fn move_of(_position: &Position, action: usize) -> Result<String> {
+        if action >= CELL_COUNT {
+            return Err(decisions::out_of_range(action, CELL_COUNT));
+        }
+        Ok(cell_name(action))
+    }
+
+    fn legal_actions(node: &Node<Self>) -> Vec<usize> {
+        node.position
+            .legal_moves()
+            .into_iter()
+            .map(Move::cell)
+            .collect()
+    }
+
+    fn is_chance(_node: &Node<Self>) -> bool {
+        false
+    }
+
+    fn chance_outcomes(_node: &Node<Self>) -> Vec<(usize, f64)> {
+        Vec::new()
+    }
+
+    fn apply(node: &mut Node<Self>, action: usize) -> Result<Option<Move>> {
+        let mv = Move::new(action).ok_or_else(|| decisions::out_of_range(action, CELL_COUNT))?;
+        node.position = node.position.play(mv)?.0;
+        Ok(Some(mv))
+    }
+
+    fn observation_shape(_position: &Position) -> Vec<usize> {
+        vec![observation::PLANES, CELL_COUNT]
+    }
+
+    fn observation(node: &Node<Self>, player: usize) -> Vec<f32> {
+        observation::planes(&node.position, player)
+    }
+}

@@ -1,0 +1,161 @@
+//! Isaac's decisions, each a whole move. The 600 pieces a board can hold are numbered in the order
+//! the legal placements are listed: length 3 to 7, horizontal before vertical, then by lower-left
+//! cell (`a1-c1` is 0, `j4-j10` is 599). Ids: `0..600` place piece p; `600 + 73 p + a` removes piece
+//! p with a marker advance of a (0 to 72, the most one removal scores); `44400` is `pass`. There is
+//! no chance.
+
+use std::sync::OnceLock;
+
+use super::board::{fitting_pieces, ALL, LENGTHS};
+use super::{Isaac, Move, Piece, Position, MAX_SCORE};
+use crate::decisions::{self, Decisions, Node};
+use crate::error::Result;
+use crate::game::Rules;
+
+/// Pieces on an empty board: 2 × 10 × (11 − L) for each length.
+const PIECES: usize = 600;
+/// The most a marker advances in one removal.
+const MAX_ADVANCE: usize = MAX_SCORE as usize - 99;
+const REMOVALS: usize = PIECES * (MAX_ADVANCE + 1);
+const PASS: usize = PIECES + REMOVALS;
+const ACTIONS: usize = PASS + 1;
+
+/// The pieces in id order, and each piece's id by its (length, orientation, anchor) slot.
+struct Table {
+    pieces: Vec<Piece>,
+    ids: Vec<u16>,
+}
+
+fn slot(piece: Piece) -> usize {
+    ((piece.length() - LENGTHS[0]) * 2 + usize::from(piece.vertical())) * 100 + piece.anchor()
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let pieces: Vec<Piece> = LENGTHS
+            .iter()
+            .flat_map(|&length| {
+                [false, true]
+                    .into_iter()
+                    .flat_map(move |vertical| fitting_pieces(ALL, length, vertical))
+            })
+            .collect();
+        let mut ids = vec![u16::MAX; LENGTHS.len() * 2 * 100];
+        for (id, &piece) in pieces.iter().enumerate() {
+            ids[slot(piece)] = id as u16;
+        }
+        debug_assert_eq!(pieces.len(), PIECES);
+        Table { pieces, ids }
+    })
+}
+
+fn piece_id(piece: Piece) -> usize {
+    usize::from(table().ids[slot(piece)])
+}
+
+fn id_of(mv: Move) -> usize {
+    match mv {
+        Move::Place(piece) => piece_id(piece),
+        // A legal advance is at most MAX_ADVANCE; a larger one has no id (the caller checks).
+        Move::Remove { piece, advance } => {
+            PIECES + piece_id(piece) * (MAX_ADVANCE + 1) + advance as usize
+        }
+        Move::Pass => PASS,
+    }
+}
+
+fn move_of_id(action: usize) -> Option<Move> {
+    let pieces = &table().pieces;
+    match action {
+        _ if action < PIECES => Some(Move::Place(pieces[action])),
+        _ if action < PASS => {
+            let (piece, advance) = (
+                (action - PIECES) / (MAX_ADVANCE + 1),
+                (action - PIECES) % (MAX_ADVANCE + 1),
+            );
+            Some(Move::Remove {
+                piece: pieces[piece],
+                advance: advance as u64,
+            })
+        }
+        PASS => Some(Move::Pass),
+        _ => None,
+    }
+}
+
+impl Decisions for Isaac {
+    type Pending = ();
+
+    fn num_actions(_position: &Position) -> usize {
+        ACTIONS
+    }
+
+    fn action_of(_position: &Position, text: &str) -> Result<usize> {
+        let mv = Isaac::parse_move(text)?;
+        if let Move::Remove { advance, .. } = mv {
+            if advance as usize > MAX_ADVANCE {
+                return Err(decisions::not_a_decision(
+                    text,
+                    "a placement, a removal advancing at most 72 (the most a removal scores) or pass",
+                ));
+            }
+        }
+        Ok(id_of(mv))
+    }
+
+    fn move_of(_position: &Position, action: usize) -> Result<String> {
+        move_of_id(action)
+            .map(|mv| mv.text())
+            .ok_or_else(|| decisions::out_of_range(action, ACTIONS))
+    }
+
+    fn legal_actions(node: &Node<Self>) -> Vec<usize> {
+        let mut ids: Vec<usize> = node.position.legal_moves().into_iter().map(id_of).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    fn is_chance(_node: &Node<Self>) -> bool {
+        false
+    }
+
+    fn chance_outcomes(_node: &Node<Self>) -> Vec<(usize, f64)> {
+        Vec::new()
+    }
+
+    fn apply(node: &mut Node<Self>, action: usize) -> Result<Option<Move>> {
+        let mv = move_of_id(action).ok_or_else(|| decisions::out_of_range(action, ACTIONS))?;
+        node.position = node.position.play(mv)?.0;
+        Ok(Some(mv))
+    }
+
+    fn observation_shape(_position: &Position) -> Vec<usize> {
+        vec![super::observation::PLANES, 10, 10]
+    }
+
+    fn observation(node: &Node<Self>, player: usize) -> Vec<f32> {
+        super::observation::planes(&node.position, player)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_id_names_its_move_and_back() {
+        let position = Isaac::start(&crate::game::default_setup::<Isaac>(), None);
+        assert_eq!(table().pieces.len(), PIECES);
+        for action in (0..ACTIONS).step_by(7).chain([PASS]) {
+            let text = Isaac::move_of(&position, action).unwrap();
+            assert_eq!(
+                Isaac::action_of(&position, &text).unwrap(),
+                action,
+                "{text}"
+            );
+        }
+        assert!(Isaac::move_of(&position, ACTIONS).is_err());
+        assert!(Isaac::action_of(&position, "xa1-c1+73").is_err());
+    }
+}
