@@ -21,6 +21,8 @@ Sections (the default runs the first five):
                against without, every game: in process and over HTTP
     hostile    what one client can take from a worker (bench/hostile.py): memory after the requests that
                grew it, /healthz and play while a costly batch streams, the costliest request of each route
+    handles    native position handles (bench/handles.py): random playouts from Python against OpenSpiel's
+               Othello and Backgammon, rollouts in Rust against perft, the adapters' overhead
 
 (`games`, the old section of Isaac, Hypnosia and Caesar! against their models, is now part of `core`
 and still accepted as its name.) The targets of issue 13 are printed next to the numbers they judge
@@ -66,7 +68,7 @@ BODIES = BENCH / "bodies"
 MODELS = ROOT / "tests" / "reference"
 GAMES = ("iago", "isaac", "hypnosia", "caesar")
 REFERENCE = "iago"  # the game the "× Iago" columns compare with
-SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals", "hostile")
+SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals", "hostile", "handles")
 DEFAULT_SECTIONS = SECTIONS[:5]
 SAMPLED_SECTIONS = {"embedding", "http", "batch", "slow", "soak"}  # they need mid-game samples
 SERVED_SECTIONS = {"http", "batch", "slow", "soak"}  # they start gunicorn
@@ -1495,6 +1497,10 @@ def main() -> None:
         from hostile import bench_hostile
 
         parts.append(bench_hostile(args.hostile_games))
+    if "handles" in args.only:
+        from handles import bench_handles
+
+        parts.append(bench_handles(games=tuple(args.games_list)))
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
     print(report)
     if args.out:

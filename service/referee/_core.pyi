@@ -172,6 +172,7 @@ class Position:
     def copy(self, stack: bool = True) -> Position:
         """An independent copy (``stack=False``: without the pushes, so nothing to pop)."""
     def __copy__(self) -> Position: ...
+    def __deepcopy__(self, memo: Any) -> Position: ...
     def history(self) -> list[str]:
         """The moves completed since the handle was made, in notation."""
     def at_turn_start(self) -> bool:

@@ -387,6 +387,11 @@ impl PyPosition {
         self.copy(true)
     }
 
+    /// A copy, for `copy.deepcopy` (OpenSpiel clones a Python game's state that way).
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyPosition {
+        self.copy(true)
+    }
+
     /// The moves completed since the handle was made, in notation (a record `referee validate` replays).
     fn history(&self) -> Vec<String> {
         self.0.history()
