@@ -1,10 +1,10 @@
 //! Iago's decisions: one id a cell, `0..61` in cell order (`a1 a2 .. a5 b1 .. i9`, rows a..i, each
 //! by diagonal), the placement on that cell. Every decision is a move; there is no chance.
 
-use super::board::{cell_name, CELL_COUNT};
+use super::board::{cell_name, cells_of, CELL_COUNT};
 use super::{observation, Iago, Move, Position};
 use crate::decisions::{self, Decisions, Node};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::game::Rules;
 
 impl Decisions for Iago {
@@ -26,11 +26,10 @@ impl Decisions for Iago {
     }
 
     fn legal_actions(node: &Node<Self>) -> Vec<usize> {
-        node.position
-            .legal_moves()
-            .into_iter()
-            .map(Move::cell)
-            .collect()
+        if node.position.is_finished() {
+            return Vec::new();
+        }
+        cells_of(node.position.turn().legal()).collect()
     }
 
     fn is_chance(_node: &Node<Self>) -> bool {
@@ -41,9 +40,15 @@ impl Decisions for Iago {
         Vec::new()
     }
 
+    /// `play` without its effects (the engine's own steps, as perft takes them); a refusal is `play`'s.
     fn apply(node: &mut Node<Self>, action: usize) -> Result<Option<Move>> {
         let mv = Move::new(action).ok_or_else(|| decisions::out_of_range(action, CELL_COUNT))?;
-        node.position = node.position.play(mv)?.0;
+        let position = &node.position;
+        let turn = position.turn();
+        if position.is_finished() || turn.legal() >> action & 1 == 0 {
+            return Err(position.play(mv).err().unwrap_or(Error::GameOver));
+        }
+        node.position = position.apply(action, position.flips(action), &turn).0;
         Ok(Some(mv))
     }
 

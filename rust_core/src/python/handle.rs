@@ -8,7 +8,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyByteArray, PyBytes};
+use pyo3::types::{PyByteArray, PyBytes, PyList};
 use serde_json::Value;
 
 use super::{raise, Engine};
@@ -264,6 +264,29 @@ fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
     loads(py, &serde_json::to_vec(value).expect("a value serializes"))
 }
 
+/// Python ints of the ids below this are made once and shared (Isaac's 44,401 and the default
+/// Hypnosia board's 1,846 included): a list of hundreds of legal ids then costs a reference each,
+/// not an allocation each.
+const SHARED_IDS: usize = 50_000;
+
+/// A list of ids as Python ints.
+fn ids_list<'py>(py: Python<'py>, ids: &[usize]) -> PyResult<Bound<'py, PyList>> {
+    static INTS: PyOnceLock<Vec<Py<PyAny>>> = PyOnceLock::new();
+    let ints = INTS.get_or_try_init(py, || {
+        (0..SHARED_IDS)
+            .map(|id| Ok(id.into_pyobject(py)?.into_any().unbind()))
+            .collect::<PyResult<Vec<_>>>()
+    })?;
+    let items: Vec<Bound<'py, PyAny>> = ids
+        .iter()
+        .map(|&id| match ints.get(id) {
+            Some(int) => Ok(int.bind(py).clone()),
+            None => Ok(id.into_pyobject(py)?.into_any()),
+        })
+        .collect::<PyResult<_>>()?;
+    PyList::new(py, items)
+}
+
 /// numpy, when it is installed.
 fn numpy(py: Python<'_>) -> Option<&Bound<'_, PyAny>> {
     static NUMPY: PyOnceLock<Option<Py<PyAny>>> = PyOnceLock::new();
@@ -332,8 +355,8 @@ impl PyPosition {
     }
 
     /// The legal action ids, ascending (the chance outcomes at a chance node).
-    fn legal_actions(&self) -> Vec<usize> {
-        self.0.legal_actions()
+    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        ids_list(py, &self.0.legal_actions())
     }
 
     /// One byte an action id, 1 where it is legal: a numpy int8 array when numpy is installed, else
@@ -388,7 +411,8 @@ impl PyPosition {
     }
 
     /// A copy, for `copy.deepcopy` (OpenSpiel clones a Python game's state that way).
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyPosition {
+    fn __deepcopy__(&self, memo: &Bound<'_, PyAny>) -> PyPosition {
+        let _ = memo; // nothing in a position refers back to Python objects
         self.copy(true)
     }
 
