@@ -82,6 +82,23 @@ pub trait Decisions: Rules + Sized {
         node.clone()
     }
 
+    /// Takes one decision at random: chance by its probabilities, a player uniformly among its legal
+    /// decisions; false when the game is over. Games with a cheaper way than listing every decision
+    /// (their perft's) take it: this is every rollout's step.
+    fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
+        let action = if Self::is_chance(node) {
+            sample(&Self::chance_outcomes(node), chance)
+        } else {
+            let legal = Self::legal_actions(node);
+            if legal.is_empty() {
+                return false;
+            }
+            legal[chance.below(legal.len() as u32) as usize]
+        };
+        Self::apply(node, action).expect("a legal decision applies");
+        true
+    }
+
     /// The players of the position's game, in player-number order (Hypnosia: its seated colours).
     fn players(_position: &Self::Position) -> Vec<&'static str> {
         Self::PLAYERS.to_vec()
@@ -158,17 +175,7 @@ pub fn sample(outcomes: &[(usize, f64)], chance: &mut Chance) -> usize {
 /// its legal decisions), drawing from `chance`: the returns, and the decisions taken.
 pub fn rollout<G: Decisions>(mut node: Node<G>, chance: &mut Chance) -> (Vec<f64>, usize) {
     let mut decisions = 0;
-    loop {
-        let action = if G::is_chance(&node) {
-            sample(&G::chance_outcomes(&node), chance)
-        } else {
-            let legal = G::legal_actions(&node);
-            if legal.is_empty() {
-                break;
-            }
-            legal[chance.below(legal.len() as u32) as usize]
-        };
-        G::apply(&mut node, action).expect("a legal decision applies");
+    while G::random_decision(&mut node, chance) {
         decisions += 1;
     }
     (returns::<G>(&node.position), decisions)

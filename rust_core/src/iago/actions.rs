@@ -3,6 +3,7 @@
 
 use super::board::{cell_name, cells_of, CELL_COUNT};
 use super::{observation, Iago, Move, Position};
+use crate::chance::Chance;
 use crate::decisions::{self, Decisions, Node};
 use crate::error::{Error, Result};
 use crate::game::Rules;
@@ -52,11 +53,51 @@ impl Decisions for Iago {
         Ok(Some(mv))
     }
 
+    /// The turn's legal set taken once, one of its cells played (perft's steps).
+    fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
+        let position = &node.position;
+        if position.is_finished() {
+            return false;
+        }
+        let turn = position.turn();
+        let legal = turn.legal();
+        let Some(cell) = cells_of(legal).nth(chance.below(legal.count_ones()) as usize) else {
+            return false;
+        };
+        node.position = position.apply(cell, position.flips(cell), &turn).0;
+        true
+    }
+
     fn observation_shape(_position: &Position) -> Vec<usize> {
         vec![observation::PLANES, CELL_COUNT]
     }
 
     fn observation(node: &Node<Self>, player: usize) -> Vec<f32> {
         observation::planes(&node.position, player)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_random_decision_is_one_of_the_legal_ones() {
+        let start = Iago::start(&crate::game::default_setup::<Iago>(), None);
+        let mut node = Node::<Iago>::new(start);
+        let mut chance = Chance::from_seed(5);
+        while !node.position.is_finished() {
+            let next: Vec<Position> = Iago::legal_actions(&node)
+                .into_iter()
+                .map(|action| {
+                    let mut child = node.clone();
+                    Iago::apply(&mut child, action).unwrap();
+                    child.position
+                })
+                .collect();
+            assert!(Iago::random_decision(&mut node, &mut chance));
+            assert!(next.contains(&node.position));
+        }
+        assert!(!Iago::random_decision(&mut node, &mut chance));
     }
 }

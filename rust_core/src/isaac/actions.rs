@@ -6,8 +6,9 @@
 
 use std::sync::OnceLock;
 
-use super::board::{fitting_pieces, ALL, LENGTHS};
-use super::{Isaac, Move, Piece, Position, MAX_SCORE};
+use super::board::{fitting, fitting_pieces, ALL, LENGTHS};
+use super::{Isaac, Move, Phase, Piece, Position, MAX_SCORE};
+use crate::chance::Chance;
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Result;
 use crate::game::Rules;
@@ -130,6 +131,66 @@ impl Decisions for Isaac {
         Ok(Some(mv))
     }
 
+    /// One move counted and chosen without listing the moves, and played by the engine's own steps
+    /// (perft's: `place`, `remove`, `pass`).
+    fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
+        let position = &node.position;
+        let Some(mover) = position.to_move else {
+            return false;
+        };
+        let count = position.move_count_without_pass(mover);
+        if count == 0 {
+            node.position = position.pass(mover).0;
+            return true;
+        }
+        let mut k = u64::from(chance.below(count as u32));
+        node.position = match position.phase {
+            Phase::Placement => {
+                let empty = ALL & !position.occupied;
+                let mut chosen = None;
+                for &length in LENGTHS
+                    .iter()
+                    .filter(|&&l| position.unplaced[mover as usize][l - LENGTHS[0]] > 0)
+                {
+                    for vertical in [false, true] {
+                        let anchors = fitting(empty, length, vertical);
+                        let n = u64::from(anchors.count_ones());
+                        if chosen.is_none() && k < n {
+                            chosen = fitting_pieces(empty, length, vertical).nth(k as usize);
+                        }
+                        k = k.saturating_sub(n);
+                    }
+                }
+                let Some(piece) = chosen else { return false };
+                position.place(mover, piece)
+            }
+            Phase::Scoring => {
+                let forbidden = position.forbidden_advance(mover);
+                let mut chosen = None;
+                for (index, piece) in position.removals(mover) {
+                    let points = u64::from(position.scoring(piece).points());
+                    let n = points + 1 - u64::from(forbidden.is_some_and(|a| a <= points));
+                    if k < n {
+                        // The k-th advance of 0..=points, skipping the forbidden one.
+                        let advance = if forbidden.is_some_and(|a| a <= k) {
+                            k + 1
+                        } else {
+                            k
+                        };
+                        chosen = Some((index, advance));
+                        break;
+                    }
+                    k -= n;
+                }
+                let Some((index, advance)) = chosen else {
+                    return false;
+                };
+                position.remove(mover, index, advance)
+            }
+        };
+        true
+    }
+
     fn observation_shape(_position: &Position) -> Vec<usize> {
         vec![super::observation::PLANES, 10, 10]
     }
@@ -142,6 +203,31 @@ impl Decisions for Isaac {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_random_decision_is_one_of_the_legal_ones() {
+        for seed in 0..3 {
+            let start = Isaac::start(&crate::game::default_setup::<Isaac>(), None);
+            let mut node = Node::<Isaac>::new(start);
+            let mut chance = Chance::from_seed(seed);
+            let mut decisions = 0;
+            while node.position.to_move.is_some() {
+                decisions += 1;
+                let next: Vec<Position> = Isaac::legal_actions(&node)
+                    .into_iter()
+                    .map(|action| {
+                        let mut child = node.clone();
+                        Isaac::apply(&mut child, action).unwrap();
+                        child.position
+                    })
+                    .collect();
+                assert!(Isaac::random_decision(&mut node, &mut chance));
+                assert!(next.contains(&node.position));
+            }
+            assert!(!Isaac::random_decision(&mut node, &mut chance));
+            assert!(decisions > 20, "{decisions}");
+        }
+    }
 
     #[test]
     fn every_id_names_its_move_and_back() {
