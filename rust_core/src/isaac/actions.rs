@@ -112,7 +112,15 @@ impl Decisions for Isaac {
     }
 
     fn legal_actions(node: &Node<Self>) -> Vec<usize> {
-        let mut ids: Vec<usize> = node.position.legal_moves().into_iter().map(id_of).collect();
+        let position = &node.position;
+        if let (Some(mover), Phase::Placement) = (position.to_move, position.phase) {
+            // The placements' list order is their ids' order.
+            let ids: Vec<usize> = position.placements(mover).map(piece_id).collect();
+            if !ids.is_empty() {
+                return ids;
+            }
+        }
+        let mut ids: Vec<usize> = position.legal_moves().into_iter().map(id_of).collect();
         ids.sort_unstable();
         ids
     }
@@ -125,9 +133,20 @@ impl Decisions for Isaac {
         Vec::new()
     }
 
+    /// A placement takes the engine's own check and step without `play`'s effects (the most frequent
+    /// move, and the cheapest); any other move, or a refused placement, is `play`'s.
     fn apply(node: &mut Node<Self>, action: usize) -> Result<Option<Move>> {
         let mv = move_of_id(action).ok_or_else(|| decisions::out_of_range(action, ACTIONS))?;
-        node.position = node.position.play(mv)?.0;
+        let position = &node.position;
+        if let (Move::Place(piece), Some(mover), Phase::Placement) =
+            (mv, position.to_move, position.phase)
+        {
+            if position.check_placement(mover, piece).is_ok() {
+                node.position = position.place(mover, piece);
+                return Ok(Some(mv));
+            }
+        }
+        node.position = position.play(mv)?.0;
         Ok(Some(mv))
     }
 
