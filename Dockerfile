@@ -3,20 +3,23 @@ FROM rust:1-slim-bookworm AS build
 RUN apt-get update \
     && apt-get install -y --no-install-recommends python3 python3-venv \
     && rm -rf /var/lib/apt/lists/*
-RUN python3 -m venv /opt/maturin && /opt/maturin/bin/pip install --no-cache-dir 'maturin>=1.7,<2'
+COPY requirements/build.txt /requirements/
+RUN python3 -m venv /opt/maturin \
+    && /opt/maturin/bin/pip install --no-cache-dir --require-hashes -r /requirements/build.txt
 WORKDIR /src
 COPY Cargo.toml Cargo.lock pyproject.toml README.md openapi.yaml ./
 COPY rust_core rust_core
 COPY service service
 RUN /opt/maturin/bin/maturin build --release --locked -o /wheels
 
-# Runtime stage: the wheel with the service extra, gunicorn as a non-root user.
+# Runtime stage: the service's locked dependencies, then the wheel, gunicorn as a non-root user.
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 REFEREE_BIND=0.0.0.0:8000
+COPY requirements/service.txt /requirements/
 COPY --from=build /wheels /wheels
-RUN wheel="$(ls /wheels/referee-*.whl)" \
-    && pip install --no-cache-dir "${wheel}[service]" \
-    && rm -rf /wheels \
+RUN pip install --no-cache-dir --require-hashes -r /requirements/service.txt \
+    && pip install --no-cache-dir --no-deps /wheels/referee-*.whl \
+    && rm -rf /wheels /requirements \
     && useradd --system --uid 10001 --no-create-home referee
 USER referee
 EXPOSE 8000

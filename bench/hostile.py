@@ -10,17 +10,14 @@ against gunicorn with one worker (`REFEREE_WORKERS=1`), every game in every tabl
   request and per KB sent; and the scrape of `/metrics` after varied requests.
 
 Every row is a bound or a ratio, with the target of issue 30 next to it (met / missed); nothing is asserted.
-The live-server helpers are the tests' own (tests/live.py)."""
+The live-server helpers are the tests' own (tests/live.py), the playouts the other sections' (samples.py)."""
 
 from __future__ import annotations
 
-import random
 import socket
 import statistics
-import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any, Callable
 
 import orjson
@@ -28,14 +25,14 @@ import orjson
 import referee
 from referee.offload import INLINE_BYTES
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from hypnosia_boards import largest_board  # noqa: E402
-from live import cpu_seconds, exchange, read_answer, request_bytes, rss_bytes, serve, workers  # noqa: E402
-from report import progress, table, verdict  # noqa: E402
+from hypnosia_boards import largest_board
+from live import cpu_seconds, exchange, read_answer, request_bytes, rss_bytes, serve, workers
+
+from report import progress, table, verdict
+from samples import GAMES, playout
 
 __all__ = ["bench_hostile"]
 
-GAMES = ("iago", "isaac", "hypnosia", "caesar")
 MIB = 1024 * 1024
 # The targets of issue 30.
 BOARDS_GROWTH = 256 * MIB  # 128 distinct largest boards
@@ -63,19 +60,6 @@ def worker_of(server: Any) -> int:
 
 
 # ------------------------------------------------------------------------------------------ samples
-
-
-def playout(game: referee.Game, seed: int, limit: int = 2000) -> tuple[list[Any], list[str]]:
-    rng, state = random.Random(seed), game.new(seed=seed)
-    states, moves = [state], []
-    for _ in range(limit):
-        legal = game.legal_moves(state)
-        if not legal:
-            break
-        moves.append(rng.choice(legal))
-        state = game.play(state, moves[-1])["state"]
-        states.append(state)
-    return states, moves
 
 
 class Costliest:

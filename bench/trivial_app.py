@@ -14,3 +14,9 @@ ANSWER = b'{"legal":true}'
 def trivial() -> Response:
     request.get_data(cache=False)
     return Response(ANSWER, mimetype="application/json")
+
+
+@app.get("/readyz")
+def ready() -> Response:
+    """The readiness probe the benchmark waits for before it sends anything (tests/live.py `serve`)."""
+    return Response(ANSWER, mimetype="application/json")

@@ -28,7 +28,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
 
 
 def pytest_configure(config) -> None:
+    # `make test` runs every test; `make test-fast` deselects both (-m "not slow and not live").
     config.addinivalue_line("markers", "slow: a long known-answer check (run by default and in CI; deselect with -m 'not slow')")
+    config.addinivalue_line("markers", "live: talks to a gunicorn (tests/live.py) or a browser the test starts, from outside "
+                                       "(run by default and in CI; deselect with -m 'not live')")
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """Boards shared by the Hypnosia model tests and the engine cross-check: three valid custom boards
 (besides the default) and one faulty description per board-validation rule, with the field path the
-error must name (rules/hypnosia.md "The board as data", specs/hypnosia.md "Board description")."""
+error must name (docs/rules/hypnosia.md, "The board as data")."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ Every board is one the engine accepts: besides the disc counts (black discs = wh
 move, one more black disc with White to move) and a face-up disc of the side that moved last, every
 captive has, along some line, a run of its owner's discs (itself among them) with an opponent's disc at
 each end, as a capture leaves it; and every disc on the outer ring or the centre has, along some line,
-a run of discs and then another disc of its owner, as a flip leaves it (see README, Security notes).
+a run of discs and then another disc of its owner, as a flip leaves it (see docs/security.md).
 Discs there only to balance the counts ("padding") are face-up inner discs away from every line that
 matters; discs there only to give a captive or a ring disc its line are named in the comments.
 

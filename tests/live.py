@@ -1,15 +1,18 @@
 """The service as `make serve` runs it: gunicorn with the project's config on a free loopback port, and
-raw-socket clients that behave as real ones do (send a whole body before reading, trickle, go silent)."""
+raw-socket clients that behave as real ones do (send a whole body before reading, trickle, go silent).
+The live tests and the benchmarks (bench/) share these helpers."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import json
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 GUNICORN = Path(sys.executable).with_name("gunicorn")
+APP = "referee.app:create_app()"
 
 
 def free_port() -> int:
@@ -49,28 +53,60 @@ class Server:
 
 
 @contextlib.contextmanager
-def serve(**env: str) -> Iterator[Server]:
-    """gunicorn serving the app with the project's config and these REFEREE_* settings (2 workers, no
-    access log unless given); stopped (SIGKILL) on exit."""
+def serve(app: str = APP, options: tuple[str, ...] = (), grace: float = 0, **env: str) -> Iterator[Server]:
+    """gunicorn serving `app` (which answers `/readyz`) with the project's config, more gunicorn `options`
+    and these REFEREE_* settings (2 workers, no access log unless given); stopped on exit: SIGTERM and up
+    to `grace` seconds to finish, then SIGKILL to the server's whole process group."""
     port = free_port()
     settings = {"REFEREE_WORKERS": "2", "REFEREE_ACCESS_LOG": "0"} | env | {"REFEREE_BIND": f"127.0.0.1:{port}"}
     full_env = os.environ | settings
     full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     with tempfile.TemporaryDirectory(prefix="referee-live-") as workdir:
         log = Path(workdir) / "gunicorn.log"
+        # A process group of its own (to kill it whole), not a session: with the kernel's autogroup
+        # scheduling a new session is a scheduling group of its own, which starved some of the
+        # benchmark's connections for up to 1.5 s at full load (a p99 of ~1 s, against ~0.1 s in wrk's
+        # own group).
         with open(log, "wb") as out:
             process = subprocess.Popen(
-                [str(GUNICORN), "-c", "python:referee.gunicorn_conf", "referee.app:create_app()"],
-                env=full_env, stdout=out, stderr=subprocess.STDOUT, cwd=workdir,
+                [str(GUNICORN), "-c", "python:referee.gunicorn_conf", *options, app],
+                env=full_env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=workdir,
+                process_group=0,
             )
         server = Server("127.0.0.1", port, process, log)
         try:
             wait_ready(server)
             yield server
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            stop(process, grace)
+
+
+def stop(process: subprocess.Popen, grace: float) -> None:
+    """SIGTERM to the gunicorn master and `grace` seconds to stop (none: straight on), then SIGKILL to its
+    process group (it leads its own), workers included."""
+    if grace and process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+
+
+def post(server: Server, path: str, body: Any, content_type: str = "application/json") -> tuple[int, Any]:
+    """A POST of `body` (bytes, or a value sent as JSON) with urllib: the status and the decoded answer (a
+    list of lines for an NDJSON batch answered 200)."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(server.base + path, data=data, headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            status, text = response.status, response.read()
+    except urllib.error.HTTPError as error:
+        status, text = error.code, error.read()
+    if content_type == "application/x-ndjson" and status == 200:
+        return status, [json.loads(line) for line in text.splitlines()]
+    return status, json.loads(text)
 
 
 def wait_ready(server: Server) -> None:
@@ -92,10 +128,10 @@ def workers(server: Server) -> list[int]:
     return [int(pid) for pid in children.split()]
 
 
-def rss_bytes(pid: int) -> int:
-    """A process's resident memory."""
+def rss_bytes(pid: int, field: str = "VmRSS") -> int:
+    """A process's resident memory (`VmHWM`: the most it has held)."""
     status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))) * 1024
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith(field + ":"))) * 1024
 
 
 def cpu_seconds(pid: int) -> float:
@@ -111,9 +147,9 @@ class Answer:
     body: bytes
 
 
-def read_answer(sock: socket.socket, reader: Any = None) -> Answer:
-    """One HTTP/1.1 answer (Content-Length or chunked framing, none for 1xx, 204 and 304, or up to the
-    close); `reader`: the socket's file, when more answers are to be read from it."""
+def read_answer(sock: socket.socket, reader: Any = None, head: bool = False) -> Answer:
+    """One HTTP/1.1 answer (Content-Length or chunked framing, none for 1xx, 204 and 304 or to a HEAD
+    request, or up to the close); `reader`: the socket's file, when more answers are to be read from it."""
     reader = reader or sock.makefile("rb")
     status_line = reader.readline()
     if not status_line:
@@ -123,7 +159,7 @@ def read_answer(sock: socket.socket, reader: Any = None) -> Answer:
     while (line := reader.readline()) not in (b"\r\n", b"\n", b""):
         name, _, value = line.decode("latin-1").partition(":")
         headers[name.strip().lower()] = value.strip()
-    if status < 200 or status in (204, 304):
+    if head or status < 200 or status in (204, 304):
         body = b""
     elif "content-length" in headers:
         body = reader.read(int(headers["content-length"]))
@@ -143,7 +179,7 @@ def exchange(server: Server, raw: bytes, timeout: float = 30) -> Answer:
     """Sends a whole raw request, then reads the answer, as most clients do."""
     with socket.create_connection((server.host, server.port), timeout=timeout) as sock:
         sock.sendall(raw)
-        return read_answer(sock)
+        return read_answer(sock, head=raw.startswith(b"HEAD "))
 
 
 def request_bytes(method: str, path: str, body: bytes = b"", content_type: str = "application/json",

@@ -71,6 +71,15 @@ def playout(game: referee.Game, seed: int, plies: int) -> Iterator[dict]:
         yield state
 
 
+def random_moves(game: referee.Game, seed: int) -> list[str]:
+    """The moves of a whole game of `game`'s default setup, each chosen at random by `seed`."""
+    rng, state, moves = random.Random(seed), game.new(), []
+    while legal := game.legal_moves(state):
+        moves.append(rng.choice(legal))
+        state = game.play(state, moves[-1])["state"]
+    return moves
+
+
 def played(name: str, index: int, seed: int, plies: int) -> dict:
     """The state after up to ``plies`` random legal moves of a game of setup ``index``."""
     *_, state = playout(setup_game(name, index), seed, plies)

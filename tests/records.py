@@ -169,3 +169,21 @@ def assert_result_is_the_models(result: dict, record: dict, expected: dict | Non
         del projected["to_move"]
     assert {key: state[key] for key in projected} == projected
     assert {key: result["outcome"].get(key) for key in model} == model
+
+
+def expected_by_game_replay(record: dict) -> dict:
+    """The result a record should get, by `game.replay` of its setup and seed."""
+    setup = referee.game(record["game"], variant=record.get("variant"), options=record.get("options"))
+    replayed = setup.replay(record["moves"], seed=record.get("seed"))
+    fields = ("legal", "plies", "position", "outcome") + (() if replayed["legal"] else ("ply", "move", "reason"))
+    return {key: replayed[key] for key in fields}
+
+
+def assert_records_cover_every_game_and_chance(records: list[dict]) -> None:
+    """The records hold every game, seeds, options, and both engine-drawn and client-supplied chance."""
+    moves = {name: [m for r in records if r["game"] == name for m in r["moves"]] for name in referee.games()}
+    assert all(moves.values()) and all("seed" in r and "options" in r for r in records)
+    assert "roll" in moves["hypnosia"] and any(m[:1].isdigit() and ":" not in m for m in moves["hypnosia"])
+    assert any(": " in m for m in moves["hypnosia"])  # a whole turn with its supplied roll
+    assert any(" =" in m for m in moves["caesar"]) and any("=" not in m for m in moves["caesar"])
+    assert {(r["game"], bool(r.get("options"))) for r in records} >= {(name, True) for name in referee.games()}

@@ -1,6 +1,6 @@
 """The Rust Caesar! engine against the independent Python reference model (tests/reference/caesar.py):
 seeded random games over every option setting, agreeing at every ply on the legal moves, the effects,
-the outcome and the state projection of specs/caesar.md; validation of illegal moves and draws; the
+the outcome and the state projection of the model; validation of illegal moves and draws; the
 player view; perft along random games (the perft tables from seeded starts are tests/perft.json,
 checked by test_perft.py).
 
@@ -19,6 +19,7 @@ import pytest
 
 import referee
 from referee import errors
+from caesar_states import engine_projection, setup_from_state
 from reference import caesar as model
 
 pytestmark = pytest.mark.skipif("caesar" not in referee.games(), reason="the Caesar! engine is not built yet")
@@ -56,17 +57,6 @@ def random_options(rng: random.Random) -> tuple[dict, dict]:
             token = rng.choice(model.token_sorted(bag))
             bag.remove(token)
             hands[player].append(token)
-    return bonuses, hands
-
-
-def engine_projection(state: dict) -> dict:
-    return {key: state[key] for key in model.PROJECTION_KEYS}
-
-
-def setup_from_state(state: dict) -> tuple[dict, dict]:
-    """The bonus layout and the hands of an engine's fresh state (checked to be a proper setup)."""
-    bonuses = {code: state["provinces"][code]["bonus"] for code in model.PROVINCES if code != "IT"}
-    hands = {player: list(state["hands"][player]) for player in model.PLAYERS}
     return bonuses, hands
 
 
@@ -173,6 +163,7 @@ def start(setting: tuple, seed: int):
     return rng, game, state, pos
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
 def test_random_games_agree_with_the_reference_model(setting: tuple) -> None:
     drawer = setting[4]
@@ -236,6 +227,7 @@ def test_seeded_setups_are_proper_and_vary() -> None:
     assert len(layouts) > 1
 
 
+@pytest.mark.slow
 def test_perft_agrees_with_the_model_along_random_games() -> None:
     # Depth 2 (and 3 late in the game) wherever the model says the count does not depend on the draws.
     compared = 0

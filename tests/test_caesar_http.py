@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 import referee
-from test_http import post, problem
+from inprocess import post, problem
 
 BONUSES = {
     "HU": "senate", "HC": "senate", "MT": "tactics", "SD": "senate", "GA": "senate", "NU": "tactics",

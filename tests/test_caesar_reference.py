@@ -1,6 +1,6 @@
 """Tests of the naive Caesar! reference model (tests/reference/caesar.py) alone.
 
-Every expected value below was worked out by hand from rules/caesar.md and specs/caesar.md; the
+Every expected value below was worked out by hand from docs/rules/caesar.md; the
 comments say how.  Run with:
     python3 -m pytest -q tests/test_caesar_reference.py -p no:cacheprovider --noconftest
 """
@@ -787,6 +787,7 @@ def playout(rng, policy="uniform"):
     return pos, seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", ["uniform", "use", "decline"])
 def test_random_playouts(policy):
     rng = random.Random(f"caesar-{policy}")

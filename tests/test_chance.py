@@ -1,5 +1,5 @@
-"""Known answers for chance made outside the engine: tests/reference/chacha.py implements the README's
-"Chance" algorithm in plain Python; it is checked against published ChaCha8 test vectors, and the
+"""Known answers for chance made outside the engine: tests/reference/chacha.py implements the
+algorithm of docs/rules/chance.md in plain Python; it is checked against published ChaCha8 test vectors, and the
 engine's dice, first players, bonus layouts, hands and draws are checked against it for fixed seeds.
 
 The vectors are those of draft-strombergson-chacha-test-vectors-01 ("Test Vectors for the Stream Cipher
@@ -13,7 +13,7 @@ import random
 import pytest
 
 import referee
-from reference.chacha import ChaCha8, below, block, key_of, keystream
+from reference.chacha import ChaCha8, below, block, draw_token, key_of, keystream
 
 # (key, IV, first two 64-byte keystream blocks) of the draft's TC1, TC2, TC3 and TC7, 8 rounds.
 VECTORS = [
@@ -100,19 +100,6 @@ def test_hypnosia_first_players_and_dice_are_the_reference_draws(players: int) -
     assert rolls >= 40
 
 
-def draw_token(rng: ChaCha8, bag: list[str], kinds: list[str]) -> str:
-    """One seeded draw from a bag: index below(tokens in the bag), counted along the token kinds in the
-    order of the game's token table."""
-    index = rng.below(len(bag))
-    for kind in kinds:
-        count = bag.count(kind)
-        if index < count:
-            bag.remove(kind)
-            return kind
-        index -= count
-    raise AssertionError("index beyond the bag")
-
-
 CAESAR = referee.game("caesar")
 KINDS = [token["code"] for token in CAESAR.info()["tokens"]]
 PROVINCES = [province["code"] for province in CAESAR.info()["board"]["provinces"]]
@@ -125,7 +112,7 @@ def test_caesar_bonus_layouts_and_hands_are_the_reference_draws(seed: int) -> No
     tactics, 4 wealth, 4 might, in that order) are shuffled by Fisher-Yates from the last (j = below(i + 1)
     for i = 16 down to 1) and laid on the other provinces in map order; then Caesar, then Pompey draw 2
     tokens each from a full bag. (This procedure is the engine's, rust_core/src/caesar/mod.rs `start`:
-    the README documents only the generator.)"""
+    docs/rules/chance.md documents it.)"""
     rng = ChaCha8.from_u64(seed)
     tokens = ["senate"] * 5 + ["tactics"] * 4 + ["wealth"] * 4 + ["might"] * 4
     for i in range(len(tokens) - 1, 0, -1):

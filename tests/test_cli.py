@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from records import assert_result_is_the_models, model_replay, random_records
+from records import (assert_records_cover_every_game_and_chance, assert_result_is_the_models,
+                     expected_by_game_replay, model_replay, random_records)
 from referee import cli
-from test_batch import assert_records_cover_every_game_and_chance, expected_by_game_replay
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +53,7 @@ def summary(path: Path, records: list[dict]) -> str:
     return f"{len(records) + 1} records: {legal} legal, {len(records) - legal} illegal, 1 not records"
 
 
+@pytest.mark.slow
 def test_local_run_writes_one_result_a_record_in_order(archive, tmp_path, capsys) -> None:
     path, records = archive
     out = tmp_path / "results.jsonl"
@@ -62,6 +63,7 @@ def test_local_run_writes_one_result_a_record_in_order(archive, tmp_path, capsys
     assert summary(path, records) in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_installed_command_streams_stdin_to_stdout(archive) -> None:
     path, records = archive
     run = subprocess.run(
@@ -77,6 +79,7 @@ def test_a_missing_file_is_a_clear_error(tmp_path, capsys) -> None:
     assert "no such file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_on_a_dask_cluster_the_results_are_the_same(archive, tmp_path) -> None:
     distributed = pytest.importorskip("dask.distributed")
     path, records = archive

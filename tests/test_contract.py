@@ -71,6 +71,7 @@ def test_every_engine_game_has_its_own_typed_routes() -> None:
     assert not any("{game}" in path for path in document["paths"])
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_service_keeps_its_contract(case) -> None:
@@ -342,7 +343,7 @@ def response_example(document: dict, route: str, status: str, game: str = "iago"
 
 
 def iago_position(state: dict):
-    """The model's position of an Iago state JSON, through the README's notation (rows joined by /)."""
+    """The model's position of an Iago state JSON, through its notation (docs/rules/iago.md: rows joined by /)."""
     from reference import iago
 
     text = "/".join(state["board"]) + " " + state["to_move"][0] + (" p" if state.get("penalty_claim") else "")

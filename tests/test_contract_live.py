@@ -21,6 +21,8 @@ from schemathesis.checks import negative_data_rejection, positive_data_acceptanc
 from live import serve
 from referee.codes import CODES
 
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
+
 #: Schema-valid requests the contract allows the service to refuse, by the problem code of the refusal.
 #: A JSON Schema cannot say everything a game can: a state can match its schema and still not occur in
 #: the game (counts, side to move), an option set can name a board that does not close, a well-formed

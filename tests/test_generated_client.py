@@ -17,6 +17,8 @@ import pytest
 import referee
 from live import serve
 
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
+
 SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 #: What the generator may warn about: NDJSON batch bodies and the YAML of /openapi.yaml are content
@@ -157,7 +159,7 @@ def test_a_generated_client_plays_caesar_with_opaque_states(client_package) -> N
     """Two clients, each holding only its own secret, play a whole opaque game: one state relayed between
     them, each move and each look at a hand proved with the player's own secret; neither can see the other's
     hand, and a state started with other commitments refuses them."""
-    from test_seals import KEYS_ROTATED
+    from keys import KEYS_ROTATED
 
     with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as server:
         client = client_package.Client(base_url=server.base, raise_on_unexpected_status=True)

@@ -12,6 +12,8 @@ import pytest
 
 from live import get, serve
 
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
+
 
 @pytest.fixture()
 def server():

@@ -19,6 +19,8 @@ from hypnosia_boards import largest_board
 from live import Answer, exchange, get, read_answer, request_bytes, rss_bytes, serve, workers
 from referee.codes import CODES
 
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
+
 BODY_LIMIT = 64 * 1024
 READ_TIMEOUT = 2
 WORKER_TIMEOUT = 4
@@ -235,30 +237,80 @@ def test_a_batch_streams_however_its_media_type_is_spelled(server, content_type,
     assert [result["index"] for result in results] == list(range(12_000))
 
 
+#: How clients write the JSON media type: the move routes take each alike.
+JSON_SPELLINGS = ("application/json", "application/json; charset=utf-8", "Application/JSON")
+
+
+def move_cases(name: str) -> list[tuple[str, bytes, int, dict]]:
+    """(endpoint, body, status, what the answer is) of one game's moves: a legal move, a move that is no
+    move, an envelope without its move and a body that is no JSON; what the answer is is the engine's
+    answer, or the code of its refusal."""
+    game = referee.game(name)
+    state = game.new(seed=3)
+    move = game.legal_moves(state)[0]
+    legal, wrong = orjson.dumps({"state": state, "move": move}), orjson.dumps({"state": state, "move": "not a move"})
+    no_move = orjson.dumps({"state": state})
+    return [
+        ("play", legal, 200, game.play(state, move)),
+        ("validate", legal, 200, {"legal": True}),
+        ("play", wrong, 422, {"code": "malformed-move"}),
+        ("validate", wrong, 200, {"legal": False, "reason": game.validate(state, "not a move")["reason"]}),
+        ("validate", no_move, 400, {"code": "malformed-request", "errors": [{"field": "move", "message": "Missing data for required field."}]}),
+        ("play", b'{"state":', 400, {"code": "malformed-json"}),
+    ]
+
+
 @pytest.mark.parametrize("chunked", [False, True])
-def test_moves_are_answered_alike_however_json_is_spelled(server, chunked) -> None:
-    """`play` and `validate` of every game: a plain request is answered before Flask's dispatch, any
-    other spelling of the media type by the Flask views; from the live server both give the same
-    status, headers and body, each request sent whole before its answer is read, framed by its length
-    or chunked."""
+def test_moves_take_every_spelling_of_json_sent_whole_chunked_or_big(server, chunked) -> None:
+    """`play` and `validate` of every game, each request sent whole before its answer is read, framed by
+    its length or chunked: under every spelling of the JSON media type the answer is the engine's (its
+    answer, or its refusal as a problem with the request id), and the same body padded past the size
+    worked on off the event loop answers the same."""
     for name in referee.games():
-        game = referee.game(name)
-        state = game.new(seed=3)
-        envelope = {"state": state, "move": game.legal_moves(state)[0]}
-        bodies = [orjson.dumps(envelope), orjson.dumps(envelope | {"move": "not a move"}),
-                  orjson.dumps({"state": state}), b'{"state":']
-        for endpoint in ("play", "validate"):
-            for body in bodies:
-                answers = [
-                    exchange(server, request_bytes("POST", f"/v1/games/{name}/{endpoint}", body, content_type,
-                                                   chunked, "X-Request-ID: one-id\r\n"))
-                    for content_type in ("application/json", "application/json; charset=utf-8")
-                ]
-                seen = {(answer.status, answer.body, *(answer.headers.get(header) for header in (
-                    "content-type", "content-length", "x-request-id", "connection"))) for answer in answers}
-                assert len(seen) == 1, (name, endpoint, body[:60], seen)
-            legal = exchange(server, request_bytes("POST", f"/v1/games/{name}/{endpoint}", bodies[0]))
-            assert legal.status == 200 and orjson.loads(legal.body).get("legal", True) is True
+        for endpoint, body, status, expected in move_cases(name):
+            for padded in (body, b" " * 20_000 + body):
+                for content_type in JSON_SPELLINGS:
+                    answer = exchange(server, request_bytes("POST", f"/v1/games/{name}/{endpoint}", padded, content_type,
+                                                            chunked, "X-Request-ID: one-id\r\n"))
+                    where = (name, endpoint, body[:40], len(padded), content_type)
+                    assert answer.status == status, (where, answer.body[:300])
+                    assert answer.headers["content-length"] == str(len(answer.body))
+                    assert answer.headers["x-request-id"] == "one-id" and answer.headers["connection"] == "keep-alive"
+                    got = orjson.loads(answer.body)
+                    if status == 200:
+                        assert answer.headers["content-type"] == "application/json" and got == expected, where
+                    else:
+                        assert answer.headers["content-type"] == "application/problem+json", where
+                        assert {key: got[key] for key in expected} == expected and got["request_id"] == "one-id", where
+
+
+def test_moves_refuse_what_they_do_not_take_and_keep_the_connection(server) -> None:
+    """The move routes' refusals reach a client that sends its whole body first, and the connection
+    serves the next request: another media type or none (415), an empty body, an unknown game, a method
+    they do not take; a path with its leading slash doubled is the same route, as on every route."""
+    play = "/v1/games/iago/play"
+    untyped = f"POST {play} HTTP/1.1\r\nHost: test\r\nContent-Length: {len(PLAY)}\r\n\r\n".encode() + PLAY
+    refusals = [
+        (request_bytes("POST", play, PLAY, "text/plain"), "unsupported-media-type", {"accepted": ["application/json"]}),
+        (untyped, "unsupported-media-type", {"detail": "the body must be application/json, not untyped"}),
+        (request_bytes("POST", play, b""), "malformed-json", {"detail": "the body is empty"}),
+        (request_bytes("POST", play, b"\r\n  ", chunked=True), "malformed-json", {"detail": "the body is empty"}),
+        (request_bytes("POST", "/v1/games/chess/validate", PLAY, "text/plain"), "unknown-game", {"known": referee.games()}),
+        (request_bytes("PUT", play, PLAY), "method-not-allowed", {"detail": f"PUT is not allowed on {play}"}),
+    ]
+    with socket.create_connection((server.host, server.port), timeout=10) as sock:
+        reader = sock.makefile("rb")
+        for raw, code, facts in refusals:
+            sock.sendall(raw)
+            answer = read_answer(sock, reader)
+            assert_problem(answer, code, **facts)
+            if code == "method-not-allowed":
+                assert set(answer.headers["allow"].split(", ")) == {"POST", "OPTIONS"}
+            sock.sendall(request_bytes("POST", play, PLAY))
+            played = read_answer(sock, reader)
+            assert played.status == 200 and orjson.loads(played.body)["state"] == IAGO.play(START, "e4")["state"]
+    doubled = exchange(server, request_bytes("POST", "/" + play, PLAY))
+    assert doubled.status == 200 and orjson.loads(doubled.body) == IAGO.play(START, "e4")
 
 
 def test_the_results_of_a_streamed_batch_are_bounded(server) -> None:
@@ -391,7 +443,8 @@ def test_a_long_costly_batch_holds_neither_the_event_loop_nor_the_worker() -> No
         prober.start()
         try:
             started = time.perf_counter()
-            answer = post(live, "/v1/games/hypnosia/batch", body, "application/x-ndjson")
+            raw = request_bytes("POST", "/v1/games/hypnosia/batch", body, "application/x-ndjson")
+            answer = exchange(live, raw, timeout=180)  # a few seconds alone; longer on a busy machine
             took = time.perf_counter() - started
         finally:
             stop.set()
@@ -527,10 +580,12 @@ def test_metrics_series_stay_within_their_closed_labels_and_sum_every_worker(ser
     series = [line for line in text.decode().splitlines() if line.startswith("referee_requests_total{")]
     after = sum(float(line.rsplit(" ", 1)[1]) for line in series)
     assert after - before == sent + 1  # and the first scrape itself
+    from referee.api import engines
     from referee.app import create_app
     from referee.metrics import METHODS, STATUSES
+    from referee.moves import MoveRoutes
 
-    routes = {rule.rule for rule in create_app().url_map.iter_rules()} | {"unmatched"}
+    routes = {rule.rule for rule in create_app().url_map.iter_rules()} | {*MoveRoutes(engines()).labels, "unmatched"}
     for line in series:
         endpoint, method, status = re.fullmatch(
             r'referee_requests_total\{endpoint="([^"]*)",method="([^"]*)",status="([^"]*)"\} [0-9.]+', line).groups()

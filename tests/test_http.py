@@ -14,37 +14,11 @@ import yaml
 
 import referee
 from referee import app as app_module
-from referee import api, logs
+from referee import offload
 from referee.app import create_app
-from referee.body import BODY_KEY
-from referee.logs import REQUEST_ID_KEY
 from referee.codes import CODES
 from referee.settings import Settings
-
-
-def problem(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.data
-    assert response.mimetype == "application/problem+json"
-    body = response.json
-    assert body["code"] == code and body["status"] == status
-    assert body["type"] == f"urn:referee:problem:{code}"
-    assert body["title"] == CODES[code][1] and body["detail"]
-    assert body["request_id"] == response.headers["X-Request-ID"]
-    assert "Traceback" not in response.get_data(as_text=True)
-    return body
-
-
-def post(client, path: str, body) -> object:
-    return client.post(path, data=orjson.dumps(body), content_type="application/json")
-
-
-def random_moves(game: referee.Game, seed: int) -> list[str]:
-    """The moves of a whole game of `game`'s default setup, each chosen at random by `seed`."""
-    rng, state, moves = random.Random(seed), game.new(), []
-    while legal := game.legal_moves(state):
-        moves.append(rng.choice(legal))
-        state = game.play(state, moves[-1])["state"]
-    return moves
+from inprocess import post, problem
 
 
 # ------------------------------------------------------------------ games
@@ -343,117 +317,106 @@ def test_media_types_and_sizes(client, name: str) -> None:
     problem(client.post(f"/v1/games/{name}/play", data=huge, content_type="application/json"), 413, "payload-too-large")
 
 
-def spellings_answered(client, path: str, body: bytes, normal=lambda data: data) -> set[tuple]:
-    """The distinct answers (status, headers, `normal` of the body) to `body` sent with three spellings
-    of the JSON media type and one request id: the exact spelling, which `MoveRoutes` answers before
-    Flask on `play` and `validate`, and two that reach the Flask views."""
-    answers = [
-        client.post(path, data=body, content_type=content_type, headers={"X-Request-ID": "one-id"})
-        for content_type in ("application/json", "application/json; charset=utf-8", "Application/JSON")
-    ]
-    return {(answer.status, tuple(sorted(answer.headers.items())), normal(answer.data)) for answer in answers}
+#: How clients write the JSON media type: the move routes take each alike.
+JSON_SPELLINGS = ("application/json", "application/json; charset=utf-8", "Application/JSON",
+                  "APPLICATION/JSON ; charset=UTF-8")
 
 
-#: Seal keys and players' secrets of the spelling test (test values, never used elsewhere).
-SPELLING_KEYS = "k1:dGVzdC1zZWNyZXQtb25lLXRlc3Qtc2VjcmV0LW9uZS0"
-PLAYER_SECRETS = {"caesar": "caesar's own secret, 16+ chars", "pompey": "pompey's own secret, 16+ chars"}
-
-
-@pytest.mark.parametrize("keys", ["none", "sealed", "opaque"])
 @pytest.mark.parametrize("name", referee.games())
-def test_json_as_clients_spell_it(name: str, keys: str) -> None:
-    """Any spelling of `application/json` gets the same answer, byte for byte, whether the move is legal
-    or not, the state broken, the envelope wrong or the body not JSON; without keys, with seals, and
-    with opaque states (Caesar!'s committed, played with the mover's secret)."""
-    seal_keys = None if keys == "none" else referee.SealKeys(SPELLING_KEYS, opaque=[name] if keys == "opaque" else [])
-    client = create_app(Settings(access_log=False, seal_keys=seal_keys)).test_client()
-    game = referee.game(name, seal_keys=seal_keys)
-    commitments = {player: referee.commitment(secret) for player, secret in PLAYER_SECRETS.items()}
-    state = game.new(seed=None if game.committed else 3, commitments=commitments)
-    secret = PLAYER_SECRETS.get(game.outcome(state)["to_move"]) if game.committed else None
-    move = game.legal_moves(state, secret=secret)[0]
-    envelope = {"state": state, "move": move} | ({"secret": secret} if secret else {})
-    bodies = [orjson.dumps(body) for body in (
-        envelope,
-        envelope | {"move": "not a move"},
-        envelope | {"state": {**state, "to_move": "nobody"}},
-        {"state": state},
-        envelope | {"extra": 1},
-    )] + [b'{"state":', b"[]", b" \n"]
-    def opened(data: bytes) -> bytes:
-        """An answer with its opaque state (encrypted with a fresh nonce each time) as what it opens to."""
-        answer = orjson.loads(data)
-        state = answer.get("state") if isinstance(answer, dict) else None
-        if isinstance(state, dict) and "opaque" in state:
-            answer["state"] = {"length": len(state["opaque"]), "outcome": game.outcome(state)}
-        return orjson.dumps(answer)
-
+def test_moves_take_json_however_it_is_spelled_and_nothing_else(client, name: str) -> None:
+    """`play` and `validate` answer as the engine does under every spelling of `application/json`, and
+    refuse any other media type (or none) with 415 naming what they take."""
+    case = CASES[name]
+    one, start, move = case["game"], case["start"], case["legal"]
+    body = orjson.dumps({"state": start, "move": move})
+    for content_type in JSON_SPELLINGS:
+        played = client.post(f"/v1/games/{name}/play", data=body, content_type=content_type)
+        assert played.status_code == 200 and played.mimetype == "application/json" and played.json == one.play(start, move)
+        assert played.headers["Content-Length"] == str(len(played.data))
+        verdict = client.post(f"/v1/games/{name}/validate", data=body, content_type=content_type)
+        assert verdict.status_code == 200 and verdict.json == {"legal": True}
     for endpoint in ("play", "validate"):
-        for body in bodies:
-            answers = spellings_answered(client, f"/v1/games/{name}/{endpoint}", body, opened)
-            assert len(answers) == 1, (endpoint, body[:60], answers)
+        for content_type, named in (("text/plain", "text/plain"), ("application/x-ndjson", "application/x-ndjson"),
+                                    ("application/jsonx", "application/jsonx"), (None, "untyped")):
+            refused = problem(client.post(f"/v1/games/{name}/{endpoint}", data=body, content_type=content_type),
+                              415, "unsupported-media-type")
+            assert refused["accepted"] == ["application/json"]
+            assert refused["detail"] == f"the body must be application/json, not {named}"
 
 
-def test_move_routes_take_only_the_plain_form() -> None:
-    """`MoveRoutes` answers a plain `play` or `validate` itself and passes every other request on (so
-    the spellings above are answered both ways)."""
-    passed_on: list[str] = []
+@pytest.mark.parametrize("endpoint", ["play", "validate"])
+def test_moves_refuse_as_every_route_does(client, endpoint: str) -> None:
+    """The move routes' own refusals: an unknown game (before its body is looked at), a body empty or
+    blank, a method they do not take (405 with `Allow`, no body for HEAD), `OPTIONS` (204 with `Allow`),
+    and paths that are not theirs, each as the other routes answer them."""
+    for content_type in ("application/json", "text/plain"):
+        unknown = problem(client.post(f"/v1/games/chess/{endpoint}", data=b"{}", content_type=content_type),
+                          404, "unknown-game")
+        assert unknown["known"] == referee.games() and unknown["detail"].startswith("unknown game 'chess'")
+    for blank in (b"", b" \r\n\t"):
+        empty = problem(client.post(f"/v1/games/iago/{endpoint}", data=blank, content_type="application/json"),
+                        400, "malformed-json")
+        assert empty["detail"] == "the body is empty"
+    assert problem(client.post(f"/v1/games/iago/{endpoint}"), 415, "unsupported-media-type")
+    for method in ("GET", "PUT", "DELETE", "PATCH"):
+        refused = client.open(f"/v1/games/iago/{endpoint}", method=method)
+        body = problem(refused, 405, "method-not-allowed")
+        assert body["detail"] == f"{method} is not allowed on /v1/games/iago/{endpoint}"
+        assert set(refused.headers["Allow"].split(", ")) == {"POST", "OPTIONS"}
+    head = client.head(f"/v1/games/iago/{endpoint}")
+    assert head.status_code == 405 and head.data == b"" and head.headers["Content-Type"] == "application/problem+json"
+    for path in (f"/v1/games/iago/{endpoint}", f"/v1/games/chess/{endpoint}"):
+        options = client.options(path)
+        assert options.status_code == 204 and options.data == b"" and "Content-Type" not in options.headers
+        assert set(options.headers["Allow"].split(", ")) == {"POST", "OPTIONS"}
+    assert set(client.options("/v1/games/iago/new").headers["Allow"].split(", ")) == {"POST", "OPTIONS"}
+    for path in (f"/v1/games/iago/{endpoint}/", f"/v1//games/iago/{endpoint}", f"/v1/games//{endpoint}",
+                 f"/v1/games/iago/{endpoint}x", f"/V1/games/iago/{endpoint}"):
+        assert problem(client.post(path, data=b"{}", content_type="application/json"), 404, "not-found")["detail"] == \
+            f"no resource at {path}"
 
-    def app(environ: dict, start_response) -> list[bytes]:
-        passed_on.append(environ["PATH_INFO"])
-        start_response("204 No Content", [])
-        return []
 
-    game = referee.Game("iago")
-    state = game.new()
-    body = orjson.dumps({"state": state, "move": game.legal_moves(state)[0]})
-    routes = api.MoveRoutes(app, api.engines())
+def test_moves_count_under_their_routes_and_unknown_games_under_one_pattern(client) -> None:
+    """A known game's move counts under its path, any other name under `/v1/games/<game>/play`, and a
+    method refused as unmatched: the labels stay a closed set."""
+    def count(series: str) -> float:
+        return counted(client.get("/metrics").get_data(as_text=True), f"referee_requests_total{{{series}}}")
 
-    def call(path: str = "/v1/games/iago/play", method: str = "POST", content_type: str = "application/json",
-             data: bytes | None = body) -> str:
-        statuses = []
-        environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "CONTENT_TYPE": content_type, BODY_KEY: data}
-        answer = b"".join(routes(environ, lambda status, headers, exc_info=None: statuses.append(status)))
-        return f"{statuses[0]} {answer[:12]!r}"
-
-    assert call() == "200 OK b'{\"state\":{\"r'"
-    assert call("/v1/games/iago/validate") == "200 OK b'{\"legal\":tru'"
-    assert call(data=b'{"state":{}}').startswith("400 BAD REQUEST b'{\"type\":\"urn")
-    assert passed_on == []
-    passed = [call(path="/v1/games/chess/play"), call(path="/v1/games/iago/new"), call(path="/v1/games/iago/play/"),
-              call(method="PUT"), call(content_type="application/json; charset=utf-8"), call(data=b" \r\n"),
-              call(data=b""), call(data=None)]
-    assert passed == ["204 No Content b''"] * 8 and len(passed_on) == 8
+    series = ['endpoint="/v1/games/iago/play",method="POST",status="200"',
+              'endpoint="/v1/games/<game>/play",method="POST",status="404"',
+              'endpoint="unmatched",method="GET",status="405"',
+              'endpoint="/v1/games/iago/validate",method="OPTIONS",status="204"']
+    before = [count(one) for one in series]
+    post(client, "/v1/games/iago/play", {"state": CASES["iago"]["start"], "move": CASES["iago"]["legal"]})
+    for name in ("chess", "go", "x" * 100):
+        post(client, f"/v1/games/{name}/play", {})
+    client.get("/v1/games/iago/play")
+    client.options("/v1/games/iago/validate")
+    assert [count(one) - was for one, was in zip(series, before, strict=True)] == [1, 3, 1, 1]
+    assert "x" * 100 not in client.get("/metrics").get_data(as_text=True)
 
 
-def test_move_routes_answer_an_unexpected_error_as_the_app_does() -> None:
-    """An engine call that fails unexpectedly is a 500 `internal-error` without its details, and its log
-    line carries the request id the answer gives (there is no Flask request to take it from)."""
-
-    class Broken:
-        def play_json(self, body: bytes) -> bytes:
-            raise ZeroDivisionError("the details stay in the logs")
-
-        validate_json = play_json
-
-    routes = api.MoveRoutes(lambda environ, start_response: [], {"iago": Broken()})
-    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/games/iago/play", "CONTENT_TYPE": "application/json",
-               BODY_KEY: b"{}", REQUEST_ID_KEY: "the-request"}
+def test_an_unexpected_error_is_answered_alike_by_every_route(monkeypatch) -> None:
+    """A bug (here: in the call of the engine) is a 500 `internal-error` without its details, on the move
+    routes as on Flask's; its log line has the traceback and the request id the answer gives."""
+    app = create_app(Settings(access_log=False))
     stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(logs.JsonFormatter())
-    logger = logging.getLogger("referee.http")
-    logger.addHandler(handler)
-    try:
-        statuses: list[str] = []
-        answer = b"".join(routes(environ, lambda status, headers, exc_info=None: statuses.append(status)))
-    finally:
-        logger.removeHandler(handler)
-    body = orjson.loads(answer)
-    assert statuses[0].startswith("500") and body["code"] == "internal-error"
-    assert body["request_id"] == "the-request" and "details" not in body["detail"]
-    line = orjson.loads(stream.getvalue().splitlines()[0])
-    assert line["request_id"] == "the-request" and "ZeroDivisionError" in line["exception"]
+    logging.getLogger("referee").handlers[0].setStream(stream)
+
+    def broken(call, *args, size: int):
+        raise ZeroDivisionError("the details stay in the logs")
+
+    monkeypatch.setattr(offload, "run", broken)
+    state = CASES["iago"]["start"]
+    for path, body in (("/v1/games/iago/play", {"state": state, "move": "e4"}), ("/v1/games/iago/validate", {"state": state, "move": "e4"}),
+                       ("/v1/games/iago/legal-moves", {"state": state})):
+        answer = app.test_client().post(path, data=orjson.dumps(body), content_type="application/json",
+                                        headers={"X-Request-ID": "the-request"})
+        body = problem(answer, 500, "internal-error")
+        assert body["request_id"] == "the-request" and "details" not in body["detail"]
+        line = orjson.loads(stream.getvalue().splitlines()[-1])
+        assert line["request_id"] == "the-request" and line["level"] == "error"
+        assert "ZeroDivisionError: the details stay in the logs" in line["exception"]
 
 
 @pytest.mark.parametrize("name", referee.games())

@@ -1,7 +1,7 @@
 """The Rust Hypnosia engine against the independent Python reference model (tests/reference/hypnosia.py):
 seeded random games over every player count, both ``doubles_cross_bridges`` settings and four boards
 (the default and three custom ones), agreeing at every ply on the legal moves, the effects, the outcome
-and the state projection of specs/hypnosia.md; hand-built rules-doc shapes; board errors; perft along random
+and the state projection of the model; hand-built rules-doc shapes; board errors; perft along random
 games (the perft table from the start is tests/perft.json, checked by test_perft.py).
 
 Hypnosia has chance: every game passes ``first_player`` and the test supplies every roll itself (drawn
@@ -108,6 +108,7 @@ def assert_die_moves_agree(game: referee.Game, state: dict, pos: model.Position)
                 assert verdict["reason"]["code"] == "illegal-move", (move, verdict)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("players", "doubles", "board"), SETTINGS)
 def test_random_games_agree_with_the_reference_model(players: int, doubles: bool, board: str) -> None:
     finished = 0
@@ -344,6 +345,7 @@ def test_custom_boards_are_accepted(board: str) -> None:
 # Perft
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("players", "doubles", "board"), SETTINGS)
 def test_perft_agrees_with_the_model(players: int, doubles: bool, board: str) -> None:
     rng = random.Random(f"perft-{players}-{doubles}-{board}")

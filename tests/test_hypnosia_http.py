@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 import referee
-from test_http import post, problem
+from inprocess import post, problem
 
 game = referee.game("hypnosia", options={"first_player": "red"})
 # Red's pawn on 0.2 can reach blue's single on 0.5 (capture) with a 3; blue's double on 0.7.

@@ -1,6 +1,6 @@
 """Tests of the naive Hypnosia reference model (tests/reference/hypnosia.py) alone.
 
-Every expected value below is worked out by hand from rules/hypnosia.md and the interface page; the
+Every expected value below is worked out by hand from docs/rules/hypnosia.md (its rules and its notation); the
 comment next to it says how.  Default board: circles [36, 24, 12]; bridges outer 6s+5 -> middle 4s,
 middle 4s+3 -> inner 2s, inner 2s+1 -> centre; seat s enters at outer 6s.  Red is seat 0 (entry 0), blue
 seat 3 (entry 18) in the default 2-player game.
@@ -627,6 +627,7 @@ def test_perft_depth_one_from_the_start_by_hand():
     assert H.perft(play_all(pos, "5-4"), 1) == 32
 
 
+@pytest.mark.slow
 def test_perft_depth_two_counts_children():
     pos = H.initial({"players": 2, "first_player": "red"})
     kids = H.children(pos)
@@ -715,6 +716,7 @@ def _playout(rng, options):
     return plies
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", sorted(BOARDS))
 @pytest.mark.parametrize("doubles", [True, False])
 def test_random_playouts(board, doubles):

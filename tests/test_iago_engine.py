@@ -32,6 +32,7 @@ def assert_same_position(game: referee.Game, state: dict, pos: model.Position) -
     assert outcome["to_move"] == (None if model.is_finished(pos) else pos.to_move)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "penalty"), SETUPS)
 def test_random_games_agree_with_the_reference_model(variant: str, penalty: bool) -> None:
     game = engine_for(variant, penalty)
@@ -87,6 +88,7 @@ def test_hand_built_shapes(shape: dict) -> None:
             assert effects["penalty_skip"] is shape.get("penalty_skip", False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "penalty"), SETUPS)
 def test_perft_agrees_with_the_model_in_every_variant(variant: str, penalty: bool) -> None:
     # From a mid-game position with captives, where variants differ most.
@@ -101,6 +103,7 @@ def test_perft_agrees_with_the_model_in_every_variant(variant: str, penalty: boo
 # ------------------------------------------------------------------ consistency checks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(PROPERTY_SETUPS["iago"])))
 def test_every_state_of_seeded_random_games_is_accepted(index: int) -> None:
     """No false refusal: every state a game reaches, in every setup, passes the engine's checks."""

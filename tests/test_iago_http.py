@@ -8,7 +8,8 @@ import orjson
 import pytest
 
 import referee
-from test_http import post, problem, random_moves
+from inprocess import post, problem
+from properties import random_moves
 
 START = "...../....../......./......../........./......../......./....../....."
 # White e7, Black e8; Black to move must capture e7 from e6.

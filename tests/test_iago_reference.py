@@ -216,6 +216,7 @@ def _playout(rng, variant, penalty):
     return pos, plies
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant,penalty", [("standard", False), ("loose", False),
                                              ("simple", False), ("standard", True)])
 def test_random_playouts(variant, penalty):
@@ -261,6 +262,7 @@ def test_a_claim_or_the_centre_exception_may_place_without_a_flip():
     assert iago.refusal(iago.parse_position(last.replace("WWbBbWW", "WWbbbWW")))[0] == "e5"
 
 
+@pytest.mark.slow
 def test_every_state_of_random_games_passes_the_checks():
     for variant, penalty in [("standard", False), ("loose", False), ("simple", False), ("standard", True)]:
         rng, pos = random.Random(f"checks-{variant}-{penalty}"), iago.initial(variant, penalty)

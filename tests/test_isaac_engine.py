@@ -101,6 +101,7 @@ TARGET_SEEDS = {("black", "first_to_pass"): 5, ("black", "first_player"): 1, ("w
                 ("white", "first_player"): 22}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("first_player", "scoring_starts"), SETUPS)
 def test_random_games_agree_with_the_reference_model(first_player: str, scoring_starts: str) -> None:
     game = engine_for(first_player, scoring_starts)
@@ -258,6 +259,7 @@ def test_the_model_and_the_engine_accept_and_refuse_the_same_positions() -> None
 # Perft
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("first_player", "scoring_starts"), SETUPS)
 def test_perft_agrees_with_the_model(first_player: str, scoring_starts: str) -> None:
     # From positions late in the placement phase, around its end, and in the scoring phase.

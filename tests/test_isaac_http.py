@@ -7,7 +7,8 @@ import orjson
 import pytest
 
 import referee
-from test_http import post, problem, random_moves
+from inprocess import post, problem
+from properties import random_moves
 
 game = referee.game("isaac")
 START = "- placement b 0,0 - - -/-"

@@ -1,7 +1,6 @@
 """Tests of the naive Isaac reference model (tests/reference/isaac.py): hand-built shapes, notation,
 perft and seeded random playouts."""
 
-import functools
 import random
 
 import pytest
@@ -224,43 +223,6 @@ def test_crossing_pieces_counted_once():
 # Perft
 # ---------------------------------------------------------------------------
 
-def _all_placements():
-    """(length, cells) of every placement on the empty board, built without the model's generator."""
-    out = []
-    for length in range(3, 8):
-        for row in range(10):
-            for col in range(10):
-                if col + length <= 10:
-                    out.append((length, frozenset((col + k, row) for k in range(length))))
-                if row + length <= 10:
-                    out.append((length, frozenset((col, row + k) for k in range(length))))
-    return out
-
-
-@functools.cache
-def independent_perft() -> dict[int, int]:
-    """Perft 1-3 from the empty board, counted over cell sets without the model (or the engine): the
-    second count of the perft table (tests/perft.json, checked in test_perft.py).
-    Depth 2: ordered pairs of disjoint placements.  Depth 3: for each such pair (P1 Black, P2 White), the
-    placements of Black disjoint from both, except a second length 7 when P1 was Black's only 7."""
-    placements = _all_placements()
-    assert len(placements) == 600
-    n = len(placements)
-    overlapping = [{j for j in range(n) if placements[i][1] & placements[j][1]} for i in range(n)]
-    sevens = {j for j in range(n) if placements[j][0] == 7}
-    depth2 = depth3 = 0
-    for i in range(n):
-        for j in range(n):
-            if j in overlapping[i]:
-                continue
-            depth2 += 1
-            blocked = overlapping[i] | overlapping[j]
-            if placements[i][0] == 7:
-                blocked = blocked | sevens
-            depth3 += n - len(blocked)
-    return {1: n, 2: depth2, 3: depth3}
-
-
 def test_perft_late_positions():
     # From the full board (FULL_SWAP: White's whole set, Black's 7 pieces in g7-j7 and rows 8-10): White's
     # pass then Black's 31 removals, counted by hand: g7-j7 N2 v2 = 4 (5 advances), a8-g8 N1 v6 = 6 (7),
@@ -365,6 +327,7 @@ def _playout(rng, style, first_player, scoring_starts):
     return result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first_player,scoring_starts", SETUPS)
 def test_random_playouts(first_player, scoring_starts):
     from tests import isaac_policies
@@ -377,6 +340,7 @@ def test_random_playouts(first_player, scoring_starts):
     assert "score" in decided
 
 
+@pytest.mark.slow
 def test_some_games_reach_100_and_some_end_with_both_out():
     from tests import isaac_policies
 

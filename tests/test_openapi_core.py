@@ -21,6 +21,8 @@ from openapi_core.exceptions import OpenAPIError
 import referee
 from live import serve
 
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
+
 SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
 DOCUMENT = yaml.safe_load(SPEC.read_text())
 SEEDS = {"hypnosia": 7, "caesar": 7}
@@ -143,7 +145,7 @@ def test_every_operation_of_the_service(server) -> None:
 def test_opaque_caesar_traffic(server) -> None:
     """A service that keeps Caesar! opaque: the commitments, the secrets, the opaque states and the mover's
     view, through every operation that takes a state."""
-    from test_seals import KEYS_ROTATED
+    from keys import KEYS_ROTATED
 
     secrets = {player: f"{player}'s secret, known to {player} alone" for player in ("caesar", "pompey")}
     commitments = {player: referee.commitment(secret) for player, secret in secrets.items()}

@@ -24,6 +24,8 @@ import pytest
 
 import referee
 from live import serve
+
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
 from referee.contract import PREFIXES
 
 SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
@@ -233,7 +235,7 @@ def test_a_generated_client_plays_two_opaque_caesar_games(package) -> None:
     """Two clients, each holding only its own secret, play two whole opaque games: one state relayed between
     them, each move and each look at a hand proved with the player's own secret; neither sees the other's
     hand, and each draws the picture of its own side."""
-    from test_seals import KEYS_ROTATED
+    from keys import KEYS_ROTATED
 
     with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as server:
         clients = Clients(package, server.base)

@@ -12,12 +12,13 @@ from typing import Any, Callable
 import pytest
 
 import referee
+from caesar_states import engine_projection, setup_from_state
 from reference import caesar, hypnosia, iago, isaac
-from reference.chacha import ChaCha8
-from test_caesar_engine import engine_projection, setup_from_state
-from test_chance import KINDS as TOKEN_KINDS, draw_token
-from test_isaac_reference import independent_perft
+from reference.chacha import ChaCha8, draw_token
+from reference.isaac_cells import independent_perft
 
+#: Caesar!'s token kinds in the order of the game's token table, which draws count along.
+TOKEN_KINDS = [token["code"] for token in referee.game("caesar").info()["tokens"]]
 TABLES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "perft.json").read_text())["tables"]
 #: Counts above this many nodes are marked slow (the models need some 10-30 s for them).
 SLOW_NODES = 200_000

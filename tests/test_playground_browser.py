@@ -21,6 +21,8 @@ import pytest
 import referee
 from live import serve
 
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 ARTIFACTS = Path(os.environ.get("REFEREE_ARTIFACTS") or Path(__file__).resolve().parent / "artifacts") / "playground"
@@ -264,7 +266,7 @@ def test_a_pasted_record_is_replayed_ply_by_ply_up_to_its_illegal_ply(server, br
 def test_a_caesar_game_with_opaque_states_is_a_hot_seat(browser) -> None:
     """One opaque state, both players' secrets drawn and kept in the page: each ply is drawn for its mover
     with the mover's secret, the other hand face down."""
-    from test_seals import KEYS_ROTATED
+    from keys import KEYS_ROTATED
 
     with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as opaque:
         page = Page(browser, opaque.base, "caesar")

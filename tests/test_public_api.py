@@ -1,4 +1,4 @@
-"""The package's public surface: ``referee.__all__`` is the API the README documents, every module of the
+"""The package's public surface: ``referee.__all__`` is the API docs/embedding.md documents, every module of the
 package says what it offers in ``__all__``, and no module, test or benchmark takes from another module a
 name that module does not offer (names with a leading underscore are private and may be reached by tests).
 The modules are read as source, not imported: importing the gunicorn worker patches the standard library."""
@@ -16,7 +16,7 @@ import referee.types
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "service" / "referee"
-README = ROOT / "README.md"
+EMBEDDING = ROOT / "docs" / "embedding.md"
 
 
 def module_name(path: Path) -> str:
@@ -65,9 +65,9 @@ def imports_from_the_package(tree: ast.Module, importer: str) -> Iterator[tuple[
             yield modules[node.value.id], node.attr
 
 
-def test_the_public_api_is_the_one_the_readme_documents() -> None:
-    paragraph = re.search(r"\*\*The public API\*\*(.*?)\n\n", README.read_text(), re.S)
-    assert paragraph, "the README's Embedding section names the public API"
+def test_the_public_api_is_the_one_the_docs_document() -> None:
+    paragraph = re.search(r"\*\*The public API\*\*(.*?)\n\n", EMBEDDING.read_text(), re.S)
+    assert paragraph, "docs/embedding.md names the public API"
     documented = set(re.findall(r"`([A-Za-z_][A-Za-z_0-9]*)`", paragraph.group(1)))
     assert documented == set(referee.__all__)
 

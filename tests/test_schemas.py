@@ -133,6 +133,7 @@ def play_random_games(game_name: str):
         yield "Final", state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_name", GAMES)
 def test_everything_the_engine_answers_is_valid_against_the_schemas(game_name, validator):
     counts: dict[str, int] = {}

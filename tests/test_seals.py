@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import urllib.error
-import urllib.request
 from typing import Any, Iterator
 
 import pytest
@@ -18,16 +16,10 @@ import pytest
 import referee
 from referee.app import create_app
 from referee.settings import Settings
-from live import Server, serve
+from keys import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2
+from live import Server, post, serve
 from properties import GAMES, MISSING, SETUPS, get, paths, playout, put
 
-# Fixed test secrets (32 bytes each, base64url): never used outside the tests.
-SECRET_1 = "dGVzdC1zZWNyZXQtb25lLXRlc3Qtc2VjcmV0LW9uZS0"
-SECRET_2 = "dGVzdC1zZWNyZXQtdHdvLXRlc3Qtc2VjcmV0LXR3by0="
-SECRET_OTHER = "b3RoZXItc2VjcmV0LW90aGVyLXNlY3JldC1vdGhlci0"
-KEYS_OLD = f"k1:{SECRET_1}"
-KEYS_ROTATED = f"k2:{SECRET_2},k1:{SECRET_1}"  # a new first key prepended
-KEYS_OTHER = f"k1:{SECRET_OTHER}"  # another key set, with the same id
 
 
 def sealed(name: str, keys: str = KEYS_ROTATED, index: int = 0) -> referee.Game:
@@ -207,19 +199,6 @@ def test_seal_keys_are_read_once_and_never_shown() -> None:
 
 # ---------------------------------------------------------------------------------------------- the service
 
-def post(server: Server, path: str, body: Any, content_type: str = "application/json") -> tuple[int, Any]:
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    request = urllib.request.Request(server.base + path, data=data, headers={"Content-Type": content_type})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            status, text = response.status, response.read()
-    except urllib.error.HTTPError as error:
-        status, text = error.code, error.read()
-    if content_type == "application/x-ndjson" and status == 200:
-        return status, [json.loads(line) for line in text.splitlines()]
-    return status, json.loads(text)
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
     with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED) as live:
@@ -234,6 +213,7 @@ def assert_invalid_seal(answer: tuple[int, Any], starts: str) -> None:
     assert SECRET_1 not in body["detail"] and SECRET_2 not in body["detail"]
 
 
+@pytest.mark.live
 @pytest.mark.parametrize("name", GAMES)
 def test_live_every_route_seals_and_checks(server: Server, name: str) -> None:
     games = f"/v1/games/{name}"
@@ -273,6 +253,7 @@ def test_live_every_route_seals_and_checks(server: Server, name: str) -> None:
                         "mismatch")
 
 
+@pytest.mark.live
 @pytest.mark.parametrize("name", GAMES)
 def test_live_batches_refuse_a_bad_seal_alone(server: Server, name: str) -> None:
     state = post(server, f"/v1/games/{name}/new", {"seed": 9})[1]["state"]
@@ -306,6 +287,7 @@ def test_live_without_keys_a_seal_is_ignored() -> None:
 
 # Every malformation is a test of the engine's reader (rust_core/src/seal.rs); these two show that the
 # service stops on one, whichever it is: an empty value, and a secret too short.
+@pytest.mark.live
 @pytest.mark.parametrize("value", ["", f"k1:{SECRET_1[:20]}"])
 def test_a_malformed_setting_stops_the_service(value: str) -> None:
     with pytest.raises(RuntimeError) as stopped:

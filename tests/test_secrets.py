@@ -3,7 +3,7 @@ generators keyed by a secret derived from the seal key and the seed) and opaque 
 encrypted, XChaCha20-Poly1305, answered with the view of the player who moved).
 
 The reference models (tests/reference/chacha.py, tests/reference/aead.py) share no code with the engine:
-with the README's derivations and the secret they reproduce the engine exactly; without the secret, the
+with the derivations of docs/security.md and the secret they reproduce the engine exactly; without the secret, the
 documented unkeyed algorithm applied to the carried state predicts nothing."""
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import pytest
 
 import referee
 from referee.settings import Settings
-from live import Server, serve
+from live import Server, post, serve
 from reference.aead import open_xchacha20poly1305, seal_xchacha20poly1305
 from reference.chacha import ChaCha8
-from test_seals import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2, post
+from keys import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2
 
 SECRETS = {"k1": SECRET_1, "k2": SECRET_2}
 
@@ -34,7 +34,7 @@ def secret(key_id: str) -> bytes:
 
 
 def keyed_generator(game: str, rng: dict) -> ChaCha8:
-    """The README's keyed chance: ChaCha8 keyed by HMAC-SHA-256(secret, "referee-chance/1\\n" game "\\n" seed)."""
+    """Keyed chance (docs/security.md): ChaCha8 keyed by HMAC-SHA-256(secret, "referee-chance/1\\n" game "\\n" seed)."""
     assert rng["algorithm"] == "chacha8-keyed"
     message = b"referee-chance/1\n" + game.encode() + b"\n" + bytes.fromhex(rng["seed"])
     key = hmac.new(secret(rng["keyed_by"]), message, hashlib.sha256).digest()
@@ -85,7 +85,7 @@ def test_with_keys_the_carried_state_no_longer_predicts_rolls() -> None:
         rng = state["rng"]
         assert rng["algorithm"] == "chacha8-keyed" and rng["keyed_by"] == "k2", rng
         misses += predicted(documented_unkeyed(rng)) != dice
-        # The key holder reproduces it, with the README's derivation.
+        # The key holder reproduces it, with the derivation of docs/security.md.
         assert predicted(keyed_generator("hypnosia", rng)) == dice
     # 1 in 36 rolls agrees by chance; the documented algorithm predicts the roll no better than that.
     assert misses >= len(seen) * 0.8, (misses, len(seen))
@@ -172,12 +172,12 @@ def opaque_caesar(keys: str = KEYS_ROTATED) -> referee.Game:
 
 
 def opaque_key(key_id: str) -> bytes:
-    """The README's key of opaque states: HMAC-SHA-256(secret, "referee-opaque-key/1")."""
+    """The key of opaque states (docs/security.md): HMAC-SHA-256(secret, "referee-opaque-key/1")."""
     return hmac.new(secret(key_id), b"referee-opaque-key/1", hashlib.sha256).digest()
 
 
 def open_with_reference(state: dict, key_id: str, game: str = "caesar", rules: str = "caesar@1") -> dict | None:
-    """The README's opaque form opened outside the engine: the plaintext `{"state", "commitments"?}`, or None."""
+    """The opaque form of docs/security.md opened outside the engine: the plaintext `{"state", "commitments"?}`, or None."""
     prefix, body = state["opaque"].split(".", 1)
     data = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
     aad = f"referee-opaque/2\n{game}\n{rules}\n{prefix}".encode()
@@ -256,10 +256,9 @@ def test_a_committed_game_cannot_be_copied() -> None:
     assert len({json.dumps(inner["hands"], sort_keys=True) for inner in inners}) > 1 or len(
         {json.dumps(inner["provinces"], sort_keys=True) for inner in inners}) > 1
     # A replay would show hands in its refusals (`token-not-in-hand`, `data.hand`) without any secret.
-    for commitments in (COMMITMENTS, None):
-        with pytest.raises(referee.errors.MalformedRequest) as refused:
-            game.replay(["S60@HC-HU"], commitments=commitments)
-        assert refused.value.data["errors"][0]["field"] == "moves" and refused.value.detail.startswith("opaque")
+    with pytest.raises(referee.errors.MalformedRequest) as refused:
+        game.replay(["S60@HC-HU"])
+    assert refused.value.data["errors"][0]["field"] == "moves" and refused.value.detail.startswith("opaque")
     # Without opaque mode (sealed, or no keys) seeds, hands and replays are as before.
     sealed = referee.game("caesar", seal_keys=KEYS_ROTATED)
     assert sealed.new(seed=4) == sealed.new(seed=4) | {"seal": sealed.new(seed=4)["seal"]}
@@ -535,6 +534,7 @@ def server() -> Iterator[Server]:
         yield live
 
 
+@pytest.mark.live
 def test_live_caesar_is_opaque_and_hypnosia_keyed(server: Server) -> None:
     status, new = post(server, "/v1/games/caesar/new", {})
     assert status == 400 and new["code"] == "malformed-request" and new["errors"][0]["field"] == "commitments", new

@@ -82,6 +82,25 @@ def test_batch_items_keep_their_own_form(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_every_way_to_play_answers_the_next_state_in_the_form_it_was_given(name: str) -> None:
+    """`Game.play`, `Game.play_batch` and HTTP's `play` (the engine's call that answers it) give one answer
+    for one item: the next state as an object for an object, as a position string for a position string."""
+    game, played_any = referee.game(name), False
+    for seed, state in enumerate(states(name)):
+        if not game.legal_moves(state):
+            continue
+        move = move_of(name, state, seed)
+        for given in (state, game.position(state)):
+            answer = game.play(given, move)
+            over_http = orjson.loads(ENGINES[name].play_json(orjson.dumps({"state": given, "move": move})))
+            [in_batch] = game.play_batch([{"state": given, "move": move}])
+            assert answer == over_http == {key: value for key, value in in_batch.items() if key != "legal"}
+            assert type(answer["state"]) is type(given)
+        played_any = True
+    assert played_any
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_the_service_takes_and_answers_either_form(name: str) -> None:
     state = played(name, 0, 1, 7)
     position = ENGINES[name].position(state)

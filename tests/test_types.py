@@ -66,12 +66,14 @@ def test_the_answer_shapes_are_the_contracts(shape: Any, component: str, left_ou
     assert shape.__required_keys__ | shape.__optional_keys__ == set(schema["properties"]) - left_out
 
 
+@pytest.mark.slow
 def test_a_program_on_every_game_type_checks_strictly(tmp_path: Path) -> None:
     program = ROOT / "tests" / "typed_embedding.py"
     checked = mypy("mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(program), cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 def test_mistakes_are_found(tmp_path: Path) -> None:
     (tmp_path / "mistakes.py").write_text(MISTAKES)
     checked = mypy("mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "mistakes.py", cwd=tmp_path)
@@ -82,6 +84,7 @@ def test_mistakes_are_found(tmp_path: Path) -> None:
     assert found == expected, checked.stdout
 
 
+@pytest.mark.slow
 def test_the_native_module_stubs_agree_with_the_module(tmp_path: Path) -> None:
     checked = mypy("mypy.stubtest", "referee._core", cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr

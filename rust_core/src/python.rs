@@ -8,7 +8,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{IntoPyDict, PyBytes, PyString};
 
 use pythonize::{depythonize, pythonize};
 use serde::de::DeserializeOwned;
@@ -515,8 +515,9 @@ impl Engine {
         with_game!(self.kind, G => to_py(py, &G::outcome(&self.position_of::<G>(state)?.0)))
     }
 
-    /// Plays a move: `{"state", "position", "effects", "outcome"}` (the state an object, whatever
-    /// form it was given in); raises the move's error. `secret`: the mover's, for a committed state.
+    /// Plays a move: `{"state", "position", "effects", "outcome"}`, the state in the form it was
+    /// given in (as over HTTP and in batches); raises the move's error. `secret`: the mover's, for a
+    /// committed state.
     #[pyo3(signature = (state, r#move, player=None, secret=None))]
     fn play(
         &self,
@@ -530,7 +531,6 @@ impl Engine {
             let (position, form) = self.mover_position_of::<G>(state, secret)?;
             let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             let mover = G::to_move(&position);
-            let form = if form == Form::Notation { Form::Object } else { form };
             to_py(py, &Played::<G>::in_form(&next, effects, &form, self.keys(), mover))
         })
     }
@@ -801,5 +801,14 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // A player's secret's length bounds, the one home of the service's schemas and `referee.commitment`.
     module.add("MIN_SECRET_CHARS", crate::opaque::MIN_SECRET_CHARS)?;
     module.add("MAX_SECRET_CHARS", crate::opaque::MAX_SECRET_CHARS)?;
+    // What the service's envelopes (`referee.schemas`) and its contract share with the engine's own
+    // checks and schemas: their one home.
+    module.add("MAX_MOVE_CHARS", crate::request::MAX_MOVE_CHARS)?;
+    module.add("MAX_PLAYER_CHARS", crate::request::MAX_PLAYER_CHARS)?;
+    module.add("STATE_TYPE_MESSAGE", crate::request::STATE_TYPE_MESSAGE)?;
+    module.add(
+        "SCHEMA_PREFIXES",
+        crate::schemas::GAMES.into_py_dict(module.py())?,
+    )?;
     Ok(())
 }

@@ -7,12 +7,21 @@ classes of ``referee.errors``."""
 
 from typing import Any, Mapping, Sequence, final
 
-__all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records", "loads", "json_schemas", "__version__",
-           "MIN_SECRET_CHARS", "MAX_SECRET_CHARS", "set_board_cache_bytes", "board_cache_bytes"]
+__all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records", "loads",
+           "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS", "MAX_MOVE_CHARS",
+           "MAX_PLAYER_CHARS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "set_board_cache_bytes",
+           "board_cache_bytes"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
 MIN_SECRET_CHARS: int
 MAX_SECRET_CHARS: int
+#: The longest move and player name a request gives, in characters (the engine's envelope check, `request.rs`).
+MAX_MOVE_CHARS: int
+MAX_PLAYER_CHARS: int
+#: What the envelope check says of a state that is neither a JSON object nor a string.
+STATE_TYPE_MESSAGE: str
+#: Each game's prefix of its schema names in ``json_schemas`` (``"iago"``: ``"Iago"``, for ``IagoState``).
+SCHEMA_PREFIXES: dict[str, str]
 
 _State = Mapping[str, Any] | str
 
@@ -97,7 +106,8 @@ class Engine:
     def play(
         self, state: _State, move: str, player: str | None = None, secret: str | None = None
     ) -> dict[str, Any]:
-        """``{"state", "position", "effects", "outcome"}``; raises the move's error."""
+        """``{"state", "position", "effects", "outcome"}``, the state in the form it was given; raises the
+        move's error."""
     def validate(
         self, state: _State, move: str, player: str | None = None, secret: str | None = None
     ) -> dict[str, Any]:

@@ -186,8 +186,9 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
 
     @property
     def committed(self) -> bool:
-        """Whether this game's states carry the players' commitments (Caesar! answered opaque): ``new`` and
-        ``replay`` then need ``commitments``, and the calls that reveal a player's information their ``secret``."""
+        """Whether this game's states carry the players' commitments (Caesar! answered opaque): ``new`` then
+        needs ``commitments``, ``replay``, ``position`` and ``perft`` are refused, and the calls that reveal a
+        player's information need their ``secret``."""
         return self._engine.committed
 
     def __repr__(self) -> str:
@@ -227,7 +228,8 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
 
     def play(self, state: StateT | str, move: str, player: str | None = None,
              secret: str | None = None) -> Played[StateT, EffectsT]:
-        """``{"state", "position", "effects", "outcome"}`` after the move; raises the move's error. Opaque:
+        """``{"state", "position", "effects", "outcome"}`` after the move, the state in the form it was given
+        (an object, or a position string, as over HTTP and in ``play_batch``); raises the move's error. Opaque:
         no ``position`` and the mover's ``view``; a committed state plays only with the mover's ``secret``
         (else ``NotThisPlayer``)."""
         return cast(Played[StateT, EffectsT], self._engine.play(state, move, player, secret))
@@ -238,11 +240,10 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         for a committed state, without the mover's ``secret``)."""
         return cast(Verdict, self._engine.validate(state, move, player, secret))
 
-    def replay(self, moves: Iterable[str], seed: int | None = None,
-               commitments: Mapping[str, str] | None = None) -> ReplayResult[StateT]:
+    def replay(self, moves: Iterable[str], seed: int | None = None) -> ReplayResult[StateT]:
         """Replays a record from the initial state; reports the first illegal ply, if any. Refused
         (``MalformedRequest``) when the game is ``committed``: its refusals would show hands without a secret."""
-        return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed, commitments))
+        return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed))
 
     def validate_batch(self, items: Iterable[Mapping[str, Any]],
                        with_state: bool = False) -> list[BatchResult[StateT, EffectsT]]:

@@ -1,8 +1,8 @@
-"""The `/v1` blueprint: one set of routes serves every game through its native engine."""
+"""The `/v1` blueprint: one set of routes serves every game through its native engine. `play` and
+`validate`, the hot path, are answered beside Flask, by `referee.moves`."""
 
 from __future__ import annotations
 
-import logging
 import tempfile
 from typing import Any, Callable, Iterator
 
@@ -11,21 +11,18 @@ from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema, ValidationError
 
 from referee import _core, offload, pictures
-from referee.body import BODY_KEY, CLOSE_KEY, HOLD_KEY, UNREADABLE
+from referee.body import (
+    BODY_KEY, CLOSE_KEY, HOLD_KEY, JSON, NDJSON, UNREADABLE, body_of, media_type, unsupported_media_type,
+)
 from referee.budget import Budget, Hold, busy
 from referee.errors import RefereeError
-from referee.logs import REQUEST_ID_KEY
-from referee.observe import ROUTE_KEY
 from referee.pages import source
-from referee.problems import INTERNAL_DETAIL, Problem
+from referee.problems import Problem, unknown_game
 from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ReplayRequest, ViewRequest, malformed
 
-__all__ = [
-    "v1", "MoveRoutes", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "engines", "engine_of", "json_response",
-]
+__all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "engines", "engine_of", "json_response"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
-log = logging.getLogger("referee.http")
 
 GAMES: list[str] = _core.games()
 #: Static game descriptions, built once: they never change while the process runs.
@@ -34,8 +31,6 @@ INFO: dict[str, dict[str, Any]] = {name: _core.Engine(name).info() for name in G
 ENGINES_KEY = "REFEREE_ENGINES"
 #: Where an app keeps its worker's budget of bytes of streamed answers in temporary files.
 SPOOL_KEY = "REFEREE_SPOOL"
-JSON = "application/json"
-NDJSON = "application/x-ndjson"
 
 _new_request = NewRequest()
 _legal_moves_request = LegalMovesRequest()
@@ -57,26 +52,8 @@ def engines(seal_keys: _core.SealKeys | None = None) -> dict[str, _core.Engine]:
 def engine_of(game: str) -> _core.Engine:
     engine = current_app.config[ENGINES_KEY].get(game)
     if engine is None:
-        raise Problem("unknown-game", f"unknown game {game!r}; known games: {', '.join(GAMES)}", known=GAMES)
+        raise unknown_game(game, GAMES)
     return engine
-
-
-def unsupported_media_type(*media_types: str) -> Problem:
-    return Problem(
-        "unsupported-media-type",
-        f"the body must be {' or '.join(media_types)}, not {request.mimetype or 'untyped'}",
-        accepted=list(media_types),
-    )
-
-
-def body_bytes(*media_types: str) -> bytes:
-    # The exact header, as clients send it, spares parsing it on every request.
-    if request.environ.get("CONTENT_TYPE") not in media_types and request.mimetype not in media_types:
-        raise unsupported_media_type(*media_types)
-    data = request.environ.get(BODY_KEY, b"")  # read whole by referee.body.Bodies
-    if not data.strip():
-        raise Problem("malformed-json", "the body is empty")
-    return data
 
 
 def parse_json(data: bytes) -> Any:
@@ -88,7 +65,7 @@ def parse_json(data: bytes) -> Any:
 def load(schema: Schema, precheck: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """The JSON object body, checked against the envelope schema (after `precheck`, for limits that
     must hold before the schema's per-item work)."""
-    body = parse_json(body_bytes(JSON))
+    body = parse_json(body_of(request.environ, JSON))
     if not isinstance(body, dict):
         raise Problem.malformed("body", "not a JSON object", "body: not a JSON object")
     if precheck is not None:
@@ -165,60 +142,6 @@ def legal_moves(game: str) -> Response:
     return json_response({"moves": moves, "count": len(moves), "outcome": engine.outcome(state)})
 
 
-# `play` and `validate` are the hot path: the engine takes the body's bytes and answers bytes, checking
-# the envelope as `MoveRequest` does (a test holds the two together), without a Python object between.
-# Most requests never reach these views: `MoveRoutes` answers them first, the same way.
-@game_route("/play", "POST")
-def play(game: str) -> Response:
-    engine = engine_of(game)
-    return Response(engine_call(engine.play_json, body_bytes(JSON)), mimetype=JSON)
-
-
-@game_route("/validate", "POST")
-def validate(game: str) -> Response:
-    engine = engine_of(game)
-    return Response(engine_call(engine.validate_json, body_bytes(JSON)), mimetype=JSON)
-
-
-class MoveRoutes:
-    """WSGI middleware answering `play` and `validate` as their views do, without Flask's dispatch
-    (request context, URL matching, a response object), which cost more than the engine's answer:
-    ~90 µs of a ~200 µs `play` under gunicorn, against 3–15 µs for the engine. It takes a request only in
-    its plain form: POST to a known game's path, `Content-Type` exactly `application/json`, a body not
-    blank (read whole by `referee.body.Bodies`, which runs first). Every other request goes on to Flask,
-    whose views answer the same (a test sends each body both ways)."""
-
-    def __init__(self, app: Callable[[dict[str, Any], Any], Any], engines: dict[str, _core.Engine]) -> None:
-        self.app = app
-        # The app's engines, taken once: they are made with the app and never replaced.
-        self.calls = {
-            f"{v1.url_prefix}/games/{name}/{endpoint}": call
-            for name, engine in engines.items()
-            for endpoint, call in (("play", engine.play_json), ("validate", engine.validate_json))
-        }
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        path = environ.get("PATH_INFO")
-        call = self.calls.get(path)
-        body = environ.get(BODY_KEY)
-        if call is None or environ["REQUEST_METHOD"] != "POST" or environ.get("CONTENT_TYPE") != JSON \
-                or not body or body.isspace():
-            return self.app(environ, start_response)
-        environ[ROUTE_KEY] = path  # the pattern of the route: a known game's path is static
-        try:
-            answer = offload.run(call, body, size=len(body))
-        except RefereeError as error:
-            problem = Problem.from_engine(error)
-        except Exception:  # noqa: BLE001 - answered as the app's handler of unexpected errors answers them
-            # Outside Flask's request context the log line takes its request id from here.
-            log.exception("unhandled error", extra={"fields": {"request_id": environ.get(REQUEST_ID_KEY)}})
-            problem = Problem("internal-error", INTERNAL_DETAIL)
-        else:
-            start_response("200 OK", [("Content-Type", JSON), ("Content-Length", str(len(answer)))])
-            return [answer]
-        return problem.response(environ.get(REQUEST_ID_KEY))(environ, start_response)
-
-
 @game_route("/view", "POST")
 def view(game: str) -> Response:
     """What one player may see of a state (the whole state for games without hidden information)."""
@@ -272,10 +195,10 @@ def batch(game: str) -> Response:
     answered at once; NDJSON (the clients of before `batch/ndjson`) as `batch_ndjson` answers it."""
     engine = engine_of(game)
     with_state = flag("with_state")
-    if request.mimetype == NDJSON:
+    if media_type(request.environ) == NDJSON:
         return stream_batch(engine, with_state)
     settings = current_app.config["REFEREE"]
-    data = body_bytes(JSON, NDJSON)
+    data = body_of(request.environ, JSON, NDJSON)
     results, count = engine_call(engine.validate_array, data, with_state, settings.max_batch_items)
     return Response(b'{"results":%b,"count":%d}' % (results, count), mimetype=JSON)
 
@@ -286,8 +209,8 @@ def batch_ndjson(game: str) -> Response:
     a client generated from the contract sends it (and a generator that cannot skips only this one)."""
     engine = engine_of(game)
     with_state = flag("with_state")
-    if request.mimetype != NDJSON:
-        raise unsupported_media_type(NDJSON)
+    if media_type(request.environ) != NDJSON:
+        raise unsupported_media_type(request.environ, NDJSON)
     return stream_batch(engine, with_state)
 
 
@@ -297,7 +220,7 @@ STREAM_CHUNK_BYTES = 1 << 20
 #: Lines judged by one call of the engine: what one call answers stays small however short the lines.
 LINES_PER_CALL = 4096
 #: Results of a streamed batch kept in memory before they move to a temporary file.
-SPOOL_MEMORY_BYTES = 1 << 20
+SPOOL_MEMORY_BYTES = 256 << 10
 #: Bytes of an answer sent at a time.
 SEND_BYTES = 64 << 10
 #: Room a new streamed batch needs in the worker's spool budget, or it is refused (503).

@@ -8,23 +8,26 @@ import re
 import secrets as randomness
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import yaml
 from flask import Blueprint, Flask, Response, current_app, render_template, request
+from flask.globals import request_ctx
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from referee import _core, logs, metrics
 from referee._game import commitment
-from referee.api import ENGINES_KEY, INFO, SPOOL_KEY, MoveRoutes, engines, json_response, v1
+from referee.api import ENGINES_KEY, INFO, SPOOL_KEY, engines, json_response, v1
 from referee.body import Bodies
 from referee.budget import Budget
 from referee.codes import CODES
+from referee.logs import request_id
+from referee.moves import MoveRoutes
 from referee.observe import Observed, RoutedRequest
 from referee.pages import Page, built
 from referee.playground import playground
-from referee.problems import INTERNAL_DETAIL, Problem
+from referee.problems import Problem, internal_error, method_not_allowed, options_answer
 from referee.settings import Settings
 
 __all__ = ["create_app"]
@@ -104,11 +107,20 @@ def docs() -> Response:
 
 class App(Flask):
     def make_default_options_response(self) -> Response:
-        """`OPTIONS` on a route: 204 with `Allow` (Flask's default is an empty `text/html` 200)."""
-        response = super().make_default_options_response()
-        response.status_code = 204
-        del response.headers["Content-Type"]
-        return response
+        return options_answer(request_ctx.url_adapter.allowed_methods())  # type: ignore[union-attr]
+
+
+class Dispatcher:
+    """WSGI: each request to the app that owns its path: the move routes (`referee.moves`) theirs, Flask
+    every other."""
+
+    def __init__(self, moves: MoveRoutes, app: Callable[[dict[str, Any], Any], Iterable[bytes]]) -> None:
+        self.moves = moves
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        route = self.moves.route(environ.get("PATH_INFO", ""))
+        return (route or self.app)(environ, start_response)
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -131,10 +143,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(playground)
 
     app.request_class = RoutedRequest
-    metrics.configure(rule.rule for rule in app.url_map.iter_rules())
-    moves = MoveRoutes(app.wsgi_app, app.config[ENGINES_KEY])
+    moves = MoveRoutes(app.config[ENGINES_KEY])
+    metrics.configure([*(rule.rule for rule in app.url_map.iter_rules()), *moves.labels])
     memory = Budget(settings.worker_memory_bytes, "request bodies and answers in memory")
-    bodies = Bodies(moves, settings.max_body_bytes, settings.max_drain_bytes, memory)
+    bodies = Bodies(Dispatcher(moves, app.wsgi_app), settings.max_body_bytes, settings.max_drain_bytes, memory)
     app.wsgi_app = Observed(bodies, settings.access_log)  # type: ignore[method-assign]
 
     @app.errorhandler(Problem)
@@ -148,19 +160,16 @@ def create_app(settings: Settings | None = None) -> Flask:
             response = Problem("malformed-request", error.description or "bad request").response()
             response.status_code = error.code or 400
             return response
+        if isinstance(error, MethodNotAllowed):
+            return method_not_allowed(request.method, request.path, error.valid_methods or [])
         detail = {
             "not-found": f"no resource at {request.path}",
-            "method-not-allowed": f"{request.method} is not allowed on {request.path}",
             "unsupported-media-type": error.description or "unsupported media type",
         }[code]
-        response = Problem(code, detail).response()
-        if isinstance(error, MethodNotAllowed) and error.valid_methods:
-            response.headers["Allow"] = ", ".join(error.valid_methods)
-        return response
+        return Problem(code, detail).response()
 
     @app.errorhandler(Exception)
-    def internal_error(error: Exception) -> Response:
-        log.exception("unhandled error")
-        return Problem("internal-error", INTERNAL_DETAIL).response()
+    def unexpected(error: Exception) -> Response:
+        return internal_error(log, "unhandled error", request_id()).response()
 
     return app

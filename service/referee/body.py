@@ -22,7 +22,10 @@ from referee.budget import Budget, Hold
 from referee.logs import REQUEST_ID_KEY
 from referee.problems import Problem
 
-__all__ = ["Bodies", "BODY_KEY", "CLOSE_KEY", "HOLD_KEY", "UNREADABLE"]
+__all__ = [
+    "Bodies", "BODY_KEY", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "UNREADABLE", "body_of", "media_type",
+    "unsupported_media_type",
+]
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"
@@ -35,6 +38,7 @@ HOLD_KEY = "referee.hold"
 UNREADABLE = frozenset({"request-timeout", "malformed-http", "not-implemented"})
 #: Bytes read at a time (while reading a body, each block is taken from the budget first; and draining).
 BLOCK = 64 * 1024
+JSON = "application/json"
 NDJSON = "application/x-ndjson"
 
 StartResponse = Callable[..., Any]
@@ -69,13 +73,39 @@ class Input:
             return False
 
 
+def media_type(environ: dict[str, Any]) -> str:
+    """The body's media type, as every route and the body reader read it: without its parameters, in
+    lower case (werkzeug's `Request.mimetype`); empty when the request names none."""
+    content_type = environ.get("CONTENT_TYPE", "")
+    if content_type == JSON:  # as nearly every client writes it: spares parsing it
+        return JSON
+    return parse_options_header(content_type)[0].lower()
+
+
+def unsupported_media_type(environ: dict[str, Any], *accepted: str) -> Problem:
+    return Problem("unsupported-media-type",
+                   f"the body must be {' or '.join(accepted)}, not {media_type(environ) or 'untyped'}",
+                   accepted=list(accepted))
+
+
+def body_of(environ: dict[str, Any], *accepted: str) -> bytes:
+    """The body read whole (by `Bodies`), of one of the `accepted` media types and not blank; else the
+    problem: `unsupported-media-type`, or `malformed-json` for an empty body."""
+    if media_type(environ) not in accepted:
+        raise unsupported_media_type(environ, *accepted)
+    body: bytes = environ.get(BODY_KEY, b"")
+    if not body or body.isspace():
+        raise Problem("malformed-json", "the body is empty")
+    return body
+
+
 def is_stream(environ: dict[str, Any]) -> bool:
     """A streamed batch: NDJSON to a batch route, bounded per line and by items rather than in total.
-    The media type is read as werkzeug reads it for the route (`Request.mimetype`), so that the two never
-    disagree: a body left unread here must be one the route streams."""
+    The media type is read as the routes read it, so that the two never disagree: a body left unread
+    here must be one the route streams."""
     if not environ.get("PATH_INFO", "").endswith(("/batch", "/batch/ndjson")):
         return False
-    return parse_options_header(environ.get("CONTENT_TYPE", ""))[0].lower() == NDJSON
+    return media_type(environ) == NDJSON
 
 
 def declared_length(environ: dict[str, Any]) -> int | None:

@@ -48,8 +48,8 @@ PLAYER = (
     "The player announcing the move (or viewing). A player of the game who is not to move makes the move "
     "`not-your-turn` (a verdict of `validate`); a name that is no player of the game is `unknown-player`."
 )
-#: What each game's title is as a prefix of its components.
-PREFIXES = {"iago": "Iago", "isaac": "Isaac", "hypnosia": "Hypnosia", "caesar": "Caesar"}
+#: What each game's title is as a prefix of its components (the engine's, which names its schemas so).
+PREFIXES: dict[str, str] = _core.SCHEMA_PREFIXES
 
 
 def template() -> dict[str, Any]:

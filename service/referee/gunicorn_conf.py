@@ -1,5 +1,5 @@
 """gunicorn configuration of the Referee service: `gunicorn -c python:referee.gunicorn_conf ...`.
-Every value can be set from the environment (see the README)."""
+Every value can be set from the environment (see docs/operations.md)."""
 
 from __future__ import annotations
 

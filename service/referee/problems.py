@@ -1,8 +1,10 @@
-"""RFC 9457 problem details: every error the service answers is one of these, never a stack trace."""
+"""RFC 9457 problem details: every error the service answers is one of these, never a stack trace. Also
+what every route answers about its methods (405, `OPTIONS`), whichever app owns it (Flask, or the move
+routes of `referee.moves`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 import orjson
 from flask import Response
@@ -11,7 +13,10 @@ from referee.codes import CODES
 from referee.errors import RefereeError
 from referee.logs import request_id as current_request_id
 
-__all__ = ["INTERNAL_DETAIL", "Problem", "document"]
+__all__ = [
+    "INTERNAL_DETAIL", "PROBLEM_JSON", "Problem", "document", "internal_error", "method_not_allowed", "options_answer",
+    "unknown_game",
+]
 
 PROBLEM_TYPE = "urn:referee:problem:"
 PROBLEM_JSON = "application/problem+json"
@@ -61,3 +66,31 @@ class Problem(Exception):
     def response(self, request_id: str | None = None) -> Response:
         return Response(orjson.dumps(self.body(request_id)), status=self.status, mimetype=PROBLEM_JSON,
                         headers=self.headers)
+
+
+def internal_error(log: Any, message: str, request_id: str | None) -> Problem:
+    """The answer to the unexpected error being handled (a bug), wherever it happens: in the app, in the
+    move routes or in the gunicorn worker. Its traceback goes to `log` with the request id; the answer
+    says only that it happened."""
+    log.exception(message, extra={"fields": {"request_id": request_id}})
+    return Problem("internal-error", INTERNAL_DETAIL)
+
+
+def method_not_allowed(method: str, path: str, allowed: Iterable[str], request_id: str | None = None) -> Response:
+    """405 for a method a route does not take, with the methods it takes in `Allow`."""
+    response = Problem("method-not-allowed", f"{method} is not allowed on {path}").response(request_id)
+    if allowed := ", ".join(allowed):
+        response.headers["Allow"] = allowed
+    return response
+
+
+def options_answer(allowed: Iterable[str]) -> Response:
+    """`OPTIONS` on a route: 204 with `Allow` and nothing else (Flask's default is an empty `text/html` 200)."""
+    response = Response(status=204)
+    response.allow.update(allowed)
+    del response.headers["Content-Type"]
+    return response
+
+
+def unknown_game(name: str, known: list[str]) -> Problem:
+    return Problem("unknown-game", f"unknown game {name!r}; known games: {', '.join(known)}", known=known)

@@ -12,6 +12,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from referee import _core
 from referee._game import MAX_SECRET_CHARS, MIN_SECRET_CHARS
 from referee.pictures import MAX_SIZE, MIN_SIZE
 
@@ -26,8 +27,8 @@ MAX_SEED = 2**53 - 1
 #: A seed as a state's `rng.seed` writes it, when it was made from a 64-bit seed (every seed the service
 #: draws or is given): the seed little-endian in 16 hexadecimal digits, then 48 zeros.
 SEED_HEX = re.compile(r"^[0-9a-fA-F]{16}0{48}$")
-MOVE = validate.Length(min=1, max=256)
-PLAYER = validate.Length(min=1, max=64)
+MOVE = validate.Length(min=1, max=_core.MAX_MOVE_CHARS)
+PLAYER = validate.Length(min=1, max=_core.MAX_PLAYER_CHARS)
 SECRET = validate.Length(min=MIN_SECRET_CHARS, max=MAX_SECRET_CHARS)
 COMMITMENT = validate.Regexp(r"^[0-9a-f]{64}$", error="Not 64 lowercase hex digits (the SHA-256 of a secret).")
 
@@ -102,7 +103,7 @@ class State(fields.Field):
     """A state in either form: the game's JSON object, or its position notation (a string, read with
     the game's default setup). The engine checks what is inside."""
 
-    default_error_messages = {"invalid": "Not a valid state: a JSON object or a position string."}
+    default_error_messages = {"invalid": _core.STATE_TYPE_MESSAGE}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any] | str:
         if not isinstance(value, (dict, str)):

@@ -1,4 +1,4 @@
-"""Service configuration, read from environment variables only (documented in the README)."""
+"""Service configuration, read from environment variables only (documented in docs/operations.md)."""
 
 from __future__ import annotations
 

@@ -32,7 +32,8 @@ def _literal(value: Any) -> str:
 
 
 def _prefix(group: str) -> str:
-    return "" if group == "common" else group.capitalize()
+    """The prefix of a group's schema names: the game's (the engine names its schemas so), none for the shared."""
+    return _core.SCHEMA_PREFIXES.get(group, "")
 
 
 def _annotation(schema: dict[str, Any]) -> str:

@@ -29,7 +29,7 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from referee.codes import CODES
 from referee.observe import new_request_id
-from referee.problems import INTERNAL_DETAIL, document
+from referee.problems import PROBLEM_JSON, document, internal_error
 from referee.settings import Settings
 
 __all__ = ["RefereeWorker"]
@@ -56,7 +56,7 @@ def problem_answer(code: str, detail: str, request_id: str) -> bytes:
     status, title, _ = CODES[code]
     body = orjson.dumps(document(code, detail, request_id))
     head = (
-        f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+        f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_JSON}\r\n"
         f"Content-Length: {len(body)}\r\nX-Content-Type-Options: nosniff\r\nX-Request-ID: {request_id}\r\n\r\n"
     )
     return head.encode("latin-1") + body
@@ -116,13 +116,13 @@ class RefereeWorker(GeventWorker):
             self.log.debug("could not send the problem of request %s", request_id)
 
     def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: BaseException) -> None:
-        code = problem_code(exc) or "internal-error"
+        code = problem_code(exc)
         request_id = new_request_id(header(req, "X-REQUEST-ID") or "")
-        fields = {"fields": {"request_id": request_id}}
-        if code == "internal-error":
-            self.log.exception("error handling a request", extra=fields)
-            detail = INTERNAL_DETAIL
+        if code is None or code == "internal-error":
+            problem = internal_error(self.log, "error handling a request", request_id)
+            code, detail = problem.code, problem.detail
         else:
-            self.log.info("refused a request gunicorn could not parse: %s", exc, extra=fields)
+            self.log.info("refused a request gunicorn could not parse: %s", exc,
+                          extra={"fields": {"request_id": request_id}})
             detail = str(exc) or type(exc).__name__
         self.send_problem(client, code, detail, request_id)

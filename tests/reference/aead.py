@@ -1,6 +1,6 @@
 """XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha, RFC 8439's AEAD with HChaCha20's subkey), in plain Python
 on the ChaCha block of ``chacha.py``, sharing no code with the Rust core: the tests open an opaque state
-with it and the key the README derives, which shows what the state is and that the key opens it."""
+with it and the key docs/security.md derives, which shows what the state is and that the key opens it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Naive reference model of Caesar! (Seize Rome in 20 Minutes), written from ``rules/caesar.md``
-and the interface page ``specs/caesar.md`` alone.
+"""Naive reference model of Caesar! (Seize Rome in 20 Minutes), written from ``docs/rules/caesar.md``
+alone (the rules, and the engine's names and notation in its last section: the "interface page").
 
 This is a test oracle for the Rust engine: it favours obvious correctness over speed.  A position
 holds exactly the fields of the spec's "state projection" (plain dicts, lists and strings); ``play``

@@ -1,4 +1,4 @@
-"""The chance algorithm of the README ("Chance"), in plain Python, sharing no code with the Rust core:
+"""The chance algorithm of docs/rules/chance.md, in plain Python, sharing no code with the Rust core:
 ChaCha with 8 rounds as rand_chacha's ChaCha8Rng uses it (the original ChaCha layout: 64-bit block
 counter in words 12-13, a 64-bit stream in words 14-15, here always 0), keyed by the 32-byte seed; a
 ``u64`` seed ``s`` is the key whose first 8 bytes are ``s`` little-endian and the rest zero. ``word_pos``
@@ -87,3 +87,16 @@ def below(next_u32, n: int) -> int:
         x = next_u32()
         if x < limit:
             return x % n
+
+
+def draw_token(rng: ChaCha8, bag: list[str], kinds: list[str]) -> str:
+    """One seeded draw from a bag: index below(tokens in the bag), counted along the token kinds in the
+    order of the game's token table."""
+    index = rng.below(len(bag))
+    for kind in kinds:
+        count = bag.count(kind)
+        if index < count:
+            bag.remove(kind)
+            return kind
+        index -= count
+    raise AssertionError("index beyond the bag")

@@ -1,5 +1,5 @@
-"""Naive reference model of Hypnosia, written from ``rules/hypnosia.md`` and the interface page
-``specs/hypnosia.md`` alone.
+"""Naive reference model of Hypnosia, written from ``docs/rules/hypnosia.md``
+alone (the rules, and the engine's notation in its last section: the "interface page").
 
 This is a test oracle for the Rust engine: it favours obvious correctness over speed.  Everything is
 plain dicts, lists and strings:

@@ -1,4 +1,4 @@
-"""Naive reference model of Iago, written from ``rules/iago.md`` alone.
+"""Naive reference model of Iago, written from ``docs/rules/iago.md`` alone.
 
 This is a test oracle for the Rust engine: it favours obvious correctness over
 speed.  Boards are plain ``dict[str, str]`` maps from cell name to one of

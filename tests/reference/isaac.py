@@ -1,4 +1,5 @@
-"""Naive reference model of Isaac, written from ``rules/isaac.md`` and the interface spec ``specs/isaac.md``.
+"""Naive reference model of Isaac, written from ``docs/rules/isaac.md`` (the rules, and
+the engine's notation in its last section, the "interface spec" below).
 
 This is a test oracle for the Rust engine: it favours obvious correctness over speed.  Everything is
 plain tuples, dicts and lists; a position is never mutated (``play`` builds a new one).

@@ -1,4 +1,4 @@
-//! The map and the pieces of Caesar!, as data in one place (`rules/caesar.md`): provinces in table
+//! The map and the pieces of Caesar!, as data in one place (`docs/rules/caesar.md`): provinces in table
 //! order, borders in the rules' list order with their icons, influence tokens in token order, bonus
 //! tokens. Everything else (masks, lookups) is derived from these tables at compile time.
 

@@ -1,6 +1,6 @@
 //! Caesar!: two players place influence tokens on the borders of 18 provinces; a province whose
 //! borders are all filled closes and goes to the higher sum; the first to place 12 control markers
-//! wins. Spec: `rules/caesar.md`; names, notation and list orders: `specs/caesar.md`.
+//! wins. Spec: `docs/rules/caesar.md` (names, notation and list orders: its last section).
 
 mod actions;
 pub mod board;

@@ -1,5 +1,5 @@
 //! Hypnosia: 2–6 players race 4 pawns each around concentric circles towards the centre, with two
-//! dice, doubles, captures and bridges. Spec: `rules/hypnosia.md`; interface: `specs/hypnosia.md`.
+//! dice, doubles, captures and bridges. Spec: `docs/rules/hypnosia.md` (notation: its last section).
 //!
 //! The board is data (`board.rs`): a setup carries its board description, checked and compiled once.
 //! A pawn's location is a `u16` code whose numeric order is the order states list pawns in: home

@@ -1,5 +1,6 @@
 //! Iago: placement on a 61-hex board with captures (discs turn red) and releases (red discs turn
-//! back), forced maximal capture, and the outer-area/centre restrictions. Spec: `rules/iago.md`.
+//! back), forced maximal capture, and the outer-area/centre restrictions.
+//! Spec: `docs/rules/iago.md`.
 
 mod actions;
 mod board;

@@ -1,6 +1,6 @@
 //! Isaac: two players place straight pieces (3 to 7 cells) on a 10 × 10 board until neither can, then
 //! remove them one by one for points, advancing score markers that run over the same board.
-//! Spec: `rules/isaac.md`; the shared interface (notation, list orders, effects): `specs/isaac.md`.
+//! Spec: `docs/rules/isaac.md` (its last section: notation, list orders, ties).
 
 mod actions;
 mod board;
