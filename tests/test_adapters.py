@@ -114,18 +114,20 @@ def test_pettingzoo_plays_hypnosia_for_four_to_the_end() -> None:
     assert max(final.values()) == 1 and min(final.values()) == -1
 
 
-@pytest.mark.parametrize("name", ["iago", "isaac", "caesar"])
-def test_mcts_beats_random_more_often_than_not(name: str) -> None:
+@pytest.mark.parametrize(("name", "simulations"), [("iago", 40), ("isaac", 150), ("caesar", 40)])
+def test_mcts_beats_random(name: str, simulations: int) -> None:
+    """Seated first and second in turn, MCTS wins at least 7 of 8 seeded games against random moves (a
+    search that chose badly, or whose returns were the wrong player's, would lose most of them)."""
     game = referee.game(name)
     rng = random.Random(4)
     wins = 0
-    for k in range(2):
-        seats = {player: (bots.MCTSBot(40, seed=k) if i == k % 2 else bots.RandomBot(k))
+    for k in range(8):
+        seats = {player: (bots.MCTSBot(simulations, seed=k) if i == k % 2 else bots.RandomBot(k))
                  for i, player in enumerate(game.start(seed=k).players)}
         position = bots.play_game(game, seats, k, rng)
         winner = position.outcome()["winner"]
         wins += isinstance(seats.get(winner), bots.MCTSBot)
-    assert wins >= 1
+    assert wins >= 7
 
 
 def test_match_writes_records_that_validate_replays(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -136,7 +138,8 @@ def test_match_writes_records_that_validate_replays(tmp_path, capsys) -> None:  
         lines = [json.loads(line) for line in records.read_text().splitlines()]
         assert len(lines) == 2 and all(line["termination"] == "normal" for line in lines)
         assert sorted(lines[0]["players"].values()) == sorted(["random", bot])
-        # `referee validate` replays them (the claims are checked once it reads them: issue 32).
+        # `referee validate` replays them. Main's archive records have no metadata or claims yet, so the
+        # fields it reads are kept; with the claims of issue 32 the whole records pass as `agrees`.
         plain = tmp_path / f"{name}-plain.jsonl"
         plain.write_text("".join(json.dumps({k: v for k, v in line.items() if k in ("game", "seed", "moves", "id")}) + "\n"
                                  for line in lines))

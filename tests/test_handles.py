@@ -6,6 +6,8 @@ resampling; seals; refusals."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import Counter
 from typing import Any
 
@@ -74,7 +76,7 @@ class Model:
 @pytest.mark.parametrize("name", GAMES)
 def test_handles_agree_with_the_stateless_api_and_the_models_at_every_ply(name: str) -> None:
     game = game_of(name)
-    for seed in range(2):
+    for seed in range(4):
         rng = random.Random(f"{name}-{seed}")
         pos = game.start(seed=seed)
         state = game.new(seed=seed)
@@ -86,6 +88,7 @@ def test_handles_agree_with_the_stateless_api_and_the_models_at_every_ply(name: 
                 assert pos.legal_moves() == game.legal_moves(state) == model.legal_moves()
                 assert pos.position() == game.position(state)
                 assert pos.outcome() == game.outcome(state)
+                assert game.load(state).hash() == pos.hash()  # equal positions, equal keys
                 assert model.same_position(pos)
             if pos.is_over():
                 assert not pos.legal_actions() and pos.to_move is None
@@ -118,7 +121,7 @@ def test_pop_restores_position_and_hash_exactly_and_copies_are_independent(name:
         copy.push(action)
         assert copy.hash() == pos.hash() and copy.position() == pos.position()
         copy.pop()
-        assert pos.hash() != seen[-1][1] or not pos.at_turn_start() or pos.position() == seen[-1][0]
+        assert pos.hash() != seen[-1][1]  # every decision changes the position its key stands for
         pos.pop()
         assert (pos.position(), pos.hash(), pos.legal_actions(), pos.at_turn_start()) == seen[-1]
         pos.push(action)
@@ -158,6 +161,44 @@ def test_every_legal_id_round_trips_and_masks_equal_the_legal_actions(name: str)
         checked += 1
     with pytest.raises(referee.MalformedMove):
         game.move_of(game.num_actions)
+
+
+@pytest.mark.parametrize("name", ["hypnosia", "caesar"])
+def test_chance_outcomes_are_the_legal_moves_at_every_chance_node_and_sum_to_one(name: str) -> None:
+    game = game_of(name)
+    rng = random.Random(name)
+    chance_nodes = 0
+    for seed in range(3):
+        pos = game.start(seed=seed)
+        while not pos.is_over():
+            if pos.is_chance():
+                chance_nodes += 1
+                outcomes, ids = pos.chance_outcomes(), pos.chance_outcomes(ids=True)
+                assert [p for _, p in outcomes] == [p for _, p in ids] and all(p > 0 for _, p in outcomes)
+                assert sum(p for _, p in outcomes) == pytest.approx(1)
+                assert [a for a, _ in ids] == pos.legal_actions()
+                assert [m for m, _ in outcomes] == [pos.move_of(a) for a, _ in ids]
+            else:
+                assert pos.chance_outcomes() == []
+            pos.push(choose(pos, rng))
+    assert chance_nodes > 10
+
+
+def test_a_mask_is_bytes_and_an_observation_a_list_without_numpy() -> None:
+    program = """
+import sys
+sys.modules["numpy"] = None  # `import numpy` raises ImportError, as where it is not installed
+import referee
+pos = referee.game("iago").start()
+mask = pos.legal_action_mask()
+assert type(mask) is bytes and len(mask) == referee.game("iago").num_actions, mask
+assert [i for i, legal in enumerate(mask) if legal] == pos.legal_actions()
+observation = pos.observation("black")
+assert type(observation) is list and len(observation) == 7 * 61
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "ok", done.stderr
 
 
 def chi_square(counts: Counter[Any], probabilities: dict[Any, float]) -> float:
@@ -298,9 +339,10 @@ def test_returns_rank_hypnosia_players_and_sum_to_zero() -> None:
     returns = dict(zip(pos.players, pos.returns()))
     ranking = pos.outcome()["ranking"]
     assert sum(returns.values()) == pytest.approx(0)
-    assert returns[ranking[0][0]] == max(returns.values()) and returns[ranking[-1][0]] == min(returns.values())
-    values = sorted(pos.rollout(7) for _ in range(1))
-    assert len(values[0]) == 4
+    assert returns[ranking[0][0]] == 1 and returns[ranking[-1][0]] == -1
+    # Ranked players' returns fall with their rank: +1 first, -1 last, ties sharing the mean.
+    ranked = [returns[group[0]] if isinstance(group, list) else returns[group] for group in ranking]
+    assert ranked == sorted(ranked, reverse=True) and len(set(ranked)) == len(ranked)
 
 
 def test_a_handle_follows_the_game_keys() -> None:
