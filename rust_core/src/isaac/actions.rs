@@ -6,8 +6,8 @@
 
 use std::sync::OnceLock;
 
-use super::board::{fitting, fitting_pieces, ALL, LENGTHS};
-use super::{Isaac, Move, Phase, Piece, Position, MAX_SCORE};
+use super::board::{fitting, fitting_pieces, ALL, LENGTHS, PIECES_PER_PLAYER};
+use super::{Color, Isaac, Move, Phase, Piece, Position, MAX_SCORE};
 use crate::chance::Chance;
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Result;
@@ -151,62 +151,18 @@ impl Decisions for Isaac {
     }
 
     /// One move counted and chosen without listing the moves, and played by the engine's own steps
-    /// (perft's: `place`, `remove`, `pass`).
+    /// (perft's: `place`, `remove`, `pass`). The moves are counted once, by groups (a length and
+    /// orientation; a piece and its advances), and the chosen one found in its group.
     fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
         let position = &node.position;
         let Some(mover) = position.to_move else {
             return false;
         };
-        let count = position.move_count_without_pass(mover);
-        if count == 0 {
-            node.position = position.pass(mover).0;
-            return true;
-        }
-        let mut k = u64::from(chance.below(count as u32));
-        node.position = match position.phase {
-            Phase::Placement => {
-                let empty = ALL & !position.occupied;
-                let mut chosen = None;
-                for &length in LENGTHS
-                    .iter()
-                    .filter(|&&l| position.unplaced[mover as usize][l - LENGTHS[0]] > 0)
-                {
-                    for vertical in [false, true] {
-                        let anchors = fitting(empty, length, vertical);
-                        let n = u64::from(anchors.count_ones());
-                        if chosen.is_none() && k < n {
-                            chosen = fitting_pieces(empty, length, vertical).nth(k as usize);
-                        }
-                        k = k.saturating_sub(n);
-                    }
-                }
-                let Some(piece) = chosen else { return false };
-                position.place(mover, piece)
-            }
-            Phase::Scoring => {
-                let forbidden = position.forbidden_advance(mover);
-                let mut chosen = None;
-                for (index, piece) in position.removals(mover) {
-                    let points = u64::from(position.scoring(piece).points());
-                    let n = points + 1 - u64::from(forbidden.is_some_and(|a| a <= points));
-                    if k < n {
-                        // The k-th advance of 0..=points, skipping the forbidden one.
-                        let advance = if forbidden.is_some_and(|a| a <= k) {
-                            k + 1
-                        } else {
-                            k
-                        };
-                        chosen = Some((index, advance));
-                        break;
-                    }
-                    k -= n;
-                }
-                let Some((index, advance)) = chosen else {
-                    return false;
-                };
-                position.remove(mover, index, advance)
-            }
+        let next = match position.phase {
+            Phase::Placement => random_placement(position, mover, chance),
+            Phase::Scoring => random_removal(position, mover, chance),
         };
+        node.position = next.unwrap_or_else(|| position.pass(mover).0);
         true
     }
 
@@ -217,6 +173,67 @@ impl Decisions for Isaac {
     fn observation(node: &Node<Self>, player: usize) -> Vec<f32> {
         super::observation::planes(&node.position, player)
     }
+}
+
+/// A placement of `mover` chosen uniformly and played; None when it has none.
+fn random_placement(position: &Position, mover: Color, chance: &mut Chance) -> Option<Position> {
+    let empty = ALL & !position.occupied;
+    let mut groups = [(0u128, 0usize, false); 2 * LENGTHS.len()];
+    let mut total = 0;
+    for (slot, &length) in LENGTHS.iter().enumerate() {
+        if position.unplaced[mover as usize][length - LENGTHS[0]] > 0 {
+            for vertical in [false, true] {
+                let anchors = fitting(empty, length, vertical);
+                groups[2 * slot + usize::from(vertical)] = (anchors, length, vertical);
+                total += anchors.count_ones();
+            }
+        }
+    }
+    if total == 0 {
+        return None;
+    }
+    let mut k = chance.below(total);
+    for (anchors, length, vertical) in groups {
+        let n = anchors.count_ones();
+        if k < n {
+            let piece = fitting_pieces(empty, length, vertical).nth(k as usize)?;
+            return Some(position.place(mover, piece));
+        }
+        k -= n;
+    }
+    None
+}
+
+/// A removal of `mover` (a piece and an advance, never the forbidden one) chosen uniformly and played;
+/// None when it has none.
+fn random_removal(position: &Position, mover: Color, chance: &mut Chance) -> Option<Position> {
+    let forbidden = position.forbidden_advance(mover);
+    let mut groups = [(0usize, 0u64); PIECES_PER_PLAYER];
+    let (mut count, mut total) = (0, 0);
+    for (index, piece) in position.removals(mover) {
+        let points = u64::from(position.scoring(piece).points());
+        let n = points + 1 - u64::from(forbidden.is_some_and(|a| a <= points));
+        groups[count] = (index, n);
+        count += 1;
+        total += n;
+    }
+    if total == 0 {
+        return None;
+    }
+    let mut k = u64::from(chance.below(u32::try_from(total).ok()?));
+    for &(index, n) in &groups[..count] {
+        if k < n {
+            // The k-th advance of 0..=points, skipping the forbidden one.
+            let advance = if forbidden.is_some_and(|a| a <= k) {
+                k + 1
+            } else {
+                k
+            };
+            return Some(position.remove(mover, index, advance));
+        }
+        k -= n;
+    }
+    None
 }
 
 #[cfg(test)]
