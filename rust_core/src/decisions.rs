@@ -7,7 +7,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::chance::Chance;
+pub use crate::chance::Chance;
 use crate::error::{Error, Result};
 use crate::game::Rules;
 
@@ -86,23 +86,29 @@ pub trait Decisions: Rules + Sized {
     /// decisions; false when the game is over. Games with a cheaper way than listing every decision
     /// (their perft's) take it: this is every rollout's step.
     fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
-        let action = if Self::is_chance(node) {
-            sample(&Self::chance_outcomes(node), chance)
-        } else {
-            let legal = Self::legal_actions(node);
-            if legal.is_empty() {
-                return false;
-            }
-            legal[chance.below(legal.len() as u32) as usize]
-        };
-        Self::apply(node, action).expect("a legal decision applies");
-        true
+        random_listed_decision(node, chance)
     }
 
     /// The players of the position's game, in player-number order (Hypnosia: its seated colours).
     fn players(_position: &Self::Position) -> Vec<&'static str> {
         Self::PLAYERS.to_vec()
     }
+}
+
+/// One decision at random from the listed ones (`legal_actions`, `chance_outcomes`): every game's
+/// `random_decision` unless it has a cheaper way; false when the game is over.
+pub fn random_listed_decision<G: Decisions>(node: &mut Node<G>, chance: &mut Chance) -> bool {
+    let action = if G::is_chance(node) {
+        sample(&G::chance_outcomes(node), chance)
+    } else {
+        let legal = G::legal_actions(node);
+        if legal.is_empty() {
+            return false;
+        }
+        legal[chance.below(legal.len() as u32) as usize]
+    };
+    G::apply(node, action).expect("a legal decision applies");
+    true
 }
 
 /// The number of `player` among the position's players, or `UnknownPlayer`.

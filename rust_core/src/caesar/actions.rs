@@ -130,12 +130,19 @@ impl Caesar {
     /// Plays the turn's decisions so far: the move completed, or, when a choice is still missing,
     /// none; when the completed move draws (and chance is not keyed), the draws become chance nodes.
     fn advance(node: &mut Node<Self>) -> Result<Option<Move>> {
+        let (kind, border, forward) = node.pending.placement.expect("a placement is pending");
+        let taken = &node.pending.choices;
+        let choices =
+            node.position
+                .placement_choices(usize::from(kind), usize::from(border), forward);
+        if choices
+            .iter()
+            .any(|legal| legal.len() > taken.len() && legal.starts_with(taken))
+        {
+            return Ok(None); // a choice is still missing
+        }
         let mv = move_of_pending(&node.pending, Vec::new()).expect("a placement is pending");
         match node.position.play(mv.clone()) {
-            Err(Error::IllegalMove {
-                rule: "missing-choice",
-                ..
-            }) => Ok(None),
             Err(error) => Err(error),
             Ok((next, effects)) => {
                 if effects.drawn.is_empty() || node.position.chance.keyed_by().is_some() {
@@ -224,21 +231,60 @@ impl Decisions for Caesar {
             return ids;
         };
         // The choices that follow the ones taken, among the legal moves of this placement.
-        let taken = node.pending.choices.len();
+        let taken = &node.pending.choices;
         let mut ids: Vec<usize> = position
-            .moves_unsorted()
+            .placement_choices(usize::from(kind), usize::from(border), forward)
             .iter()
-            .filter(|mv| {
-                (mv.kind(), mv.border(), mv.forward())
-                    == (usize::from(kind), usize::from(border), forward)
-                    && mv.choices().len() > taken
-                    && mv.choices()[..taken] == node.pending.choices[..]
-            })
-            .map(|mv| choice_id(mv.choices()[taken]))
+            .filter(|choices| choices.len() > taken.len() && choices.starts_with(taken))
+            .map(|choices| choice_id(choices[taken.len()]))
             .collect();
         ids.sort_unstable();
         ids.dedup();
         ids
+    }
+
+    /// A placement chosen among the legal ones without listing them (each kind in hand on each open
+    /// border of its icon, in both orientations unless symmetric); choices and draws as listed.
+    fn random_decision(node: &mut Node<Self>, chance: &mut decisions::Chance) -> bool {
+        if node.pending.placement.is_some() || Self::is_chance(node) {
+            return decisions::random_listed_decision(node, chance);
+        }
+        let position = &node.position;
+        let Some(player) = position.active() else {
+            return false;
+        };
+        let orientations = |kind: usize| {
+            if super::board::is_symmetric(kind) {
+                1
+            } else {
+                2
+            }
+        };
+        let hand = &position.hands[player as usize];
+        let open = |kind: usize| token_borders(kind) & !position.filled;
+        let count: u32 = (0..TOKEN_KINDS)
+            .filter(|&kind| hand[kind] > 0)
+            .map(|kind| open(kind).count_ones() * orientations(kind))
+            .sum();
+        if count == 0 {
+            return false;
+        }
+        let mut k = chance.below(count);
+        for kind in (0..TOKEN_KINDS).filter(|&kind| hand[kind] > 0) {
+            let n = open(kind).count_ones() * orientations(kind);
+            if k < n {
+                let (nth, forward) = (k / orientations(kind), k % orientations(kind) == 0);
+                let border = (0..BORDER_COUNT)
+                    .filter(|b| open(kind) >> b & 1 == 1)
+                    .nth(nth as usize)
+                    .expect("the n-th open border exists");
+                let action = placement_id(kind, border, forward);
+                Self::apply(node, action).expect("a legal decision applies");
+                return true;
+            }
+            k -= n;
+        }
+        false
     }
 
     fn is_chance(node: &Node<Self>) -> bool {
@@ -329,5 +375,54 @@ impl Decisions for Caesar {
         chance: &mut crate::chance::Chance,
     ) -> Node<Self> {
         observation::resample(node, player, chance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::decisions::{node_hash, Chance};
+    use crate::game::Rules;
+
+    /// Every random decision is one of the listed ones, and from one node every listed placement is
+    /// drawn (the count and the search over kinds, borders and orientations agree with the list).
+    #[test]
+    fn a_random_decision_is_one_of_the_legal_ones() {
+        for seed in 0..3 {
+            let start = Caesar::start(&crate::game::default_setup::<Caesar>(), Some(seed));
+            let mut node = Node::<Caesar>::new(start);
+            let mut chance = Chance::from_seed(seed);
+            let mut decisions = 0;
+            while node.position.active().is_some() {
+                decisions += 1;
+                let children = |node: &Node<Caesar>| -> HashSet<u64> {
+                    Caesar::legal_actions(node)
+                        .into_iter()
+                        .map(|action| {
+                            let mut child = node.clone();
+                            Caesar::apply(&mut child, action).unwrap();
+                            node_hash(&child)
+                        })
+                        .collect()
+                };
+                let legal = children(&node);
+                if decisions == 1 {
+                    let drawn: HashSet<u64> = (0..4000)
+                        .map(|_| {
+                            let mut child = node.clone();
+                            assert!(Caesar::random_decision(&mut child, &mut chance));
+                            node_hash(&child)
+                        })
+                        .collect();
+                    assert_eq!(drawn, legal);
+                }
+                assert!(Caesar::random_decision(&mut node, &mut chance));
+                assert!(legal.contains(&node_hash(&node)));
+            }
+            assert!(!Caesar::random_decision(&mut node, &mut chance));
+            assert!(decisions > 20, "{decisions}");
+        }
     }
 }
