@@ -40,6 +40,26 @@ def cpu_rate(run: Callable[[], int], seconds: float, rounds: int) -> tuple[float
     return statistics.median(costs), statistics.median(units)
 
 
+def perft_moves(name: str, history: list[str]) -> int:
+    """The moves of a finished game in perft's unit: Hypnosia's roll and whole turn (a roll is its
+    history's `a-b`, the die moves after it one turn), Caesar!'s whole move; else one a decision."""
+    if name == "hypnosia":
+        return 2 * sum(1 for move in history if "-" in move and "+" not in move)
+    return len(history)
+
+
+def game_lengths(game: referee.Game[Any, Any, Any, Any], name: str, games: int = 50) -> tuple[float, float]:
+    """Mean decisions, and moves in perft's unit, of seeded random games."""
+    rng, decisions, moves = random.Random(2), 0, 0
+    for seed in range(games):
+        pos = game.start(seed=seed)
+        while not pos.is_over():
+            pos.push(rng.choice(pos.legal_actions()))
+            decisions += 1
+        moves += perft_moves(name, pos.history())
+    return decisions / games, moves / games
+
+
 def handle_playouts(game: referee.Game[Any, Any, Any, Any], rng: random.Random) -> Callable[[], int]:
     seeds = iter(range(10**9))
 
@@ -99,12 +119,12 @@ def bench_handles(seconds: float = 1.0, rounds: int = 5, games: tuple[str, ...] 
     per_move: dict[str, float] = {}
     playouts: dict[str, float] = {}
     lengths: dict[str, float] = {}
+    move_counts: dict[str, float] = {}
     for name in games:
         progress(f"handles: random playouts of {name}")
         cost, moves = cpu_rate(handle_playouts(referee.game(name), rng), seconds, rounds)
         per_move[name] = cost
-        one = handle_playouts(referee.game(name), random.Random(2))
-        lengths[name] = statistics.mean(one() for _ in range(50))
+        lengths[name], move_counts[name] = game_lengths(referee.game(name), name)
         playouts[name] = 1 / (cost * lengths[name])
     spiel: dict[str, float] = {}
     if pyspiel is not None:
@@ -142,19 +162,22 @@ def bench_handles(seconds: float = 1.0, rounds: int = 5, games: tuple[str, ...] 
         pos = game.start(seed=3)
         seeds = iter(range(10**9))
         cost, _ = cpu_rate(lambda: (pos.rollout(next(seeds), count=20), 20)[1], seconds, rounds)
-        per_decision = cost / lengths[name]
+        per_decision, per_perft_move = cost / lengths[name], cost / move_counts[name]
         state, depth = game.new(seed=3), PERFT_DEPTH[name]
         # perft counts its last ply in bulk: the nodes it expands (generates the moves of and plays
         # them from) are those above it, each a rollout decision's work (moves listed, one played).
         nodes = sum(game.perft(state, k) for k in range(depth))
         perft, _ = cpu_rate(lambda: (game.perft(state, depth), nodes)[1], seconds, rounds)
         rollout_rows.append([name, f"{per_decision * 1e9:.0f}", f"{perft * 1e9:.0f} (perft({depth}))",
-                             f"{per_decision / perft:.2f}", verdict("≤ 2 × perft", per_decision <= 2 * perft)])
+                             f"{per_decision / perft:.2f}", verdict("≤ 2 × perft", per_decision <= 2 * perft),
+                             f"{per_perft_move * 1e9:.0f}", f"{per_perft_move / perft:.2f}"])
     parts += ["", "A rollout in Rust (`Position.rollout`, uniform decisions, chance by its probabilities) per "
-              "decision, against perft per node it expands from the start (its time ÷ the nodes above its "
-              "last ply, which it counts in bulk; Hypnosia's perft node is a whole turn, a rollout's decision "
-              "a roll or one die move):", "",
-              table(["game", "ns a rollout decision", "ns a perft node", "ratio", "target"], rollout_rows)]
+              "decision (an MCTS tree's step), against perft per node it expands from the start (its time ÷ "
+              "the nodes above its last ply, which it counts in bulk); and per move in perft's unit (Hypnosia: "
+              "a roll or a whole turn, where a decision is a roll or one die move; Caesar!: a whole move, "
+              "where a decision is its placement, a bonus choice or a draw):", "",
+              table(["game", "ns a rollout decision", "ns a perft node", "ratio", "target",
+                     "ns a rollout move (perft's unit)", "ratio"], rollout_rows)]
 
     if pyspiel is not None:
         adapter_rows = []
