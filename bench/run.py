@@ -15,7 +15,8 @@ Sections (the default runs the first five):
                body under the same config, at full load and at 70% of it
     batch      NDJSON batches over HTTP, end to end: one of 10,000 items, and a long stream, per game
     slow       64 clients trickling bodies at a byte a second: /healthz and every game's play meanwhile
-    archive    `referee validate` on a generated archive of random games of each game (--archive-games)
+    archive    `referee validate` on a generated archive of random games of each game (--archive-games), plain
+               and with metadata and claims, --keep and --report, --positions; locally and on a Dask cluster
     soak       every game's play at full load in turn, --soak-seconds (600) in all: errors, restarts, memory
     seals      play with seals (REFEREE_SEAL_KEYS, keyed chance) and opaque states (REFEREE_OPAQUE_STATES)
                against without, every game: in process and over HTTP

@@ -138,15 +138,19 @@ def test_match_writes_records_that_validate_replays(tmp_path, capsys) -> None:  
         lines = [json.loads(line) for line in records.read_text().splitlines()]
         assert len(lines) == 2 and all(line["termination"] == "normal" for line in lines)
         assert sorted(lines[0]["players"].values()) == sorted(["random", bot])
-        # `referee validate` replays them. Main's archive records have no metadata or claims yet, so the
-        # fields it reads are kept; with the claims of issue 32 the whole records pass as `agrees`.
-        plain = tmp_path / f"{name}-plain.jsonl"
-        plain.write_text("".join(json.dumps({k: v for k, v in line.items() if k in ("game", "seed", "moves", "id")}) + "\n"
-                                 for line in lines))
+        # `referee validate` replays the records as written, and judges their claimed result as agreeing.
         results = tmp_path / f"{name}-results.jsonl"
-        assert main(["validate", str(plain), "-o", str(results), "--no-progress"]) == 0
-        for line, result in zip(lines, map(json.loads, results.read_text().splitlines())):
+        assert main(["validate", str(records), "-o", str(results), "--no-progress"]) == 0
+        for line, result in zip(lines, map(json.loads, results.read_text().splitlines()), strict=True):
             assert result["legal"] and result["outcome"]["status"] == "finished"
+            assert result["claim"] == "agrees", result
             assert line["result"]["winner"] == result["outcome"]["winner"]
             assert line["result"]["scores"] == result["outcome"]["scores"]
+    # A record whose claimed winner is not the moves' is judged so (the check above can fail).
+    line = json.loads(records.read_text().splitlines()[0])
+    line["result"]["winner"] = next(p for p in line["players"] if p != line["result"]["winner"])
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text(json.dumps(line) + "\n")
+    assert main(["validate", str(tampered), "-o", str(tmp_path / "tampered-results.jsonl"), "--no-progress"]) == 1
+    assert json.loads((tmp_path / "tampered-results.jsonl").read_text())["claim"] == "disagrees"
     assert "wins by bot" in capsys.readouterr().err

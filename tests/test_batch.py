@@ -13,6 +13,7 @@ import referee
 from properties import Branches, examples
 from records import (assert_records_cover_every_game_and_chance, assert_result_is_the_models,
                      expected_by_game_replay, random_records)
+from referee.api import longer_line
 from referee.app import create_app
 from referee.schemas import BatchItem, MoveRequest
 from referee.settings import Settings
@@ -217,6 +218,17 @@ def test_stream_limits(stream_client) -> None:
     assert len(results) == 30_000 and problem["code"] == "malformed-request"
     response = stream_client.post("/v1/games/iago/batch", data=b"\n\n", content_type=NDJSON)
     assert response.status_code == 400 and response.json["code"] == "malformed-json"
+
+
+@given(lengths=st.lists(st.integers(0, 90), max_size=12), limit=st.integers(1, 40), last_newline=st.booleans())
+def test_the_first_line_too_long_is_the_one_a_split_finds(lengths, limit, last_newline) -> None:
+    """A stream's chunk is checked for a line longer than the limit without cutting it into lines: the
+    line found is the first that `bytes.split` gives longer than the limit (`\\r` counted), or none."""
+    chunk = b"\n".join(b"x" * (length - 1) + b"\r" if length else b"" for length in lengths)
+    chunk += b"\n" if last_newline and lengths else b""
+    lines = chunk.split(b"\n")[: len(lengths)]
+    expected = next((number for number, line in enumerate(lines, 1) if len(line) > limit), None)
+    assert longer_line(chunk, limit) == expected
 
 
 # ------------------------------------------------------------------ the byte paths and the object paths

@@ -5,6 +5,7 @@ result compared with `game.replay` and with the reference models."""
 from __future__ import annotations
 
 import functools
+import io
 import json
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import referee
 from records import (assert_records_cover_every_game_and_chance, assert_result_is_the_models,
                      expected_by_game_replay, model_replay, random_records)
 from referee import cli
@@ -95,3 +97,61 @@ def test_on_a_dask_cluster_the_results_are_the_same(archive, tmp_path) -> None:
     assert len({task["worker"] for task in chunks}) == 2
     assert status == 1
     check(out.read_text(), path, records)
+
+
+def test_kept_fields_are_copied_into_each_result_unchanged(tmp_path) -> None:
+    records = random_records(40, seed=7)
+    for number, record in enumerate(records):
+        record |= {"date": f"2026-11-{number % 28 + 1:02}", "players": {"first": "Ann", "second": ["Bo", 1.5, None]}}
+        if number % 3:
+            del record["date"]  # a field a record may lack
+    path, out = tmp_path / "records.jsonl", tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records) + '{"moves": [], "date": "x"}\n')
+    cli.main(["validate", str(path), "-o", str(out), "--keep", "date,players,nowhere", "--no-progress"])
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    for record, result in zip(records, results):
+        assert {key: result.get(key) for key in ("date", "players", "nowhere")} == \
+            {key: record.get(key) for key in ("date", "players", "nowhere")}
+    assert results[-1]["error"]["code"] == "malformed-record" and results[-1]["date"] == "x"
+
+
+def test_a_field_of_every_result_cannot_be_kept(tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["validate", str(tmp_path / "records.jsonl"), "--keep", "date,outcome"])
+    assert exited.value.code == 2
+    assert "outcome: a field of every result" in capsys.readouterr().err
+
+
+def test_positions_are_every_position_of_a_legal_record_as_its_replay_reaches_them(tmp_path) -> None:
+    """Each position string, read back by the engine (`parse_position` with the record's setup), is the
+    state that playing the moves one by one reaches; the last is the result's `position`."""
+    records = random_records(60, seed=11)
+    assert_records_cover_every_game_and_chance(records)
+    path, out = tmp_path / "records.jsonl", tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    cli.main(["validate", str(path), "-o", str(out), "--positions", "--no-progress"])
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    checked = 0
+    for record, result in zip(records, results, strict=True):
+        if not result["legal"]:
+            assert "positions" not in result
+            continue
+        positions = result["positions"]
+        assert len(positions) == len(record["moves"]) + 1 and positions[-1] == result["position"]
+        game = referee.game(record["game"], variant=record.get("variant"), options=record.get("options"))
+        state = game.new(seed=record["seed"])
+        for move, position in zip([None, *record["moves"]], positions):
+            if move is not None:
+                state = game.play(state, move)["state"]
+            assert game.parse_position(position) == state
+            checked += 1
+    assert checked > 500
+
+
+def test_chunks_hold_whole_lines_within_their_bounds() -> None:
+    lines = [b'{"n": %d, "pad": "%s"}\n' % (n, b"x" * (n % 40 * 9)) for n in range(200)]  # up to 370 bytes
+    parts = list(cli.chunks(io.BytesIO(b"".join(lines)), records=50, size=300))
+    assert b"".join(data for _, data in parts) == b"".join(lines)
+    assert all(len(data) <= 300 or data.count(b"\n") == 1 for _, data in parts)
+    assert all(data.count(b"\n") <= 50 for _, data in parts)
+    assert [first for first, _ in parts] == [1 + sum(d.count(b"\n") for _, d in parts[:i]) for i in range(len(parts))]

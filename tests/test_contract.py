@@ -18,7 +18,7 @@ from openapi_spec_validator import validate
 import referee
 from referee import contract
 from referee.app import create_app
-from referee.codes import CODES, problem_code_schema
+from referee.codes import CLAIM_CODES, CODES, claim_code_schema, problem_code_schema
 from referee.errors import InvalidOptions, InvalidState, RefereeError
 from referee.problems import Problem
 from referee.settings import Settings
@@ -110,8 +110,9 @@ def test_the_envelope_schemas_match_the_marshmallow_envelopes() -> None:
 
 
 def test_a_request_with_a_setup_references_the_games_setup() -> None:
-    """`new` and `replay` take a setup: their envelopes are the game's `Setup` and their own fields, closed
-    as a whole (`unevaluatedProperties`), never copies of the setup's fields."""
+    """`new` and `replay` take a setup: their envelopes are the game's `Setup` and their own fields, never
+    copies of the setup's fields; `new` is closed as a whole (`unevaluatedProperties`), a replay's record
+    may carry any other field (its metadata)."""
     components = spec_schemas()
     for prefix in contract.PREFIXES.values():
         setup = components[prefix + "Setup"]
@@ -119,7 +120,7 @@ def test_a_request_with_a_setup_references_the_games_setup() -> None:
         for name in ("NewRequest", "ReplayRequest"):
             request = components[prefix + name]
             assert request["allOf"][0] == {"$ref": f"{contract.COMPONENTS}{prefix}Setup"}, name
-            assert request["unevaluatedProperties"] is False and "properties" not in request
+            assert request["unevaluatedProperties"] is (name == "ReplayRequest") and "properties" not in request
             assert not set(setup["properties"]) & set(request["allOf"][1]["properties"]), name
         for name in ("MoveRequest", "LegalMovesRequest", "ViewRequest", "RenderRequest", "BatchItem"):
             assert components[prefix + name]["additionalProperties"] is False
@@ -204,6 +205,31 @@ def test_one_schema_for_a_state_in_and_out() -> None:
 def test_the_server_is_the_one_that_serves_the_document() -> None:
     """A relative server: a validator or client finds the operations at the address it reached."""
     assert [server["url"] for server in yaml.safe_load(SPEC.read_text())["servers"]] == ["/"]
+
+
+def test_a_replay_takes_a_record_with_its_claim_and_answers_the_verdict_on_it() -> None:
+    """A replay's body is a record as archives hold it: its claim typed from the engine's own types, any
+    other field allowed (only this envelope allows them); the answer carries the claim's verdict, its
+    reason's code one of `referee.codes.CLAIM_CODES`."""
+    components = spec_schemas()
+    for game in referee.games():
+        prefix = contract.PREFIXES[game]
+        for name in contract.ENVELOPES:
+            closing = "unevaluatedProperties" if name in ("NewRequest", "ReplayRequest") else "additionalProperties"
+            assert components[prefix + name][closing] is (name == "ReplayRequest"), name
+        request = components[prefix + "ReplayRequest"]["allOf"][1]["properties"]
+        for field, component in (("result", "ClaimedResult"), ("termination", "Termination")):
+            typed, null = request[field]["anyOf"]
+            assert (typed["$ref"], null) == ("#/components/schemas/" + component, {"type": "null"})
+        assert request["game"]["enum"] == [game]
+        answer = components[prefix + "ReplayResult"]
+        assert "claim" in answer["required"] and answer["properties"]["claim"]["enum"] == ["agrees", "disagrees", "absent"]
+        assert answer["properties"]["claim_reason"] == {"$ref": "#/components/schemas/ClaimReason"}
+    assert components["ClaimCode"] == claim_code_schema() and components["ClaimCode"]["enum"] == list(CLAIM_CODES)
+    assert components["ClaimReason"]["properties"]["code"] == {"$ref": "#/components/schemas/ClaimCode"}
+    assert components["Termination"]["enum"] == ["normal", "resignation", "timeout", "agreement", "abandoned"]
+    assert components["ClaimedResult"]["required"] == ["winner"]
+    assert components["ClaimedResult"]["additionalProperties"] is False
 
 
 def test_the_engine_shapes_match_the_spec() -> None:

@@ -12,31 +12,21 @@ passes by not running."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from pathlib import Path
 
 import pytest
 
 import referee
+from browser import artifacts, chromium, require_browser
 from live import serve
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-ARTIFACTS = Path(os.environ.get("REFEREE_ARTIFACTS") or Path(__file__).resolve().parent / "artifacts") / "playground"
+require_browser()
 
-if not (CHROMIUM and CHROMEDRIVER):
-    if os.environ.get("CI"):
-        pytest.fail("the browser tests need Debian's chromium and chromium-driver (make test installs them)",
-                    pytrace=False)
-    pytest.skip("no chromium/chromedriver here: `make test` installs them", allow_module_level=True)
-
-from selenium import webdriver  # noqa: E402 - only once a browser is known to be there
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402 - only once a browser is known to be there
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+ARTIFACTS = artifacts("playground")
 
 
 @pytest.fixture(scope="module")
@@ -47,16 +37,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1400,1000"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
-    driver.set_script_timeout(30)
-    yield driver
-    driver.quit()
+    yield from chromium()
 
 
 @pytest.fixture(autouse=True)

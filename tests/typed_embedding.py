@@ -8,6 +8,7 @@ from referee.types import (
     CaesarEffects,
     CaesarState,
     CaesarView,
+    ClaimReason,
     HypnosiaEffects,
     HypnosiaState,
     IagoEffects,
@@ -36,7 +37,11 @@ def iago() -> list[str]:
     reason: Reason | None = verdict.get("reason")
     replayed: ReplayResult[IagoState] = game.replay(["e4", "zz"])
     board: list[str] = replayed["state"]["board"]
-    return [effects["cell"], reason["rule"] if reason and "rule" in reason else "", board[0], game.setup["variant"]]
+    claimed: ReplayResult[IagoState] = game.replay(["e4"], result={"winner": "black"}, termination="resignation",
+                                                   by="white")
+    why: ClaimReason | None = claimed.get("claim_reason")
+    return [effects["cell"], reason["rule"] if reason and "rule" in reason else "", board[0], game.setup["variant"],
+            claimed["claim"], why["code"] if why else ""]
 
 
 def isaac() -> list[str]:

@@ -1,140 +1,426 @@
-//! Archives: game records (NDJSON, one `{"game", "variant"?, "options"?, "seed"?, "moves", "id"?}` a
-//! line) replayed in parallel, one result a record.
+//! Archives: game records (NDJSON, one record a line) replayed in parallel, one result a record.
+//!
+//! A record is `{"game", "variant"?, "options"?, "seed"?, "moves", "id"?}` with, optionally, what it
+//! claims about how its game ended (`result`, `termination`, `by`: see `claims`); any other field is
+//! the archive's own (who played, when, where) and passes unread, unless `keep` names it.
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
+use std::time::Instant;
 
 use rayon::prelude::*;
-use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 
 use crate::batch::lines;
+use crate::claims::{self, Claim};
 use crate::error::Error;
 use crate::game::{self, Rules};
 use crate::registry::GameKind;
+use crate::tally::Tally;
 
-/// One game record of an archive: which game, its setup, and the moves played.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One game record of an archive: which game, its setup, the moves played, its claim, and the
+/// fields to keep. Read in one pass by `RecordSeed`; other fields are skipped unread.
 struct Record<'a> {
     game: String,
-    #[serde(borrow, default)]
     variant: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     options: Option<&'a RawValue>,
-    #[serde(default)]
     seed: Option<u64>,
     moves: Vec<String>,
-    #[serde(borrow, default)]
     id: Option<&'a RawValue>,
+    claim: Claim,
+    kept: Vec<(String, Value)>,
 }
 
-/// The results of an archive's records, as NDJSON, and how many were of each kind.
-#[derive(Debug, Default)]
-pub struct RecordsOutput {
-    pub ndjson: Vec<u8>,
+/// Reads a `Record`, keeping the fields it names.
+struct RecordSeed<'k>(&'k [String]);
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = Record<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Record<'de>, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// Fills a field read once; a field given twice is an error (it has no one meaning).
+fn once<T, E: de::Error>(slot: &mut Option<T>, name: &'static str, value: T) -> Result<(), E> {
+    if slot.replace(value).is_some() {
+        return Err(E::duplicate_field(name));
+    }
+    Ok(())
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = Record<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record: {\"game\", \"moves\", ...}")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Record<'de>, M::Error> {
+        let (mut game, mut variant, mut options, mut seed, mut moves, mut id) =
+            (None, None, None, None, None, None);
+        let (mut result, mut termination, mut by) = (None, None, None);
+        let mut kept: Vec<(String, Value)> = Vec::new();
+        while let Some(Key(key)) = map.next_key()? {
+            match key.as_ref() {
+                b"game" => once(&mut game, "game", map.next_value::<String>()?)?,
+                b"variant" => once(&mut variant, "variant", map.next_value()?)?,
+                b"options" => once(&mut options, "options", map.next_value()?)?,
+                b"seed" => once(&mut seed, "seed", map.next_value()?)?,
+                b"moves" => once(&mut moves, "moves", map.next_value::<Vec<String>>()?)?,
+                b"id" => once(&mut id, "id", map.next_value()?)?,
+                b"result" => once(&mut result, "result", map.next_value()?)?,
+                b"termination" => once(&mut termination, "termination", map.next_value()?)?,
+                b"by" => once(&mut by, "by", map.next_value()?)?,
+                name => match self.0.iter().find(|keep| keep.as_bytes() == name) {
+                    Some(keep) if kept.iter().any(|(field, _)| field == keep) => {
+                        return Err(de::Error::custom(format!("duplicate field `{keep}`")));
+                    }
+                    Some(keep) => kept.push((keep.clone(), map.next_value()?)),
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                },
+            }
+        }
+        Ok(Record {
+            game: game.ok_or_else(|| de::Error::missing_field("game"))?,
+            variant: variant.flatten(),
+            options: options.flatten(),
+            seed: seed.flatten(),
+            moves: moves.ok_or_else(|| de::Error::missing_field("moves"))?,
+            id: id.flatten(),
+            claim: Claim {
+                result: result.flatten(),
+                termination: termination.flatten(),
+                by: by.flatten(),
+            },
+            kept,
+        })
+    }
+}
+
+/// A field's name as its bytes, borrowed from the line unless it has escapes: matched against the
+/// names read without checking it as UTF-8 first (a record's many other fields are skipped, their
+/// names as their values; a kept name is checked when it is kept).
+struct Key<'de>(Cow<'de, [u8]>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_borrowed_bytes<E: de::Error>(self, name: &'de [u8]) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(name)))
+            }
+            fn visit_bytes<E: de::Error>(self, name: &[u8]) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(name.to_owned())))
+            }
+        }
+        deserializer.deserialize_bytes(KeyVisitor)
+    }
+}
+
+/// The fields of every result; `keep` may not name one.
+pub const RESULT_FIELDS: [&str; 14] = [
+    "record",
+    "id",
+    "game",
+    "legal",
+    "plies",
+    "position",
+    "outcome",
+    "ply",
+    "move",
+    "reason",
+    "error",
+    "claim",
+    "claim_reason",
+    "positions",
+];
+
+/// What a replay of records adds to each result beyond its verdict, and whether it tallies them.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Fields of each record copied into its result, unchanged (`--keep`).
+    keep: Vec<String>,
+    /// Every position of a legal record, from the start (`--positions`).
+    positions: bool,
+    /// Counts what a report shows (`--report`).
+    tally: bool,
+}
+
+impl Options {
+    /// Refuses a field to keep that results already have (it would be overwritten, or overwrite).
+    pub fn new(keep: Vec<String>, positions: bool, tally: bool) -> Result<Options, String> {
+        if let Some(field) = keep.iter().find(|f| RESULT_FIELDS.contains(&f.as_str())) {
+            return Err(format!(
+                "{field:?} is a field of every result and cannot be kept (results have {})",
+                RESULT_FIELDS.join(", ")
+            ));
+        }
+        Ok(Options {
+            keep,
+            positions,
+            tally,
+        })
+    }
+}
+
+/// How many records were legal, illegal or no record, and how their claims were judged.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub records: usize,
     pub legal: usize,
     pub illegal: usize,
     /// Lines that are not records a game can replay (not JSON, unknown game, bad options, ...).
     pub errors: usize,
+    pub agrees: usize,
+    pub disagrees: usize,
+    /// Records that claim nothing.
+    pub absent: usize,
 }
 
-/// Replays game records (NDJSON, one `{"game", "variant"?, "options"?, "seed"?, "moves", "id"?}` a
-/// line), in parallel; one result a line in input order, numbered `record` from `first_record`. Every
-/// line gets a result: a line that is not a record gets an error and the archive goes on.
-pub fn replay_records(data: &[u8], first_record: usize) -> RecordsOutput {
-    let lines = lines(data);
-    let results: Vec<(Vec<u8>, Option<bool>)> = lines
-        .par_iter()
-        .enumerate()
-        .map(|(offset, &(_, text))| record_result(text, first_record + offset))
-        .collect();
-    let mut output = RecordsOutput::default();
-    for (bytes, legal) in results {
-        match legal {
-            Some(true) => output.legal += 1,
-            Some(false) => output.illegal += 1,
-            None => output.errors += 1,
+impl Counts {
+    fn add(&mut self, result: &Map<String, Value>) {
+        self.records += 1;
+        match result.get("legal").and_then(Value::as_bool) {
+            Some(true) => self.legal += 1,
+            Some(false) => self.illegal += 1,
+            None => self.errors += 1,
         }
-        output.ndjson.extend_from_slice(&bytes);
-        output.ndjson.push(b'\n');
+        match result.get("claim").and_then(Value::as_str) {
+            Some("agrees") => self.agrees += 1,
+            Some("disagrees") => self.disagrees += 1,
+            Some(_) => self.absent += 1,
+            None => {}
+        }
+    }
+
+    fn merge(&mut self, other: &Counts) {
+        self.records += other.records;
+        self.legal += other.legal;
+        self.illegal += other.illegal;
+        self.errors += other.errors;
+        self.agrees += other.agrees;
+        self.disagrees += other.disagrees;
+        self.absent += other.absent;
+    }
+}
+
+/// The results of an archive's records, as NDJSON, their counts, and their tally when asked for.
+#[derive(Debug, Default)]
+pub struct RecordsOutput {
+    pub ndjson: Vec<u8>,
+    pub counts: Counts,
+    pub tally: Option<Tally>,
+}
+
+impl RecordsOutput {
+    fn new(options: &Options) -> Self {
+        RecordsOutput {
+            tally: options.tally.then(Tally::default),
+            ..RecordsOutput::default()
+        }
+    }
+
+    /// Replays one record and writes its result.
+    fn add(&mut self, text: &[u8], number: usize, options: &Options) {
+        let started = self.tally.is_some().then(Instant::now);
+        let result = record_result(text, number, options);
+        self.counts.add(&result);
+        if let (Some(tally), Some(started)) = (&mut self.tally, started) {
+            tally.add(&result, started.elapsed().as_micros() as u64);
+        }
+        serde_json::to_writer(&mut self.ndjson, &result).expect("a JSON value serializes");
+        self.ndjson.push(b'\n');
+    }
+
+    /// Appends the results of the records that follow.
+    fn append(&mut self, next: RecordsOutput) {
+        self.ndjson.extend_from_slice(&next.ndjson);
+        self.counts.merge(&next.counts);
+        if let (Some(tally), Some(more)) = (&mut self.tally, next.tally) {
+            tally.merge(more);
+        }
+    }
+}
+
+/// Records replayed by one parallel task (results written into one buffer, one tally).
+const RECORDS_PER_TASK: usize = 64;
+
+/// Replays game records (NDJSON, one record a line), in parallel; one result a line in input order,
+/// numbered `record` from `first_record`. Every line gets a result: a line that is not a record
+/// gets an error and the archive goes on.
+pub fn replay_records(data: &[u8], first_record: usize, options: &Options) -> RecordsOutput {
+    let lines = lines(data);
+    let parts: Vec<RecordsOutput> = lines
+        .par_chunks(RECORDS_PER_TASK)
+        .enumerate()
+        .map(|(task, chunk)| {
+            let mut part = RecordsOutput::new(options);
+            for (offset, &(_, text)) in chunk.iter().enumerate() {
+                part.add(
+                    text,
+                    first_record + task * RECORDS_PER_TASK + offset,
+                    options,
+                );
+            }
+            part
+        })
+        .collect();
+    let mut output = RecordsOutput::new(options);
+    for part in parts {
+        output.append(part);
     }
     output
 }
 
-/// One record's result, and whether it was legal (`None`: not a record).
-fn record_result(text: &[u8], number: usize) -> (Vec<u8>, Option<bool>) {
-    let mut head = json!({ "record": number });
-    let body = match serde_json::from_slice::<Record>(text) {
-        Err(error) => {
-            // Echo the id of a record that parses as JSON but is not a record, to help find it.
-            if let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(text) {
-                if let Some(id) = object.get("id") {
-                    head["id"] = id.clone();
-                }
-            }
-            json!({ "error": { "code": "malformed-record", "detail": error.to_string() } })
-        }
-        Ok(record) => {
-            if let Some(id) = record.id {
-                head["id"] = serde_json::from_str(id.get()).expect("raw JSON parses");
-            }
-            head["game"] = json!(record.game);
-            match GameKind::named(&record.game) {
-                None => json!({ "error": {
-                    "code": "unknown-game",
-                    "detail": format!("unknown game {:?}; known games: {}", record.game, GameKind::names().join(", ")),
-                } }),
-                Some(kind) => crate::with_game!(kind, G => replay_record::<G>(&record)),
-            }
-        }
+/// One record's result: `record`, `id`, `game`, the kept fields, and the verdict (or `error`).
+fn record_result(text: &[u8], number: usize, options: &Options) -> Map<String, Value> {
+    let mut result = Map::new();
+    result.insert("record".into(), number.into());
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    let read = RecordSeed(&options.keep)
+        .deserialize(&mut deserializer)
+        .and_then(|record| deserializer.end().map(|()| record));
+    let record = match read {
+        Ok(record) => record,
+        Err(error) => return malformed(result, text, &options.keep, error.to_string()),
     };
-    let legal = body.get("legal").and_then(Value::as_bool);
-    if let (Some(target), Value::Object(fields)) = (head.as_object_mut(), body) {
-        target.extend(fields);
+    if let Some(id) = record.id {
+        result.insert("id".into(), raw_value(id));
     }
-    (
-        serde_json::to_vec(&head).expect("a JSON value serializes"),
-        legal,
-    )
+    result.extend(record.kept.iter().cloned());
+    result.insert("game".into(), record.game.as_str().into());
+    match GameKind::named(&record.game) {
+        None => {
+            let detail = format!(
+                "unknown game {:?}; known games: {}",
+                record.game,
+                GameKind::names().join(", ")
+            );
+            let error = serde_json::json!({ "code": "unknown-game", "detail": detail });
+            result.insert("error".into(), error);
+        }
+        Some(kind) => {
+            crate::with_game!(kind, G => replay_record::<G>(record, options, &mut result))
+        }
+    }
+    result
 }
 
-fn replay_record<G: Rules>(record: &Record) -> Value {
-    let mut setup = String::from("{");
-    if let Some(variant) = record.variant {
-        let _ = write!(setup, "\"variant\":{},", variant.get());
+fn raw_value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).expect("raw JSON parses")
+}
+
+/// The result of a line that is no record: its error, and, to help find it, the `id` and the fields
+/// to keep of a JSON object (read again, everything else skipped).
+fn malformed(
+    mut result: Map<String, Value>,
+    text: &[u8],
+    keep: &[String],
+    detail: String,
+) -> Map<String, Value> {
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    if let Ok((id, kept)) = Echo(keep).deserialize(&mut deserializer) {
+        if let Some(id) = id {
+            result.insert("id".into(), id);
+        }
+        result.extend(kept);
     }
-    if let Some(options) = record.options {
-        let _ = write!(setup, "\"options\":{},", options.get());
+    let error = serde_json::json!({ "code": "malformed-record", "detail": detail });
+    result.insert("error".into(), error);
+    result
+}
+
+/// Reads the `id` and the fields named in its list from a JSON object, skipping the others.
+struct Echo<'k>(&'k [String]);
+
+impl<'de> DeserializeSeed<'de> for Echo<'_> {
+    type Value = (Option<Value>, Vec<(String, Value)>);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
     }
-    if setup.ends_with(',') {
-        setup.pop();
+}
+
+impl<'de> Visitor<'de> for Echo<'_> {
+    type Value = (Option<Value>, Vec<(String, Value)>);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
     }
-    setup.push('}');
-    let setup = serde_json::from_str::<G::Setup>(&setup)
-        .map_err(|e| Error::invalid_options("setup", e.to_string()))
-        .and_then(G::check_setup);
-    match setup {
-        Err(error) => json!({ "error": error.reason() }),
-        Ok(setup) => {
-            let mut summary = game::replay::<G, _>(&setup, record.seed, &record.moves).summary(
-                &record.moves,
-                None,
-                None,
-            );
-            // The position string says all the state does, in a fraction of the bytes of an archive.
-            if let Some(object) = summary.as_object_mut() {
-                object.remove("state");
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let (mut id, mut kept) = (None, Vec::new());
+        while let Some(Key(key)) = map.next_key()? {
+            if *key == *b"id" {
+                id = Some(map.next_value()?);
+            } else if let Some(name) = self.0.iter().find(|keep| keep.as_bytes() == &*key) {
+                kept.push((name.clone(), map.next_value()?));
+            } else {
+                map.next_value::<IgnoredAny>()?;
             }
-            summary
+        }
+        Ok((id, kept))
+    }
+}
+
+fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Map<String, Value>) {
+    let setup = setup_of::<G>(&record).and_then(G::check_setup);
+    let setup = match setup {
+        Ok(setup) => setup,
+        Err(error) => {
+            result.insert("error".into(), error.reason());
+            return;
+        }
+    };
+    let mut positions = Vec::new();
+    let replay = if options.positions {
+        game::replay_watched::<G, _>(&setup, record.seed, &record.moves, |position| {
+            positions.push(Value::from(G::position_text(position)));
+        })
+    } else {
+        game::replay::<G, _>(&setup, record.seed, &record.moves)
+    };
+    result.extend(replay.verdict(&record.moves));
+    if options.positions && replay.failure.is_none() {
+        result.insert("positions".into(), Value::Array(positions));
+    }
+    claims::judge(&record.claim, &replay).write_into(result);
+}
+
+/// The record's setup, `{"variant"?, "options"?}`, as the game reads it.
+fn setup_of<G: Rules>(record: &Record) -> Result<G::Setup, Error> {
+    let mut setup = String::from("{");
+    for (name, value) in [("variant", record.variant), ("options", record.options)] {
+        if let Some(value) = value {
+            if setup.len() > 1 {
+                setup.push(',');
+            }
+            setup.push_str(&format!("{name:?}:{}", value.get()));
         }
     }
+    setup.push('}');
+    serde_json::from_str::<G::Setup>(&setup)
+        .map_err(|e| Error::invalid_options("setup", e.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::batch::tests::ndjson_values;
+
+    fn plain() -> Options {
+        Options::default()
+    }
 
     #[test]
     fn records_replay_and_report_the_first_illegal_ply() {
@@ -143,19 +429,61 @@ mod tests {
             {\"game\":\"chess\",\"moves\":[]}\n\
             {\"game\":\"iago\",\"variant\":\"nope\",\"moves\":[]}\n\
             broken\n";
-        let output = replay_records(input, 1);
-        assert_eq!((output.legal, output.illegal, output.errors), (1, 1, 3));
+        let output = replay_records(input, 1, &plain());
+        let counts = output.counts;
+        assert_eq!((counts.legal, counts.illegal, counts.errors), (1, 1, 3));
+        assert_eq!((counts.records, counts.absent), (5, 2));
         let results = ndjson_values(&output.ndjson);
         assert_eq!(results.len(), 5);
         assert_eq!(results[0]["record"], 1);
         assert_eq!(results[0]["id"], "g1");
         assert_eq!(results[0]["legal"], true);
         assert_eq!(results[0]["plies"], 1);
+        assert_eq!(results[0]["claim"], "absent");
         assert_eq!(results[1]["legal"], false);
         assert_eq!(results[1]["ply"], 1);
         assert_eq!(results[1]["reason"]["code"], "illegal-move");
         assert_eq!(results[2]["error"]["code"], "unknown-game");
         assert_eq!(results[3]["error"]["code"], "invalid-options");
         assert_eq!(results[4]["error"]["code"], "malformed-record");
+        assert!(output.tally.is_none());
+    }
+
+    #[test]
+    fn metadata_passes_kept_fields_are_copied_and_a_malformed_claim_is_no_record() {
+        let input = b"{\"game\":\"iago\",\"moves\":[\"e4\"],\"players\":[\"Ann\",\"Bob\"],\"date\":\"2026-11-01\"}\n\
+            {\"game\":\"iago\",\"moves\":[\"e4\"],\"date\":1,\"date\":2}\n\
+            {\"game\":\"iago\",\"moves\":[\"e4\"],\"termination\":\"resigned\",\"date\":\"x\"}\n\
+            {\"game\":\"iago\",\"moves\":[\"e4\"],\"result\":\"1-0\"}\n";
+        let keep = vec!["date".to_owned(), "round".to_owned()];
+        let output = replay_records(input, 1, &Options::new(keep, false, false).unwrap());
+        let results = ndjson_values(&output.ndjson);
+        assert_eq!(results[0]["legal"], true);
+        assert_eq!(results[0]["date"], "2026-11-01");
+        assert!(results[0].get("players").is_none() && results[0].get("round").is_none());
+        assert_eq!(results[1]["error"]["code"], "malformed-record");
+        assert!(results[1]["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate field `date`"));
+        let detail = results[2]["error"]["detail"].as_str().unwrap();
+        assert!(detail.contains("unknown variant `resigned`"), "{detail}");
+        assert_eq!(results[2]["date"], "x");
+        assert_eq!(results[3]["error"]["code"], "malformed-record");
+        assert!(Options::new(vec!["outcome".into()], false, false).is_err());
+    }
+
+    #[test]
+    fn positions_are_the_start_and_every_ply() {
+        let input = b"{\"game\":\"iago\",\"moves\":[\"e4\",\"e6\"]}\n{\"game\":\"iago\",\"moves\":[\"e4\",\"e5\"]}\n";
+        let output = replay_records(input, 1, &Options::new(Vec::new(), true, false).unwrap());
+        let results = ndjson_values(&output.ndjson);
+        let positions = results[0]["positions"].as_array().unwrap();
+        assert_eq!(positions.len(), 3);
+        assert_eq!(positions[2], results[0]["position"]);
+        assert!(
+            results[1].get("positions").is_none(),
+            "an illegal record has none"
+        );
     }
 }

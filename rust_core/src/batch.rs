@@ -46,14 +46,43 @@ pub(crate) fn lines(data: &[u8]) -> Vec<(usize, &[u8])> {
 /// The non-blank lines of NDJSON input with their 1-based line numbers and where each ends (past its
 /// newline).
 fn numbered_lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8], usize)> {
-    let mut end = 0;
-    data.split(|&byte| byte == b'\n')
-        .enumerate()
-        .map(move |(index, line)| {
-            end = (end + line.len() + 1).min(data.len());
-            (index + 1, line.strip_suffix(b"\r").unwrap_or(line), end)
+    let (mut start, mut number) = (0, 0);
+    std::iter::from_fn(move || {
+        (start <= data.len()).then(|| {
+            let end = next_newline(data, start).unwrap_or(data.len());
+            let line = &data[start..end];
+            number += 1;
+            start = end + 1;
+            (
+                number,
+                line.strip_suffix(b"\r").unwrap_or(line),
+                start.min(data.len()),
+            )
         })
-        .filter(|(_, line, _)| !line.iter().all(u8::is_ascii_whitespace))
+    })
+    .filter(|(_, line, _)| !line.iter().all(u8::is_ascii_whitespace))
+}
+
+/// Where the next `\n` is from byte `from`, found eight bytes at a time (a byte-by-byte search cost
+/// an archive's records a few percent of their time).
+fn next_newline(data: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const NEWLINES: u64 = ONES * b'\n' as u64;
+    let mut at = from;
+    while let Some(word) = data.get(at..at + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ NEWLINES;
+        // The lowest byte that was a newline (is now zero) sets its high bit here; no lower one does.
+        let found = word.wrapping_sub(ONES) & !word & HIGHS;
+        if found != 0 {
+            return Some(at + found.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    data[at..]
+        .iter()
+        .position(|&byte| byte == b'\n')
+        .map(|offset| at + offset)
 }
 
 /// How `validate_lines` answers.
@@ -460,6 +489,31 @@ pub(crate) mod tests {
     pub(crate) fn start() -> String {
         let position = Iago::start(setup(), None);
         serde_json::to_string(&Iago::to_state(&position)).unwrap()
+    }
+
+    #[test]
+    fn lines_are_every_non_blank_line_with_its_number() {
+        // Every length and place of lines, blank ones, carriage returns and bytes near `\n` (0x0a):
+        // compared with the lines of a byte-by-byte split.
+        let mut seed = 7u64;
+        for _ in 0..2000 {
+            let mut data = Vec::new();
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            for index in 0..(seed >> 58) {
+                let byte = [b'\n', b'\r', b' ', b'a', 0x0b, 0x8a, 0x09]
+                    [((seed >> (index % 50)) % 7) as usize];
+                data.push(byte);
+            }
+            let expected: Vec<(usize, &[u8])> = data
+                .split(|&byte| byte == b'\n')
+                .enumerate()
+                .map(|(index, line)| (index + 1, line.strip_suffix(b"\r").unwrap_or(line)))
+                .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
+                .collect();
+            assert_eq!(lines(&data), expected, "{data:?}");
+        }
     }
 
     pub(crate) fn ndjson_values(ndjson: &[u8]) -> Vec<Value> {

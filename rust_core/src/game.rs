@@ -98,6 +98,13 @@ pub trait Rules {
     /// Plays a move, or says exactly which rule forbids it.
     fn play(position: &Self::Position, mv: Self::Move) -> Result<(Self::Position, Self::Effects)>;
     fn outcome(position: &Self::Position) -> Outcome;
+    /// Games that rank their players (Hypnosia, any number of them): the players ranked as the
+    /// position stands, by the rules of the final ranking, best first, tied players sharing an
+    /// entry; what a game that stops here (a resignation) is ranked by. `None`: the game's result
+    /// is its winner alone (the two-player games).
+    fn standing(_position: &Self::Position) -> Option<Vec<Vec<&'static str>>> {
+        None
+    }
 
     /// What `player` may see of a position. Games without hidden information show the whole state;
     /// games with it override this. An unknown player is an error.
@@ -476,12 +483,30 @@ pub struct Replay<G: Rules> {
     pub plies: usize,
     /// The first illegal ply (its index) and why, if any.
     pub failure: Option<(usize, Error)>,
+    /// Where the game stands after the last legal ply (the verdict's, and what claims are judged by).
+    pub outcome: Outcome,
 }
 
 impl<G: Rules> Replay<G> {
-    /// The result as clients receive it: legal, plies, the final state (sealed when there are keys;
-    /// opaque, without its notation, with `commitments` when the game has hidden information), and the
-    /// failing ply if any.
+    /// The verdict on the record: `legal`, `plies`, the final `position` and `outcome`, and the
+    /// failing ply (`ply`, `move`, `reason`) if any.
+    pub fn verdict<S: AsRef<str>>(&self, moves: &[S]) -> serde_json::Map<String, Value> {
+        let mut result = serde_json::Map::new();
+        result.insert("legal".into(), self.failure.is_none().into());
+        result.insert("plies".into(), self.plies.into());
+        let outcome = serde_json::to_value(&self.outcome).expect("an outcome serializes");
+        result.insert("outcome".into(), outcome);
+        result.insert("position".into(), G::position_text(&self.position).into());
+        if let Some((ply, error)) = &self.failure {
+            result.insert("ply".into(), (*ply).into());
+            result.insert("move".into(), moves[*ply].as_ref().into());
+            result.insert("reason".into(), error.reason());
+        }
+        result
+    }
+
+    /// The result as clients receive it: the verdict with the final state (sealed when there are
+    /// keys; opaque, without its notation, with `commitments` when the game has hidden information).
     pub fn summary<S: AsRef<str>>(
         &self,
         moves: &[S],
@@ -489,24 +514,13 @@ impl<G: Rules> Replay<G> {
         commitments: Option<&Commitments>,
     ) -> Value {
         let state = seal::stamp::<G>(G::to_state(&self.position), keys, commitments);
-        let mut result = serde_json::json!({
-            "legal": self.failure.is_none(),
-            "plies": self.plies,
-            "outcome": G::outcome(&self.position),
-        });
-        if let Some(object) = result.as_object_mut() {
-            if !state.is_opaque() {
-                object.insert("position".into(), G::position_text(&self.position).into());
-            }
-            let state = serde_json::to_value(state).expect("a state serializes");
-            object.insert("state".into(), state);
+        let mut result = self.verdict(moves);
+        if state.is_opaque() {
+            result.remove("position");
         }
-        if let (Some((ply, error)), Some(object)) = (&self.failure, result.as_object_mut()) {
-            object.insert("ply".into(), serde_json::json!(ply));
-            object.insert("move".into(), serde_json::json!(moves[*ply].as_ref()));
-            object.insert("reason".into(), error.reason());
-        }
-        result
+        let state = serde_json::to_value(state).expect("a state serializes");
+        result.insert("state".into(), state);
+        Value::Object(result)
     }
 }
 
@@ -515,12 +529,27 @@ pub fn replay<G: Rules, S: AsRef<str>>(
     seed: Option<u64>,
     moves: &[S],
 ) -> Replay<G> {
+    replay_watched(setup, seed, moves, |_| {})
+}
+
+/// `replay`, showing `watch` the initial position and the position after every legal ply.
+pub fn replay_watched<G: Rules, S: AsRef<str>>(
+    setup: &Checked<G::Setup>,
+    seed: Option<u64>,
+    moves: &[S],
+    mut watch: impl FnMut(&G::Position),
+) -> Replay<G> {
     let mut position = G::start(setup, seed);
+    watch(&position);
     for (index, mv) in moves.iter().enumerate() {
         match play_text::<G>(&position, mv.as_ref(), None) {
-            Ok((next, _)) => position = next,
+            Ok((next, _)) => {
+                position = next;
+                watch(&position);
+            }
             Err(error) => {
                 return Replay {
+                    outcome: G::outcome(&position),
                     position,
                     plies: index,
                     failure: Some((index, error)),
@@ -529,6 +558,7 @@ pub fn replay<G: Rules, S: AsRef<str>>(
         }
     }
     Replay {
+        outcome: G::outcome(&position),
         position,
         plies: moves.len(),
         failure: None,

@@ -5,6 +5,7 @@ pub mod batch;
 mod borrowed;
 pub mod caesar;
 pub mod chance;
+pub mod claims;
 pub mod decisions;
 mod digits;
 pub mod error;
@@ -22,6 +23,7 @@ pub mod request;
 pub mod schemas;
 pub mod seal;
 pub mod strict;
+pub mod tally;
 
 #[cfg(feature = "python")]
 mod python;

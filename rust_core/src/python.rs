@@ -15,13 +15,16 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::archive;
 use crate::batch;
+use crate::claims::{self, Claim};
 use crate::error::Error;
 use crate::game::{self, Form, Played, Rules, StateOut};
 use crate::opaque::{Commitments, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request::{self, Reader};
 use crate::seal::{self, SealKeys};
+use crate::tally::Tally;
 use crate::with_game;
 
 mod handle;
@@ -88,6 +91,20 @@ fn json_text(value: &Bound<'_, PyAny>) -> Result<String, String> {
 
 fn from_python<T: DeserializeOwned>(value: &Bound<'_, PyAny>) -> Result<T, String> {
     serde_json::from_str(&json_text(value)?).map_err(|e| e.to_string())
+}
+
+/// A record's claim given as a dict of `result`, `termination` and `by` (each optional); raises
+/// MalformedRequest naming the field at fault.
+fn claim_of(py: Python<'_>, claim: Option<&Bound<'_, PyAny>>) -> PyResult<Claim> {
+    let Some(claim) = claim.filter(|claim| !claim.is_none()) else {
+        return Ok(Claim::default());
+    };
+    let fields = from_python::<serde_json::Map<String, Value>>(claim).map_err(|detail| {
+        raise_reason(py, &request::malformed_request(&[("body".into(), detail)]))
+    })?;
+    Claim::from_fields(fields).map_err(|(field, message)| {
+        raise_reason(py, &request::malformed_request(&[(field, message)]))
+    })
 }
 
 fn checked_setup<G: Rules>(
@@ -572,8 +589,10 @@ impl Engine {
             .map_err(|reason| raise_reason(py, &reason))
     }
 
-    /// Replays a record from the initial position of `setup`; refused when the engine is `committed`.
-    #[pyo3(signature = (moves, setup=None, seed=None, commitments=None))]
+    /// Replays a record from the initial position of `setup`, and judges its `claim` (a dict of
+    /// `result`, `termination` and `by`, each optional: see `claims`); refused when the engine is
+    /// `committed`. A malformed claim raises MalformedRequest naming its field.
+    #[pyo3(signature = (moves, setup=None, seed=None, commitments=None, claim=None))]
     fn replay(
         &self,
         py: Python<'_>,
@@ -581,6 +600,7 @@ impl Engine {
         setup: Option<&Bound<'_, PyAny>>,
         seed: Option<u64>,
         commitments: Option<&Bound<'_, PyAny>>,
+        claim: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         with_game!(self.kind, G => {
             if self.commits::<G>() {
@@ -596,9 +616,14 @@ impl Engine {
             }
             let setup = self.setup_of::<G>(py, setup)?;
             let commitments = self.commitments_of::<G>(py, commitments)?;
+            let claim = claim_of(py, claim)?;
             let keys = self.keys();
             let replay = py.detach(|| seal::with_chance::<G, _>(keys, || game::replay::<G, _>(&setup, seed, &moves)));
-            to_py(py, &replay.summary(&moves, keys, commitments.as_ref()))
+            let mut summary = replay.summary(&moves, keys, commitments.as_ref());
+            if let Some(result) = summary.as_object_mut() {
+                claims::judge(&claim, &replay).write_into(result);
+            }
+            to_py(py, &summary)
         })
     }
 
@@ -729,19 +754,44 @@ fn games() -> Vec<&'static str> {
     GameKind::names()
 }
 
-/// Replays game records given as NDJSON bytes (any mix of games), in parallel without the GIL;
-/// NDJSON results in input order, numbered from `first_record`, and the numbers of legal records,
-/// illegal records and lines that are not records.
+/// Replays game records given as NDJSON bytes (any mix of games), in parallel without the GIL:
+/// NDJSON results in input order, numbered from `first_record`, with the fields `keep` names and,
+/// with `positions`, every position of a legal record; their counts (`archive::Counts`); and, with
+/// `tally`, what a report shows of them (`tally::Tally`). Raises ValueError for a field to keep
+/// that results already have.
 #[pyfunction]
-#[pyo3(signature = (data, first_record=1))]
+#[pyo3(signature = (data, first_record=1, keep=Vec::new(), positions=false, tally=false))]
 fn replay_records<'py>(
     py: Python<'py>,
     data: &[u8],
     first_record: usize,
-) -> (Bound<'py, PyBytes>, usize, usize, usize) {
-    let output = py.detach(|| crate::archive::replay_records(data, first_record));
+    keep: Vec<String>,
+    positions: bool,
+    tally: bool,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let options = archive::Options::new(keep, positions, tally).map_err(PyValueError::new_err)?;
+    let output = py.detach(|| archive::replay_records(data, first_record, &options));
     let bytes = PyBytes::new(py, &output.ndjson);
-    (bytes, output.legal, output.illegal, output.errors)
+    Ok((
+        bytes,
+        pythonize(py, &output.counts)?,
+        pythonize(py, &output.tally)?,
+    ))
+}
+
+/// Two tallies of `replay_records` (of different records) as one.
+#[pyfunction]
+fn merge_tallies<'py>(
+    py: Python<'py>,
+    tally: &Bound<'py, PyAny>,
+    other: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let read = |value: &Bound<'py, PyAny>| {
+        depythonize::<Tally>(value).map_err(|e| PyValueError::new_err(format!("not a tally: {e}")))
+    };
+    let mut merged = read(tally)?;
+    merged.merge(read(other)?);
+    Ok(pythonize(py, &merged)?)
 }
 
 /// A request body read as JSON by the same rules as `play_json` (serde_json: numbers that fit a
@@ -793,6 +843,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(handle::action_space, module)?)?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
+    module.add_function(wrap_pyfunction!(merge_tallies, module)?)?;
+    module.add("RESULT_FIELDS", archive::RESULT_FIELDS.to_vec())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(json_schemas, module)?)?;
     module.add_function(wrap_pyfunction!(set_board_cache_bytes, module)?)?;

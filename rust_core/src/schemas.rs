@@ -2,7 +2,7 @@
 //! (`schemars`), so that the HTTP contract can be generated from the code instead of written twice.
 //!
 //! [`all`] answers `{"iago": {"State": {...}, "Setup": {...}, "Effects": {...}, ...}, ...,
-//! "common": {"Outcome": {...}, "ChanceState": {...}}}`. A schema listed as `Name` under a game is
+//! "common": {"Outcome": {...}, "ChanceState": {...}, "ClaimedResult": {...}, ...}}`. A schema listed as `Name` under a game is
 //! the OpenAPI component `<Prefix>Name` (`IagoState`, `CaesarBorder`; the prefix is the game's title
 //! without punctuation, and empty for `common`), and every `$ref` points at
 //! `#/components/schemas/<Prefix>Name`, so the definitions drop straight into `components.schemas`.
@@ -20,6 +20,7 @@ use serde_json::{json, Map, Value};
 
 use crate::caesar::Caesar;
 use crate::chance::ChanceState;
+use crate::claims::{ClaimedResult, Termination};
 use crate::game::{Outcome, Rules};
 use crate::hypnosia::Hypnosia;
 use crate::iago::Iago;
@@ -31,7 +32,13 @@ pub const DEFINITIONS_PATH: &str = "#/components/schemas";
 /// The key of the schemas shared by every game (their names carry no prefix).
 pub const COMMON: &str = "common";
 /// Shared schemas, by name.
-const COMMON_NAMES: [&str; 3] = ["Outcome", "OutcomeStatus", "ChanceState"];
+const COMMON_NAMES: [&str; 5] = [
+    "Outcome",
+    "OutcomeStatus",
+    "ChanceState",
+    "ClaimedResult",
+    "Termination",
+];
 
 /// Each game's key in [`all`] and the prefix of its schema names.
 pub const GAMES: [(&str, &str); 4] = [
@@ -138,6 +145,8 @@ fn common_definitions() -> Map<String, Value> {
         &mut all,
         definitions(Contract::Deserialize, |generator| {
             generator.subschema_for::<ChanceState>();
+            generator.subschema_for::<ClaimedResult>();
+            generator.subschema_for::<Termination>();
         }),
     );
     all

@@ -7,10 +7,10 @@ classes of ``referee.errors``."""
 
 from typing import Any, Mapping, Sequence, final
 
-__all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records", "loads",
-           "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS", "MAX_MOVE_CHARS",
-           "MAX_PLAYER_CHARS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "set_board_cache_bytes",
-           "board_cache_bytes"]
+__all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records",
+           "merge_tallies", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
+           "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "RESULT_FIELDS",
+           "set_board_cache_bytes", "board_cache_bytes"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
 MIN_SECRET_CHARS: int
@@ -22,15 +22,25 @@ MAX_PLAYER_CHARS: int
 STATE_TYPE_MESSAGE: str
 #: Each game's prefix of its schema names in ``json_schemas`` (``"iago"``: ``"Iago"``, for ``IagoState``).
 SCHEMA_PREFIXES: dict[str, str]
+#: The fields of every result of ``replay_records``: ``keep`` may not name one.
+RESULT_FIELDS: list[str]
 
 _State = Mapping[str, Any] | str
 
 def games() -> list[str]:
     """The names of the games this build knows."""
 
-def replay_records(data: bytes, first_record: int = 1) -> tuple[bytes, int, int, int]:
-    """Replays NDJSON game records (any mix of games) in parallel: the NDJSON results, numbered from
-    ``first_record``, and the numbers of legal records, illegal records and lines that are no record."""
+def replay_records(
+    data: bytes, first_record: int = 1, keep: Sequence[str] = ..., positions: bool = False, tally: bool = False
+) -> tuple[bytes, dict[str, int], dict[str, Any] | None]:
+    """Replays NDJSON game records (any mix of games) in parallel and judges their claims: the NDJSON
+    results, numbered from ``first_record``, with the fields ``keep`` names and (``positions``) every
+    position of a legal record; the counts (``records``, ``legal``, ``illegal``, ``errors``, ``agrees``,
+    ``disagrees``, ``absent``); and with ``tally``, what a report shows of them (``referee.report``).
+    ValueError for a field to keep that results already have."""
+
+def merge_tallies(tally: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """Two tallies of ``replay_records`` (of different records) as one."""
 
 def loads(data: bytes) -> Any:
     """A request body read as JSON by the engine's rules (numbers that fit a double, no lone surrogate,
@@ -119,8 +129,10 @@ class Engine:
         """A ``validate`` request body answered as JSON bytes; an illegal move is a verdict."""
     def replay(
         self, moves: Sequence[str], setup: Mapping[str, Any] | None = None, seed: int | None = None,
-        commitments: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]: ...
+        commitments: Mapping[str, str] | None = None, claim: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The record replayed, and its ``claim`` (``result``, ``termination``, ``by``) judged: ``claim``
+        and, when it disagrees, ``claim_reason``. A malformed claim raises ``MalformedRequest``."""
     def validate_lines(
         self, data: bytes, with_state: bool = False, first_index: int = 0, compact: bool = False,
         max_lines: int = ..., start: int = 0,

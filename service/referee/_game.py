@@ -19,6 +19,7 @@ from referee.types import (
     CaesarState,
     CaesarVariant,
     CaesarView,
+    ClaimedResult,
     EffectsT,
     GameInfo,
     HypnosiaEffects,
@@ -41,6 +42,7 @@ from referee.types import (
     ReplayResult,
     SetupT,
     StateT,
+    Termination,
     Verdict,
     ViewT,
 )
@@ -82,12 +84,15 @@ def games() -> list[str]:
     return _core.games()
 
 
-def replay_records(data: bytes, first_record: int = 1) -> bytes:
+def replay_records(data: bytes, first_record: int = 1, *, keep: Iterable[str] = (), positions: bool = False) -> bytes:
     """Replays game records, NDJSON bytes with one ``{"game", "variant"?, "options"?, "seed"?, "moves",
-    "id"?}`` a line (games may be mixed), on every core. Returns one NDJSON result a line, in input order,
-    numbered ``record`` from ``first_record``: the outcome, or the first illegal ply and why, or the error
-    that makes the line no record."""
-    return _core.replay_records(data, first_record)[0]
+    "id"?}`` a line with any other fields (games may be mixed), on every core. Returns one NDJSON result a
+    line, in input order, numbered ``record`` from ``first_record``: the outcome, or the first illegal ply
+    and why, or the error that makes the line no record; and the verdict on the record's claim
+    (``result``, ``termination``, ``by``: ``claim``, and ``claim_reason`` when it disagrees). ``keep``
+    names fields of the records copied into their results; ``positions`` adds every position of a legal
+    record. ValueError for a field to keep that results already have."""
+    return _core.replay_records(data, first_record, list(keep), positions)[0]
 
 
 #: A player's secret is 16 to 256 characters: the engine's bounds (`opaque.rs`), exported by `_core`, used
@@ -240,10 +245,15 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         for a committed state, without the mover's ``secret``)."""
         return cast(Verdict, self._engine.validate(state, move, player, secret))
 
-    def replay(self, moves: Iterable[str], seed: int | None = None) -> ReplayResult[StateT]:
-        """Replays a record from the initial state; reports the first illegal ply, if any. Refused
+    def replay(self, moves: Iterable[str], seed: int | None = None, *, result: ClaimedResult | None = None,
+               termination: Termination | None = None, by: str | None = None) -> ReplayResult[StateT]:
+        """Replays a record from the initial state; reports the first illegal ply, if any, and judges what
+        the record claims about how the game ended (``result``, ``termination``, ``by``, as in an archive's
+        record: ``claim`` and ``claim_reason``; a malformed claim raises ``MalformedRequest``). Refused
         (``MalformedRequest``) when the game is ``committed``: its refusals would show hands without a secret."""
-        return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed))
+        claim = {key: value for key, value in (("result", result), ("termination", termination), ("by", by))
+                 if value is not None}
+        return cast(ReplayResult[StateT], self._engine.replay(list(moves), None, seed, None, claim))
 
     def validate_batch(self, items: Iterable[Mapping[str, Any]],
                        with_state: bool = False) -> list[BatchResult[StateT, EffectsT]]:

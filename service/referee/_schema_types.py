@@ -6,8 +6,10 @@ from typing import Literal, NotRequired, TypeAlias, TypedDict
 
 __all__ = [
     "ChanceState",
+    "ClaimedResult",
     "Outcome",
     "OutcomeStatus",
+    "Termination",
     "IagoEffects",
     "IagoOptions",
     "IagoPlayer",
@@ -74,6 +76,14 @@ class ChanceState(TypedDict):
     word_pos: int
 
 
+class ClaimedResult(TypedDict):
+    """The result a record claims for its game."""
+
+    ranking: NotRequired[list[list[str]] | None]
+    scores: NotRequired[dict[str, int] | None]
+    winner: str | None
+
+
 class Outcome(TypedDict):
     """Where a game stands: whose turn it is, the scores as they are now, and the result once it is over."""
 
@@ -86,6 +96,20 @@ class Outcome(TypedDict):
 
 
 OutcomeStatus: TypeAlias = Literal["ongoing", "finished"]
+
+
+#: How a record says its game ended.
+#:
+#: `normal`: By the rules, with the last move: the game is over after the moves (the default when a `result` is given).
+#:
+#: `resignation`: The player `by` resigned: the game is not over after the moves.
+#:
+#: `timeout`: The player `by` ran out of time: the game is not over after the moves.
+#:
+#: `agreement`: The players agreed to end the game: it is not over after the moves.
+#:
+#: `abandoned`: The game was abandoned, without a result: it is not over after the moves.
+Termination: TypeAlias = Literal["normal", "resignation", "timeout", "agreement", "abandoned"]
 
 
 class IagoEffects(TypedDict):

@@ -1,12 +1,17 @@
 """Every problem code, defined once: its HTTP status, its title and what it means. The service's
 problems (`referee.problems`), the engine's exception classes (`referee.errors`, named after their
-codes) and the contract's `ProblemCode` schema all come from this table."""
+codes) and the contract's `ProblemCode` schema all come from this table.
+
+Beside them, the codes of verdicts that are answers rather than problems: why a record's claim
+disagrees with its moves (`CLAIM_CODES`, the contract's `ClaimCode`), and why a line of an archive is
+no record (`RECORD_CODES`)."""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["CODES", "ProblemCode", "problem_code_schema"]
+__all__ = ["CODES", "CLAIM_CODES", "RECORD_CODES", "ProblemCode", "VerdictCode", "claim_code_schema",
+           "problem_code_schema"]
 
 
 class ProblemCode(NamedTuple):
@@ -100,6 +105,64 @@ CODES: dict[str, ProblemCode] = {
         "(`REFEREE_WORKER_SPOOL_BYTES`); retry after `Retry-After` seconds. A streamed batch cut by it ends with "
         "this problem as its last line, `index` the first item not judged."),
 }
+
+
+class VerdictCode(NamedTuple):
+    """The code of a verdict that is an answer (a 200 of `replay`, a result of `referee validate`)."""
+
+    title: str
+    meaning: str
+
+
+#: Why a record's claim (`result`, `termination`, `by`) disagrees with its moves: the `claim_reason.code`
+#: of a replay's answer and of an archive's result. The rules are checked in this order (README, Claims).
+CLAIM_CODES: dict[str, VerdictCode] = {
+    "claim-illegal-moves": VerdictCode(
+        "The record has an illegal ply",
+        "A move of the record is illegal (`ply`): the moves make no game for the claim to describe."),
+    "claim-unknown-player": VerdictCode(
+        "The claim names no player of the game",
+        "`result.winner`, `by`, a key of `result.scores` or a name in `result.ranking` (`field`) is no player of "
+        "the game; `players` lists them."),
+    "claim-inconsistent": VerdictCode(
+        "The claim contradicts itself",
+        "Whatever the moves: a resignation or timeout without `by`, or won by its `by`; a `by` with another end; "
+        "an abandoned game with a winner or a ranking; a ranking that does not list every player once, or whose "
+        "first rank is not the winner alone (none when shared). `field` names the field."),
+    "claim-not-over": VerdictCode(
+        "A normal end, but the game goes on",
+        "A `normal` end (the default with a `result`) is claimed, but the game is not over after the moves; "
+        "`to_move` is the player to move."),
+    "claim-over": VerdictCode(
+        "An early end, but the game was over",
+        "A resignation, timeout, agreement or abandonment is claimed, but the game was over after the moves: "
+        "its last move ended it (`winner`, `decided_by`)."),
+    "claim-mismatch": VerdictCode(
+        "A claimed field is not what the moves show",
+        "`field` (`result.winner`, `result.scores`, `result.ranking`) is `claimed`, the moves show `actual`: the "
+        "engine's outcome after a normal end; after a resignation or timeout, its `by` last and the others as "
+        "the position stands (two players: the other one wins); the scores as the moves leave them, whatever "
+        "the end."),
+}
+
+#: Why a line of an archive is no record (its result's `error.code`), beside the problems of its game and
+#: setup (`unknown-game`, `invalid-options`, `invalid-board`).
+RECORD_CODES: dict[str, VerdictCode] = {
+    "malformed-record": VerdictCode(
+        "The line is no record",
+        "The line is not JSON, or not a record: `game` or `moves` missing, a field of the record (`seed`, a "
+        "claim's `result`, `termination`, `by`, a field to keep) of the wrong shape or given twice."),
+}
+
+
+def claim_code_schema() -> dict[str, Any]:
+    """The contract's `ClaimCode`: a plain string enum, each code's meaning in the text."""
+    lines = [f"- `{code}`: {entry.meaning}" for code, entry in CLAIM_CODES.items()]
+    return {
+        "type": "string",
+        "description": "Why a record's claim disagrees with its moves:\n" + "\n".join(lines),
+        "enum": list(CLAIM_CODES),
+    }
 
 
 def problem_code_schema() -> dict[str, Any]:

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from marshmallow import Schema, fields, missing, validate
+from marshmallow import RAISE, Schema, fields, missing, validate
 
 from referee import _core, schemas
-from referee.codes import problem_code_schema
+from referee.codes import claim_code_schema, problem_code_schema
 
 __all__ = ["COMPONENTS", "ENVELOPES", "PREFIXES", "document", "text"]
 
@@ -116,14 +116,17 @@ def seed_schema() -> dict[str, Any]:
     }
 
 
-def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) -> dict[str, Any]:
-    """A request envelope of one game: the marshmallow schema's fields, with the game's own state, move
-    and players. An envelope with a setup's fields (`variant`, `options`) takes them from the game's
-    `Setup` (`allOf`), and its own fields beside them; `unevaluatedProperties` closes the whole."""
+def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any], game: str) -> dict[str, Any]:
+    """A request envelope of one game (named `game`): the marshmallow schema's fields, with the game's own
+    state, move, players and a record's fields. An envelope with a setup's fields (`variant`, `options`)
+    takes them from the game's `Setup` (`allOf`), and its own fields beside them; `unevaluatedProperties`
+    closes the whole, unless the envelope lets unknown fields pass (a record's metadata)."""
     setup = set(game_schemas["Setup"]["properties"])
     player = "Player" if "Player" in game_schemas else "Colour"
     own = {"state": ref(prefix + "StateOrPosition"), "move": ref("Move"),
-           "player": ref(prefix + player) | {"description": PLAYER}}
+           "player": ref(prefix + player) | {"description": PLAYER},
+           "result": ref("ClaimedResult"), "termination": ref("Termination"), "by": {"type": "string"},
+           "game": {"type": "string", "enum": [game]}}
     envelope_fields = schema().fields
     properties, required = {}, []
     for name, field in envelope_fields.items():
@@ -136,12 +139,13 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any]) ->
             properties[name] = {"anyOf": [properties[name], {"type": "null"}]}
         if field.required:
             required.append(name)
+    closed = schema().unknown == RAISE
     if not setup & set(envelope_fields):
-        return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        return {"type": "object", "properties": properties, "required": required, "additionalProperties": not closed}
     assert setup <= set(envelope_fields), f"{schema.__name__} has part of a setup"
     return {"type": "object", "allOf": [ref(prefix + "Setup"), {"type": "object", "properties": properties,
                                                                "required": required}],
-            "unevaluatedProperties": False}
+            "unevaluatedProperties": not closed}
 
 
 def game_components(name: str, prefix: str, derived: dict[str, Any], shape: dict[str, Any]) -> dict[str, Any]:
@@ -150,7 +154,7 @@ def game_components(name: str, prefix: str, derived: dict[str, Any], shape: dict
     components = {prefix + key: value for key, value in own.items()}
     # A setup is the part of a request that the envelope closes (see `envelope`), never sent alone.
     components[prefix + "Setup"] = {key: value for key, value in own["Setup"].items() if key != "additionalProperties"}
-    components |= {prefix + key: envelope(schema, prefix, own) for key, schema in ENVELOPES.items()}
+    components |= {prefix + key: envelope(schema, prefix, own, name) for key, schema in ENVELOPES.items()}
     components |= for_game(shape["x-game-schemas"], prefix)
     if prefix + "View" not in shape["components"]["schemas"]:
         components[prefix + "View"] = ref(prefix + "State")
@@ -217,6 +221,7 @@ def document() -> dict[str, Any]:
     components = doc["components"]["schemas"]
     components["ProblemCode"] = problem_code_schema()
     components["Seed"] = seed_schema()
+    components["ClaimCode"] = claim_code_schema()
     components |= derived["common"]
     listing, operations = "/v1/games", doc.pop("paths")
     doc["paths"] = {listing: operations.pop(listing)}  # the games first, then each game's routes

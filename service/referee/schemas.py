@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
 from referee import _core
 from referee._game import MAX_SECRET_CHARS, MIN_SECRET_CHARS
@@ -136,7 +136,23 @@ class MoveRequest(StateRequest):
 
 
 class ReplayRequest(NewRequest):
+    """A game record as archives hold it (as a line of `referee validate`): any field not named here is the
+    archive's own (who played, when) and passes unread. The claim's fields are read by the engine, which
+    judges them (`referee.claims` in the core), so their shapes are checked there."""
+
+    class Meta:
+        unknown = EXCLUDE
+
     moves = fields.List(fields.String(validate=MOVE), required=True)
+    game = fields.String(metadata={"description": (
+        "The record's game, as an archive's record names it; when given, it must be the route's game.")})
+    result = fields.Raw(allow_none=True, metadata={"description": (
+        "The result the record claims, judged against the moves (`claim`).")})
+    termination = fields.Raw(allow_none=True, metadata={"description": (
+        "How the record says the game ended (`normal` by default when a `result` is given), judged against "
+        "the moves (`claim`).")})
+    by = fields.Raw(allow_none=True, metadata={"description": (
+        "The player who resigned or ran out of time (a `resignation` or `timeout`).")})
 
 
 class ViewRequest(StateRequest):

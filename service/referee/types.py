@@ -57,9 +57,21 @@ class Played(TypedDict, Generic[StateT, EffectsT]):
     outcome: Outcome
 
 
+class ClaimReason(TypedDict):
+    """Why a record's claim disagrees with its moves: the stable ``code`` (``claim-mismatch``, ...; see
+    ``referee.codes.CLAIM_CODES``), the ``detail``, and its facts (``field``, ``claimed``, ``actual``, ...)."""
+
+    code: str
+    detail: str
+    field: NotRequired[str]
+    claimed: NotRequired[Any]
+    actual: NotRequired[Any]
+
+
 class ReplayResult(TypedDict, Generic[StateT]):
     """``Game.replay``: the state after the legal moves; with ``legal`` false, the first illegal ``ply``,
-    its ``move`` and the ``reason``. Opaque: as in ``Played``, without ``position``."""
+    its ``move`` and the ``reason``. Opaque: as in ``Played``, without ``position``. ``claim``: the verdict
+    on what the record claims (``result``, ``termination``, ``by``), with ``claim_reason`` when it disagrees."""
 
     legal: bool
     plies: int
@@ -69,6 +81,8 @@ class ReplayResult(TypedDict, Generic[StateT]):
     ply: NotRequired[int]
     move: NotRequired[str]
     reason: NotRequired[Reason]
+    claim: Literal["agrees", "disagrees", "absent"]
+    claim_reason: NotRequired[ClaimReason]
 
 
 class BatchResult(TypedDict, Generic[StateT, EffectsT]):
@@ -138,6 +152,7 @@ __all__ = [
     "Played",
     "Reason",
     "ReplayResult",
+    "ClaimReason",
     "SetupT",
     "StateT",
     "Verdict",

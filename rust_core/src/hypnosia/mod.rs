@@ -152,6 +152,10 @@ impl Rules for Hypnosia {
         position.outcome()
     }
 
+    fn standing(position: &Position) -> Option<Vec<Vec<&'static str>>> {
+        Some(position.ranking())
+    }
+
     fn perft(position: &Position, depth: u32) -> u64 {
         position.perft(depth)
     }

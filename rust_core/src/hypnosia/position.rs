@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::board::{
-    is_active, seat_of_letter, Board, Loc, CAPTURED, CENTRE, CENTRE_SPACES, COLOURS, LETTERS,
-    PAWNS, SEATS, SPACE_BASE,
+    colour_seat, is_active, seat_of_letter, Board, Loc, CAPTURED, CENTRE, CENTRE_SPACES, COLOURS,
+    LETTERS, PAWNS, SEATS, SPACE_BASE,
 };
 use super::setup::{compiled_game, CompiledSetup, Setup};
 use super::state::Parts;
@@ -149,7 +149,34 @@ impl Position {
         if !self.is_over() {
             return Outcome::ongoing(COLOURS[usize::from(self.to_move)], scores);
         }
-        // Rank key: points (more is better), then the first centre entry (earlier is better; none last).
+        let ranking = self.ranking();
+        let top = ranking[0][0];
+        let top_points = self.scores[colour_seat(top).expect("a ranked colour is a seat's")];
+        let tied_on_points = seats
+            .iter()
+            .filter(|&&s| self.scores[usize::from(s)] == top_points)
+            .count();
+        let (winner, decided_by) = if ranking[0].len() > 1 {
+            (None, "shared")
+        } else if tied_on_points > 1 {
+            (Some(top), "first_to_centre")
+        } else {
+            (Some(top), "score")
+        };
+        Outcome {
+            status: Status::Finished,
+            to_move: None,
+            scores,
+            winner,
+            decided_by: Some(decided_by),
+            ranking: Some(ranking),
+        }
+    }
+
+    /// The players ranked as the position stands, best first, tied players sharing an entry: by
+    /// points (more is better), then the first centre entry (earlier is better; none last). Once
+    /// the game is over, its final ranking.
+    pub fn ranking(&self) -> Vec<Vec<&'static str>> {
         let key = |seat: u8| {
             let first = self
                 .centre()
@@ -158,7 +185,7 @@ impl Position {
                 .unwrap_or(usize::MAX);
             (-self.scores[usize::from(seat)], first)
         };
-        let mut order: Vec<u8> = seats.clone();
+        let mut order: Vec<u8> = self.game.seats.clone();
         order.sort_by_key(|&s| (key(s), s));
         let mut ranking: Vec<Vec<&'static str>> = Vec::new();
         let mut previous = None;
@@ -172,26 +199,7 @@ impl Position {
             }
             previous = Some(key(seat));
         }
-        let top = order[0];
-        let tied_on_points = order
-            .iter()
-            .filter(|&&s| self.scores[usize::from(s)] == self.scores[usize::from(top)])
-            .count();
-        let (winner, decided_by) = if ranking[0].len() > 1 {
-            (None, "shared")
-        } else if tied_on_points > 1 {
-            (Some(COLOURS[usize::from(top)]), "first_to_centre")
-        } else {
-            (Some(COLOURS[usize::from(top)]), "score")
-        };
-        Outcome {
-            status: Status::Finished,
-            to_move: None,
-            scores,
-            winner,
-            decided_by: Some(decided_by),
-            ranking: Some(ranking),
-        }
+        ranking
     }
 }
 

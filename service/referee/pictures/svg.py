@@ -12,7 +12,7 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Any, Iterable
 
-__all__ = ["INK_ON", "PLAYER_COLOURS", "Svg", "classes", "polar", "style_text"]
+__all__ = ["INK_ON", "PLAYER_COLOURS", "Svg", "classes", "number", "polar", "style_text"]
 
 NAMESPACE = "http://www.w3.org/2000/svg"
 
@@ -79,16 +79,20 @@ def style_text(style: str) -> str:
 
 
 class Svg:
-    """One SVG document: a viewBox of `width` × `height`, a title, the shared style and the game's."""
+    """One SVG document: a viewBox of `width` × `height`, a title, the shared style and the picture's
+    own. A game's board (`kind` "board", the marks of `BASE_STYLE`) names its `game`; other kinds
+    (a report's "chart") bring their whole style, or none (a page that holds them has it once)."""
 
-    def __init__(self, width: float, height: float, *, game: str, title: str, style: str = "") -> None:
+    def __init__(self, width: float, height: float, *, title: str, game: str | None = None, style: str = "",
+                 kind: str = "board") -> None:
         self.width, self.height = width, height
         self.root = ET.Element("svg", attributes({
             "xmlns": NAMESPACE, "viewBox": f"0 0 {number(width)} {number(height)}",
-            "class": "referee-board", "data_game": game,
+            "class": f"referee-{kind}", "data_game": game,
         }))
         ET.SubElement(self.root, "title").text = title
-        ET.SubElement(self.root, "style").text = style_text(style)
+        if style := style_text(style) if kind == "board" else style:
+            ET.SubElement(self.root, "style").text = style
 
     def add(self, parent: ET.Element | None, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
         element = ET.SubElement(self.root if parent is None else parent, tag, attributes(attrs))
@@ -123,11 +127,14 @@ class Svg:
     def tooltip(self, parent: ET.Element, content: str) -> ET.Element:
         return self.add(parent, "title", content)
 
-    def document(self, size: int | None = None) -> str:
-        """The SVG text; `size` is the width in pixels (the height keeps the picture's proportions), by
-        default the drawing's own width."""
-        root = self.root
+    def element(self, size: int | None = None) -> ET.Element:
+        """The `svg` element, to write or to put in a page; `size` is the width in pixels (the height
+        keeps the picture's proportions), by default the drawing's own width."""
         width = round(self.width) if size is None else size
-        root.set("width", str(width))
-        root.set("height", str(round(width * self.height / self.width)))
-        return ET.tostring(root, encoding="unicode")
+        self.root.set("width", str(width))
+        self.root.set("height", str(round(width * self.height / self.width)))
+        return self.root
+
+    def document(self, size: int | None = None) -> str:
+        """The SVG text (`size` as in `element`)."""
+        return ET.tostring(self.element(size), encoding="unicode")
