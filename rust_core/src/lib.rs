@@ -6,6 +6,7 @@ mod borrowed;
 pub mod caesar;
 pub mod chance;
 pub mod claims;
+pub mod decisions;
 mod digits;
 pub mod error;
 pub mod game;
