@@ -22,11 +22,13 @@ Sections (the default runs the first five):
                against without, every game: in process and over HTTP
     hostile    what one client can take from a worker (bench/hostile.py): memory after the requests that
                grew it, /healthz and play while a costly batch streams, the costliest request of each route
+    handles    native position handles (bench/handles.py): random playouts from Python against OpenSpiel's
+               Othello and Backgammon, rollouts in Rust against perft, the adapters' overhead
 
 Each section is a module of its own beside this one (core.py, embedding.py, http_load.py, batch.py,
-slow.py, archive.py, soak.py, seals.py, hostile.py), whose docstring says what its numbers mean; they
-share samples.py (playouts and mid-game samples), served.py (gunicorn, wrk), timing.py and report.py,
-and the tests' live-server helpers (tests/live.py). (`games`, the old section of Isaac, Hypnosia and
+slow.py, archive.py, soak.py, seals.py, hostile.py, handles.py), whose docstring says what its numbers
+mean; they share samples.py (playouts and mid-game samples), served.py (gunicorn, wrk), timing.py and
+report.py, and the tests' live-server helpers (tests/live.py). (`games`, the old section of Isaac, Hypnosia and
 Caesar! against their models, is now part of `core` and still accepted as its name.) The targets of
 issue 13 are printed next to the numbers they judge (met / missed); nothing is asserted. Run it with a
 release build of `referee` installed (see bench/README.md), not an editable debug build.
@@ -56,6 +58,7 @@ from archive import bench_archive  # noqa: E402
 from batch import bench_http_batch, bench_stream  # noqa: E402
 from core import bench_core  # noqa: E402
 from embedding import bench_embedding  # noqa: E402
+from handles import bench_handles  # noqa: E402
 from hostile import bench_hostile  # noqa: E402
 from http_load import bench_wrk  # noqa: E402
 from report import progress  # noqa: E402
@@ -65,7 +68,7 @@ from served import BENCH, server, write_bodies  # noqa: E402
 from slow import bench_slow  # noqa: E402
 from soak import bench_soak  # noqa: E402
 
-SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals", "hostile")
+SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals", "hostile", "handles")
 DEFAULT_SECTIONS = SECTIONS[:5]
 SAMPLED_SECTIONS = {"embedding", "http", "batch", "slow", "soak"}  # they need mid-game samples
 SERVED_SECTIONS = {"http", "batch", "slow", "soak"}  # they share one server of the app
@@ -184,6 +187,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument_group("hostile").add_argument(
         "--hostile-games", type=int, default=30,
         help="seeded random games searched for each game's costliest inputs (default: 30)")
+    handles = parser.add_argument_group("handles")
+    handles.add_argument("--handle-seconds", type=float, default=1.0,
+                         help="CPU seconds a round of each handles measurement (default: 1)")
+    handles.add_argument("--handle-rounds", type=int, default=5,
+                         help="rounds of each handles measurement, the median reported (default: 5)")
 
 
 def parse_args() -> argparse.Namespace:
@@ -238,6 +246,8 @@ def main() -> None:
             parts.append(bench_seals(args, Path(workdir)))
     if "hostile" in args.only:
         parts.append(bench_hostile(args.hostile_games))
+    if "handles" in args.only:
+        parts.append(bench_handles(args.handle_seconds, args.handle_rounds, tuple(args.games_list)))
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
     print(report)
     if args.out:

@@ -72,10 +72,33 @@ def caesar() -> list[str]:
     return [effects["token"], str(view["hand_sizes"]["pompey"]), str(results[0].get("legal"))]
 
 
+def handles() -> list[float]:
+    """A native position handle of each game: decisions by id, chance, undo, observations, returns."""
+    totals: list[float] = []
+    for name in ("iago", "isaac", "hypnosia", "caesar"):
+        game = referee.game(name)
+        pos: referee.Position = game.start(seed=3)
+        while not pos.is_over() and pos.ply < 40:
+            if pos.is_chance():
+                outcomes: list[tuple[int, float]] = pos.chance_outcomes(ids=True)
+                pos.push(outcomes[0][0])
+            else:
+                pos.push(pos.legal_actions()[-1])
+        pos.pop()
+        copy: referee.Position = pos.copy()
+        key: int = copy.hash()
+        text: str = game.move_of(pos.legal_actions()[0])
+        assert game.action_of(text) == pos.legal_actions()[0]
+        loaded = game.load(pos.state())
+        returns: list[float] = loaded.rollout(1, count=2)
+        totals.append(sum(returns) + key % 2 + len(text) + len(pos.information_state(pos.players[0])))
+    return totals
+
+
 def any_game(name: str) -> str:
     game = referee.game(name)  # a game known only at run time: its states are plain JSON objects
     return str(game.new()["rules"])
 
 
 if __name__ == "__main__":
-    print(iago(), isaac(), hypnosia(), caesar(), any_game("iago"))
+    print(iago(), isaac(), hypnosia(), caesar(), handles(), any_game("iago"))

@@ -67,6 +67,11 @@ impl<G: Rules> Engine<G> {
         self.keys.as_deref()
     }
 
+    /// Its keys, for what outlives a call (a position handle writes states with them).
+    pub fn shared_keys(&self) -> Option<Arc<SealKeys>> {
+        self.keys.clone()
+    }
+
     /// How the request and batch paths read states and write answers: this engine's setup and keys.
     pub fn reader(&self) -> Reader<'_, G> {
         Reader {

@@ -7,6 +7,7 @@ mod borrowed;
 pub mod caesar;
 pub mod chance;
 pub mod claims;
+pub mod decisions;
 mod digits;
 pub mod engine;
 pub mod error;

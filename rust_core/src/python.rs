@@ -27,6 +27,7 @@ use crate::seal::SealKeys;
 use crate::tally::Tally;
 use crate::with_engine;
 
+mod handle;
 mod plain;
 
 // Batches allocate and free many small strings from every core at once, where glibc's allocator took
@@ -683,6 +684,10 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     purge_at_once();
     module.add_class::<Engine>()?;
     module.add_class::<PySealKeys>()?;
+    module.add_class::<handle::PyPosition>()?;
+    module.add_function(wrap_pyfunction!(handle::start, module)?)?;
+    module.add_function(wrap_pyfunction!(handle::load, module)?)?;
+    module.add_function(wrap_pyfunction!(handle::action_space, module)?)?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
     module.add_function(wrap_pyfunction!(merge_tallies, module)?)?;

@@ -11,7 +11,7 @@ The public API is ``__all__``; the shapes of states, effects and answers, for ty
 (``referee.pictures``) and the contract generator (``referee.contract``) are modules of their own.
 """
 
-from referee._core import SealKeys, __version__
+from referee._core import Position, SealKeys, __version__
 from referee._game import Game, commitment, game, games, replay_records
 from referee.errors import (
     GameOver,
@@ -39,6 +39,7 @@ __all__ = [
     "MalformedMove",
     "NotThisPlayer",
     "NotYourTurn",
+    "Position",
     "RefereeError",
     "SealKeys",
     "UnknownGame",

@@ -7,9 +7,10 @@ classes of ``referee.errors``."""
 
 from typing import Any, Mapping, Sequence, final
 
-__all__ = ["Engine", "SealKeys", "games", "replay_records", "merge_tallies", "loads", "json_schemas", "__version__",
-           "MIN_SECRET_CHARS", "MAX_SECRET_CHARS", "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "STATE_TYPE_MESSAGE",
-           "SCHEMA_PREFIXES", "RESULT_FIELDS", "set_board_cache_bytes", "board_cache_bytes"]
+__all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records",
+           "merge_tallies", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
+           "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "RESULT_FIELDS",
+           "set_board_cache_bytes", "board_cache_bytes"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
 MIN_SECRET_CHARS: int
@@ -153,3 +154,82 @@ class Engine:
         """What a picture shows: ``{"shown", "viewer", "outcome", "effects", "moves"}`` (see ``referee.pictures``)."""
     def perft(self, state: _State, depth: int) -> int:
         """Move sequences of exactly ``depth`` plies (at most 12)."""
+
+
+@final
+class Position:
+    """A native position handle (``Game.start``, ``Game.load``): the checked position kept in Rust. A move
+    given as text is played as ``Game.play`` plays it; an action id (an int) is one decision of the game's
+    action space. Errors are the classes of ``referee.errors``."""
+
+    @property
+    def players(self) -> list[str]:
+        """The game's players in player-number order (Hypnosia: the seated colours by seat)."""
+    @property
+    def to_move(self) -> str | None:
+        """The player to move; None once the game is over."""
+    @property
+    def ply(self) -> int:
+        """Pushes since the handle was made."""
+    @property
+    def num_actions(self) -> int:
+        """How many action ids this position's setup has."""
+    @property
+    def observation_shape(self) -> list[int]:
+        """The shape of ``observation``'s tensor."""
+    def action_of(self, move: str) -> int:
+        """The id of one decision in notation."""
+    def move_of(self, action: int) -> str:
+        """The notation of an action id."""
+    def legal_moves(self) -> list[str]:
+        """The legal moves in notation (``Game.legal_moves``' list)."""
+    def legal_actions(self) -> list[int]:
+        """The legal action ids, ascending (chance outcomes at a chance node)."""
+    def legal_action_mask(self) -> Any:
+        """One byte an action id, 1 where legal: numpy int8 when numpy is installed, else bytes."""
+    def push(self, move: str | int) -> None:
+        """Plays a move or takes a decision in place; raises the move's error, the position unchanged."""
+    def pop(self) -> None:
+        """Takes back the last push exactly; IndexError when there is none."""
+    def copy(self, stack: bool = True) -> Position:
+        """An independent copy (``stack=False``: without the pushes, so nothing to pop)."""
+    def __copy__(self) -> Position: ...
+    def __deepcopy__(self, memo: Any) -> Position: ...
+    def history(self) -> list[str]:
+        """The moves completed since the handle was made, in notation."""
+    def at_turn_start(self) -> bool:
+        """No decision of a turn is pending."""
+    def is_over(self) -> bool: ...
+    def is_chance(self) -> bool:
+        """Whether chance takes the next decision."""
+    def chance_outcomes(self, ids: bool = False) -> list[tuple[Any, float]]:
+        """At a chance node ``[(move, probability)]`` (action ids with ``ids=True``), summing to 1."""
+    def outcome(self) -> dict[str, Any]: ...
+    def returns(self) -> list[float]:
+        """Per player in ``players`` order: +1 winner, -1 other (Hypnosia by rank), 0 while going on."""
+    def state(self) -> dict[str, Any]:
+        """The JSON state, sealed or opaque as the game's keys say."""
+    def position(self) -> str:
+        """The position notation."""
+    def hash(self) -> int:
+        """A 64-bit key, equal for equal positions."""
+    def view(self, player: str) -> dict[str, Any]: ...
+    def effects(self) -> dict[str, Any] | None:
+        """The effects of the last push's move, computed now; None when it completed no move."""
+    def observation(self, player: str) -> Any:
+        """A float32 numpy array of ``observation_shape`` (numpy installed), else a flat list."""
+    def information_state(self, player: str) -> str:
+        """A key equal exactly for positions ``player`` cannot tell apart."""
+    def resample(self, player: str, rng: Any) -> Position:
+        """A full position consistent with what ``player`` sees; ``rng``: ``random.Random`` or an int seed."""
+    def rollout(self, rng: Any, count: int = 1) -> list[float]:
+        """Mean returns of ``count`` random playouts run in Rust."""
+
+def start(engine: Engine, seed: int | None = None) -> Position:
+    """A handle on a new game of the engine's setup."""
+
+def load(engine: Engine, state: _State) -> Position:
+    """A handle on a checked state or position string."""
+
+def action_space(engine: Engine) -> Position:
+    """A handle on a start of the engine's setup, for its action space."""

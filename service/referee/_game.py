@@ -10,7 +10,7 @@ from typing import Any, Generic, Iterable, Iterator, Literal, Mapping, cast, ove
 import orjson
 
 from referee import _core
-from referee._core import SealKeys
+from referee._core import Position, SealKeys
 from referee.types import (
     BatchResult,
     CaesarEffects,
@@ -169,6 +169,7 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         # The engine checks the setup once and keeps it: for new games, replays and position strings.
         self._engine = _core.Engine(name, setup, keys)
         self.setup = cast(SetupT, self._engine.check_setup())
+        self._space: Position | None = None
 
     @property
     def name(self) -> str:
@@ -307,6 +308,42 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         from referee import pictures
 
         return pictures.render(self._engine, state, move=move, legal=legal, player=player, size=size, secret=secret)
+
+    def start(self, seed: int | None = None) -> Position:
+        """A native position handle on a new game (the game ``new(seed=...)`` starts): see ``referee.Position``.
+        A committed game (Caesar! opaque) has none: ``NotThisPlayer``, a handle shows every hand."""
+        return _core.start(self._engine, seed)
+
+    def load(self, state: StateT | str) -> Position:
+        """A native position handle on a state or position string, checked as every call checks one (seals,
+        opaque states as this game's keys say; a committed state is ``NotThisPlayer``)."""
+        return _core.load(self._engine, state)
+
+    def _action_space(self) -> Position:
+        if self._space is None:
+            self._space = _core.action_space(self._engine)
+        return self._space
+
+    @property
+    def num_actions(self) -> int:
+        """How many action ids this setup has: ids are ``0..num_actions`` (see each game's encoding in
+        docs/bots.md)."""
+        return self._action_space().num_actions
+
+    def action_of(self, move: str) -> int:
+        """The action id of one decision in notation (a whole move of Iago and Isaac; a roll, one die move
+        or ``pass`` of Hypnosia; a placement, a bonus choice or a draw ``=D42`` of Caesar!); raises
+        ``MalformedMove``."""
+        return self._action_space().action_of(move)
+
+    def move_of(self, action: int) -> str:
+        """The notation of an action id; raises ``MalformedMove`` out of range."""
+        return self._action_space().move_of(action)
+
+    @property
+    def observation_shape(self) -> list[int]:
+        """The shape of ``Position.observation``'s tensor for this setup."""
+        return self._action_space().observation_shape
 
     def perft(self, state: StateT | str, depth: int) -> int:
         """The number of move sequences of exactly ``depth`` plies; ``NotThisPlayer`` for a committed state."""

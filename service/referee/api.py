@@ -20,7 +20,7 @@ from referee.pages import source
 from referee.problems import Problem, unknown_game
 from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ReplayRequest, ViewRequest, malformed
 
-__all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "engines", "engine_of", "json_response"]
+__all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "engines", "engine_of", "json_response", "longer_line"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 

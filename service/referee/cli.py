@@ -1,6 +1,9 @@
 """`referee render STATE.json -o board.svg`: draws a state, or a game record's position at a ply with its
 move marked, as SVG (see `referee.pictures`).
 
+`referee match BOT BOT --game G --games N -o records.jsonl`: plays games between bots (``referee.bots``)
+on native position handles and writes one game record a line, which `referee validate` replays.
+
 `referee validate RECORDS.jsonl`: replays a whole archive of game records and writes one NDJSON result
 a record — the outcome, or the first illegal ply and why, and the verdict on what the record claims
 about how its game ended — with, on request, fields of the record (`--keep`), every position
@@ -214,10 +217,50 @@ def render_parser(commands: Any) -> None:
     command.add_argument("--size", type=int, help="the width in pixels")
 
 
+def match(args: argparse.Namespace) -> int:
+    from referee.bots import bot, play_match
+
+    for spec in args.bots:
+        bot(spec)  # refuses an unknown bot before any game
+    options = json.loads(args.options) if args.options else None
+    target = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
+    wins: dict[str, float] = dict.fromkeys(args.bots, 0.0)
+    with target:
+        for record in play_match(args.game, args.bots, args.games, args.seed, args.variant, options):
+            target.write(json.dumps(record, separators=(",", ":")) + "\n")
+            winner = record["result"]["winner"]
+            if winner is not None:
+                wins[record["players"][winner]] += 1 / list(record["players"].values()).count(record["players"][winner])
+    summary = ", ".join(f"{spec}: {count:g}" for spec, count in wins.items())
+    print(f"{args.games} games of {args.game}; wins by bot: {summary}", file=sys.stderr)
+    return 0
+
+
+def match_parser(commands: Any) -> None:
+    command = commands.add_parser(
+        "match",
+        help="play games between bots and write their records",
+        description=(
+            "Plays GAMES games of GAME between BOTs (random, mcts or mcts:SIMULATIONS), seated in turn, on "
+            "native position handles, and writes one record a line: {\"game\", \"variant\"?, \"options\"?, "
+            "\"seed\", \"moves\", \"id\", \"players\", \"result\": {\"winner\", \"scores\"}, \"termination\": \"normal\"}, "
+            "which `referee validate` replays. Exit status: 0."
+        ),
+    )
+    command.add_argument("bots", nargs="+", metavar="BOT", help="random, mcts or mcts:SIMULATIONS, one a seat in turn")
+    command.add_argument("--game", required=True, help="iago, isaac, hypnosia or caesar")
+    command.add_argument("--games", type=int, default=1, help="how many games (default 1)")
+    command.add_argument("--seed", type=int, default=0, help="seed of the games, the bots and chance (default 0)")
+    command.add_argument("--variant", help="the game's variant")
+    command.add_argument("--options", help="the game's options, a JSON object")
+    command.add_argument("-o", "--output", default="-", help="where records go (default: standard output)")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="referee", description="Referee: move validation for four board games.")
     commands = root.add_subparsers(dest="command", required=True)
     render_parser(commands)
+    match_parser(commands)
     command = commands.add_parser(
         "validate",
         help="replay an archive of game records",
@@ -264,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "validate" and (args.chunk < 1 or args.jobs < 0):
         parser().error("--chunk must be at least 1 and --jobs at least 0")
     try:
-        return render(args) if args.command == "render" else validate(args)
+        commands = {"render": render, "match": match, "validate": validate}
+        return commands[args.command](args)
     except FileNotFoundError as error:
         print(f"referee: {error.filename}: no such file", file=sys.stderr)
         return 2

@@ -2,9 +2,11 @@
 //! borders are all filled closes and goes to the higher sum; the first to place 12 control markers
 //! wins. Spec: `docs/rules/caesar.md` (names, notation and list orders: its last section).
 
+mod actions;
 pub mod board;
 mod invariants;
 mod moves;
+mod observation;
 mod position;
 mod setup;
 mod state;

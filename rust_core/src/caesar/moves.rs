@@ -888,6 +888,40 @@ impl Position {
         moves
     }
 
+    /// The choices of the legal moves of one placement (none for an illegal one), each move's in
+    /// order: what a turn decided one decision at a time may choose. (`generate`'s steps for one
+    /// placement; kept out of `generate`, whose speed is perft's.)
+    pub(super) fn placement_choices(
+        &self,
+        kind: usize,
+        border: usize,
+        forward: bool,
+    ) -> Vec<Vec<Choice>> {
+        let Some(player) = self.active() else {
+            return Vec::new();
+        };
+        if self.check_placement(player, kind, border).is_err() || (!forward && is_symmetric(kind)) {
+            return Vec::new();
+        }
+        let (closing, count) = closed_around(self.filled | 1 << border, border);
+        let mut moves = vec![Generated::placement(kind, border, forward)];
+        if count > 0 {
+            moves.clear();
+            let mut after = self.clone();
+            after.put(player, kind, border, forward);
+            after.push_choice_sequences(
+                &closing[..count],
+                player,
+                Generated::placement(kind, border, forward),
+                &mut moves,
+            );
+        }
+        moves
+            .iter()
+            .map(|mv| mv.choices.iter().flatten().copied().collect())
+            .collect()
+    }
+
     /// The legal moves in generation order (token, border, orientation, choices), without draws.
     pub(super) fn moves_unsorted(&self) -> Vec<Move> {
         self.generate()

@@ -5,9 +5,11 @@
 //! A pawn's location is a `u16` code whose numeric order is the order states list pawns in: home
 //! squares by distance, spaces by (circle, index), the centre, then captured.
 
+mod actions;
 mod board;
 mod invariants;
 mod moves;
+mod observation;
 mod position;
 mod setup;
 mod state;

@@ -2,9 +2,11 @@
 //! back), forced maximal capture, and the outer-area/centre restrictions.
 //! Spec: `docs/rules/iago.md`.
 
+mod actions;
 mod board;
 mod invariants;
 mod moves;
+mod observation;
 mod position;
 mod setup;
 mod state;

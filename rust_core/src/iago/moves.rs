@@ -68,6 +68,13 @@ pub(super) struct Turn {
     free: u64,
 }
 
+impl Turn {
+    /// The legal placements, a bit a cell.
+    pub(super) fn legal(&self) -> u64 {
+        self.legal
+    }
+}
+
 /// What a move did, as reported to clients.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[schemars(rename = "IagoEffects")]

@@ -2,9 +2,11 @@
 //! remove them one by one for points, advancing score markers that run over the same board.
 //! Spec: `docs/rules/isaac.md` (its last section: notation, list orders, ties).
 
+mod actions;
 mod board;
 mod invariants;
 mod moves;
+mod observation;
 mod position;
 mod setup;
 mod state;

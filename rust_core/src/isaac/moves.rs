@@ -184,6 +184,12 @@ pub(super) struct Scoring {
     points: u32,
 }
 
+impl Scoring {
+    pub(super) fn points(&self) -> u32 {
+        self.points
+    }
+}
+
 impl Position {
     /// The placements of `color` in list order: length ascending, horizontal first, anchor ascending.
     pub(super) fn placements(&self, color: Color) -> impl Iterator<Item = Piece> + '_ {

@@ -1,0 +1,428 @@
+//! Caesar!'s decisions: a turn is decomposed so that every id is one decision, then chance draws.
+//! - `0..900`: the placement of token kind k (in the token table's order: L40 L31 L22 S60 .. N33) on
+//!   border b (border order) with its larger number toward the border's first province (`S60@HC-GA`)
+//!   or its second (`S60@GA-HC`): `2 (30 k + b)` and `2 (30 k + b) + 1` (a symmetric token has only
+//!   the first);
+//! - `900..951`: a closing bonus's choice: `900` decline (`-`), `901` Tactics (`T`), `902` Wealth
+//!   (`W`), `903 + b` Might on border b's token (`M:HC-GA`), `933 + q` Might on province q's marker
+//!   (`M:IT`);
+//! - `951..966`: chance, drawing token kind k (`=D42`), with probability its share of the mover's bag.
+//!
+//! A placement that closes provinces with a Tactics, Wealth or Might bonus is followed by one choice
+//! each; then the turn's draws are chance nodes, one a draw (none when the turn draws nothing), and
+//! the last one plays the whole move, draws listed (`S60@HC-HU T =D42`). With keyed chance (seal
+//! keys), whose moves may not list draws, the generator draws them when the choices are complete.
+
+use super::board::{
+    parse_border, parse_province, parse_token, token_borders, token_code, token_total,
+    BORDER_COUNT, PROVINCE_COUNT, TOKEN_KINDS,
+};
+use super::moves::parse_move;
+use super::{observation, BorderIndex, Caesar, Choice, Move, Position, ProvinceIndex, Target};
+use crate::decisions::{self, Decisions, Node};
+use crate::error::{Error, Result};
+
+const PLACEMENTS: usize = TOKEN_KINDS * BORDER_COUNT * 2;
+const DECLINE: usize = PLACEMENTS;
+const TACTICS: usize = PLACEMENTS + 1;
+const WEALTH: usize = PLACEMENTS + 2;
+const MIGHT_BORDER: usize = PLACEMENTS + 3;
+const MIGHT_PROVINCE: usize = MIGHT_BORDER + BORDER_COUNT;
+const DRAWS: usize = MIGHT_PROVINCE + PROVINCE_COUNT;
+const ACTIONS: usize = DRAWS + TOKEN_KINDS;
+
+/// The decisions of the turn under way: its placement (token kind, border, forward), the bonus
+/// choices so far, and once they are complete, the draws it takes (`due`) and those chance drew.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Pending {
+    pub(super) placement: Option<(u8, u8, bool)>,
+    pub(super) choices: Vec<Choice>,
+    pub(super) due: u8,
+    pub(super) draws: Vec<u8>,
+}
+
+/// What an id decides.
+enum Decision {
+    Place(usize, usize, bool),
+    Choose(Choice),
+    Draw(usize),
+}
+
+fn decision_of(action: usize) -> Option<Decision> {
+    Some(match action {
+        _ if action < PLACEMENTS => {
+            let (slot, back) = (action / 2, action % 2 == 1);
+            Decision::Place(slot / BORDER_COUNT, slot % BORDER_COUNT, !back)
+        }
+        DECLINE => Decision::Choose(Choice::Decline),
+        TACTICS => Decision::Choose(Choice::Tactics),
+        WEALTH => Decision::Choose(Choice::Wealth),
+        _ if action < MIGHT_PROVINCE => Decision::Choose(Choice::Might(Target::Border(
+            BorderIndex::new(action - MIGHT_BORDER)?,
+        ))),
+        _ if action < DRAWS => Decision::Choose(Choice::Might(Target::Province(
+            ProvinceIndex::new(action - MIGHT_PROVINCE)?,
+        ))),
+        _ if action < ACTIONS => Decision::Draw(action - DRAWS),
+        _ => return None,
+    })
+}
+
+fn placement_id(kind: usize, border: usize, forward: bool) -> usize {
+    2 * (BORDER_COUNT * kind + border) + usize::from(!forward)
+}
+
+fn choice_id(choice: Choice) -> usize {
+    match choice {
+        Choice::Decline => DECLINE,
+        Choice::Tactics => TACTICS,
+        Choice::Wealth => WEALTH,
+        Choice::Might(Target::Border(border)) => MIGHT_BORDER + border.index(),
+        Choice::Might(Target::Province(province)) => MIGHT_PROVINCE + province.index(),
+    }
+}
+
+fn parse_choice(text: &str) -> Option<Choice> {
+    Some(match text {
+        "-" => Choice::Decline,
+        "T" => Choice::Tactics,
+        "W" => Choice::Wealth,
+        _ => {
+            let target = text.strip_prefix("M:")?;
+            match parse_province(target).and_then(ProvinceIndex::new) {
+                Some(province) => Choice::Might(Target::Province(province)),
+                None => Choice::Might(Target::Border(BorderIndex::new(parse_border(target)?.0)?)),
+            }
+        }
+    })
+}
+
+/// The move of a turn's decisions so far.
+fn move_of_pending(pending: &Pending, draws: Vec<u8>) -> Option<Move> {
+    let (kind, border, forward) = pending.placement?;
+    Move::new(
+        usize::from(kind),
+        usize::from(border),
+        forward,
+        pending.choices.clone(),
+        draws,
+    )
+}
+
+fn wrong_decision(expected: &str, action: usize) -> Error {
+    Error::illegal_move(
+        "wrong-decision",
+        format!("the turn under way expects {expected}; action {action} is not one"),
+        serde_json::json!({ "expected": expected, "action": action }),
+    )
+}
+
+impl Caesar {
+    /// What the node's turn expects next, for refusals.
+    fn expected(node: &Node<Self>) -> &'static str {
+        match (&node.pending.placement, node.pending.due) {
+            (None, _) => "a placement",
+            (Some(_), 0) => "a bonus choice",
+            _ => "a draw",
+        }
+    }
+
+    /// Plays the turn's decisions so far: the move completed, or, when a choice is still missing,
+    /// none; when the completed move draws (and chance is not keyed), the draws become chance nodes.
+    fn advance(node: &mut Node<Self>) -> Result<Option<Move>> {
+        let (kind, border, forward) = node.pending.placement.expect("a placement is pending");
+        let taken = &node.pending.choices;
+        let choices =
+            node.position
+                .placement_choices(usize::from(kind), usize::from(border), forward);
+        if choices
+            .iter()
+            .any(|legal| legal.len() > taken.len() && legal.starts_with(taken))
+        {
+            return Ok(None); // a choice is still missing
+        }
+        let mv = move_of_pending(&node.pending, Vec::new()).expect("a placement is pending");
+        match node.position.play(mv.clone()) {
+            Err(error) => Err(error),
+            Ok((next, effects)) => {
+                if effects.drawn.is_empty() || node.position.chance.keyed_by().is_some() {
+                    node.position = next;
+                    node.pending = Pending::default();
+                    return Ok(Some(mv));
+                }
+                node.pending.due = effects.drawn.len() as u8;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The tokens still in the mover's bag for the pending draws, by kind.
+    fn bag_left(node: &Node<Self>) -> [u8; TOKEN_KINDS] {
+        let mover = node.position.to_move.map_or(0, |player| player as usize);
+        let mut bag = node.position.bags[mover];
+        for &kind in &node.pending.draws {
+            bag[usize::from(kind)] = bag[usize::from(kind)].saturating_sub(1);
+        }
+        bag
+    }
+}
+
+impl Decisions for Caesar {
+    type Pending = Pending;
+
+    fn num_actions(_position: &Position) -> usize {
+        ACTIONS
+    }
+
+    fn action_of(_position: &Position, text: &str) -> Result<usize> {
+        if let Some(code) = text.strip_prefix('=') {
+            return parse_token(code)
+                .map(|kind| DRAWS + kind)
+                .ok_or_else(|| Error::malformed_move(format!("{code:?} is not a token")));
+        }
+        if let Some(choice) = parse_choice(text) {
+            return Ok(choice_id(choice));
+        }
+        let mv = parse_move(text)?;
+        if !mv.choices().is_empty() || !mv.draws().is_empty() {
+            return Err(decisions::not_a_decision(
+                text,
+                "a placement (S60@HC-GA), a bonus choice (T, W, M:<target>, -) or a draw (=D42)",
+            ));
+        }
+        Ok(placement_id(mv.kind(), mv.border(), mv.forward()))
+    }
+
+    fn move_of(_position: &Position, action: usize) -> Result<String> {
+        match decision_of(action) {
+            Some(Decision::Place(kind, border, forward)) => {
+                Ok(Move::new(kind, border, forward, Vec::new(), Vec::new())
+                    .expect("an id's token and border exist")
+                    .text())
+            }
+            Some(Decision::Choose(choice)) => Ok(choice.text()),
+            Some(Decision::Draw(kind)) => Ok(format!("={}", token_code(kind))),
+            None => Err(decisions::out_of_range(action, ACTIONS)),
+        }
+    }
+
+    fn legal_actions(node: &Node<Self>) -> Vec<usize> {
+        if Self::is_chance(node) {
+            return Self::chance_outcomes(node)
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
+        }
+        let position = &node.position;
+        let Some(player) = position.active() else {
+            return Vec::new();
+        };
+        let Some((kind, border, forward)) = node.pending.placement else {
+            let mut ids = Vec::new();
+            for (kind, &count) in position.hands[player as usize].iter().enumerate() {
+                let open = token_borders(kind) & !position.filled;
+                for border in (0..BORDER_COUNT).filter(|b| count > 0 && open >> b & 1 == 1) {
+                    ids.push(placement_id(kind, border, true));
+                    if !super::board::is_symmetric(kind) {
+                        ids.push(placement_id(kind, border, false));
+                    }
+                }
+            }
+            return ids;
+        };
+        // The choices that follow the ones taken, among the legal moves of this placement.
+        let taken = &node.pending.choices;
+        let mut ids: Vec<usize> = position
+            .placement_choices(usize::from(kind), usize::from(border), forward)
+            .iter()
+            .filter(|choices| choices.len() > taken.len() && choices.starts_with(taken))
+            .map(|choices| choice_id(choices[taken.len()]))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// A placement chosen among the legal ones without listing them (each kind in hand on each open
+    /// border of its icon, in both orientations unless symmetric); choices and draws as listed.
+    fn random_decision(node: &mut Node<Self>, chance: &mut decisions::Chance) -> bool {
+        if node.pending.placement.is_some() || Self::is_chance(node) {
+            return decisions::random_listed_decision(node, chance);
+        }
+        let position = &node.position;
+        let Some(player) = position.active() else {
+            return false;
+        };
+        let orientations = |kind: usize| {
+            if super::board::is_symmetric(kind) {
+                1
+            } else {
+                2
+            }
+        };
+        let hand = &position.hands[player as usize];
+        let open = |kind: usize| token_borders(kind) & !position.filled;
+        let count: u32 = (0..TOKEN_KINDS)
+            .filter(|&kind| hand[kind] > 0)
+            .map(|kind| open(kind).count_ones() * orientations(kind))
+            .sum();
+        if count == 0 {
+            return false;
+        }
+        let mut k = chance.below(count);
+        for kind in (0..TOKEN_KINDS).filter(|&kind| hand[kind] > 0) {
+            let n = open(kind).count_ones() * orientations(kind);
+            if k < n {
+                let (nth, forward) = (k / orientations(kind), k % orientations(kind) == 0);
+                let border = (0..BORDER_COUNT)
+                    .filter(|b| open(kind) >> b & 1 == 1)
+                    .nth(nth as usize)
+                    .expect("the n-th open border exists");
+                let action = placement_id(kind, border, forward);
+                Self::apply(node, action).expect("a legal decision applies");
+                return true;
+            }
+            k -= n;
+        }
+        false
+    }
+
+    fn is_chance(node: &Node<Self>) -> bool {
+        node.pending.due > 0
+    }
+
+    fn chance_outcomes(node: &Node<Self>) -> Vec<(usize, f64)> {
+        if !Self::is_chance(node) {
+            return Vec::new();
+        }
+        let bag = Self::bag_left(node);
+        let total = f64::from(token_total(&bag));
+        (0..TOKEN_KINDS)
+            .filter(|&kind| bag[kind] > 0)
+            .map(|kind| (DRAWS + kind, f64::from(bag[kind]) / total))
+            .collect()
+    }
+
+    fn apply(node: &mut Node<Self>, action: usize) -> Result<Option<Move>> {
+        let decision =
+            decision_of(action).ok_or_else(|| decisions::out_of_range(action, ACTIONS))?;
+        node.position.active().ok_or(Error::GameOver)?;
+        let expected = Self::expected(node);
+        match decision {
+            Decision::Place(kind, border, forward) if node.pending.placement.is_none() => {
+                if !forward && super::board::is_symmetric(kind) {
+                    return Err(wrong_decision(
+                        "a placement (a symmetric token's is its forward id)",
+                        action,
+                    ));
+                }
+                node.pending.placement = Some((kind as u8, border as u8, forward));
+                Self::advance(node).inspect_err(|_| node.pending = Pending::default())
+            }
+            Decision::Choose(choice)
+                if node.pending.placement.is_some() && node.pending.due == 0 =>
+            {
+                node.pending.choices.push(choice);
+                Self::advance(node).inspect_err(|_| {
+                    node.pending.choices.pop();
+                })
+            }
+            Decision::Draw(kind) if Self::is_chance(node) => {
+                if Self::bag_left(node)[kind] == 0 {
+                    return Err(Error::illegal_move(
+                        "draw-not-in-bag",
+                        format!("{} is not left in the mover's bag", token_code(kind)),
+                        serde_json::json!({ "token": token_code(kind) }),
+                    ));
+                }
+                node.pending.draws.push(kind as u8);
+                if node.pending.draws.len() < usize::from(node.pending.due) {
+                    return Ok(None);
+                }
+                let mv = move_of_pending(&node.pending, node.pending.draws.clone())
+                    .expect("a placement is pending");
+                match node.position.play(mv.clone()) {
+                    Ok((next, _)) => {
+                        node.position = next;
+                        node.pending = Pending::default();
+                        Ok(Some(mv))
+                    }
+                    Err(error) => {
+                        node.pending.draws.pop();
+                        Err(error)
+                    }
+                }
+            }
+            _ => Err(wrong_decision(expected, action)),
+        }
+    }
+
+    fn observation_shape(_position: &Position) -> Vec<usize> {
+        vec![observation::SIZE]
+    }
+
+    fn observation(node: &Node<Self>, player: usize) -> Vec<f32> {
+        observation::features(node, player)
+    }
+
+    fn information_state(node: &Node<Self>, player: usize) -> String {
+        observation::information_state(node, player)
+    }
+
+    fn resample(
+        node: &Node<Self>,
+        player: usize,
+        chance: &mut crate::chance::Chance,
+    ) -> Node<Self> {
+        observation::resample(node, player, chance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::decisions::{node_hash, Chance};
+    use crate::game::Rules;
+
+    /// Every random decision is one of the listed ones, and from one node every listed placement is
+    /// drawn (the count and the search over kinds, borders and orientations agree with the list).
+    #[test]
+    fn a_random_decision_is_one_of_the_legal_ones() {
+        for seed in 0..3 {
+            let start = Caesar::start(&crate::game::default_setup::<Caesar>(), Some(seed));
+            let mut node = Node::<Caesar>::new(start);
+            let mut chance = Chance::from_seed(seed);
+            let mut decisions = 0;
+            while node.position.active().is_some() {
+                decisions += 1;
+                let children = |node: &Node<Caesar>| -> HashSet<u64> {
+                    Caesar::legal_actions(node)
+                        .into_iter()
+                        .map(|action| {
+                            let mut child = node.clone();
+                            Caesar::apply(&mut child, action).unwrap();
+                            node_hash(&child)
+                        })
+                        .collect()
+                };
+                let legal = children(&node);
+                if decisions == 1 {
+                    let drawn: HashSet<u64> = (0..4000)
+                        .map(|_| {
+                            let mut child = node.clone();
+                            assert!(Caesar::random_decision(&mut child, &mut chance));
+                            node_hash(&child)
+                        })
+                        .collect();
+                    assert_eq!(drawn, legal);
+                }
+                assert!(Caesar::random_decision(&mut node, &mut chance));
+                assert!(legal.contains(&node_hash(&node)));
+            }
+            assert!(!Caesar::random_decision(&mut node, &mut chance));
+            assert!(decisions > 20, "{decisions}");
+        }
+    }
+}

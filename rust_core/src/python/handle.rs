@@ -1,0 +1,611 @@
+//! `referee.Position`: a native position handle for bots, search and learning. It keeps the checked
+//! position in Rust (see `decisions`), so that a move costs what the engine costs, not a state read
+//! and written through Python: push and pop moves or action ids, copy, ask for legal actions, chance
+//! outcomes, observations; the JSON state and the effects of the last move only when asked for.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyByteArray, PyBytes, PyList};
+use serde_json::Value;
+
+use super::{raise, raise_refusal, whole_position_of, Engine};
+use crate::chance::Chance;
+use crate::decisions::{self, Decisions, Node};
+use crate::error::Error;
+use crate::game::Rules;
+use crate::seal::{self, SealKeys};
+use crate::with_engine;
+
+/// A handle's operations, whatever its game: what `Position` calls.
+trait Handle: Send + Sync {
+    fn copy(&self, stack: bool) -> Box<dyn Handle>;
+    fn players(&self) -> Vec<&'static str>;
+    fn num_actions(&self) -> usize;
+    fn action_of(&self, text: &str) -> Result<usize, Error>;
+    fn move_of(&self, action: usize) -> Result<String, Error>;
+    fn legal_actions(&self) -> Vec<usize>;
+    fn legal_moves(&self) -> Vec<String>;
+    fn push_action(&mut self, action: usize) -> Result<(), Error>;
+    fn push_move(&mut self, text: &str) -> Result<(), Error>;
+    fn pop(&mut self) -> bool;
+    fn plies(&self) -> usize;
+    fn history(&self) -> Vec<String>;
+    fn at_turn_start(&self) -> bool;
+    fn is_over(&self) -> bool;
+    fn is_chance(&self) -> bool;
+    fn chance_outcomes(&self) -> Vec<(usize, f64)>;
+    fn to_move(&self) -> Option<&'static str>;
+    fn outcome(&self) -> Value;
+    fn returns(&self) -> Vec<f64>;
+    fn state(&self) -> Vec<u8>;
+    fn position(&self) -> String;
+    fn hash(&self) -> u64;
+    fn view(&self, player: &str) -> Result<Value, Error>;
+    fn effects(&self) -> Option<Value>;
+    fn observation_shape(&self) -> Vec<usize>;
+    fn observation(&self, player: &str) -> Result<Vec<f32>, Error>;
+    fn information_state(&self, player: &str) -> Result<String, Error>;
+    fn resample(&self, player: &str, seed: u64) -> Result<Box<dyn Handle>, Error>;
+    fn rollout(&self, seed: u64) -> (Vec<f64>, usize);
+}
+
+/// One game's handle: the node, and what was pushed to reach it (the node before each push and the
+/// move the push completed, if it completed one), for `pop` and `effects`.
+struct Walker<G: Decisions> {
+    node: Node<G>,
+    stack: Vec<(Node<G>, Option<G::Move>)>,
+    keys: Option<Arc<SealKeys>>,
+}
+
+impl<G: Decisions + 'static> Walker<G>
+where
+    G::Move: Send + Sync + 'static,
+    G::Position: 'static,
+{
+    fn boxed(position: G::Position, keys: Option<Arc<SealKeys>>) -> Box<dyn Handle> {
+        Box::new(Walker::<G> {
+            node: Node::new(position),
+            stack: Vec::new(),
+            keys,
+        })
+    }
+
+    fn player(&self, player: &str) -> Result<usize, Error> {
+        decisions::player_number::<G>(&self.node.position, player)
+    }
+}
+
+impl<G: Decisions + 'static> Handle for Walker<G>
+where
+    G::Move: Send + Sync + 'static,
+    G::Position: 'static,
+{
+    fn copy(&self, stack: bool) -> Box<dyn Handle> {
+        Box::new(Walker::<G> {
+            node: self.node.clone(),
+            stack: if stack {
+                self.stack.clone()
+            } else {
+                Vec::new()
+            },
+            keys: self.keys.clone(),
+        })
+    }
+
+    fn players(&self) -> Vec<&'static str> {
+        G::players(&self.node.position)
+    }
+
+    fn num_actions(&self) -> usize {
+        G::num_actions(&self.node.position)
+    }
+
+    fn action_of(&self, text: &str) -> Result<usize, Error> {
+        G::action_of(&self.node.position, text)
+    }
+
+    fn move_of(&self, action: usize) -> Result<String, Error> {
+        G::move_of(&self.node.position, action)
+    }
+
+    fn legal_actions(&self) -> Vec<usize> {
+        G::legal_actions(&self.node)
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        if self.node.at_turn_start() {
+            return G::legal_move_texts(&self.node.position);
+        }
+        let legal = G::legal_actions(&self.node);
+        legal
+            .into_iter()
+            .filter_map(|a| self.move_of(a).ok())
+            .collect()
+    }
+
+    fn push_action(&mut self, action: usize) -> Result<(), Error> {
+        let before = self.node.clone();
+        match G::apply(&mut self.node, action) {
+            Ok(completed) => {
+                self.stack.push((before, completed));
+                Ok(())
+            }
+            Err(error) => {
+                self.node = before;
+                Err(error)
+            }
+        }
+    }
+
+    fn push_move(&mut self, text: &str) -> Result<(), Error> {
+        if !self.node.at_turn_start() {
+            return Err(Error::illegal_move(
+                "turn-under-way",
+                "a turn is under way, decided in part by action ids: push its remaining decisions (or pop them) before a move",
+                serde_json::json!({}),
+            ));
+        }
+        let mv = G::parse_move(text)?;
+        let (next, _) = G::play(&self.node.position, mv.clone())?;
+        let before = std::mem::replace(&mut self.node, Node::new(next));
+        self.stack.push((before, Some(mv)));
+        Ok(())
+    }
+
+    fn pop(&mut self) -> bool {
+        match self.stack.pop() {
+            Some((before, _)) => {
+                self.node = before;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn plies(&self) -> usize {
+        self.stack.len()
+    }
+
+    fn history(&self) -> Vec<String> {
+        let moves = self.stack.iter().filter_map(|(_, mv)| mv.as_ref());
+        moves.map(ToString::to_string).collect()
+    }
+
+    fn at_turn_start(&self) -> bool {
+        self.node.at_turn_start()
+    }
+
+    fn is_over(&self) -> bool {
+        G::to_move(&self.node.position).is_none()
+    }
+
+    fn is_chance(&self) -> bool {
+        G::is_chance(&self.node)
+    }
+
+    fn chance_outcomes(&self) -> Vec<(usize, f64)> {
+        G::chance_outcomes(&self.node)
+    }
+
+    fn to_move(&self) -> Option<&'static str> {
+        G::to_move(&self.node.position)
+    }
+
+    fn outcome(&self) -> Value {
+        serde_json::to_value(G::outcome(&self.node.position)).expect("an outcome serializes")
+    }
+
+    fn returns(&self) -> Vec<f64> {
+        decisions::returns::<G>(&self.node.position)
+    }
+
+    fn state(&self) -> Vec<u8> {
+        let state = seal::stamp::<G>(&self.node.position, self.keys.as_deref(), None);
+        serde_json::to_vec(&state).expect("a state serializes")
+    }
+
+    fn position(&self) -> String {
+        G::position_text(&self.node.position)
+    }
+
+    fn hash(&self) -> u64 {
+        decisions::node_hash(&self.node)
+    }
+
+    fn view(&self, player: &str) -> Result<Value, Error> {
+        G::view(&self.node.position, player)
+    }
+
+    fn effects(&self) -> Option<Value> {
+        let (before, mv) = self.stack.last()?;
+        let (_, effects) = G::play(&before.position, mv.clone()?).ok()?;
+        serde_json::to_value(effects).ok()
+    }
+
+    fn observation_shape(&self) -> Vec<usize> {
+        G::observation_shape(&self.node.position)
+    }
+
+    fn observation(&self, player: &str) -> Result<Vec<f32>, Error> {
+        Ok(G::observation(&self.node, self.player(player)?))
+    }
+
+    fn information_state(&self, player: &str) -> Result<String, Error> {
+        Ok(G::information_state(&self.node, self.player(player)?))
+    }
+
+    fn resample(&self, player: &str, seed: u64) -> Result<Box<dyn Handle>, Error> {
+        let player = self.player(player)?;
+        let mut chance = Chance::from_seed(seed);
+        Ok(Box::new(Walker::<G> {
+            node: G::resample(&self.node, player, &mut chance),
+            stack: Vec::new(),
+            keys: self.keys.clone(),
+        }))
+    }
+
+    fn rollout(&self, seed: u64) -> (Vec<f64>, usize) {
+        decisions::rollout(self.node.clone(), &mut Chance::from_seed(seed))
+    }
+}
+
+/// A JSON text as Python objects (orjson, as every answer).
+fn loads(py: Python<'_>, json: &[u8]) -> PyResult<Py<PyAny>> {
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let loads = LOADS.import(py, "orjson", "loads")?;
+    Ok(loads.call1((PyBytes::new(py, json),))?.unbind())
+}
+
+fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
+    loads(py, &serde_json::to_vec(value).expect("a value serializes"))
+}
+
+/// Python ints of the ids below this are made once and shared (Isaac's 44,401 and the default
+/// Hypnosia board's 1,846 included): a list of hundreds of legal ids then costs a reference each,
+/// not an allocation each.
+const SHARED_IDS: usize = 50_000;
+
+/// A list of ids as Python ints.
+fn ids_list<'py>(py: Python<'py>, ids: &[usize]) -> PyResult<Bound<'py, PyList>> {
+    static INTS: PyOnceLock<Vec<Py<PyAny>>> = PyOnceLock::new();
+    let ints = INTS.get_or_try_init(py, || {
+        (0..SHARED_IDS)
+            .map(|id| Ok(id.into_pyobject(py)?.into_any().unbind()))
+            .collect::<PyResult<Vec<_>>>()
+    })?;
+    let items: Vec<Bound<'py, PyAny>> = ids
+        .iter()
+        .map(|&id| match ints.get(id) {
+            Some(int) => Ok(int.bind(py).clone()),
+            None => Ok(id.into_pyobject(py)?.into_any()),
+        })
+        .collect::<PyResult<_>>()?;
+    PyList::new(py, items)
+}
+
+/// numpy, when it is installed.
+fn numpy(py: Python<'_>) -> Option<&Bound<'_, PyAny>> {
+    static NUMPY: PyOnceLock<Option<Py<PyAny>>> = PyOnceLock::new();
+    NUMPY
+        .get_or_init(py, || {
+            py.import("numpy")
+                .ok()
+                .map(|module| module.into_any().unbind())
+        })
+        .as_ref()
+        .map(|module| module.bind(py))
+}
+
+/// A native position handle (`game.start()`, `game.load(state)`): see the README, "Bots and
+/// learning". A move given as text is played as `game.play` plays it (a whole move); an action id is
+/// one decision of the game's action space.
+#[pyclass(module = "referee._core", name = "Position")]
+pub struct PyPosition(Box<dyn Handle>);
+
+impl PyPosition {
+    fn raised<T>(&self, py: Python<'_>, result: Result<T, Error>) -> PyResult<T> {
+        result.map_err(|error| raise(py, &error))
+    }
+}
+
+#[pymethods]
+impl PyPosition {
+    /// The game's players, in player-number order (Hypnosia: the seated colours, by seat).
+    #[getter]
+    fn players(&self) -> Vec<&'static str> {
+        self.0.players()
+    }
+
+    /// The player to move (at a chance node, the player whose turn it is); None once over.
+    #[getter]
+    fn to_move(&self) -> Option<&'static str> {
+        self.0.to_move()
+    }
+
+    /// Decisions and moves pushed since the handle was made (or copied without its stack).
+    #[getter]
+    fn ply(&self) -> usize {
+        self.0.plies()
+    }
+
+    /// How many action ids this position's setup has.
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.0.num_actions()
+    }
+
+    /// The id of one decision written in notation; raises MalformedMove.
+    fn action_of(&self, py: Python<'_>, r#move: &str) -> PyResult<usize> {
+        self.raised(py, self.0.action_of(r#move))
+    }
+
+    /// The notation of an action id; raises MalformedMove.
+    fn move_of(&self, py: Python<'_>, action: usize) -> PyResult<String> {
+        self.raised(py, self.0.move_of(action))
+    }
+
+    /// The legal moves in notation: `game.legal_moves`' list (inside a turn decided in part by
+    /// action ids, the legal decisions' notation).
+    fn legal_moves(&self) -> Vec<String> {
+        self.0.legal_moves()
+    }
+
+    /// The legal action ids, ascending (the chance outcomes at a chance node).
+    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        ids_list(py, &self.0.legal_actions())
+    }
+
+    /// One byte an action id, 1 where it is legal: a numpy int8 array when numpy is installed, else
+    /// bytes.
+    fn legal_action_mask(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let mut mask = vec![0u8; self.0.num_actions()];
+        for action in self.0.legal_actions() {
+            mask[action] = 1;
+        }
+        match numpy(py) {
+            Some(np) => {
+                let buffer = PyByteArray::new(py, &mask);
+                Ok(np.call_method1("frombuffer", (buffer, "int8"))?.unbind())
+            }
+            None => Ok(PyBytes::new(py, &mask).into_any().unbind()),
+        }
+    }
+
+    /// Plays a move (notation, as `game.play` plays it) or takes a decision (an action id), in place;
+    /// raises the move's error (IllegalMove, MalformedMove, GameOver) and leaves the position as it was.
+    fn push(&mut self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<()> {
+        let result = match r#move.extract::<usize>() {
+            Ok(action) => self.0.push_action(action),
+            Err(_) => match r#move.extract::<&str>() {
+                Ok(text) => self.0.push_move(text),
+                Err(_) => Err(Error::malformed_move(
+                    "a move is its notation (a str) or an action id (an int from 0)",
+                )),
+            },
+        };
+        self.raised(py, result)
+    }
+
+    /// Takes back the last push exactly; raises IndexError when there is none.
+    fn pop(&mut self) -> PyResult<()> {
+        if self.0.pop() {
+            return Ok(());
+        }
+        Err(PyIndexError::new_err(
+            "pop from a position with nothing pushed",
+        ))
+    }
+
+    /// An independent copy; `stack=False` leaves the pushes behind (cheaper; `pop` then has nothing).
+    #[pyo3(signature = (stack=true))]
+    fn copy(&self, stack: bool) -> PyPosition {
+        PyPosition(self.0.copy(stack))
+    }
+
+    fn __copy__(&self) -> PyPosition {
+        self.copy(true)
+    }
+
+    /// A copy, for `copy.deepcopy` (OpenSpiel clones a Python game's state that way).
+    fn __deepcopy__(&self, memo: &Bound<'_, PyAny>) -> PyPosition {
+        let _ = memo; // nothing in a position refers back to Python objects
+        self.copy(true)
+    }
+
+    /// The moves completed since the handle was made, in notation (a record `referee validate` replays).
+    fn history(&self) -> Vec<String> {
+        self.0.history()
+    }
+
+    /// No decision of a turn is pending (Caesar!: the turn's placement, choices and draws are all
+    /// taken or none is); `state()` and `position()` show the position at the turn's start.
+    fn at_turn_start(&self) -> bool {
+        self.0.at_turn_start()
+    }
+
+    fn is_over(&self) -> bool {
+        self.0.is_over()
+    }
+
+    /// Whether chance takes the next decision (Hypnosia's roll, Caesar!'s draws).
+    fn is_chance(&self) -> bool {
+        self.0.is_chance()
+    }
+
+    /// At a chance node, `[(move, probability)]` (`ids=True`: action ids instead of moves), summing
+    /// to 1; else empty.
+    #[pyo3(signature = (ids=false))]
+    fn chance_outcomes(&self, py: Python<'_>, ids: bool) -> PyResult<Py<PyAny>> {
+        let outcomes = self.0.chance_outcomes();
+        if ids {
+            return Ok(outcomes.into_pyobject(py)?.into_any().unbind());
+        }
+        let named: Result<Vec<(String, f64)>, Error> = outcomes
+            .into_iter()
+            .map(|(action, p)| self.0.move_of(action).map(|text| (text, p)))
+            .collect();
+        Ok(self
+            .raised(py, named)?
+            .into_pyobject(py)?
+            .into_any()
+            .unbind())
+    }
+
+    /// Status, player to move, scores, and the winner once over (as `game.outcome`).
+    fn outcome(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.0.outcome())
+    }
+
+    /// Per player (in `players` order): 0 while the game goes on; then +1 for the winner, −1 for the
+    /// other (Hypnosia: by rank, +1 first to −1 last, ties sharing), summing to 0.
+    fn returns(&self) -> Vec<f64> {
+        self.0.returns()
+    }
+
+    /// The JSON state, as the stateless API answers it (sealed, or opaque, as the game's keys say).
+    fn state(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        loads(py, &self.0.state())
+    }
+
+    /// The position notation.
+    fn position(&self) -> String {
+        self.0.position()
+    }
+
+    /// A 64-bit key, equal for equal positions (with equal pending decisions), the same in every process.
+    fn hash(&self) -> u64 {
+        self.0.hash()
+    }
+
+    /// What `player` may see (as `game.view`).
+    fn view(&self, py: Python<'_>, player: &str) -> PyResult<Py<PyAny>> {
+        let view = self.raised(py, self.0.view(player))?;
+        value_to_py(py, &view)
+    }
+
+    /// What the last push did (as `play`'s `effects`), computed now; None when it completed no move.
+    fn effects(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.0
+            .effects()
+            .map(|effects| value_to_py(py, &effects))
+            .transpose()
+    }
+
+    /// The shape of `observation`'s tensor.
+    #[getter]
+    fn observation_shape(&self) -> Vec<usize> {
+        self.0.observation_shape()
+    }
+
+    /// What `player` sees as numbers: a float32 numpy array of `observation_shape` when numpy is
+    /// installed, else a flat list.
+    fn observation(&self, py: Python<'_>, player: &str) -> PyResult<Py<PyAny>> {
+        let values = self.raised(py, self.0.observation(player))?;
+        let Some(np) = numpy(py) else {
+            return Ok(values.into_pyobject(py)?.into_any().unbind());
+        };
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let array = np.call_method1("frombuffer", (PyByteArray::new(py, &bytes), "<f4"))?;
+        Ok(array
+            .call_method1("reshape", (self.0.observation_shape(),))?
+            .unbind())
+    }
+
+    /// A key equal for two positions exactly when `player` cannot tell them apart.
+    fn information_state(&self, py: Python<'_>, player: &str) -> PyResult<String> {
+        self.raised(py, self.0.information_state(player))
+    }
+
+    /// A full position consistent with what `player` sees of this one (Caesar!: the other hand dealt
+    /// again, a new generator); `rng`: a `random.Random` (or anything with `getrandbits`) or an int seed.
+    fn resample(
+        &self,
+        py: Python<'_>,
+        player: &str,
+        rng: &Bound<'_, PyAny>,
+    ) -> PyResult<PyPosition> {
+        let seed = seed_of(rng)?;
+        Ok(PyPosition(self.raised(py, self.0.resample(player, seed))?))
+    }
+
+    /// Plays the position out at random in Rust (chance by its probabilities, players uniformly among
+    /// their legal actions), `count` times from `rng` (as `resample`'s): the mean returns per player.
+    #[pyo3(signature = (rng, count=1))]
+    fn rollout(&self, py: Python<'_>, rng: &Bound<'_, PyAny>, count: usize) -> PyResult<Vec<f64>> {
+        let seed = seed_of(rng)?;
+        let handle = &self.0;
+        Ok(py.detach(|| {
+            let mut total = vec![0.0; handle.players().len()];
+            for k in 0..count.max(1) {
+                let (returns, _) = handle.rollout(seed.wrapping_add(k as u64));
+                for (sum, value) in total.iter_mut().zip(returns) {
+                    *sum += value;
+                }
+            }
+            total.iter().map(|sum| sum / count.max(1) as f64).collect()
+        }))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<referee.Position {:?}>", self.0.position())
+    }
+}
+
+/// A 64-bit seed from an int or a `random.Random`.
+fn seed_of(rng: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if let Ok(seed) = rng.extract::<u64>() {
+        return Ok(seed);
+    }
+    rng.call_method1("getrandbits", (64,))?
+        .extract::<u64>()
+        .map_err(|_| PyValueError::new_err("rng is an int seed or has getrandbits (random.Random)"))
+}
+
+/// Refuses a handle on a committed game: a handle shows the whole position, every hand included.
+fn refuse_committed(py: Python<'_>, engine: &Engine, committed: bool) -> PyResult<()> {
+    if !committed {
+        return Ok(());
+    }
+    let error = Error::NotThisPlayer {
+        player: None,
+        detail: format!(
+            "whole: {} keeps its states opaque with each player's secret; a position handle would show every hand",
+            engine.name()
+        ),
+    };
+    Err(raise(py, &error))
+}
+
+/// A new game's handle (the game `game.new(seed)` starts).
+#[pyfunction]
+#[pyo3(signature = (engine, seed=None))]
+pub fn start(py: Python<'_>, engine: &Engine, seed: Option<u64>) -> PyResult<PyPosition> {
+    with_engine!(&engine.0, G, game => {
+        refuse_committed(py, engine, game.commits())?;
+        let (position, _) = game
+            .start(None, seed, None)
+            .map_err(|refusal| raise_refusal(py, &refusal))?;
+        Ok(PyPosition(Walker::<G>::boxed(position, game.shared_keys())))
+    })
+}
+
+/// A handle on a state (checked as every call checks one: seals, opaque states) or a position string.
+#[pyfunction]
+pub fn load(engine: &Engine, state: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
+    with_engine!(&engine.0, G, game => {
+        let position = whole_position_of(game, state)?;
+        Ok(PyPosition(Walker::<G>::boxed(position, game.shared_keys())))
+    })
+}
+
+/// A handle on a start of the engine's setup, never shown: the action space of its setup.
+#[pyfunction]
+pub fn action_space(engine: &Engine) -> PyPosition {
+    with_engine!(&engine.0, G, game => {
+        let position = G::start(game.setup(), Some(0));
+        PyPosition(Walker::<G>::boxed(position, None))
+    })
+}

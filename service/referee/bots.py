@@ -1,0 +1,152 @@
+"""Reference bots on native position handles, and matches between them (``referee match``).
+
+A bot is anything with ``choose(position) -> action id``, asked only at a player's decision (never at
+a chance node). ``RandomBot`` picks uniformly; ``MCTSBot`` is UCT whose rollouts run in Rust
+(``Position.rollout``), with chance nodes sampled by their probabilities and, for a game with hidden
+information (Caesar!), each simulation on a position resampled from what the bot's player sees
+(determinization). ``play_match`` plays games between bots and gives records ``referee validate`` reads.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol
+
+import referee
+
+__all__ = ["Bot", "RandomBot", "MCTSBot", "bot", "play_game", "play_match"]
+
+
+class Bot(Protocol):
+    def choose(self, position: referee.Position) -> int: ...
+
+
+class RandomBot:
+    """Uniformly among the legal actions."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, position: referee.Position) -> int:
+        return self.rng.choice(position.legal_actions())
+
+
+@dataclass
+class _Node:
+    visits: int = 0
+    #: Total returns of the simulations through this node, per player.
+    value: list[float] = field(default_factory=list)
+    children: dict[int, _Node] = field(default_factory=dict)
+
+
+class MCTSBot:
+    """UCT (UCB1 with exploration ``exploration``) over ``simulations`` simulations a decision, each
+    ending in ``rollouts`` random playouts run in Rust."""
+
+    def __init__(self, simulations: int = 200, exploration: float = 1.4, rollouts: int = 1,
+                 seed: int | None = None) -> None:
+        self.simulations, self.exploration, self.rollouts = simulations, exploration, rollouts
+        self.rng = random.Random(seed)
+
+    def choose(self, position: referee.Position) -> int:
+        legal = position.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        me = position.to_move
+        assert me is not None
+        players = position.players
+        root = _Node(value=[0.0] * len(players))
+        for _ in range(self.simulations):
+            # A position this player cannot tell from the real one (the real one when nothing is hidden).
+            self._simulate(root, position.resample(me, self.rng), players)
+        return max(legal, key=lambda a: root.children[a].visits if a in root.children else -1)
+
+    def _simulate(self, root: _Node, pos: referee.Position, players: list[str]) -> None:
+        node, path = root, [root]
+        while not pos.is_over():
+            if pos.is_chance():
+                outcomes = pos.chance_outcomes(ids=True)
+                action = self.rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+            else:
+                legal = pos.legal_actions()
+                untried = [a for a in legal if a not in node.children]
+                if untried:
+                    action = self.rng.choice(untried)
+                    pos.push(action)
+                    node = node.children.setdefault(action, _Node(value=[0.0] * len(players)))
+                    path.append(node)
+                    break
+                mover = players.index(pos.to_move)  # type: ignore[arg-type]
+                action = max(legal, key=lambda a: self._ucb(node, node.children[a], mover))
+            pos.push(action)
+            node = node.children.setdefault(action, _Node(value=[0.0] * len(players)))
+            path.append(node)
+        returns = pos.returns() if pos.is_over() else pos.rollout(self.rng, self.rollouts)
+        for visited in path:
+            visited.visits += 1
+            visited.value = [v + r for v, r in zip(visited.value, returns)]
+
+    def _ucb(self, parent: _Node, child: _Node, mover: int) -> float:
+        mean = child.value[mover] / child.visits
+        return mean + self.exploration * math.sqrt(math.log(parent.visits) / child.visits)
+
+
+def bot(spec: str, seed: int | None = None) -> Bot:
+    """A bot by name: ``random``, ``mcts`` or ``mcts:SIMULATIONS``."""
+    name, _, argument = spec.partition(":")
+    if name == "random" and not argument:
+        return RandomBot(seed)
+    if name == "mcts":
+        return MCTSBot(int(argument) if argument else 200, seed=seed)
+    raise ValueError(f"unknown bot {spec!r}: random, mcts or mcts:SIMULATIONS")
+
+
+#: Decisions after which a match game is abandoned: Hypnosia's crossings are optional, so two bots can
+#: circle for ever (random play ends in a few hundred).
+MAX_DECISIONS = 5000
+
+
+def play_game(game: referee.Game[Any, Any, Any, Any], bots: dict[str, Bot], seed: int,
+              rng: random.Random, max_decisions: int = MAX_DECISIONS) -> referee.Position:
+    """One game from ``game.start(seed)``: each player's bot decides, chance draws from ``rng``; after
+    ``max_decisions`` the game stops where it stands (not over)."""
+    position = game.start(seed=seed)
+    while not position.is_over() and position.ply < max_decisions:
+        if position.is_chance():
+            outcomes = position.chance_outcomes(ids=True)
+            position.push(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+        else:
+            position.push(bots[position.to_move].choose(position))  # type: ignore[index]
+    return position
+
+
+def play_match(game_name: str, specs: list[str], games: int, seed: int = 0,
+               variant: str | None = None, options: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """Games between bots (``specs``, seated in turn: game k gives player i the bot ``(i + k) % len``), as
+    records: ``{"game", "variant"?, "options"?, "seed", "moves", "id", "players", "result", "termination"}``,
+    ``result`` the engine's ``{"winner", "scores"}`` (and Hypnosia's ``ranking``) and ``players`` the bot of
+    each player; ``termination`` is ``normal``, or ``abandoned`` (no winner) for a game stopped after
+    ``MAX_DECISIONS``."""
+    game = referee.game(game_name, variant=variant, options=options)
+    rng = random.Random(seed)
+    for k in range(games):
+        game_seed = rng.getrandbits(53)
+        players = game.start(seed=game_seed).players
+        names = {player: specs[(i + k) % len(specs)] for i, player in enumerate(players)}
+        bots = {player: bot(spec, seed=rng.getrandbits(64)) for player, spec in names.items()}
+        position = play_game(game, bots, game_seed, rng)
+        outcome = position.outcome()
+        over = position.is_over()
+        result: dict[str, Any] = {"winner": outcome["winner"] if over else None, "scores": outcome["scores"]}
+        if outcome.get("ranking") is not None:
+            result["ranking"] = outcome["ranking"]
+        record: dict[str, Any] = {"game": game_name}
+        if variant is not None:
+            record["variant"] = variant
+        if options is not None:
+            record["options"] = options
+        record.update(seed=game_seed, moves=position.history(), id=f"match-{k + 1}", players=names,
+                      result=result, termination="normal" if over else "abandoned")
+        yield record
