@@ -89,7 +89,10 @@ def results_on_dask(parts: Iterator[tuple[int, bytes]], options: Options, addres
         in_flight = max(2, 2 * sum(client.nthreads().values()))
         pending: deque = deque()
         for first, data in parts:
-            pending.append((client.submit(replay_chunk, first, data, options, pure=False), len(data)))
+            # Scattered straight to a worker, which then runs the task: a chunk in the task itself would
+            # travel through the scheduler too, one more copy of every byte.
+            [chunk] = client.scatter([data], direct=True, hash=False)
+            pending.append((client.submit(replay_chunk, first, chunk, options, pure=False), len(data)))
             if len(pending) >= in_flight:
                 future, size = pending.popleft()
                 yield *future.result(), size
