@@ -6,7 +6,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use referee_core::caesar::Caesar;
 use referee_core::chance::Chance;
-use referee_core::game::{self, Verdict};
+use referee_core::game::{self, StateOf, Verdict};
 use referee_core::hypnosia::Hypnosia;
 use referee_core::iago::Iago;
 use referee_core::isaac::Isaac;
@@ -37,7 +37,7 @@ fn random_game<G: Rules>(seed: u64) -> Vec<G::Position> {
 
 /// A request body `{"state", "move"}`.
 fn body<G: Rules>(position: &G::Position, mv: &str) -> String {
-    let state = serde_json::to_string(&G::to_state(position)).expect("a state serializes");
+    let state = serde_json::to_string(&StateOf::<G>(position)).expect("a state serializes");
     format!(
         "{{\"state\":{state},\"move\":{}}}",
         serde_json::Value::from(mv)
@@ -75,8 +75,7 @@ fn bodies<G: Rules>(seed: u64) -> (String, String) {
 /// The same body with its state in the compact form, the position string.
 fn with_position<G: Rules>(body: &str) -> String {
     let mut body: serde_json::Value = serde_json::from_str(body).expect("a body is JSON");
-    let state: G::State = serde_json::from_value(body["state"].take()).expect("a state");
-    let position = G::from_state(state).expect("a valid state");
+    let position = game::read_json::<G>(&body["state"].to_string()).expect("a valid state");
     body["state"] = G::position_text(&position).into();
     body.to_string()
 }

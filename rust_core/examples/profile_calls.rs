@@ -10,7 +10,7 @@ use std::time::Instant;
 use referee_core::batch;
 use referee_core::caesar::Caesar;
 use referee_core::chance::Chance;
-use referee_core::game::{self, Verdict};
+use referee_core::game::{self, StateOf, Verdict};
 use referee_core::hypnosia::Hypnosia;
 use referee_core::iago::Iago;
 use referee_core::isaac::Isaac;
@@ -78,7 +78,7 @@ fn profile<G: Rules>(iters: u32) {
         keys: None,
     };
     let (position, legal, refused) = middle::<G>(1);
-    let state = serde_json::to_string(&G::to_state(&position)).unwrap();
+    let state = serde_json::to_string(&StateOf::<G>(&position)).unwrap();
     let text = G::position_text(&position);
     let body = format!("{{\"state\":{state},\"move\":{:?}}}", legal);
     let refused_body = format!("{{\"state\":{state},\"move\":{:?}}}", refused);
@@ -98,11 +98,8 @@ fn profile<G: Rules>(iters: u32) {
         state.len(),
         text.len()
     );
-    time("parse State (open_text)", iters, || {
-        black_box(seal::open_text::<G>(black_box(&state), None).unwrap());
-    });
-    time("parse + from_state", iters, || {
-        black_box(G::from_state(seal::open_text::<G>(black_box(&state), None).unwrap()).unwrap());
+    time("read_object", iters, || {
+        black_box(seal::read_object::<G>(black_box(&state), None).unwrap());
     });
     time("parse_position", iters, || {
         black_box(G::parse_position(black_box(&text), &setup).unwrap());
@@ -123,8 +120,8 @@ fn profile<G: Rules>(iters: u32) {
             .collect();
         black_box(moves);
     });
-    time("to_state + to_vec", iters, || {
-        black_box(serde_json::to_vec(&G::to_state(black_box(&position))).unwrap());
+    time("write_state to_vec", iters, || {
+        black_box(serde_json::to_vec(&StateOf::<G>(black_box(&position))).unwrap());
     });
     time("play_text", iters, || {
         black_box(game::play_text::<G>(black_box(&position), &legal, None).unwrap());

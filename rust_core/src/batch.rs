@@ -488,7 +488,7 @@ pub(crate) mod tests {
 
     pub(crate) fn start() -> String {
         let position = Iago::start(setup(), None);
-        serde_json::to_string(&Iago::to_state(&position)).unwrap()
+        serde_json::to_string(&game::StateOf::<Iago>(&position)).unwrap()
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The strings of a state read without allocating where the input allows (by the quick readers):
+//! The strings of a state read without allocating where the input allows (by the games' readers):
 //! borrowed from JSON text where a string has no escapes, else copied, in place when short (a
 //! state's names are: colours, locations, pieces), so that a state read from Python objects (whose
 //! strings serde hands over only for the call) allocates no more than one from JSON text.

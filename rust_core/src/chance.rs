@@ -64,6 +64,18 @@ struct Keyed {
     key_id: String,
 }
 
+/// Longest key id.
+pub const MAX_KEY_ID_CHARS: usize = 64;
+
+/// Whether `id` has the form of a key id: the seal keys' ids, which also key generators (a keyed
+/// generator names its key, `keyed_by`), seals and opaque states.
+pub(crate) fn is_key_id(id: &str) -> bool {
+    (1..=MAX_KEY_ID_CHARS).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 /// The chance keys of one game, for the scope of `keyed`: each key id with its HMAC already fed
 /// `CHANCE_LABEL`, the game and a newline. The first keys new games.
 pub struct ChanceKeys {
@@ -327,7 +339,7 @@ pub fn parse_notation(text: &str, seeds: SeedText) -> Result<ChanceState> {
     };
     let (rng, keyed_by) = match text.split_once('@') {
         None => (text, None),
-        Some((rng, id)) if crate::seal::is_key_id(id) => (rng, Some(id.to_owned())),
+        Some((rng, id)) if is_key_id(id) => (rng, Some(id.to_owned())),
         Some(_) => return Err(bad("a keyed generator ends with @<key id>")),
     };
     let (seed, word_pos) = rng.split_once(':').ok_or_else(|| bad("no `:`"))?;

@@ -30,7 +30,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::game::{Outcome, Replay, Rules, Status};
-use crate::schemas::Nullable;
+use crate::nullable::Nullable;
 
 /// A record's claim: its fields `result`, `termination` and `by` (all absent: no claim).
 #[derive(Debug, Default, Deserialize)]

@@ -3,21 +3,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::marker::PhantomData;
 
 use schemars::JsonSchema;
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use serde::de::{DeserializeOwned, Deserializer};
+use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::opaque::Commitments;
-use crate::seal::{self, SealKeys, Stamped};
 
 /// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
-/// `start`, `from_state`, `parse_position` (which check untrusted input) and `play`.
+/// `start`, `read_state`, `parse_position` (which check untrusted input) and `play`.
 pub trait Rules {
     /// The game's name in URLs and the registry (`iago`).
     const NAME: &'static str;
@@ -36,8 +32,9 @@ pub trait Rules {
     type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema + 'static;
     type Position: Clone + Send + Sync;
     type Move: Clone + Eq + fmt::Display;
-    /// The JSON form of a state, exactly as clients send and receive it.
-    type State: Serialize + DeserializeOwned + JsonSchema;
+    /// The JSON form of a state, exactly as clients send and receive it: its schema, which
+    /// `read_state` reads and `write_state` writes.
+    type State: JsonSchema;
     /// What a move did (captures, releases, ...), as reported to clients.
     type Effects: Serialize + JsonSchema;
 
@@ -59,21 +56,18 @@ pub trait Rules {
     /// source with it (see `chance`), and the bindings draw a fresh seed when the caller gives none.
     fn start(setup: &Checked<Self::Setup>, seed: Option<u64>) -> Self::Position;
 
-    fn from_state(state: Self::State) -> Result<Self::Position>;
-    /// A state object read in one pass (`QuickState` on the paths without seal keys; with keys, a
-    /// sealed state's verified canonical form or an opaque state's decrypted text), without
-    /// `State`'s copies of its strings: the position, or the refusal `from_state` would give.
-    /// Fails (a serde error, discarded) on any state it does not take whole (a seal among them):
-    /// its caller then reads that state through `State` and `from_state`, which word the refusal.
-    fn read_quick<'de, D: Deserializer<'de>>(
+    /// Reads a state object in one pass, the game's one reader of states: the position, or the
+    /// refusal of what it holds (the first fault in the order of the state's fields); `Err`, the
+    /// deserializer's, for a fault of its form (a field unknown, missing or of another type), which
+    /// every caller words as `invalid-state` of the field `state` (see `read_json`).
+    fn read_state<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Result<Self::Position>, D::Error>;
-    fn to_state(position: &Self::Position) -> Self::State;
-    /// The JSON text of `to_state` (exactly serde's), where a game writes it by hand for speed;
-    /// `None`: serde writes `State`. Plain, sealed and opaque states are made from it.
-    fn state_text(_position: &Self::Position) -> Option<String> {
-        None
-    }
+    /// Writes a position's state, the game's one writer of states (see `StateOf`).
+    fn write_state<S: Serializer>(
+        position: &Self::Position,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error>;
     /// The one-line position notation, for the given setup.
     fn parse_position(text: &str, setup: &Checked<Self::Setup>) -> Result<Self::Position>;
     fn position_text(position: &Self::Position) -> String;
@@ -112,7 +106,7 @@ pub trait Rules {
         if !Self::PLAYERS.contains(&player) {
             return Err(Error::unknown_player(player, Self::PLAYERS));
         }
-        serde_json::to_value(Self::to_state(position))
+        serde_json::to_value(StateOf::<Self>(position))
             .map_err(|e| Error::invalid_state("state", e.to_string()))
     }
 
@@ -138,6 +132,15 @@ pub trait Rules {
                 Self::perft(&next, depth - 1)
             })
             .sum()
+    }
+}
+
+/// A position's state, written by its game (`Rules::write_state`).
+pub struct StateOf<'a, G: Rules + ?Sized>(pub &'a G::Position);
+
+impl<G: Rules + ?Sized> Serialize for StateOf<'_, G> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        G::write_state(self.0, serializer)
     }
 }
 
@@ -231,204 +234,20 @@ impl Outcome {
     }
 }
 
-/// The forms a state travels in: the game's JSON object, or its position notation (a string,
-/// read with the setup of the engine that reads it, the default one in the service: the compact
-/// form, a fraction of the bytes for big states). An answer gives a state back in the form the
-/// request gave it. A position cannot carry a seal: engines with seal keys take objects only. An
-/// opaque state (see `opaque`) is an object answered opaque again; one of a game with hidden
-/// information is `Committed` to its players' secrets, and a request acting as a player gives its secret.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Form {
-    Object,
-    Notation,
-    Committed(Commitments),
-}
-
-impl Form {
-    /// Refuses a request that acts as `player` without `player`'s secret (a committed state only).
-    pub fn act_as(&self, player: &str, secret: Option<&str>) -> Result<()> {
-        match self {
-            Form::Committed(commitments) => commitments.prove(player, secret),
-            _ => Ok(()),
-        }
-    }
-
-    /// Refuses a move, a verdict or the legal moves (the mover's hand) without the secret of the
-    /// player to move; once the game is over anyone may ask (there is no move).
-    pub fn act_as_mover<G: Rules>(
-        &self,
-        position: &G::Position,
-        secret: Option<&str>,
-    ) -> Result<()> {
-        G::to_move(position).map_or(Ok(()), |mover| self.act_as(mover, secret))
-    }
-
-    /// The player a request that names none is shown as: none (the whole state), but for a committed
-    /// state, the player whose secret it gives.
-    pub fn viewer<'a>(
-        &self,
-        player: Option<&'a str>,
-        secret: Option<&str>,
-    ) -> Result<Option<&'a str>> {
-        match (self, player) {
-            (Form::Committed(commitments), None) => commitments.prover(secret).map(Some),
-            _ => Ok(player),
-        }
-    }
-
-    /// The commitments a committed state carries on to its next states.
-    pub fn commitments(&self) -> Option<&Commitments> {
-        match self {
-            Form::Committed(commitments) => Some(commitments),
-            _ => None,
-        }
-    }
-}
-
-/// A state as a request gives it, in either form.
-pub enum StateIn<S> {
-    Object(S),
-    Notation(String),
-}
-
-impl<'de, S: DeserializeOwned> Deserialize<'de> for StateIn<S> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        struct StateVisitor<S>(PhantomData<S>);
-        impl<'de, S: DeserializeOwned> Visitor<'de> for StateVisitor<S> {
-            type Value = StateIn<S>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a state: a JSON object, or a position in the game's notation")
-            }
-            fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Self::Value, E> {
-                Ok(StateIn::Notation(text.to_owned()))
-            }
-            fn visit_map<M: MapAccess<'de>>(
-                self,
-                map: M,
-            ) -> std::result::Result<Self::Value, M::Error> {
-                S::deserialize(MapAccessDeserializer::new(map)).map(StateIn::Object)
-            }
-        }
-        deserializer.deserialize_any(StateVisitor(PhantomData))
-    }
-}
-
-/// A state object read by `Rules::read_quick`: the position, or the state's refusal.
-pub struct QuickState<G: Rules>(pub Result<G::Position>);
-
-impl<'de, G: Rules> Deserialize<'de> for QuickState<G> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        G::read_quick(deserializer).map(QuickState)
-    }
+/// A state object given as JSON text, read by the game's reader (`Rules::read_state`): the position,
+/// or the refusal, a fault of its form worded as `invalid-state` of the field `state`.
+pub fn read_json<G: Rules>(text: &str) -> Result<G::Position> {
+    let not_state = |error: serde_json::Error| Error::invalid_state("state", error.to_string());
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let read = G::read_state(&mut reader).map_err(not_state)?;
+    reader.end().map_err(not_state)?;
+    read
 }
 
 /// The game's default setup, checked (every game's default is valid).
 pub fn default_setup<G: Rules>() -> Checked<G::Setup> {
     let setup = serde_json::from_str("{}").expect("every setup field has a default");
     G::check_setup(setup).expect("the default setup is valid")
-}
-
-/// A state as an answer gives it, in the form of the request's (an object sealed when there are keys).
-#[derive(Serialize)]
-#[serde(untagged)]
-pub enum StateOut<S> {
-    Object(Stamped<S>),
-    /// An object's JSON text, sealed when there are keys (see `Rules::state_text`).
-    Text(JsonText),
-    Notation(String),
-}
-
-impl<S> StateOut<S> {
-    /// The next state as an object, as `seal::stamp` answers it: from its text where the game
-    /// writes one (sealed from that text, or encrypted), else from its `State`.
-    pub fn object<G: Rules<State = S>>(
-        position: &G::Position,
-        keys: Option<&SealKeys>,
-        commitments: Option<&Commitments>,
-    ) -> Self {
-        let Some(text) = G::state_text(position) else {
-            return StateOut::Object(seal::stamp::<G>(G::to_state(position), keys, commitments));
-        };
-        match keys {
-            None => StateOut::Text(JsonText(text)),
-            Some(keys) if seal::answers_opaque::<G>(keys, commitments) => {
-                StateOut::Object(keys.encrypt::<G, _>(&JsonText(text), commitments))
-            }
-            Some(keys) => StateOut::Text(JsonText(seal::sealed_text::<G>(text, keys))),
-        }
-    }
-
-    fn is_opaque(&self) -> bool {
-        matches!(self, StateOut::Object(state) if state.is_opaque())
-    }
-}
-
-/// JSON text written as it is by serde_json's writers (as its `RawValue` is, through the same
-/// private name, which both its serializers know): a `RawValue` would be parsed once more to be made.
-/// Only for text that is JSON (a test compares what both writers make of it with serde's own).
-pub struct JsonText(pub String);
-
-impl Serialize for JsonText {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        const RAW_VALUE: &str = "$serde_json::private::RawValue";
-        let mut raw = serializer.serialize_struct(RAW_VALUE, 1)?;
-        raw.serialize_field(RAW_VALUE, &self.0)?;
-        raw.end()
-    }
-}
-
-/// A move's result as clients receive it: the next state (sealed when there are keys), its notation,
-/// what the move did, and where the game stands. An opaque state comes without its notation (which
-/// would show it all) and with the view of the player who moved (never another player's hand).
-#[derive(Serialize)]
-pub struct Played<G: Rules> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<StateOut<G::State>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub position: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub view: Option<Box<RawValue>>,
-    pub effects: G::Effects,
-    pub outcome: Outcome,
-}
-
-impl<G: Rules> Played<G> {
-    /// The next state in `form` (an object, its commitments carried on); `mover`: the player who
-    /// played the move (the player to move before it).
-    pub fn in_form(
-        position: &G::Position,
-        effects: G::Effects,
-        form: &Form,
-        keys: Option<&SealKeys>,
-        mover: Option<&str>,
-    ) -> Self {
-        let mut played = Played {
-            state: None,
-            position: None,
-            view: None,
-            effects,
-            outcome: G::outcome(position),
-        };
-        if *form == Form::Notation {
-            let text = G::position_text(position);
-            played.state = Some(StateOut::Notation(text.clone()));
-            played.position = Some(text);
-            return played;
-        }
-        let state = StateOut::object::<G>(position, keys, form.commitments());
-        if !state.is_opaque() {
-            played.position = Some(G::position_text(position));
-        }
-        played.state = Some(state);
-        if played.position.is_none() {
-            played.view = mover.and_then(|mover| G::view_json(position, mover).ok());
-        }
-        played
-    }
 }
 
 /// The answer to "may this move be played here?" (an illegal move is an answer, not an error).
@@ -503,24 +322,6 @@ impl<G: Rules> Replay<G> {
             result.insert("reason".into(), error.reason());
         }
         result
-    }
-
-    /// The result as clients receive it: the verdict with the final state (sealed when there are
-    /// keys; opaque, without its notation, with `commitments` when the game has hidden information).
-    pub fn summary<S: AsRef<str>>(
-        &self,
-        moves: &[S],
-        keys: Option<&SealKeys>,
-        commitments: Option<&Commitments>,
-    ) -> Value {
-        let state = seal::stamp::<G>(G::to_state(&self.position), keys, commitments);
-        let mut result = self.verdict(moves);
-        if state.is_opaque() {
-            result.remove("position");
-        }
-        let state = serde_json::to_value(state).expect("a state serializes");
-        result.insert("state".into(), state);
-        Value::Object(result)
     }
 }
 

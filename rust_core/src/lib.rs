@@ -1,5 +1,6 @@
 //! Referee's rules core: one module per game behind the `Rules` contract, plus the Python bindings.
 
+pub mod answer;
 pub mod archive;
 pub mod batch;
 mod borrowed;
@@ -8,14 +9,14 @@ pub mod chance;
 pub mod claims;
 pub mod decisions;
 mod digits;
+pub mod engine;
 pub mod error;
 pub mod game;
 pub mod hypnosia;
 pub mod iago;
 pub mod isaac;
 pub mod json;
-#[cfg(test)]
-mod mutations;
+pub mod nullable;
 pub mod opaque;
 pub mod players;
 pub mod registry;

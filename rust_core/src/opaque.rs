@@ -103,7 +103,7 @@ pub(crate) fn parts(text: &str) -> Result<(&str, Vec<u8>), Error> {
     };
     let (id, body) = text.split_once('.').ok_or_else(malformed)?;
     let bytes = URL_SAFE_NO_PAD.decode(body).map_err(|_| malformed())?;
-    if !crate::seal::is_key_id(id) || bytes.len() < NONCE_BYTES + TAG_BYTES {
+    if !crate::chance::is_key_id(id) || bytes.len() < NONCE_BYTES + TAG_BYTES {
         return Err(malformed());
     }
     Ok((id, bytes))
@@ -274,20 +274,79 @@ fn from_hex(text: &str) -> Option<[u8; 32]> {
     Some(digest)
 }
 
+/// The forms a state travels in: the game's JSON object, or its position notation (a string,
+/// read with the setup of the engine that reads it, the default one in the service: the compact
+/// form, a fraction of the bytes for big states). An answer gives a state back in the form the
+/// request gave it. A position cannot carry a seal: engines with seal keys take objects only. An
+/// opaque state (see `opaque`) is an object answered opaque again; one of a game with hidden
+/// information is `Committed` to its players' secrets, and a request acting as a player gives its secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    Object,
+    Notation,
+    Committed(Commitments),
+}
+
+impl Form {
+    /// Refuses a request that acts as `player` without `player`'s secret (a committed state only).
+    pub fn act_as(&self, player: &str, secret: Option<&str>) -> Result<(), Error> {
+        match self {
+            Form::Committed(commitments) => commitments.prove(player, secret),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a move, a verdict or the legal moves (the mover's hand) without the secret of the
+    /// player to move; once the game is over anyone may ask (there is no move).
+    pub fn act_as_mover<G: Rules>(
+        &self,
+        position: &G::Position,
+        secret: Option<&str>,
+    ) -> Result<(), Error> {
+        G::to_move(position).map_or(Ok(()), |mover| self.act_as(mover, secret))
+    }
+
+    /// The player a request that names none is shown as: none (the whole state), but for a committed
+    /// state, the player whose secret it gives.
+    pub fn viewer<'a>(
+        &self,
+        player: Option<&'a str>,
+        secret: Option<&str>,
+    ) -> Result<Option<&'a str>, Error> {
+        match (self, player) {
+            (Form::Committed(commitments), None) => commitments.prover(secret).map(Some),
+            _ => Ok(player),
+        }
+    }
+
+    /// The commitments a committed state carries on to its next states.
+    pub fn commitments(&self) -> Option<&Commitments> {
+        match self {
+            Form::Committed(commitments) => Some(commitments),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
 
+    use super::Form;
     use super::*;
     use crate::caesar::Caesar;
-    use crate::game::Form;
     use crate::hypnosia::Hypnosia;
     use crate::request::{answer_request, Reader};
-    use crate::seal::{open_text, read_object, stamp, with_chance, SealKeys};
+    use crate::seal::{read_object, stamp, with_chance, SealKeys};
 
-    /// A state given as a JSON value, opened as the engines open states (from JSON text).
-    fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::State, Error> {
-        open_text::<G>(&value.to_string(), keys)
+    type Position = <Caesar as Rules>::Position;
+
+    /// A state given as a JSON value, read as the engines read states (from JSON text).
+    fn open_value<G: Rules>(value: Value, keys: Option<&SealKeys>) -> Result<G::Position, Error>
+    where
+        G::Position: std::fmt::Debug,
+    {
+        read_object::<G>(&value.to_string(), keys).map(|(position, _)| position)
     }
 
     const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
@@ -311,24 +370,12 @@ mod tests {
         commitments_of(CAESARS, POMPEYS)
     }
 
-    fn start(keys: &SealKeys) -> (crate::caesar::State, Value) {
+    fn start(keys: &SealKeys) -> (Position, Value) {
         let setup = Caesar::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
         let position = with_chance::<Caesar, _>(Some(keys), || Caesar::start(&setup, Some(5)));
-        let state = Caesar::to_state(&position);
-        let answered = serde_json::to_value(stamp::<Caesar>(
-            state.clone(),
-            Some(keys),
-            Some(&commitments()),
-        ))
-        .unwrap();
-        (state, answered)
-    }
-
-    /// A state as the engine reads it back (maps in the game's own order).
-    fn normal(state: crate::caesar::State, keys: &SealKeys) -> crate::caesar::State {
-        with_chance::<Caesar, _>(Some(keys), || {
-            Caesar::to_state(&Caesar::from_state(state).unwrap())
-        })
+        let answered = stamp::<Caesar>(&position, Some(keys), Some(&commitments()));
+        let answered = serde_json::to_value(answered).unwrap();
+        (position, answered)
     }
 
     fn refusal<T: std::fmt::Debug>(result: Result<T, Error>) -> String {
@@ -388,12 +435,9 @@ mod tests {
         ] {
             assert!(!carried.windows(plain.len()).any(|w| w == plain));
         }
-        let (position, form) = read_object::<Caesar>(&answered.to_string(), Some(&keys)).unwrap();
+        let (read, form) = read_object::<Caesar>(&answered.to_string(), Some(&keys)).unwrap();
         assert_eq!(form, Form::Committed(commitments()));
-        assert_eq!(
-            normal(Caesar::to_state(&position), &keys),
-            normal(state.clone(), &keys)
-        );
+        assert_eq!(read, state);
         let plaintext = inside(&answered, &keys);
         assert_eq!(
             plaintext["commitments"],
@@ -401,8 +445,8 @@ mod tests {
         );
         assert!(plaintext["state"]["hands"].as_object().unwrap().len() == 2);
         // A fresh nonce every time: the same state never encrypts the same twice.
-        let again = serde_json::to_value(stamp::<Caesar>(state, Some(&keys), Some(&commitments())))
-            .unwrap();
+        let again = stamp::<Caesar>(&state, Some(&keys), Some(&commitments()));
+        let again = serde_json::to_value(again).unwrap();
         assert_ne!(again, answered);
     }
 
@@ -453,7 +497,7 @@ mod tests {
         // A game started with other commitments refuses caesar's secret.
         let other = commitments_of("someone else's secret", POMPEYS);
         let theirs =
-            serde_json::to_value(stamp::<Caesar>(state, Some(&keys), Some(&other))).unwrap();
+            serde_json::to_value(stamp::<Caesar>(&state, Some(&keys), Some(&other))).unwrap();
         let (_, form) = read_object::<Caesar>(&theirs.to_string(), Some(&keys)).unwrap();
         assert!(not_this_player(form.act_as("caesar", Some(CAESARS)))
             .1
@@ -559,7 +603,7 @@ mod tests {
         let sealed_keys = SealKeys::parse(K1).unwrap();
         let (state, _) = start(&keys);
         let sealed =
-            serde_json::to_value(stamp::<Caesar>(state, Some(&sealed_keys), None)).unwrap();
+            serde_json::to_value(stamp::<Caesar>(&state, Some(&sealed_keys), None)).unwrap();
         assert!(refusal(open_value::<Caesar>(sealed, Some(&keys))).starts_with("not opaque"));
     }
 
@@ -570,16 +614,9 @@ mod tests {
         let rotated = keys(&format!("{K2},{K1}"));
         let (position, form) =
             read_object::<Caesar>(&answered.to_string(), Some(&rotated)).unwrap();
-        assert_eq!(
-            normal(Caesar::to_state(&position), &rotated),
-            normal(state, &rotated)
-        );
-        let again = serde_json::to_value(stamp::<Caesar>(
-            Caesar::to_state(&position),
-            Some(&rotated),
-            form.commitments(),
-        ))
-        .unwrap();
+        assert_eq!(position, state);
+        let again = stamp::<Caesar>(&position, Some(&rotated), form.commitments());
+        let again = serde_json::to_value(again).unwrap();
         assert!(again["opaque"].as_str().unwrap().starts_with("k2."));
         assert_eq!(
             inside(&again, &rotated)["commitments"],
@@ -656,11 +693,11 @@ mod tests {
         let keys = SealKeys::parse(K1)
             .unwrap()
             .with_opaque_games(vec!["hypnosia".into()]);
-        let state = Hypnosia::to_state(&with_chance::<Hypnosia, _>(Some(&keys), || {
+        let position = with_chance::<Hypnosia, _>(Some(&keys), || {
             Hypnosia::start(&crate::game::default_setup::<Hypnosia>(), Some(5))
-        }));
-        let one = serde_json::to_value(stamp::<Hypnosia>(state, Some(&keys), Some(&commitments())))
-            .unwrap();
+        });
+        let one = stamp::<Hypnosia>(&position, Some(&keys), Some(&commitments()));
+        let one = serde_json::to_value(one).unwrap();
         assert_eq!(one.as_object().unwrap().len(), 1, "{one}");
         let (_, form) = read_object::<Hypnosia>(&one.to_string(), Some(&keys)).unwrap();
         assert_eq!(form, Form::Object);
@@ -675,12 +712,8 @@ mod tests {
         let (position, form) =
             read_object::<Caesar>(&answered.to_string(), Some(&sealed_only)).unwrap();
         assert_eq!(form, Form::Committed(commitments()));
-        let again = serde_json::to_value(stamp::<Caesar>(
-            Caesar::to_state(&position),
-            Some(&sealed_only),
-            form.commitments(),
-        ))
-        .unwrap();
+        let again = stamp::<Caesar>(&position, Some(&sealed_only), form.commitments());
+        let again = serde_json::to_value(again).unwrap();
         assert_eq!(again.as_object().unwrap().len(), 1, "{again}");
         assert_eq!(
             inside(&again, &keys)["commitments"],
@@ -691,8 +724,7 @@ mod tests {
     #[test]
     fn with_keyed_chance_a_move_cannot_list_its_draws() {
         let keys = keys(K1);
-        let (state, _) = start(&keys);
-        let position = with_chance::<Caesar, _>(Some(&keys), || Caesar::from_state(state).unwrap());
+        let (position, _) = start(&keys);
         let mv = Caesar::legal_move_texts(&position)[0].clone();
         for listed in ["D42", "L40"] {
             let refused =

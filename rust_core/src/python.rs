@@ -2,7 +2,6 @@
 //! States, setups and results cross the boundary as plain Python dicts (via serde); errors become the
 //! exception classes of `referee.errors`, each with its stable code.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -17,15 +16,16 @@ use serde_json::{json, Value};
 
 use crate::archive;
 use crate::batch;
-use crate::claims::{self, Claim};
+use crate::claims::Claim;
+use crate::engine::{self, AnyEngine, Refusal, SetupOf};
 use crate::error::Error;
-use crate::game::{self, Form, Played, Rules, StateOut};
-use crate::opaque::{Commitments, COMMITMENTS_FIELD};
+use crate::game::{self, Rules, StateOf};
+use crate::opaque::{Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
-use crate::request::{self, Reader};
-use crate::seal::{self, SealKeys};
+use crate::request;
+use crate::seal::SealKeys;
 use crate::tally::Tally;
-use crate::with_game;
+use crate::with_engine;
 
 mod handle;
 mod plain;
@@ -107,15 +107,6 @@ fn claim_of(py: Python<'_>, claim: Option<&Bound<'_, PyAny>>) -> PyResult<Claim>
     })
 }
 
-fn checked_setup<G: Rules>(
-    py: Python<'_>,
-    setup: &Bound<'_, PyAny>,
-) -> PyResult<game::Checked<G::Setup>> {
-    let setup = from_python::<G::Setup>(setup)
-        .map_err(|detail| raise(py, &Error::invalid_options("setup", detail)))?;
-    G::check_setup(setup).map_err(|e| raise(py, &e))
-}
-
 /// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify; `opaque`, the
 /// games whose states are answered encrypted (see `opaque`). Raises ValueError naming the entry at
 /// fault (or the unknown game), never showing a secret.
@@ -169,221 +160,97 @@ impl PySealKeys {
 /// A game engine: every operation of one game on plain Python values, with a setup of its own (checked
 /// once) for the calls that start a game and for states given as position strings. With seal keys,
 /// every state it takes must carry a valid seal (so it takes no position string), and every state it
-/// answers is sealed.
+/// answers is sealed. The rules of its modes are the core's (`engine::Engine`): these methods only
+/// read Python values and raise Python errors.
 #[pyclass(module = "referee._core", frozen)]
-struct Engine {
-    kind: GameKind,
-    /// The game's checked `Setup`.
-    setup: Box<dyn Any + Send + Sync>,
-    keys: Option<Arc<SealKeys>>,
+struct Engine(AnyEngine);
+
+/// A setup given from Python (checked as the game's; `None`: none given).
+struct PySetup<'a, 'py>(Option<&'a Bound<'py, PyAny>>);
+
+impl SetupOf for PySetup<'_, '_> {
+    fn of<G: Rules>(self) -> Result<Option<game::Checked<G::Setup>>, Error> {
+        self.0
+            .map(|setup| {
+                let setup = from_python::<G::Setup>(setup)
+                    .map_err(|detail| Error::invalid_options("setup", detail))?;
+                G::check_setup(setup)
+            })
+            .transpose()
+    }
 }
 
-impl Engine {
-    fn keys(&self) -> Option<&SealKeys> {
-        self.keys.as_deref()
-    }
+fn raise_refusal(py: Python<'_>, refusal: &Refusal) -> PyErr {
+    raise_reason(py, &refusal.reason())
+}
 
-    fn own_setup<G: Rules>(&self) -> &game::Checked<G::Setup> {
-        self.setup
-            .downcast_ref()
-            .expect("an engine keeps its own game's setup")
-    }
+/// The setup given (checked), if any.
+fn setup_given<G: Rules>(
+    py: Python<'_>,
+    setup: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<game::Checked<G::Setup>>> {
+    PySetup(setup).of::<G>().map_err(|e| raise(py, &e))
+}
 
-    /// How the batch paths read states and write answers: this engine's setup and keys.
-    fn reader<G: Rules>(&self) -> Reader<'_, G> {
-        Reader {
-            setup: self.own_setup::<G>(),
-            keys: self.keys(),
-        }
-    }
-
-    /// The setup given (checked), or the engine's own.
-    fn setup_of<G: Rules>(
-        &self,
-        py: Python<'_>,
-        setup: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<game::Checked<G::Setup>> {
-        match setup {
-            None => Ok(self.own_setup::<G>().clone()),
-            Some(setup) => checked_setup::<G>(py, setup),
-        }
-    }
-
-    /// The checked position of an untrusted state in any form, and its form: a dict (its seal first,
-    /// with keys; or opaque, decrypted), or a position string of the engine's setup (refused with
-    /// keys: it cannot carry a seal).
-    fn position_of<G: Rules>(&self, state: &Bound<'_, PyAny>) -> PyResult<(G::Position, Form)> {
-        let position = match state.cast::<PyString>() {
-            Ok(_) if self.keys.is_some() => Err(seal::position_refused()),
-            Ok(text) => G::parse_position(&text.to_cow()?, self.own_setup::<G>())
-                .map(|position| (position, Form::Notation)),
-            Err(_) => match self.read_plain::<G>(state) {
-                Some(read) => read.map(|position| (position, Form::Object)),
-                None => json_text(state)
-                    .map_err(|detail| Error::invalid_state("state", detail))
-                    .and_then(|json| seal::read_object::<G>(&json, self.keys())),
-            },
-        };
-        position.map_err(|e| raise(state.py(), &e))
-    }
-
-    /// A state dict read straight from its Python objects (see `plain`) where it can be: without
-    /// keys (a seal is verified over the state's canonical JSON text).
-    fn read_plain<G: Rules>(&self, state: &Bound<'_, PyAny>) -> Option<Result<G::Position, Error>> {
-        self.keys
-            .is_none()
-            .then(|| plain::read_position::<G>(state))
-            .flatten()
-    }
-
-    /// The position of a state that acts as the player to move, with that player's `secret` when the
-    /// state is committed (see `Form::act_as_mover`).
-    fn mover_position_of<G: Rules>(
-        &self,
-        state: &Bound<'_, PyAny>,
-        secret: Option<&str>,
-    ) -> PyResult<(G::Position, Form)> {
-        let (position, form) = self.position_of::<G>(state)?;
-        form.act_as_mover::<G>(&position, secret)
-            .map_err(|e| raise(state.py(), &e))?;
-        Ok((position, form))
-    }
-
-    /// A state on its way out (see `seal::stamp`), with its commitments when it has them.
-    fn answer_state<G: Rules>(
-        &self,
-        py: Python<'_>,
-        position: &G::Position,
-        commitments: Option<&Commitments>,
-    ) -> PyResult<Py<PyAny>> {
-        to_py(
+/// The commitments given, as JSON: a value that is not JSON is refused only where commitments are
+/// read (`engine::Engine::commitments`), in committed mode.
+fn commitments_given<G: Rules>(
+    py: Python<'_>,
+    engine: &engine::Engine<G>,
+    given: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<Value>> {
+    let Some(given) = given.filter(|given| !given.is_none() && engine.commits()) else {
+        return Ok(None);
+    };
+    from_python::<Value>(given).map(Some).map_err(|detail| {
+        raise_reason(
             py,
-            &StateOut::object::<G>(position, self.keys(), commitments),
+            &request::malformed_request(&[(COMMITMENTS_FIELD.into(), detail)]),
         )
-    }
-
-    /// Whether this engine's states carry commitments: its keys keep a game with hidden information
-    /// opaque.
-    fn commits<G: Rules>(&self) -> bool {
-        G::HIDDEN_INFORMATION && self.keys().is_some_and(|keys| keys.opaque_for(G::NAME))
-    }
-
-    /// The commitments a new game starts with: required when the engine `commits`; otherwise
-    /// ignored (a client may send them whatever the service's mode). Raises MalformedRequest.
-    fn commitments_of<G: Rules>(
-        &self,
-        py: Python<'_>,
-        given: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Option<Commitments>> {
-        if !self.commits::<G>() {
-            return Ok(None);
-        }
-        let refused = |field: String, message: String| {
-            raise_reason(py, &request::malformed_request(&[(field, message)]))
-        };
-        let Some(given) = given.filter(|given| !given.is_none()) else {
-            let message = format!(
-                "Missing: this service keeps {} states opaque; give each player's commitment, the SHA-256 (hex) of their secret.",
-                G::NAME
-            );
-            return Err(refused(COMMITMENTS_FIELD.into(), message));
-        };
-        let value = from_python::<Value>(given)
-            .map_err(|detail| refused(COMMITMENTS_FIELD.into(), detail))?;
-        Commitments::parse::<G>(&value)
-            .map(Some)
-            .map_err(|(field, message)| refused(field, message))
-    }
-
-    /// The position of a state for a call that shows all of it (its notation, `perft`): a committed
-    /// state is refused (`not-this-player`), it is shown to one player at a time, never whole.
-    fn whole_position_of<G: Rules>(&self, state: &Bound<'_, PyAny>) -> PyResult<G::Position> {
-        let (position, form) = self.position_of::<G>(state)?;
-        if form.commitments().is_some() {
-            let error = Error::NotThisPlayer {
-                player: None,
-                detail: "whole: a committed state (a game with hidden information, opaque) is shown to one player at a time, with their `secret` (`view`); its notation and perft would show every hand".into(),
-            };
-            return Err(raise(state.py(), &error));
-        }
-        Ok(position)
-    }
-
-    /// A new game's seed and setup in committed mode (see `commits`): the seed is the service's, from
-    /// the operating system (it travels only inside the ciphertext), and the starting hands are
-    /// drawn, so that nobody can start a copy of a game under way (same draws, same hands) and view it
-    /// with a secret of their own. Raises MalformedRequest for a `seed`, InvalidOptions for
-    /// `options.hands`.
-    fn committed_start<G: Rules>(
-        &self,
-        py: Python<'_>,
-        setup: &G::Setup,
-        seed: Option<u64>,
-    ) -> PyResult<()> {
-        if !self.commits::<G>() {
-            return Ok(());
-        }
-        if seed.is_some() {
-            let message = format!(
-                "Not allowed: this service keeps {} states opaque and draws each game's seed itself; a seed given would let anyone start a copy of a game under way.",
-                G::NAME
-            );
-            return Err(raise_reason(
-                py,
-                &request::malformed_request(&[("seed".into(), message)]),
-            ));
-        }
-        if G::fixes_hidden_start(setup) {
-            let error = Error::invalid_options(
-                "options.hands",
-                format!(
-                    "not allowed: this service keeps {} states opaque and draws the starting hands itself; hands given would let anyone start a copy of a game under way",
-                    G::NAME
-                ),
-            );
-            return Err(raise(py, &error));
-        }
-        Ok(())
-    }
-
-    /// What `player` may see (the whole state when `None`), as a request with a state of `form` and
-    /// `secret` may (a committed state: one player's view, with that player's secret).
-    fn view_as<G: Rules>(
-        position: &G::Position,
-        form: &Form,
-        player: Option<&str>,
-        secret: Option<&str>,
-    ) -> Result<Shown<G::State>, Error> {
-        // An unknown name is refused as such before any secret is looked at.
-        if let Some(player) = player.filter(|player| !G::PLAYERS.contains(player)) {
-            return Err(Error::unknown_player(player, G::PLAYERS));
-        }
-        match form.viewer(player, secret)? {
-            Some(player) => form
-                .act_as(player, secret)
-                .and_then(|()| G::view(position, player))
-                .map(Shown::View),
-            None => Ok(Shown::Whole(G::to_state(position))),
-        }
-    }
+    })
 }
 
-/// What a view answers: a player's view, or the whole state (in the state's own field order).
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Shown<S> {
-    View(Value),
-    Whole(S),
+/// The checked position of an untrusted state in any form, and its form: a dict (its seal first,
+/// with keys; or opaque, decrypted), or a position string of the engine's setup (refused with
+/// keys: it cannot carry a seal).
+fn position_of<G: Rules>(
+    engine: &engine::Engine<G>,
+    state: &Bound<'_, PyAny>,
+) -> PyResult<(G::Position, Form)> {
+    let position = match state.cast::<PyString>() {
+        Ok(text) => engine.read_notation(&text.to_cow()?),
+        Err(_) => match read_plain::<G>(engine, state) {
+            Some(read) => read.map(|position| (position, Form::Object)),
+            None => json_text(state)
+                .map_err(|detail| Error::invalid_state("state", detail))
+                .and_then(|json| engine.read_object(&json)),
+        },
+    };
+    position.map_err(|e| raise(state.py(), &e))
 }
 
-/// What a picture shows (see `Engine.scene`).
-#[derive(Serialize)]
-struct Scene<'a, S, E> {
-    shown: Shown<S>,
-    viewer: Option<&'a str>,
-    outcome: game::Outcome,
-    effects: Option<E>,
-    moves: Option<Vec<String>>,
+/// A state dict read straight from its Python objects (see `plain`) where it can be: without
+/// keys (a seal is verified over the state's canonical JSON text).
+fn read_plain<G: Rules>(
+    engine: &engine::Engine<G>,
+    state: &Bound<'_, PyAny>,
+) -> Option<Result<G::Position, Error>> {
+    engine
+        .keys()
+        .is_none()
+        .then(|| plain::read_position::<G>(state))
+        .flatten()
+}
+
+/// The position of a state for a call that shows all of it (its notation, `perft`): a committed
+/// state is refused (`not-this-player`).
+fn whole_position_of<G: Rules>(
+    engine: &engine::Engine<G>,
+    state: &Bound<'_, PyAny>,
+) -> PyResult<G::Position> {
+    let (position, form) = position_of(engine, state)?;
+    engine.whole(&form).map_err(|e| raise(state.py(), &e))?;
+    Ok(position)
 }
 
 #[pymethods]
@@ -398,13 +265,9 @@ impl Engine {
     ) -> PyResult<Self> {
         let keys = seal_keys.map(|keys| Arc::clone(&keys.get().0));
         match GameKind::named(game) {
-            Some(kind) => {
-                let setup: Box<dyn Any + Send + Sync> = with_game!(kind, G => match setup {
-                    None => Box::new(game::default_setup::<G>()),
-                    Some(setup) => Box::new(checked_setup::<G>(py, setup)?),
-                });
-                Ok(Engine { kind, setup, keys })
-            }
+            Some(kind) => AnyEngine::new(kind, keys, PySetup(setup))
+                .map(Engine)
+                .map_err(|e| raise(py, &e)),
             None => {
                 let known = GameKind::names();
                 let detail = format!("unknown game {game:?}; known games: {}", known.join(", "));
@@ -416,24 +279,24 @@ impl Engine {
 
     #[getter]
     fn name(&self) -> &'static str {
-        with_game!(self.kind, G => G::NAME)
+        with_engine!(&self.0, G, _engine => G::NAME)
     }
 
     #[getter]
     fn rules_version(&self) -> &'static str {
-        with_game!(self.kind, G => G::RULES_VERSION)
+        with_engine!(&self.0, G, _engine => G::RULES_VERSION)
     }
 
     /// Whether the engine has seal keys (checks and seals every state).
     #[getter]
     fn sealed(&self) -> bool {
-        self.keys.is_some()
+        with_engine!(&self.0, G, engine => engine.keys().is_some())
     }
 
     /// Whether the engine answers its states opaque (encrypted; see `SealKeys`).
     #[getter]
     fn opaque(&self) -> bool {
-        with_game!(self.kind, G => self.keys().is_some_and(|keys| keys.opaque_for(G::NAME)))
+        with_engine!(&self.0, G, engine => engine.opaque())
     }
 
     /// Whether the engine's states carry the players' commitments (a game with hidden information,
@@ -442,19 +305,22 @@ impl Engine {
     /// that player's `secret`.
     #[getter]
     fn committed(&self) -> bool {
-        with_game!(self.kind, G => self.commits::<G>())
+        with_engine!(&self.0, G, engine => engine.commits())
     }
 
     /// Static description of the game: variants, options, board.
     fn info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => to_py(py, &G::info()))
+        with_engine!(&self.0, G, _engine => to_py(py, &G::info()))
     }
 
     /// The setup with every default filled in (the engine's own when none is given); raises
     /// InvalidOptions.
     #[pyo3(signature = (setup=None))]
     fn check_setup(&self, py: Python<'_>, setup: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => to_py(py, &self.setup_of::<G>(py, setup)?))
+        with_engine!(&self.0, G, engine => match setup_given::<G>(py, setup)? {
+            Some(setup) => to_py(py, &setup),
+            None => to_py(py, engine.setup()),
+        })
     }
 
     /// The initial state for a setup (`{"variant": ..., "options": {...}}`); `commitments`
@@ -467,27 +333,28 @@ impl Engine {
         seed: Option<u64>,
         commitments: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let setup = self.setup_of::<G>(py, setup)?;
-            let commitments = self.commitments_of::<G>(py, commitments)?;
-            self.committed_start::<G>(py, &setup, seed)?;
-            let position = seal::with_chance::<G, _>(self.keys(), || G::start(&setup, seed));
-            self.answer_state::<G>(py, &position, commitments.as_ref())
+        with_engine!(&self.0, G, engine => {
+            let setup = setup_given::<G>(py, setup)?;
+            let commitments = commitments_given(py, engine, commitments)?;
+            let (position, commitments) = engine
+                .start(setup, seed, commitments.as_ref())
+                .map_err(|refusal| raise_refusal(py, &refusal))?;
+            to_py(py, &engine.stamp(&position, commitments.as_ref()))
         })
     }
 
     /// Checks an untrusted state and returns it normalised (defaults filled in; sealed again with
     /// keys).
     fn check_state(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let (position, form) = self.position_of::<G>(state)?;
-            self.answer_state::<G>(py, &position, form.commitments())
+        with_engine!(&self.0, G, engine => {
+            let (position, form) = position_of(engine, state)?;
+            to_py(py, &engine.stamp(&position, form.commitments()))
         })
     }
 
     /// The one-line position notation of a state.
     fn position(&self, state: &Bound<'_, PyAny>) -> PyResult<String> {
-        with_game!(self.kind, G => Ok(G::position_text(&self.whole_position_of::<G>(state)?)))
+        with_engine!(&self.0, G, engine => Ok(G::position_text(&whole_position_of(engine, state)?)))
     }
 
     /// The state of a position written in notation, for a setup. Never sealed: notation is untrusted.
@@ -498,11 +365,12 @@ impl Engine {
         text: &str,
         setup: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let setup = self.setup_of::<G>(py, setup)?;
-            let position = seal::with_chance::<G, _>(self.keys(), || G::parse_position(text, &setup))
+        with_engine!(&self.0, G, engine => {
+            let setup = setup_given::<G>(py, setup)?;
+            let position = engine
+                .parse_position(text, setup.as_ref())
                 .map_err(|e| raise(py, &e))?;
-            to_py(py, &G::to_state(&position))
+            to_py(py, &StateOf::<G>(&position))
         })
     }
 
@@ -516,8 +384,9 @@ impl Engine {
         compact: bool,
         secret: Option<&str>,
     ) -> PyResult<Vec<String>> {
-        with_game!(self.kind, G => {
-            let (position, _) = self.mover_position_of::<G>(state, secret)?;
+        with_engine!(&self.0, G, engine => {
+            let (position, form) = position_of(engine, state)?;
+            form.act_as_mover::<G>(&position, secret).map_err(|e| raise(py, &e))?;
             Ok(py.detach(|| {
                 if compact {
                     G::compact_moves(&position)
@@ -529,7 +398,7 @@ impl Engine {
     }
 
     fn outcome(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => to_py(py, &G::outcome(&self.position_of::<G>(state)?.0)))
+        with_engine!(&self.0, G, engine => to_py(py, &G::outcome(&position_of(engine, state)?.0)))
     }
 
     /// Plays a move: `{"state", "position", "effects", "outcome"}`, the state in the form it was
@@ -544,11 +413,12 @@ impl Engine {
         player: Option<&str>,
         secret: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let (position, form) = self.mover_position_of::<G>(state, secret)?;
-            let (next, effects) = game::play_text::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
-            let mover = G::to_move(&position);
-            to_py(py, &Played::<G>::in_form(&next, effects, &form, self.keys(), mover))
+        with_engine!(&self.0, G, engine => {
+            let (position, form) = position_of(engine, state)?;
+            let (next, effects) = engine
+                .play(&position, &form, r#move, player, secret)
+                .map_err(|e| raise(py, &e))?;
+            to_py(py, &engine.played(&position, &next, effects, &form))
         })
     }
 
@@ -563,8 +433,9 @@ impl Engine {
         player: Option<&str>,
         secret: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let (position, _) = self.mover_position_of::<G>(state, secret)?;
+        with_engine!(&self.0, G, engine => {
+            let (position, form) = position_of(engine, state)?;
+            form.act_as_mover::<G>(&position, secret).map_err(|e| raise(py, &e))?;
             let verdict = request::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
             to_py(py, &verdict)
         })
@@ -575,7 +446,7 @@ impl Engine {
     /// envelope, checked as a batch item's), or the error of the state or the move. The GIL is
     /// released while it works (the service runs a big body's call on a thread of its own).
     fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_game!(self.kind, G => py.detach(|| request::answer_request::<G>(body, self.reader::<G>(), true)));
+        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine.reader(), true)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -583,7 +454,7 @@ impl Engine {
 
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
     fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_game!(self.kind, G => py.detach(|| request::answer_request::<G>(body, self.reader::<G>(), false)));
+        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine.reader(), false)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -602,28 +473,19 @@ impl Engine {
         commitments: Option<&Bound<'_, PyAny>>,
         claim: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            if self.commits::<G>() {
-                // A replay's refusals (`token-not-in-hand` with `data.hand`, ...) would show the
-                // hands of a game drawn like one under way, without any secret; archives, which
-                // replay, do not keep opaque states.
-                let detail = format!(
-                    "opaque: this service keeps {} states opaque, and a replay would show hands without a secret; play the moves one by one with `play`",
-                    G::NAME
-                );
-                let reason = request::malformed_request_detail(&[("moves".into(), detail.clone())], detail);
-                return Err(raise_reason(py, &reason));
-            }
-            let setup = self.setup_of::<G>(py, setup)?;
-            let commitments = self.commitments_of::<G>(py, commitments)?;
-            let claim = claim_of(py, claim)?;
-            let keys = self.keys();
-            let replay = py.detach(|| seal::with_chance::<G, _>(keys, || game::replay::<G, _>(&setup, seed, &moves)));
-            let mut summary = replay.summary(&moves, keys, commitments.as_ref());
-            if let Some(result) = summary.as_object_mut() {
-                claims::judge(&claim, &replay).write_into(result);
-            }
-            to_py(py, &summary)
+        with_engine!(&self.0, G, engine => {
+            let replay = |setup, commitments: Option<Value>, claim: Claim| {
+                py.detach(|| engine.replay(&moves, setup, seed, commitments.as_ref(), &claim))
+            };
+            // A committed engine refuses a replay before reading what it is given.
+            let summary = if engine.commits() {
+                replay(None, None, Claim::default())
+            } else {
+                let setup = setup_given::<G>(py, setup)?;
+                let commitments = commitments_given(py, engine, commitments)?;
+                replay(setup, commitments, claim_of(py, claim)?)
+            };
+            to_py(py, &summary.map_err(|refusal| raise_refusal(py, &refusal))?)
         })
     }
 
@@ -652,7 +514,7 @@ impl Engine {
             max_lines,
         };
         let data = data.get(start..).unwrap_or_default();
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_lines::<G>(data, self.reader::<G>(), answer)));
+        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_lines::<G>(data, engine.reader(), answer)));
         let malformed = output.malformed.map(|m| (m.line, m.detail));
         let next = start + output.consumed;
         (
@@ -674,7 +536,7 @@ impl Engine {
         with_state: bool,
         max_items: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
-        let output = with_game!(self.kind, G => py.detach(|| batch::validate_array::<G>(data, self.reader::<G>(), with_state, max_items)));
+        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_array::<G>(data, engine.reader(), with_state, max_items)));
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
             .map_err(|reason| raise_reason(py, &reason))
@@ -693,18 +555,15 @@ impl Engine {
         player: Option<&str>,
         secret: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let (position, form) = self.position_of::<G>(state)?;
-            let view = Self::view_as::<G>(&position, &form, player, secret).map_err(|e| raise(py, &e))?;
+        with_engine!(&self.0, G, engine => {
+            let (position, form) = position_of(engine, state)?;
+            let view = engine.view(&position, &form, player, secret).map_err(|e| raise(py, &e))?;
             to_py(py, &view)
         })
     }
 
-    /// What a picture of a state shows (see `referee.pictures`): `{"shown", "viewer", "outcome",
-    /// "effects", "moves"}`, after `move` when one is given (`effects` its effects; for a committed
-    /// state, with the mover's `secret`), as `player` sees it (a committed state: with `player`'s
-    /// `secret`, `player` defaulting to the secret's owner), the legal moves when `legal` and the
-    /// viewer may see them (their own turn, or nothing hidden).
+    /// What a picture of a state shows (see `referee.pictures` and `engine::Engine::scene`):
+    /// `{"shown", "viewer", "outcome", "effects", "moves"}`.
     #[pyo3(signature = (state, r#move=None, player=None, legal=false, secret=None))]
     fn scene(
         &self,
@@ -715,23 +574,11 @@ impl Engine {
         legal: bool,
         secret: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
-        with_game!(self.kind, G => {
-            let (position, form) = self.position_of::<G>(state)?;
-            let (position, effects) = match r#move {
-                None => (position, None),
-                Some(mv) => {
-                    form.act_as_mover::<G>(&position, secret).map_err(|e| raise(py, &e))?;
-                    let (next, effects) = game::play_text::<G>(&position, mv, None).map_err(|e| raise(py, &e))?;
-                    (next, Some(effects))
-                }
-            };
-            let viewer = form.viewer(player, secret).map_err(|e| raise(py, &e))?;
-            let shown = Self::view_as::<G>(&position, &form, viewer, secret).map_err(|e| raise(py, &e))?;
-            let outcome = G::outcome(&position);
-            let may_see = viewer.is_none() || !G::HIDDEN_INFORMATION || viewer == outcome.to_move;
-            let moves = (legal && may_see)
-                .then(|| G::legal_moves(&position).iter().map(ToString::to_string).collect());
-            let scene = Scene { shown, viewer, outcome, effects, moves };
+        with_engine!(&self.0, G, engine => {
+            let (position, form) = position_of(engine, state)?;
+            let scene = engine
+                .scene(position, &form, r#move, player, legal, secret)
+                .map_err(|e| raise(py, &e))?;
             to_py(py, &scene)
         })
     }
@@ -741,8 +588,8 @@ impl Engine {
         if depth > 12 {
             return Err(PyValueError::new_err("perft depth is at most 12"));
         }
-        with_game!(self.kind, G => {
-            let position = self.whole_position_of::<G>(state)?;
+        with_engine!(&self.0, G, engine => {
+            let position = whole_position_of(engine, state)?;
             Ok(py.detach(|| G::perft(&position, depth)))
         })
     }

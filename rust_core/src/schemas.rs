@@ -11,11 +11,8 @@
 //! a `oneOf` of `const`s), nested objects have names of their own, and `null` appears only where the
 //! API really writes or accepts `null` (a property it may leave out is simply not required).
 
-use std::borrow::Cow;
-use std::marker::PhantomData;
-
 use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
-use schemars::{JsonSchema, Schema};
+use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
 use crate::caesar::Caesar;
@@ -47,29 +44,6 @@ pub const GAMES: [(&str, &str); 4] = [
     ("hypnosia", "Hypnosia"),
     ("caesar", "Caesar"),
 ];
-
-/// A value that is always present and may be `null`: the schema of `Option<T>`, but required
-/// (schemars leaves `Option` fields out of `required` when reading, where serde fills in `None`).
-/// For `#[schemars(with = "Nullable<T>")]` on fields the contract requires even when null.
-pub struct Nullable<T>(PhantomData<T>);
-
-impl<T: JsonSchema> JsonSchema for Nullable<T> {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        format!("Nullable_{}", T::schema_name()).into()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        format!("referee_core::schemas::Nullable<{}>", T::schema_id()).into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        <Option<T>>::json_schema(generator)
-    }
-}
 
 fn settings(contract: Contract) -> SchemaSettings {
     let mut settings = SchemaSettings::draft2020_12();

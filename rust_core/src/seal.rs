@@ -33,17 +33,15 @@ use base64::{alphabet, Engine as _};
 
 use hmac::{Hmac, Mac};
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor,
-};
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use sha2::Sha256;
 
-use crate::chance::{self, ChanceKeys, CHANCE_LABEL};
+use crate::chance::{self, is_key_id, ChanceKeys, CHANCE_LABEL, MAX_KEY_ID_CHARS};
 use crate::error::Error;
-use crate::game::{Form, Rules};
-use crate::opaque::{self, Commitments, OPAQUE_FIELD};
+use crate::game::{read_json, Rules, StateOf};
+use crate::opaque::{self, Commitments, Form, OPAQUE_FIELD};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -53,8 +51,6 @@ pub const SEAL_FIELD: &str = "seal";
 const DOMAIN: &[u8] = b"referee-seal/1\n";
 /// Fewest bytes a secret has.
 pub const MIN_SECRET_BYTES: usize = 32;
-/// Longest key id.
-pub const MAX_KEY_ID_CHARS: usize = 64;
 /// Characters of a MAC in a seal (32 bytes in unpadded base64url).
 const MAC_CHARS: usize = 43;
 /// A seal as the contract states it: 43 base64url characters hold 258 bits, so the last one's low
@@ -93,13 +89,6 @@ impl fmt::Debug for SealKeys {
         }
         f.write_str(")")
     }
-}
-
-pub(crate) fn is_key_id(id: &str) -> bool {
-    (1..=MAX_KEY_ID_CHARS).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 impl SealKeys {
@@ -146,13 +135,13 @@ impl SealKeys {
         })
     }
 
-    /// A state (its `State`, or its JSON text) encrypted with the first key, bound to `G`, with its
-    /// commitments when `G` has hidden information.
-    pub(crate) fn encrypt<G: Rules, S: Serialize>(
+    /// A state encrypted with the first key, bound to `G`, with its commitments when `G` has hidden
+    /// information.
+    fn encrypt<'a, G: Rules>(
         &self,
-        state: &S,
+        state: &StateOf<'a, G>,
         commitments: Option<&Commitments>,
-    ) -> Stamped<G::State> {
+    ) -> Stamped<StateOf<'a, G>> {
         let commitments = commitments.filter(|_| G::HIDDEN_INFORMATION);
         let key = &self.keys[0];
         let binding = opaque::Binding {
@@ -309,7 +298,7 @@ struct Inside<'a, S> {
     commitments: Option<&'a Commitments>,
 }
 
-/// `Inside`, read back: the state's text is read by `read_object` or `open_form`.
+/// `Inside`, read back: the state's text is read by `read_object`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct InsideRead {
@@ -334,43 +323,25 @@ pub fn answers_opaque<G: Rules>(keys: &SealKeys, commitments: Option<&Commitment
     keys.opaque_for(G::NAME) || (G::HIDDEN_INFORMATION && commitments.is_some())
 }
 
-/// A state on its way out: sealed with the first key when there are keys, encrypted with it (with
-/// `commitments`, for a game with hidden information) when they make the game opaque.
-pub fn stamp<G: Rules>(
-    state: G::State,
+/// A position's state on its way out: sealed with the first key when there are keys, encrypted
+/// with it (with `commitments`, for a game with hidden information) when they make the game opaque.
+pub fn stamp<'a, G: Rules>(
+    position: &'a G::Position,
     keys: Option<&SealKeys>,
     commitments: Option<&Commitments>,
-) -> Stamped<G::State> {
+) -> Stamped<StateOf<'a, G>> {
+    let state = StateOf(position);
     let Some(keys) = keys else {
         return Stamped::Plain { state, seal: None };
     };
     if answers_opaque::<G>(keys, commitments) {
-        return keys.encrypt::<G, _>(&state, commitments);
+        return keys.encrypt::<G>(&state, commitments);
     }
     let seal = keys.seal(G::NAME, &canonical_of(&state));
     Stamped::Plain {
         state,
         seal: Some(seal),
     }
-}
-
-/// A state's JSON text as the game writes it (`Rules::state_text`), sealed: its canonical form read
-/// from that text, and the seal written last, as `Stamped` writes it. For a state `answers_opaque`
-/// leaves plain.
-pub fn sealed_text<G: Rules>(mut text: String, keys: &SealKeys) -> String {
-    let mut reader = serde_json::Deserializer::from_str(&text);
-    let (canonical, _) = opened(&mut reader).expect("a state's text has a canonical form");
-    let seal = keys.seal(G::NAME, &canonical);
-    assert!(
-        text.ends_with('}') && text.len() > 2,
-        "a state is a JSON object with fields"
-    );
-    text.pop();
-    // A seal is a key id, a dot and unpadded base64url: nothing in it needs escaping.
-    for part in [",\"seal\":\"", seal.as_str(), "\"}"] {
-        text.push_str(part);
-    }
-    text
 }
 
 /// Runs `f` (which starts or reads positions of `G`) with `G`'s chance keyed by `keys`, if any.
@@ -440,16 +411,17 @@ fn not_opaque_refused<G: Rules>() -> Error {
     ))
 }
 
-/// A state object's text, opened: an unsealed one's state, or the text of a state to read that
-/// keys vouch for (a sealed state's canonical form, its seal verified; an opaque state's, decrypted).
-enum Opened<S> {
-    State(S, Form),
+/// A state object's text, opened: an unsealed one's, read with its seal set aside, or the text of a
+/// state that keys vouch for (a sealed state's canonical form, its seal verified; an opaque state's,
+/// decrypted).
+enum Opened<'a> {
+    Unsealed(&'a str),
     Vouched(String, Form),
 }
 
 /// An untrusted state given as JSON text, opened: opaque, decrypted; else with keys, its seal
-/// verified against its canonical form; without, read with any `seal` set aside.
-fn open<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<Opened<G::State>, Error> {
+/// verified against its canonical form; without, to be read with any `seal` set aside.
+fn open<'a, G: Rules>(text: &'a str, keys: Option<&SealKeys>) -> Result<Opened<'a>, Error> {
     let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
     if text.contains(OPAQUE_FIELD) {
         if let Ok(form) = serde_json::from_str::<OpaqueForm>(text) {
@@ -457,12 +429,7 @@ fn open<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<Opened<G::State
         }
     }
     match keys {
-        None => {
-            let state = serde_json::from_str::<Unsealed<G::State>>(text)
-                .map_err(not_state)?
-                .into_state()?;
-            Ok(Opened::State(state, Form::Object))
-        }
+        None => Ok(Opened::Unsealed(text)),
         Some(keys) if G::HIDDEN_INFORMATION && keys.opaque_for(G::NAME) => {
             Err(not_opaque_refused::<G>())
         }
@@ -480,43 +447,23 @@ fn open<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<Opened<G::State
     }
 }
 
-/// An untrusted state given as JSON text, on its way in, and its form (see `open`).
-pub fn open_form<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<(G::State, Form), Error> {
-    match open::<G>(text, keys)? {
-        Opened::State(state, form) => Ok((state, form)),
-        Opened::Vouched(text, form) => Ok((state_of::<G>(&text)?, form)),
-    }
-}
-
-/// `open_form`'s state alone.
-pub fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::State, Error> {
-    open_form::<G>(text, keys).map(|(state, _)| state)
-}
-
-/// A state object given as JSON text, read into a position, and its form: opened as `open_form`
-/// does, its chance keyed by `keys` (see `chance`). A state the keys vouch for is read in one pass
-/// where the game's quick reader takes it (as on the paths without keys), else through `State`.
+/// A state object given as JSON text, read into a position, and its form: opened (see `open`),
+/// then read by the game's reader, its chance keyed by `keys` (see `chance`).
 pub fn read_object<G: Rules>(
     text: &str,
     keys: Option<&SealKeys>,
 ) -> Result<(G::Position, Form), Error> {
     let opened = open::<G>(text, keys)?;
     with_chance::<G, _>(keys, || match opened {
-        Opened::State(state, form) => G::from_state(state).map(|position| (position, form)),
-        Opened::Vouched(text, form) => {
-            let quick = G::read_quick(&mut serde_json::Deserializer::from_str(&text));
-            let position = match quick {
-                Ok(position) => position,
-                Err(_) => G::from_state(state_of::<G>(&text)?),
-            };
-            position.map(|position| (position, form))
+        Opened::Unsealed(text) => {
+            let not_state = |e: serde_json::Error| Error::invalid_state("state", e.to_string());
+            let mut reader = serde_json::Deserializer::from_str(text);
+            let read = Unsealed::<G>::deserialize(&mut reader).map_err(not_state)?;
+            reader.end().map_err(not_state)?;
+            read.0.map(|position| (position, Form::Object))
         }
+        Opened::Vouched(text, form) => read_json::<G>(&text).map(|position| (position, form)),
     })
-}
-
-/// The state of a text the keys vouch for.
-fn state_of<G: Rules>(text: &str) -> Result<G::State, Error> {
-    serde_json::from_str(text).map_err(|e| Error::invalid_state("state", e.to_string()))
 }
 
 fn no_canonical_form(error: serde_json::Error) -> Error {
@@ -661,39 +608,29 @@ fn write_object<'de, M: MapAccess<'de>>(
     Ok(())
 }
 
-/// A state read in one pass with its `seal` field set aside (engines without keys ignore it, but
-/// for its form).
-pub struct Unsealed<S> {
-    state: S,
-    seal: Option<Value>,
-}
+/// A state object read by the game's reader with its `seal` field set aside (engines without keys
+/// ignore it, but for its form): the position, or the refusal (a malformed seal's first).
+pub struct Unsealed<G: Rules>(pub Result<G::Position, Error>);
 
-impl<S> Unsealed<S> {
-    /// The state, once its seal (if any) has the form of a seal.
-    pub fn into_state(self) -> Result<S, Error> {
-        match &self.seal {
-            Some(seal) => seal_parts(seal).map(|_| self.state),
-            None => Ok(self.state),
-        }
-    }
-}
-
-impl<'de, S: DeserializeOwned> Deserialize<'de> for Unsealed<S> {
+impl<'de, G: Rules> Deserialize<'de> for Unsealed<G> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct UnsealedVisitor<S>(PhantomData<S>);
-        impl<'de, S: DeserializeOwned> Visitor<'de> for UnsealedVisitor<S> {
-            type Value = Unsealed<S>;
+        struct UnsealedVisitor<G>(PhantomData<G>);
+        impl<'de, G: Rules> Visitor<'de> for UnsealedVisitor<G> {
+            type Value = Unsealed<G>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Unsealed<S>, M::Error> {
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Unsealed<G>, M::Error> {
                 let mut seal = None;
                 let entries = WithoutSeal {
                     map,
                     seal: &mut seal,
                 };
-                let state = S::deserialize(MapAccessDeserializer::new(entries))?;
-                Ok(Unsealed { state, seal })
+                let read = G::read_state(MapAccessDeserializer::new(entries))?;
+                let seal = seal
+                    .as_ref()
+                    .map_or(Ok(()), |seal| seal_parts(seal).map(|_| ()));
+                Ok(Unsealed(seal.and(read)))
             }
         }
         deserializer.deserialize_map(UnsealedVisitor(PhantomData))
@@ -768,39 +705,41 @@ mod tests {
         SealKeys::parse(text).unwrap()
     }
 
-    fn iago_start() -> crate::iago::State {
-        let setup = Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
-        Iago::to_state(&Iago::start(&setup, None))
+    type IagoPosition = <Iago as Rules>::Position;
+
+    fn iago_start() -> IagoPosition {
+        Iago::start(&crate::game::default_setup::<Iago>(), None)
     }
 
     /// A state as a client gets it: the JSON text of a stamped state.
     fn issued_text(keys: &SealKeys) -> String {
-        serde_json::to_string(&stamp::<Iago>(iago_start(), Some(keys), None)).unwrap()
+        serde_json::to_string(&stamp::<Iago>(&iago_start(), Some(keys), None)).unwrap()
+    }
+
+    /// A state given as JSON text, opened and read.
+    fn open_text<G: Rules>(text: &str, keys: Option<&SealKeys>) -> Result<G::Position, Error> {
+        read_object::<G>(text, keys).map(|(position, _)| position)
     }
 
     #[test]
-    fn a_state_sealed_from_its_text_is_the_stamped_state_and_reads_back() {
-        // Caesar! writes its states' text by hand (`state_text`), and seals them from that text.
+    fn a_sealed_state_is_its_state_and_its_seal_and_reads_back() {
         let keys = keys(&format!("k1:{SECRET_1}"));
         let setup = crate::game::default_setup::<Caesar>();
         for seed in 0..4u64 {
             let mut position = Caesar::start(&setup, Some(seed));
             for ply in 0usize.. {
-                let text = Caesar::state_text(&position).unwrap();
-                let state = Caesar::to_state(&position);
-                let stamped = stamp::<Caesar>(state.clone(), Some(&keys), None);
+                let state = serde_json::to_string(&StateOf::<Caesar>(&position)).unwrap();
+                let stamped = stamp::<Caesar>(&position, Some(&keys), None);
                 let stamped = serde_json::to_string(&stamped).unwrap();
-                assert_eq!(sealed_text::<Caesar>(text, &keys), stamped);
-                // Read back in one pass: the quick reader takes the canonical form (keys sorted).
-                let (canonical, _) =
+                let (canonical, seal) =
                     opened(&mut serde_json::Deserializer::from_str(&stamped)).unwrap();
-                let quick =
-                    Caesar::read_quick(&mut serde_json::Deserializer::from_slice(&canonical));
-                assert!(matches!(quick, Ok(Ok(_))));
+                let seal = seal.unwrap();
+                let seal = seal.as_str().unwrap();
+                let fields = &state[..state.len() - 1];
+                assert_eq!(stamped, format!("{fields},\"seal\":\"{seal}\"}}"));
+                assert_eq!(keys.seal("caesar", &canonical), seal);
                 let (read, form) = read_object::<Caesar>(&stamped, Some(&keys)).unwrap();
-                assert_eq!(form, Form::Object);
-                let read = serde_json::to_value(Caesar::to_state(&read)).unwrap();
-                assert_eq!(read, serde_json::to_value(state).unwrap());
+                assert_eq!((read, form), (position.clone(), Form::Object));
                 let moves = Caesar::legal_moves(&position);
                 let Some(mv) = moves.get((seed as usize * 7 + ply) % moves.len().max(1)) else {
                     break;
@@ -986,14 +925,9 @@ mod tests {
         let canonical = b"{}";
         assert_ne!(keys.seal("iago", canonical), keys.seal("isaac", canonical));
         let setup = Caesar::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
-        let state = Caesar::to_state(&Caesar::start(&setup, Some(7)));
-        let text =
-            serde_json::to_string(&stamp::<Caesar>(state.clone(), Some(&keys), None)).unwrap();
-        let opened = open_text::<Caesar>(&text, Some(&keys)).unwrap();
-        assert_eq!(
-            Caesar::to_state(&Caesar::from_state(opened).unwrap()),
-            state
-        );
+        let position = Caesar::start(&setup, Some(7));
+        let text = serde_json::to_string(&stamp::<Caesar>(&position, Some(&keys), None)).unwrap();
+        assert_eq!(open_text::<Caesar>(&text, Some(&keys)).unwrap(), position);
     }
 
     #[test]
@@ -1030,8 +964,9 @@ mod tests {
             assert!(refusal(refused).starts_with("malformed"));
         }
         value["seal"] = json_str("k9.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
-        let unsealed = serde_json::to_value(stamp::<Iago>(iago_start(), None, None)).unwrap();
-        assert_eq!(unsealed, serde_json::to_value(iago_start()).unwrap());
+        let unsealed = serde_json::to_value(stamp::<Iago>(&iago_start(), None, None)).unwrap();
+        let state = serde_json::to_value(StateOf::<Iago>(&iago_start())).unwrap();
+        assert_eq!(unsealed, state);
         // Only the state's own `seal` is left out: other unknown fields are still refused.
         value["extra"] = Value::Null;
         assert!(matches!(

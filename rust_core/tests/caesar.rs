@@ -2,12 +2,22 @@
 //! the worked shapes of the rules' test notes as hand-built positions, perft, seeded playouts.
 
 use referee_core::caesar::board::TOKENS;
-use referee_core::caesar::{Caesar, Options, Ordered, PerPlayer, Player, Setup, State};
-use referee_core::game::{self, Checked, Rules, Status, Verdict};
+use referee_core::caesar::{Caesar, Options, Ordered, PerPlayer, Player, Setup};
+use referee_core::game::{self, Checked, Rules, StateOf, Status, Verdict};
 use referee_core::Error;
 use serde_json::{json, Value};
 
 type Position = <Caesar as Rules>::Position;
+
+/// A position's state, as JSON.
+fn state_of(position: &Position) -> Value {
+    serde_json::to_value(StateOf::<Caesar>(position)).unwrap()
+}
+
+/// A state read back.
+fn read(state: &Value) -> Result<Position, Error> {
+    game::read_json::<Caesar>(&state.to_string())
+}
 
 /// Bonuses with known places: senate HU HC SD SY GA; tactics NU AC CR MT; wealth GC DM AS AF;
 /// might SC MD AG CY.
@@ -63,7 +73,7 @@ struct Builder {
 impl Builder {
     fn new() -> Self {
         let start = Caesar::start(&setup(["L40", "L31"], ["L40", "L31"]), Some(1));
-        let mut state = serde_json::to_value(Caesar::to_state(&start)).unwrap();
+        let mut state = state_of(&start);
         for player in ["caesar", "pompey"] {
             state["bags"][player] = json!(TOKENS
                 .iter()
@@ -131,12 +141,12 @@ impl Builder {
         self
     }
 
-    fn state(&self) -> State {
-        serde_json::from_value(self.state.clone()).unwrap()
+    fn read(&self) -> Result<Position, Error> {
+        read(&self.state)
     }
 
     fn build(&self) -> Position {
-        Caesar::from_state(self.state()).unwrap_or_else(|e| panic!("{e:?}"))
+        self.read().unwrap_or_else(|e| panic!("{e:?}"))
     }
 }
 
@@ -201,9 +211,11 @@ fn orientation_puts_the_larger_number_toward_the_first_province() {
     let (next, effects) = play(&start, "S60@GA-HC");
     assert_eq!(effects.border, "HC-GA");
     assert_eq!(json_of(&effects.faces), json!({ "HC": 0, "GA": 6 }));
-    let state = Caesar::to_state(&next);
-    let border = state.borders.get("HC-GA").unwrap().as_ref().unwrap();
-    assert_eq!(json_of(&border.faces), json!({ "HC": 0, "GA": 6 }));
+    let state = state_of(&next);
+    assert_eq!(
+        state["borders"]["HC-GA"]["faces"],
+        json!({ "HC": 0, "GA": 6 })
+    );
     // A symmetric token has one placement per border, written canonically; the other order is the same move.
     let listed = moves(&start);
     assert!(listed.contains(&"S33@HC-GA".to_owned()) && !listed.contains(&"S33@GA-HC".to_owned()));
@@ -272,14 +284,13 @@ fn a_tie_leaves_no_marker_and_a_bonus_needs_its_choice() {
         json!([{ "province": "HU", "bonus": "tactics", "sums": { "caesar": 5, "pompey": 5 }, "control": null, "markers": [], "choice": "-" }])
     );
     assert_eq!(effects.drawn, vec!["S60"]);
-    let state = Caesar::to_state(&next);
-    assert_eq!(state.provinces.get("HU").unwrap().control, None);
-    assert_eq!(state.provinces.get("HU").unwrap().bonus, None);
+    let state = state_of(&next);
     assert_eq!(
-        (state.markers[Player::Caesar], state.markers[Player::Pompey]),
-        (0, 0)
+        state["provinces"]["HU"],
+        json!({ "bonus": null, "control": null, "flipped": false })
     );
-    assert_eq!(state.to_move.as_deref(), Some("caesar"));
+    assert_eq!(state["markers"], json!({ "caesar": 0, "pompey": 0 }));
+    assert_eq!(state["to_move"], "caesar");
     // Tactics used: Pompey again.
     let (next, effects) = play(&pos, "N51@HU-MT T =S60");
     assert!(effects.extra_turn);
@@ -336,27 +347,14 @@ fn italia_takes_two_markers_border_markers_skip_a_flipped_neighbour_and_senate_c
             "markers": ["IT", "IT*", "SD-IT", "senate", "senate"], "choice": null
         }])
     );
-    let state = Caesar::to_state(&next);
-    assert_eq!(state.italia_dashed.as_deref(), Some("caesar"));
+    let state = state_of(&next);
+    assert_eq!(state["italia_dashed"], "caesar");
     assert_eq!(
-        (state.markers[Player::Caesar], state.senate[Player::Caesar]),
-        (8, 2)
+        (&state["markers"]["caesar"], &state["senate"]["caesar"]),
+        (&json!(8), &json!(2))
     );
-    assert_eq!(
-        state
-            .borders
-            .get("SD-IT")
-            .unwrap()
-            .as_ref()
-            .unwrap()
-            .marker
-            .as_deref(),
-        Some("caesar")
-    );
-    assert_eq!(
-        state.borders.get("SC-IT").unwrap().as_ref().unwrap().marker,
-        None
-    );
+    assert_eq!(state["borders"]["SD-IT"]["marker"], "caesar");
+    assert_eq!(state["borders"]["SC-IT"]["marker"], Value::Null);
     assert_eq!(Caesar::outcome(&next).scores["caesar"], 8);
 }
 
@@ -390,20 +388,17 @@ fn the_twelfth_marker_wins_at_once_in_the_middle_of_a_resolution() {
     assert_eq!(effects.closures.len(), 1);
     assert_eq!(effects.closures[0].markers, vec!["IT", "IT*"]);
     assert_eq!((effects.winner, effects.drawn.len()), (Some("caesar"), 0));
-    let state = Caesar::to_state(&next);
+    let state = state_of(&next);
     assert_eq!(
         (
-            state.to_move.clone(),
-            state.markers[Player::Caesar],
-            state.senate[Player::Caesar]
+            &state["to_move"],
+            &state["markers"]["caesar"],
+            &state["senate"]["caesar"]
         ),
-        (None, 12, 5) // IT's Senate was taken at step 1, before the winning markers
+        (&Value::Null, &json!(12), &json!(5)) // IT's Senate was taken at step 1, before the winning markers
     );
-    assert_eq!(
-        state.borders.get("SD-IT").unwrap().as_ref().unwrap().marker,
-        None
-    );
-    assert_eq!(state.hands[Player::Caesar], vec!["L22"]);
+    assert_eq!(state["borders"]["SD-IT"]["marker"], Value::Null);
+    assert_eq!(state["hands"]["caesar"], json!(["L22"]));
     let outcome = Caesar::outcome(&next);
     assert_eq!(
         (outcome.status, outcome.winner, outcome.decided_by),
@@ -415,14 +410,14 @@ fn the_twelfth_marker_wins_at_once_in_the_middle_of_a_resolution() {
         Error::GameOver
     );
     // The finished state round-trips: a won game may leave the winner's hand short.
-    assert_eq!(Caesar::from_state(state).unwrap(), next);
+    assert_eq!(read(&state).unwrap(), next);
     // 6 placed: both border markers, then the fifth Senate token's second marker is the 12th.
     let (next, effects) = play(&italia_race(6), "N42@IT-DM");
     assert_eq!(
         effects.closures[0].markers,
         vec!["IT", "IT*", "SD-IT", "SC-IT", "senate", "senate"]
     );
-    assert_eq!(Caesar::to_state(&next).senate[Player::Caesar], 5);
+    assert_eq!(state_of(&next)["senate"]["caesar"], 5);
     // Draws listed for a turn that ends before its draws are too many.
     assert_eq!(
         refusal(&italia_race(10), "N42@IT-DM =S33").0,
@@ -456,10 +451,10 @@ fn senate_counts_one_two_three() {
         effects.closures[0].markers,
         vec!["SY", "senate", "senate", "senate"]
     );
-    let state = Caesar::to_state(&pos);
+    let state = state_of(&pos);
     assert_eq!(
-        (state.senate[Player::Caesar], state.markers[Player::Caesar]),
-        (3, 10)
+        (&state["senate"]["caesar"], &state["markers"]["caesar"]),
+        (&json!(3), &json!(10))
     );
 }
 
@@ -478,15 +473,9 @@ fn a_senate_token_taken_while_losing_places_nothing() {
     assert_eq!(effects.closures[0].markers, vec!["HU", "senate"]);
     assert_eq!(effects.closures[1].markers, vec!["HC"]);
     assert_eq!(effects.closures[1].control, Some("pompey"));
-    let state = Caesar::to_state(&next);
-    assert_eq!(
-        (
-            state.senate[Player::Caesar],
-            state.markers[Player::Caesar],
-            state.markers[Player::Pompey]
-        ),
-        (2, 2, 1)
-    );
+    let state = state_of(&next);
+    assert_eq!(state["senate"]["caesar"], 2);
+    assert_eq!(state["markers"], json!({ "caesar": 2, "pompey": 1 }));
 }
 
 /// Caesar closes HU (tactics) and HC (wealth) at once with D51 on HU-HC.
@@ -534,10 +523,10 @@ fn a_double_closure_resolves_both_bonuses_and_wealth_grows_the_hand() {
             "drawn": ["S42", "D60"], "extra_turn": true, "winner": null
         })
     );
-    let state = Caesar::to_state(&next);
-    assert_eq!(state.hand_limits[Player::Caesar], 3);
-    assert_eq!(state.hands[Player::Caesar], vec!["L40", "S42", "D60"]);
-    assert_eq!(state.to_move.as_deref(), Some("caesar"));
+    let state = state_of(&next);
+    assert_eq!(state["hand_limits"]["caesar"], 3);
+    assert_eq!(state["hands"]["caesar"], json!(["L40", "S42", "D60"]));
+    assert_eq!(state["to_move"], "caesar");
     // Draws must be every draw of the turn, each in the bag.
     assert_eq!(refusal(&pos, "D51@HU-HC T W =S42").0, "missing-draw");
     assert_eq!(
@@ -551,7 +540,7 @@ fn a_double_closure_resolves_both_bonuses_and_wealth_grows_the_hand() {
     // Seeded draws: two tokens, and the generator moved on.
     let (seeded, effects) = play(&pos, "D51@HU-HC T W");
     assert_eq!(effects.drawn.len(), 2);
-    assert_ne!(Caesar::to_state(&seeded).rng, Caesar::to_state(&pos).rng);
+    assert_ne!(state_of(&seeded)["rng"], state_of(&pos)["rng"]);
 }
 
 #[test]
@@ -582,6 +571,56 @@ fn tactics_is_granted_once_per_placement() {
     let (after, effects) = play(&next, "L40@HU-HC =L31");
     assert!(!effects.extra_turn);
     assert_eq!(Caesar::to_move(&after), Some("pompey"));
+}
+
+/// The first legal move that closes no province.
+fn quiet_move(position: &Position) -> String {
+    Caesar::legal_moves(position)
+        .into_iter()
+        .find(|mv| {
+            Caesar::play(position, mv.clone())
+                .unwrap()
+                .1
+                .closures
+                .is_empty()
+        })
+        .expect("a move that closes nothing")
+        .to_string()
+}
+
+/// `position` with `player` to move instead, read back as a state.
+fn with_to_move(position: &Position, player: &str) -> Result<Position, Error> {
+    let mut state = state_of(position);
+    state["to_move"] = json!(player);
+    read(&state)
+}
+
+#[test]
+fn extra_turns_are_bounded_by_the_tactics_tokens_taken() {
+    // Each player in turn closes HU (tactics) and takes its extra turn: one Tactics taken, one extra
+    // turn. After the extra turn the state is good; with the player who had it to move once more,
+    // it would need two extra turns, which one Tactics token cannot give.
+    let pompeys = play(&tie_position(), "N51@HU-MT T").0;
+    let before_caesars = play(&tie_position(), &quiet_move(&tie_position())).0;
+    let caesars = play(&before_caesars, "L40@HU-MT T").0;
+    for (player, extra) in [("pompey", pompeys), ("caesar", caesars)] {
+        assert_eq!(Caesar::to_move(&extra), Some(player), "the extra turn");
+        assert_eq!(with_to_move(&extra, player), Ok(extra.clone()));
+        let after = play(&extra, &quiet_move(&extra)).0;
+        assert_ne!(Caesar::to_move(&after), Some(player));
+        assert!(with_to_move(&after, Caesar::to_move(&after).unwrap()).is_ok());
+        match with_to_move(&after, player) {
+            Err(Error::InvalidState { field, detail }) => {
+                assert_eq!(field, "to_move");
+                assert!(
+                    detail.contains("1 Tactics taken")
+                        && detail.ends_with(&format!("{player} cannot be to move")),
+                    "{detail}"
+                );
+            }
+            other => panic!("{player} to move after their extra turn: {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -624,15 +663,7 @@ fn might_flips_a_target_and_changes_a_later_closure() {
     let (next, effects) = play(&pos, "D51@HU-HC M:HC-GA - =L22");
     assert_eq!(effects.closures[1].sums, PerPlayer::of([1, 0]));
     assert_eq!(effects.closures[1].control, Some("caesar"));
-    assert!(
-        Caesar::to_state(&next)
-            .borders
-            .get("HC-GA")
-            .unwrap()
-            .as_ref()
-            .unwrap()
-            .flipped
-    );
+    assert_eq!(state_of(&next)["borders"]["HC-GA"]["flipped"], true);
     let (rule, data) = refusal(&pos, "D51@HU-HC M:SD-GA -");
     assert_eq!(rule, "might-target");
     assert_eq!(data["targets"], json!(["HU-MT", "HC-GA", "AG-SY"]));
@@ -661,11 +692,7 @@ fn playout(seed: u64) -> (Vec<String>, Position) {
         let (next, effects) = Caesar::play(&pos, mv).unwrap();
         assert_eq!(effects.winner, Caesar::outcome(&next).winner);
         // Every state reached round-trips through JSON and through the position notation.
-        let json = serde_json::to_string(&Caesar::to_state(&next)).unwrap();
-        assert_eq!(
-            Caesar::from_state(serde_json::from_str(&json).unwrap()).unwrap(),
-            next
-        );
+        assert_eq!(read(&state_of(&next)).unwrap(), next);
         let text = Caesar::position_text(&next);
         let back = Caesar::parse_position(&text, &game::default_setup::<Caesar>())
             .unwrap_or_else(|e| panic!("{text}: {e:?}"));
@@ -700,17 +727,12 @@ fn a_player_without_a_token_or_a_space_loses_at_once() {
     for seed in 0..60 {
         let (_, end) = playout(seed);
         let outcome = Caesar::outcome(&end);
-        let state = Caesar::to_state(&end);
+        let state = state_of(&end);
         match outcome.decided_by {
             Some("no_token") => {
-                let loser = state.to_move.clone().unwrap();
-                let hand = if loser == "caesar" {
-                    &state.hands[Player::Caesar]
-                } else {
-                    &state.hands[Player::Pompey]
-                };
-                assert!(hand.is_empty());
-                assert_ne!(outcome.winner, Some(&*loser));
+                let loser = state["to_move"].as_str().unwrap();
+                assert_eq!(state["hands"][loser], json!([]));
+                assert_ne!(outcome.winner, Some(loser));
             }
             Some("no_space") => assert!(Caesar::legal_moves(&end).is_empty()),
             _ => continue,
@@ -798,28 +820,23 @@ fn setups_are_checked_and_drawn_from_the_seed() {
     let a = Caesar::start(&game::default_setup::<Caesar>(), Some(42));
     assert_eq!(a, Caesar::start(&game::default_setup::<Caesar>(), Some(42)));
     assert_ne!(a, Caesar::start(&game::default_setup::<Caesar>(), Some(43)));
-    let state = Caesar::to_state(&a);
-    assert_eq!(
-        state.provinces.get("IT").unwrap().bonus.as_deref(),
-        Some("senate")
-    );
+    let state = state_of(&a);
+    assert_eq!(state["provinces"]["IT"]["bonus"], "senate");
+    let count = |list: &Value| list.as_array().unwrap().len();
     assert_eq!(
         (
-            state.hands[Player::Caesar].len(),
-            state.bags[Player::Caesar].len()
+            count(&state["hands"]["caesar"]),
+            count(&state["bags"]["caesar"])
         ),
         (2, 14)
     );
     // Given options are used as given.
-    let given = Caesar::to_state(&Caesar::start(
+    let given = state_of(&Caesar::start(
         &setup(["L22", "L22"], ["N33", "S60"]),
         Some(5),
     ));
-    assert_eq!(given.hands[Player::Caesar], vec!["L22", "L22"]);
-    assert_eq!(
-        given.provinces.get("HU").unwrap().bonus.as_deref(),
-        Some("senate")
-    );
+    assert_eq!(given["hands"]["caesar"], json!(["L22", "L22"]));
+    assert_eq!(given["provinces"]["HU"]["bonus"], "senate");
 }
 
 #[test]
@@ -849,11 +866,7 @@ fn notation_round_trips() {
     let back = Caesar::parse_position(&text, &game::default_setup::<Caesar>()).unwrap();
     assert_eq!(back, pos);
     assert_eq!(Caesar::position_text(&back), text);
-    let json = serde_json::to_string(&Caesar::to_state(&pos)).unwrap();
-    assert_eq!(
-        Caesar::from_state(serde_json::from_str(&json).unwrap()).unwrap(),
-        pos
-    );
+    assert_eq!(read(&state_of(&pos)).unwrap(), pos);
     for mv in Caesar::legal_moves(&pos) {
         assert_eq!(Caesar::parse_move(&mv.to_string()).unwrap(), mv);
     }
@@ -1048,9 +1061,9 @@ fn untrusted_states_are_checked() {
             "not a token",
         ),
     ];
-    assert!(Caesar::from_state(good.state()).is_ok());
+    assert!(good.read().is_ok());
     for (builder, field, needle) in cases {
-        match Caesar::from_state(builder.state()) {
+        match builder.read() {
             Err(Error::InvalidState { field: got, detail }) => {
                 assert_eq!(got, field, "{detail}");
                 assert!(
@@ -1064,11 +1077,10 @@ fn untrusted_states_are_checked() {
     // Missing, renamed or non-canonical keys.
     let mut state = good.state.clone();
     state["borders"].as_object_mut().unwrap().remove("HU-HC");
-    let check =
-        |state: &Value| match Caesar::from_state(serde_json::from_value(state.clone()).unwrap()) {
-            Err(Error::InvalidState { field, .. }) => field,
-            other => panic!("{other:?}"),
-        };
+    let check = |state: &Value| match read(state) {
+        Err(Error::InvalidState { field, .. }) => field,
+        other => panic!("{other:?}"),
+    };
     assert_eq!(check(&state), "borders");
     state["borders"]["HC-HU"] = Value::Null;
     assert_eq!(check(&state), "borders.HC-HU");
@@ -1077,7 +1089,7 @@ fn untrusted_states_are_checked() {
     assert_eq!(check(&state), "provinces");
     let mut state = good.state.clone();
     state["extra"] = json!(1);
-    assert!(serde_json::from_value::<State>(state).is_err());
+    assert_eq!(check(&state), "state");
 }
 
 #[test]
@@ -1093,27 +1105,4 @@ fn the_view_hides_the_opponents_hand_the_bags_and_the_generator() {
         Caesar::view(&pos, "crassus"),
         Err(Error::UnknownPlayer { .. })
     ));
-}
-
-#[test]
-fn names_read_from_a_state_are_the_tables_own_and_other_text_is_kept_as_given() {
-    use std::borrow::Cow;
-    let position = Caesar::start(&game::default_setup::<Caesar>(), Some(5));
-    let (position, _) = Caesar::play(&position, Caesar::legal_moves(&position)[0].clone()).unwrap();
-    let json = serde_json::to_string(&Caesar::to_state(&position)).unwrap();
-    let state: State = serde_json::from_str(&json).unwrap();
-    let (id, border) = state.borders.0.iter().find(|(_, b)| b.is_some()).unwrap();
-    let border = border.as_ref().unwrap();
-    for name in [id, &border.player, &border.token, &border.faces.0[0].0] {
-        assert!(matches!(name, Cow::Borrowed(_)), "{name}");
-    }
-    assert!(matches!(state.hands[Player::Caesar][0], Cow::Borrowed(_)));
-    assert!(matches!(state.to_move, Some(Cow::Borrowed(_))));
-    // A border in the other order, an unknown token: kept as given, for the error that quotes them.
-    let mut value: Value = serde_json::from_str(&json).unwrap();
-    value["hands"]["caesar"] = json!(["X99"]);
-    value["borders"]["HC-HU"] = value["borders"]["HU-HC"].take();
-    let state: State = serde_json::from_value(value).unwrap();
-    assert_eq!(state.hands[Player::Caesar][0], "X99");
-    assert!(state.borders.get("HC-HU").is_some());
 }

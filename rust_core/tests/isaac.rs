@@ -2,10 +2,20 @@
 //! untrusted state, the worked shapes of the rules, move refusals, and seeded random playouts.
 
 use referee_core::chance::Chance;
-use referee_core::game::{self, Checked, Rules, Status, Verdict};
-use referee_core::isaac::{Color, Isaac, Position, ScoringStarts, Setup, State};
+use referee_core::game::{self, Checked, Rules, StateOf, Status, Verdict};
+use referee_core::isaac::{Color, Isaac, Position, ScoringStarts, Setup};
 use referee_core::Error;
 use serde_json::{json, Value};
+
+/// A position's state, as JSON.
+fn state_of(position: &Position) -> Value {
+    serde_json::to_value(StateOf::<Isaac>(position)).unwrap()
+}
+
+/// A state read back.
+fn read(state: &Value) -> Result<Position, Error> {
+    game::read_json::<Isaac>(&state.to_string())
+}
 
 fn checked(setup: Setup) -> Checked<Setup> {
     Isaac::check_setup(setup).unwrap_or_else(|e| panic!("{e}"))
@@ -44,9 +54,8 @@ fn moves(pos: &Position) -> Vec<String> {
 fn round_trips(pos: &Position, setup: &Checked<Setup>) {
     let text = Isaac::position_text(pos);
     assert_eq!(&position(&text, setup), pos, "{text}");
-    let json = serde_json::to_string(&Isaac::to_state(pos)).unwrap();
-    let state: State = serde_json::from_str(&json).unwrap();
-    assert_eq!(&Isaac::from_state(state).unwrap(), pos, "{json}");
+    let state = state_of(pos);
+    assert_eq!(&read(&state).unwrap(), pos, "{state}");
 }
 
 // ------------------------------------------------------------------ shapes used below
@@ -207,7 +216,7 @@ fn positions_and_states_round_trip() {
         assert_eq!(&Isaac::position_text(&pos), text);
         round_trips(&pos, &setup);
     }
-    let state = serde_json::to_value(Isaac::to_state(&position(&texts[4], &setup))).unwrap();
+    let state = state_of(&position(&texts[4], &setup));
     assert_eq!(
         state,
         json!({
@@ -494,11 +503,10 @@ fn untrusted_position_strings_are_checked() {
 
 #[test]
 fn untrusted_json_states_are_checked() {
-    let base = serde_json::to_value(Isaac::to_state(&position(
+    let base = state_of(&position(
         &format!("{ROW5} scoring b 30,59 w - 3/33"),
         &standard(),
-    )))
-    .unwrap();
+    ));
     let cases: Vec<(Value, &str, &str)> = vec![
         (
             json!({ "rules": "isaac@2" }),
@@ -578,8 +586,7 @@ fn untrusted_json_states_are_checked() {
         for (key, value) in change.as_object().unwrap() {
             state[key] = value.clone();
         }
-        let state: State = serde_json::from_value(state).unwrap();
-        match Isaac::from_state(state) {
+        match read(&state) {
             Err(Error::InvalidState { field: got, detail }) => {
                 assert_eq!(&got, field, "{change}: {detail}");
                 assert!(
@@ -590,25 +597,35 @@ fn untrusted_json_states_are_checked() {
             other => panic!("{change}: expected invalid-state, got {other:?}"),
         }
     }
-    // Shape errors stop at deserialization: unknown fields, a missing to_move, wrong types.
-    for (key, value) in [
-        ("turn", json!(3)),
-        ("scores", json!({ "black": 1.5, "white": 0 })),
+    // Faults of the state's form are told as such: unknown fields, a missing to_move, wrong types.
+    let form_fault = |state: &Value| match read(state) {
+        Err(Error::InvalidState { field, detail }) if field == "state" => detail,
+        other => panic!("{state}: expected a fault of the form, got {other:?}"),
+    };
+    for (key, value, says) in [
+        ("turn", json!(3), "unknown field `turn`"),
+        (
+            "scores",
+            json!({ "black": 1.5, "white": 0 }),
+            "invalid type: floating point `1.5`",
+        ),
     ] {
         let mut state = base.clone();
         state[key] = value;
-        assert!(serde_json::from_value::<State>(state).is_err(), "{key}");
+        assert!(form_fault(&state).starts_with(says), "{key}");
     }
     for key in ["to_move", "first_to_pass", "pieces", "passed"] {
         let mut state = base.clone();
         state.as_object_mut().unwrap().remove(key);
-        assert!(serde_json::from_value::<State>(state).is_err(), "{key}");
+        assert!(
+            form_fault(&state).starts_with(&format!("missing field `{key}`")),
+            "{key}"
+        );
     }
     let mut defaults = base.clone();
     defaults.as_object_mut().unwrap().remove("variant");
     defaults.as_object_mut().unwrap().remove("options");
-    let state: State = serde_json::from_value(defaults).unwrap();
-    assert!(Isaac::from_state(state).is_ok());
+    assert!(read(&defaults).is_ok());
 }
 
 #[test]

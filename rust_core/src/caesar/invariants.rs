@@ -1,12 +1,404 @@
-//! The named consistency checks of a position read from a state: each ties some of its parts
-//! together.
+//! Reading an untrusted state, from its JSON object (`state::read`) or its position string
+//! (`position::read_text`): each reader fills the same `Parts`, each part checked alone as it is
+//! read (as shakmaty reads a FEN into a `Setup`); `Parts::position` reports the first fault in the
+//! order of the state's fields, whatever order the text gives them in, then runs the named
+//! consistency checks below, each tying some of the parts together.
 
 use super::board::{
     border_id, province_code, token_code, token_total, Bonus, Player, BORDERS, BORDER_COUNT,
     CONTROL_MARKERS, IT, PROVINCE_COUNT, PROVINCE_MASK, START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
 };
-use super::Position;
+use super::board::{parse_border, token_of_code, Tokens};
+use super::{Placed, Position};
+use crate::chance::{Chance, ChanceState};
 use crate::error::{Error, Result};
+
+/// What a state gives, each part read and checked alone: its value, or its first fault.
+pub(super) struct Parts {
+    pub(super) rules: Result<()>,
+    pub(super) rng: ChanceState,
+    pub(super) to_move: Result<Option<Player>>,
+    pub(super) borders: Result<Borders>,
+    pub(super) provinces: Result<Provinces>,
+    pub(super) italia_dashed: Result<Option<Player>>,
+    /// Each player's hand and bag, or what is wrong with the list.
+    pub(super) hands: [TokenList; 2],
+    pub(super) bags: [TokenList; 2],
+    pub(super) hand_limits: [u32; 2],
+    pub(super) senate: [u32; 2],
+    pub(super) markers: [u32; 2],
+}
+
+impl Parts {
+    /// The position, or the first fault of its parts in the order of the state's fields (each
+    /// player's after the board's), then of the parts together.
+    pub(super) fn position(self) -> Result<Position> {
+        self.rules?;
+        let mut position = Position::empty(Chance::from_state(&self.rng, "rng")?);
+        position.to_move = self.to_move?;
+        let borders = self.borders?;
+        (position.borders, position.filled) = (borders.placed, borders.filled);
+        let provinces = self.provinces?;
+        position.bonus = provinces.bonus;
+        position.control = provinces.control;
+        position.province_flipped = provinces.flipped;
+        position.italia_dashed = self.italia_dashed?;
+        let [hands, bags] = [self.hands, self.bags];
+        for ((player, hand), bag) in Player::BOTH.into_iter().zip(hands).zip(bags) {
+            let p = player as usize;
+            let name = player.name();
+            // Field names are written only for a fault: most states have none.
+            let field = |part: &'static str| move || format!("{part}.{name}");
+            position.hands[p] = hand.counts(field("hands"))?;
+            position.bags[p] = bag.counts(field("bags"))?;
+            position.hand_limits[p] = hand_limit(self.hand_limits[p], field("hand_limits"))?;
+            let senate = Bonus::Senate.count();
+            position.senate[p] = small(
+                self.senate[p],
+                senate,
+                field("senate"),
+                "Senate tokens held",
+            )?;
+            position.markers[p] = small(
+                self.markers[p],
+                CONTROL_MARKERS,
+                field("markers"),
+                "control markers placed",
+            )?;
+        }
+        check_consistency(&position)?;
+        Ok(position)
+    }
+}
+
+/// A hand limit: 2, and one more for each Wealth token taken (four at most).
+fn hand_limit(value: u32, field: impl Fn() -> String) -> Result<u8> {
+    let limit = small(value, START_HAND_LIMIT + 4, &field, "a hand limit")?;
+    if limit < START_HAND_LIMIT {
+        return Err(Error::invalid_state(field(), "a hand limit is at least 2"));
+    }
+    Ok(limit)
+}
+
+fn small(value: u32, max: u8, field: impl Fn() -> String, what: &str) -> Result<u8> {
+    u8::try_from(value)
+        .ok()
+        .filter(|&v| v <= max)
+        .ok_or_else(|| {
+            Error::invalid_state(field(), format!("{what} is at most {max}, not {value}"))
+        })
+}
+
+/// A player named in a state (`None`: null), or the refusal of a name that is no player.
+pub(super) fn player_named(
+    name: std::result::Result<Option<Player>, String>,
+    field: impl Fn() -> String,
+) -> Result<Option<Player>> {
+    name.map_err(|name| {
+        Error::invalid_state(
+            field(),
+            format!("{name:?} is not a player (caesar, pompey)"),
+        )
+    })
+}
+
+/// A list of tokens as read: in token order, each kind at most as many times as a bag holds it,
+/// else the first fault found.
+#[derive(Default)]
+pub(super) struct TokenList {
+    counts: Tokens,
+    /// The kind listed last.
+    last: usize,
+    fault: Option<String>,
+}
+
+impl TokenList {
+    /// Adds the token a list names next (nothing once a fault is found).
+    #[inline]
+    pub(super) fn add(&mut self, code: &[u8]) {
+        if self.fault.is_some() {
+            return;
+        }
+        let Some(kind) = token_of_code(code) else {
+            let code = String::from_utf8_lossy(code);
+            self.fault = Some(format!("{code:?} is not a token"));
+            return;
+        };
+        if kind < self.last {
+            self.fault = Some(
+                "tokens are listed in token order (L40 L31 L22 S60 S51 S42 S33 D60 .. N33)".into(),
+            );
+            return;
+        }
+        self.last = kind;
+        self.counts[kind] = self.counts[kind].saturating_add(1);
+        if self.counts[kind] > TOKENS[kind].4 {
+            let code = token_code(kind);
+            self.fault = Some(format!("a player has only {} {code}", TOKENS[kind].4));
+        }
+    }
+
+    /// The token counts, or the list's fault (`field` names the list).
+    fn counts(self, field: impl Fn() -> String) -> Result<Tokens> {
+        match self.fault {
+            None => Ok(self.counts),
+            Some(detail) => Err(Error::invalid_state(field(), detail)),
+        }
+    }
+}
+
+/// The tokens on the borders, each border listed once by its id as the rules write it.
+pub(super) struct Borders {
+    placed: [Option<Placed>; BORDER_COUNT],
+    /// Bit set of the borders holding a token.
+    filled: u32,
+}
+
+/// `Borders` as they are read, one border after another: the first fault stops the checks.
+#[derive(Default)]
+pub(super) struct BordersRead {
+    placed: [Option<Placed>; BORDER_COUNT],
+    filled: u32,
+    /// Bit set of the borders listed.
+    seen: u32,
+    fault: Option<Error>,
+}
+
+/// A border's key as given: a border by its id as the rules write it, or any other text.
+pub(super) enum BorderKey {
+    Border(usize),
+    Other(String),
+}
+
+impl BorderKey {
+    pub(super) fn of(text: &str) -> BorderKey {
+        match parse_border(text) {
+            Some((border, true)) => BorderKey::Border(border),
+            _ => BorderKey::Other(text.to_owned()),
+        }
+    }
+}
+
+impl BordersRead {
+    /// Borders given by their place in border order (the notation's), each listed once.
+    pub(super) fn in_order() -> BordersRead {
+        BordersRead {
+            seen: (1 << BORDER_COUNT) - 1,
+            ..BordersRead::default()
+        }
+    }
+
+    /// The border a key names, when no fault was found before and it is listed once, by its id.
+    #[inline]
+    pub(super) fn listed(&mut self, key: BorderKey) -> Option<usize> {
+        if self.fault.is_some() {
+            return None;
+        }
+        let border = match key {
+            BorderKey::Border(border) => border,
+            BorderKey::Other(given) => {
+                let fault = match parse_border(&given) {
+                    Some((border, _)) => format!(
+                        "borders are named as the rules list them: {}",
+                        border_id(border)
+                    ),
+                    None => format!("{given:?} is not a border"),
+                };
+                self.fault = Some(Error::invalid_state(format!("borders.{given}"), fault));
+                return None;
+            }
+        };
+        if self.seen >> border & 1 == 1 {
+            let id = border_id(border);
+            let fault =
+                Error::invalid_state(format!("borders.{id}"), format!("{id} is listed twice"));
+            self.fault = Some(fault);
+            return None;
+        }
+        self.seen |= 1 << border;
+        Some(border)
+    }
+
+    /// The token on `border` (listed), checked (nothing once a fault is found).
+    #[inline]
+    pub(super) fn place(&mut self, border: usize, placed: Result<Placed>) {
+        if self.fault.is_some() {
+            return;
+        }
+        match placed {
+            Ok(placed) => {
+                self.placed[border] = Some(placed);
+                self.filled |= 1 << border;
+            }
+            Err(fault) => self.fault = Some(fault),
+        }
+    }
+
+    /// The borders, or the first fault: of a border, or a border missing.
+    pub(super) fn finish(self) -> Result<Borders> {
+        if let Some(fault) = self.fault {
+            return Err(fault);
+        }
+        if let Some(missing) = (0..BORDER_COUNT).find(|b| self.seen >> b & 1 == 0) {
+            return Err(Error::invalid_state(
+                "borders",
+                format!(
+                    "every border is listed (null when empty); {} is missing",
+                    border_id(missing)
+                ),
+            ));
+        }
+        Ok(Borders {
+            placed: self.placed,
+            filled: self.filled,
+        })
+    }
+}
+
+/// A token on `border` of `kind`, refused when the border's icon does not take it (`token` names
+/// the token as given).
+#[inline(always)]
+pub(super) fn check_icon(border: usize, kind: usize) -> Result<()> {
+    let (_, _, icon) = BORDERS[border];
+    if TOKENS[kind].1.is_some_and(|t| t != icon) {
+        let id = border_id(border);
+        return Err(Error::invalid_state(
+            format!("borders.{id}.token"),
+            format!(
+                "{} cannot lie on {id}, a {} border",
+                token_code(kind),
+                icon.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The bonus tokens, control markers and flips of the provinces, each listed once by its code.
+pub(super) struct Provinces {
+    bonus: [Option<Bonus>; PROVINCE_COUNT],
+    control: [Option<Player>; PROVINCE_COUNT],
+    /// Bit set of the provinces whose marker Might flipped.
+    flipped: u32,
+}
+
+/// A province as a state gives it: its bonus, its controller (each, or the text that names
+/// none), and whether its marker is flipped.
+pub(super) struct ProvinceRead {
+    pub(super) bonus: std::result::Result<Option<Bonus>, String>,
+    pub(super) control: std::result::Result<Option<Player>, String>,
+    pub(super) flipped: bool,
+}
+
+/// `Provinces` as they are read, one after another: the first fault stops the checks.
+#[derive(Default)]
+pub(super) struct ProvincesRead {
+    bonus: [Option<Bonus>; PROVINCE_COUNT],
+    control: [Option<Player>; PROVINCE_COUNT],
+    flipped: u32,
+    seen: u32,
+    fault: Option<Error>,
+}
+
+impl ProvincesRead {
+    /// Provinces given by their place in table order (the notation's), each listed once.
+    pub(super) fn in_order() -> ProvincesRead {
+        ProvincesRead {
+            seen: (1 << PROVINCE_COUNT) - 1,
+            ..ProvincesRead::default()
+        }
+    }
+
+    /// The province a key names (`Err`: the key as given), when no fault was found before and it
+    /// is listed once.
+    #[inline]
+    pub(super) fn listed(&mut self, key: std::result::Result<usize, String>) -> Option<usize> {
+        if self.fault.is_some() {
+            return None;
+        }
+        match key {
+            Err(code) => {
+                let fault = format!("{code:?} is not a province");
+                self.fault = Some(Error::invalid_state(format!("provinces.{code}"), fault));
+                None
+            }
+            Ok(province) if self.seen >> province & 1 == 1 => {
+                let code = province_code(province);
+                let fault = format!("{code} is listed twice");
+                self.fault = Some(Error::invalid_state(format!("provinces.{code}"), fault));
+                None
+            }
+            Ok(province) => {
+                self.seen |= 1 << province;
+                Some(province)
+            }
+        }
+    }
+
+    /// `province` (listed) as read, checked: its bonus, Italia's a Senate token, its controller, a
+    /// flip only of a marker.
+    #[inline]
+    pub(super) fn place(&mut self, province: usize, read: ProvinceRead) {
+        if self.fault.is_some() {
+            return;
+        }
+        if let Err(fault) = self.checked(province, read) {
+            self.fault = Some(fault);
+        }
+    }
+
+    #[inline]
+    fn checked(&mut self, province: usize, read: ProvinceRead) -> Result<()> {
+        let field = |part: &str| format!("provinces.{}.{part}", province_code(province));
+        let bonus = read.bonus.map_err(|name| {
+            Error::invalid_state(
+                field("bonus"),
+                format!("{name:?} is not a bonus (senate, tactics, wealth, might)"),
+            )
+        })?;
+        if province == IT && bonus.is_some_and(|b| b != Bonus::Senate) {
+            return Err(Error::invalid_state(
+                field("bonus"),
+                "Italia's bonus is a Senate token",
+            ));
+        }
+        let control = player_named(read.control, || field("control"))?;
+        if read.flipped && control.is_none() {
+            return Err(Error::invalid_state(
+                field("flipped"),
+                format!(
+                    "{} has no control marker to be flipped",
+                    province_code(province)
+                ),
+            ));
+        }
+        self.bonus[province] = bonus;
+        self.control[province] = control;
+        self.flipped |= u32::from(read.flipped) << province;
+        Ok(())
+    }
+
+    /// The provinces, or the first fault: of a province, or a province missing.
+    pub(super) fn finish(self) -> Result<Provinces> {
+        if let Some(fault) = self.fault {
+            return Err(fault);
+        }
+        if let Some(missing) = (0..PROVINCE_COUNT).find(|q| self.seen >> q & 1 == 0) {
+            return Err(Error::invalid_state(
+                "provinces",
+                format!(
+                    "every province is listed; {} is missing",
+                    province_code(missing)
+                ),
+            ));
+        }
+        Ok(Provinces {
+            bonus: self.bonus,
+            control: self.control,
+            flipped: self.flipped,
+        })
+    }
+}
 
 /// Everything that ties the parts of a state together: each named check below, in this order (the
 /// first refusal found is the one reported).

@@ -8,11 +8,10 @@ mod invariants;
 mod moves;
 mod observation;
 mod position;
-mod quick;
 mod setup;
 mod state;
 
-use serde::Deserializer;
+use serde::{Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -132,29 +131,21 @@ impl Rules for Caesar {
         start(setup, seed)
     }
 
-    fn from_state(state: State) -> Result<Position> {
-        state::from_state(state)
-    }
-
-    fn read_quick<'de, D: Deserializer<'de>>(
+    fn read_state<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        quick::read(deserializer).map(Ok)
+        state::read(deserializer)
     }
 
-    fn to_state(position: &Position) -> State {
-        state::to_state(position)
-    }
-
-    fn state_text(position: &Position) -> Option<String> {
-        Some(state::state_text(position))
+    fn write_state<S: Serializer>(
+        position: &Position,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        state::Written(position).serialize(serializer)
     }
 
     fn parse_position(text: &str, _setup: &Checked<Setup>) -> Result<Position> {
-        match quick::read_notation(text) {
-            Some(position) => Ok(position),
-            None => state::from_state(position::parse_text(text)?),
-        }
+        position::read_text(text)
     }
 
     fn position_text(position: &Position) -> String {

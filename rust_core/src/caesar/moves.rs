@@ -16,7 +16,7 @@ use super::board::{
 use super::state::{CountSchema, FacesSchema, Ordered, PerPlayer, TokenSchema};
 use super::{Placed, Position};
 use crate::error::{Error, Result};
-use crate::schemas::Nullable;
+use crate::nullable::Nullable;
 
 /// Indices of the map in a module of their own, so that nothing, this file included, builds one
 /// but through `new`: a Might target always names a border or a province that exists.

@@ -3,15 +3,17 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::board::{
-    border_id, codes_in_order, is_symmetric, parse_token, province_code, token_code, token_list,
-    token_total, Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, PROVINCE_COUNT,
-    PROVINCE_MASK, START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
+    border_id, codes_in_order, is_symmetric, parse_token, province_code, token_code, token_total,
+    Bonus, Player, Tokens, BORDERS, BORDER_COUNT, CONTROL_MARKERS, PROVINCE_COUNT, PROVINCE_MASK,
+    START_HAND_LIMIT, TOKENS, TOKEN_KINDS,
 };
-use super::state::{self, BorderState, Name, Ordered, PerPlayer, ProvinceState, State, RULES};
+use super::invariants::{check_icon, BordersRead, Parts, ProvinceRead, ProvincesRead, TokenList};
+use super::state::{self, PerPlayer, TokensOf, RULES};
 use crate::chance::{self, Chance, SeedText};
 use crate::digits::push_number;
 use crate::error::{Error, Result};
@@ -151,42 +153,50 @@ impl Position {
     }
 
     /// `view` in its typed form, written straight to JSON (no tree of values on the play path).
-    pub fn view_of(&self, player: Player) -> View {
-        let state = state::to_state(self);
-        let sizes = |tokens: &[Tokens; 2]| state::PerPlayer::of(tokens.each_ref().map(token_total));
+    pub fn view_of(&self, player: Player) -> View<'_> {
         View {
-            rules: state.rules,
-            to_move: state.to_move,
-            borders: state.borders,
-            provinces: state.provinces,
-            italia_dashed: state.italia_dashed,
-            hands: BTreeMap::from([(
-                player.name(),
-                token_list::<&str>(&self.hands[player as usize]),
-            )]),
-            hand_limits: state.hand_limits,
-            senate: state.senate,
-            markers: state.markers,
-            hand_sizes: sizes(&self.hands),
-            bag_sizes: sizes(&self.bags),
+            position: self,
+            player,
         }
     }
 }
 
-/// What one player sees of a state (see `Position::view`): the contract's `CaesarView`.
-#[derive(Serialize)]
-pub struct View {
-    rules: String,
-    to_move: Option<state::Name>,
-    borders: state::Ordered<Option<state::BorderState>>,
-    provinces: state::Ordered<state::ProvinceState>,
-    italia_dashed: Option<state::Name>,
-    hands: BTreeMap<&'static str, Vec<&'static str>>,
-    hand_limits: state::PerPlayer<u32>,
-    senate: state::PerPlayer<u32>,
-    markers: state::PerPlayer<u32>,
-    hand_sizes: state::PerPlayer<u32>,
-    bag_sizes: state::PerPlayer<u32>,
+/// What one player sees of a state (see `Position::view`): the contract's `CaesarView`, the
+/// state's fields but the generator and the bags, only the player's hand, both players' hand and
+/// bag sizes.
+pub struct View<'a> {
+    position: &'a Position,
+    player: Player,
+}
+
+impl Serialize for View<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let (position, player) = (self.position, self.player);
+        let sizes = |tokens: &[Tokens; 2]| PerPlayer::of(tokens.each_ref().map(token_total));
+        let hand = [(player.name(), TokensOf(&position.hands[player as usize]))];
+        let mut view = serializer.serialize_struct("View", 11)?;
+        view.serialize_field("rules", RULES)?;
+        view.serialize_field("to_move", &position.to_move.map(Player::name))?;
+        view.serialize_field("borders", &state::BordersOf(position))?;
+        view.serialize_field("provinces", &state::ProvincesOf(position))?;
+        view.serialize_field("italia_dashed", &position.italia_dashed.map(Player::name))?;
+        view.serialize_field("hands", &Hand(hand))?;
+        view.serialize_field("hand_limits", &PerPlayer::of(position.hand_limits))?;
+        view.serialize_field("senate", &PerPlayer::of(position.senate))?;
+        view.serialize_field("markers", &PerPlayer::of(position.markers))?;
+        view.serialize_field("hand_sizes", &sizes(&position.hands))?;
+        view.serialize_field("bag_sizes", &sizes(&position.bags))?;
+        view.end()
+    }
+}
+
+/// One player's hand, by the player's name.
+struct Hand<'a>([(&'static str, TokensOf<'a>); 1]);
+
+impl Serialize for Hand<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(player, hand)| (player, hand)))
+    }
 }
 
 pub const POSITION_NOTATION: &str =
@@ -283,10 +293,45 @@ fn notation_error(detail: impl Into<String>) -> Error {
     Error::invalid_state("position", detail)
 }
 
-fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<Name>> {
+/// A position string (see `POSITION_NOTATION`) read into its position: a fault of the notation is
+/// told at once (field `position`), the parts it gives are checked as a state's are
+/// (`reader::Parts`).
+pub(super) fn read_text(text: &str) -> Result<Position> {
+    let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
+        split_exact(text, b' ').map_err(|count| {
+            notation_error(format!(
+                "a position has 10 space-separated fields, not {count}: {POSITION_NOTATION}"
+            ))
+        })?;
+    let borders = read_borders(borders)?;
+    let provinces = read_provinces(provinces)?;
+    let rng = chance::parse_notation(rng, SeedText::Hex)?;
+    let to_move = player_of_letter(to_move, "-", "the side to move")?;
+    let italia_dashed = player_of_letter(dashed, ".", "Italia's dashed space")?;
+    let hands = both(hands, "the hands", |text| read_tokens(text, "a hand"))?;
+    let bags = both(bags, "the bags", |text| read_tokens(text, "a bag"))?;
+    Parts {
+        rules: Ok(()),
+        rng,
+        to_move: Ok(to_move),
+        borders: borders.finish(),
+        provinces: provinces.finish(),
+        italia_dashed: Ok(italia_dashed),
+        hands,
+        bags,
+        hand_limits: both(limits, "the hand limits", read_count)?,
+        senate: both(senate, "the Senate tokens", read_count)?,
+        markers: both(markers, "the markers", read_count)?,
+    }
+    .position()
+}
+
+/// A player's letter (`c`, `p`), or `none` for no player.
+#[inline]
+fn player_of_letter(letter: &str, none: &str, what: &str) -> Result<Option<Player>> {
     match letter {
-        "c" => Ok(Some("caesar".into())),
-        "p" => Ok(Some("pompey".into())),
+        "c" => Ok(Some(Player::Caesar)),
+        "p" => Ok(Some(Player::Pompey)),
         _ if letter == none => Ok(None),
         _ => Err(notation_error(format!(
             "{what} is c, p or {none}, not {letter:?}"
@@ -294,178 +339,173 @@ fn player_from_letter(letter: &str, none: &str, what: &str) -> Result<Option<Nam
     }
 }
 
-/// A concatenation of 3-character token codes (or `-`) as a list.
-fn token_codes(text: &str, what: &str) -> Result<Vec<Name>> {
-    if text == "-" {
-        return Ok(Vec::new());
+/// The 30 borders joined by ',', in border order: `.` or a token.
+fn read_borders(text: &str) -> Result<BordersRead> {
+    let entries: [&str; BORDER_COUNT] = split_exact(text, b',')
+        .map_err(|count| notation_error(format!("30 borders joined by ',', not {count}")))?;
+    let mut borders = BordersRead::in_order();
+    for (border, entry) in entries.into_iter().enumerate() {
+        if let Some(placed) = read_border(entry, border)? {
+            let placed = check_icon(border, placed.kind as usize).map(|()| placed);
+            borders.place(border, placed);
+        }
     }
-    if !text.is_ascii() || text.is_empty() || text.len() % 3 != 0 {
-        return Err(notation_error(format!(
-            "{what}: tokens are 3 characters each, or - for none"
-        )));
-    }
-    Ok(text
-        .as_bytes()
-        .chunks(3)
-        .map(|c| Name::Owned(String::from_utf8_lossy(c).into_owned()))
-        .collect())
+    Ok(borders)
 }
 
-fn pair_of<T>(text: &str, what: &str, parse: impl Fn(&str) -> Result<T>) -> Result<PerPlayer<T>> {
-    let (caesar, pompey) = text
-        .split_once('/')
-        .ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
-    Ok(PerPlayer::of([parse(caesar)?, parse(pompey)?]))
-}
-
-fn border_entry(text: &str, border: usize) -> Result<Option<BorderState>> {
+/// A border's entry: `.`, or its token: owner, token, `>` when its larger number faces the
+/// border's first province or `<`, `!` when flipped, `^` and the marker's owner.
+#[inline]
+fn read_border(text: &str, border: usize) -> Result<Option<Placed>> {
     if text == "." {
         return Ok(None);
     }
-    let id = border_id(border);
     let bad = || {
         notation_error(format!(
-            "border {id}: {text:?} is not . or <c|p><token><>|<>[!][^c|^p]"
+            "border {}: {text:?} is not . or <c|p><token><>|<>[!][^c|^p]",
+            border_id(border)
         ))
     };
     if !text.is_ascii() || text.len() < 5 {
         return Err(bad());
     }
-    let player = player_from_letter(&text[..1], "", "a token's owner")?.ok_or_else(bad)?;
-    let token = &text[1..4];
-    let kind = parse_token(token).ok_or_else(bad)?;
+    let owner = player_of_letter(&text[..1], "", "a token's owner")?.ok_or_else(bad)?;
+    let kind = parse_token(&text[1..4]).ok_or_else(bad)?;
     let forward = match &text[4..5] {
         ">" => true,
         "<" if !is_symmetric(kind) => false,
         _ => return Err(bad()),
     };
-    let mut rest = &text[5..];
-    let flipped = rest.starts_with('!');
-    if flipped {
-        rest = &rest[1..];
-    }
+    let (flipped, rest) = match text[5..].strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, &text[5..]),
+    };
     let marker = match rest {
         "" => None,
-        "^c" => Some("caesar".into()),
-        "^p" => Some("pompey".into()),
+        "^c" => Some(Player::Caesar),
+        "^p" => Some(Player::Pompey),
         _ => return Err(bad()),
     };
-    let (a, b, _) = BORDERS[border];
-    let (_, _, hi, lo, _) = TOKENS[kind];
-    let (face_a, face_b) = if forward { (hi, lo) } else { (lo, hi) };
-    Ok(Some(BorderState {
-        player,
-        token: token_code(kind).into(),
-        faces: Ordered(vec![
-            (province_code(a).into(), u32::from(face_a)),
-            (province_code(b).into(), u32::from(face_b)),
-        ]),
+    Ok(Some(Placed {
+        kind: kind as u8,
+        owner,
+        forward,
         flipped,
         marker,
     }))
 }
 
-/// The JSON state written by a position string (checked afterwards like any state).
-pub fn parse_text(text: &str) -> Result<State> {
-    let fields: Vec<&str> = text.split(' ').collect();
-    let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
-        fields.as_slice()
-    else {
-        return Err(notation_error(format!(
-            "a position has 10 space-separated fields, not {}: {POSITION_NOTATION}",
-            fields.len()
-        )));
-    };
-    let borders = borders_of_text(borders)?;
-    let provinces = provinces_of_text(provinces)?;
-    let rng = chance::parse_notation(rng, SeedText::Hex)?;
-    Ok(State {
-        rules: RULES.to_owned(),
-        to_move: player_from_letter(to_move, "-", "the side to move")?,
-        borders: Ordered(borders),
-        provinces: Ordered(provinces),
-        italia_dashed: player_from_letter(dashed, ".", "Italia's dashed space")?,
-        hands: pair_of(hands, "the hands", |t| token_codes(t, "a hand"))?,
-        bags: pair_of(bags, "the bags", |t| token_codes(t, "a bag"))?,
-        hand_limits: pair_of(limits, "the hand limits", count_of_text)?,
-        senate: pair_of(senate, "the Senate tokens", count_of_text)?,
-        markers: pair_of(markers, "the markers", count_of_text)?,
-        rng,
-    })
-}
-
-/// The 30 borders joined by ',', by id in border order.
-fn borders_of_text(text: &str) -> Result<Vec<(Name, Option<BorderState>)>> {
-    let entries: Vec<&str> = text.split(',').collect();
-    if entries.len() != BORDER_COUNT {
-        return Err(notation_error(format!(
-            "30 borders joined by ',', not {}",
-            entries.len()
-        )));
+/// The 18 provinces, two characters each (bonus, control), in table order.
+fn read_provinces(text: &str) -> Result<ProvincesRead> {
+    let mut letters = ['\0'; 2 * PROVINCE_COUNT];
+    let mut count = 0;
+    for letter in text.chars() {
+        if let Some(slot) = letters.get_mut(count) {
+            *slot = letter;
+        }
+        count += 1;
     }
-    entries
-        .iter()
-        .enumerate()
-        .map(|(b, entry)| Ok((border_id(b).into(), border_entry(entry, b)?)))
-        .collect()
-}
-
-/// The 18 provinces, two characters each (bonus, control), by code in table order.
-fn provinces_of_text(text: &str) -> Result<Vec<(Name, ProvinceState)>> {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() != 2 * PROVINCE_COUNT {
+    if count != letters.len() {
         return Err(notation_error(
             "the provinces are 36 characters: a bonus and a control for each",
         ));
     }
-    chars
-        .chunks(2)
-        .enumerate()
-        .map(|(q, pair)| {
-            Ok((
-                province_code(q).into(),
-                province_entry(pair[0], pair[1], q)?,
-            ))
-        })
-        .collect()
+    let mut provinces = ProvincesRead::in_order();
+    for (province, pair) in letters.chunks(2).enumerate() {
+        provinces.place(province, read_province(pair[0], pair[1], province)?);
+    }
+    Ok(provinces)
 }
 
 /// Province `q` from its bonus letter and its control letter (upper case when flipped).
-fn province_entry(bonus: char, control: char, q: usize) -> Result<ProvinceState> {
+#[inline]
+fn read_province(bonus: char, control: char, q: usize) -> Result<ProvinceRead> {
     let code = province_code(q);
-    let bonus_name = match bonus {
-        'S' => Some("senate"),
-        'T' => Some("tactics"),
-        'W' => Some("wealth"),
-        'M' => Some("might"),
+    let bonus = match bonus {
         '-' => None,
-        other => {
-            return Err(notation_error(format!(
-                "{code}: bonus {other:?} is not one of S T W M -"
-            )))
-        }
+        letter => Some(
+            Bonus::ALL
+                .into_iter()
+                .find(|bonus| bonus.letter() == letter)
+                .ok_or_else(|| {
+                    notation_error(format!("{code}: bonus {letter:?} is not one of S T W M -"))
+                })?,
+        ),
     };
     let controller = match control {
         '.' => None,
-        'c' | 'C' => Some("caesar"),
-        'p' | 'P' => Some("pompey"),
+        'c' | 'C' => Some(Player::Caesar),
+        'p' | 'P' => Some(Player::Pompey),
         other => {
             return Err(notation_error(format!(
                 "{code}: control {other:?} is not one of . c p C P"
             )))
         }
     };
-    Ok(ProvinceState {
-        bonus: bonus_name.map(Name::from),
-        control: controller.map(Name::from),
+    Ok(ProvinceRead {
+        bonus: Ok(bonus),
+        control: Ok(controller),
         flipped: control.is_ascii_uppercase(),
     })
 }
 
-/// A count in canonical decimal only (no sign, no leading zero), so that the text round-trips.
-fn count_of_text(text: &str) -> Result<u32> {
+/// A concatenation of 3-character token codes, or `-` for none.
+fn read_tokens(text: &str, what: &str) -> Result<TokenList> {
+    let mut list = TokenList::default();
+    if text == "-" {
+        return Ok(list);
+    }
+    if !text.is_ascii() || text.is_empty() || text.len() % 3 != 0 {
+        return Err(notation_error(format!(
+            "{what}: tokens are 3 characters each, or - for none"
+        )));
+    }
+    for code in text.as_bytes().chunks(3) {
+        list.add(code);
+    }
+    Ok(list)
+}
+
+/// `caesar/pompey`, each read by `read`.
+fn both<T>(text: &str, what: &str, read: impl Fn(&str) -> Result<T>) -> Result<[T; 2]> {
+    let at = text.bytes().position(|byte| byte == b'/');
+    let at = at.ok_or_else(|| notation_error(format!("{what} is caesar/pompey, not {text:?}")))?;
+    Ok([read(&text[..at])?, read(&text[at + 1..])?])
+}
+
+/// A count in canonical decimal (no sign, no leading zero), so that the text round-trips.
+fn read_count(text: &str) -> Result<u32> {
+    let canonical =
+        text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0'));
     text.parse::<u32>()
         .ok()
-        .filter(|n| n.to_string() == text)
+        .filter(|_| canonical)
         .ok_or_else(|| notation_error(format!("{text:?} is not a count")))
+}
+
+/// Exactly `N` parts of `text` separated by `separator`, an ASCII byte (found byte by byte:
+/// `str::split`'s search for a `char` costs more than reading the whole notation); else how many.
+fn split_exact<const N: usize>(text: &str, separator: u8) -> std::result::Result<[&str; N], usize> {
+    let mut rest = Some(text);
+    let mut pieces = std::iter::from_fn(move || {
+        let text = rest?;
+        match text.bytes().position(|byte| byte == separator) {
+            Some(at) => {
+                rest = Some(&text[at + 1..]);
+                Some(&text[..at])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    });
+    let mut parts = [""; N];
+    for (count, part) in parts.iter_mut().enumerate() {
+        *part = pieces.next().ok_or(count)?;
+    }
+    match pieces.next() {
+        None => Ok(parts),
+        Some(_) => Err(N + 1 + pieces.count()),
+    }
 }

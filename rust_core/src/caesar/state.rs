@@ -1,37 +1,39 @@
-//! The JSON state of Caesar!, and reading an untrusted one into a `Position` (its consistency checks
-//! are in `invariants.rs`).
+//! The JSON form of a Caesar! state: its schema (`State`), its one reader (`read`: a state object
+//! straight into a `Position`, every refusal worded) and its one writer (`Written`, from the
+//! position).
+//!
+//! The reader fills `invariants::Parts`, each part checked alone as it is read; a fault of the
+//! object's own form is told at once, as serde's derive words a struct's (a field unknown, missing
+//! or given twice, a value of another type).
 
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::OnceLock;
 
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde::de::{self, MapAccess, Visitor};
-use serde::ser::SerializeMap;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeStruct};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::board::{
-    border_id, is_symmetric, parse_border, parse_province, parse_token, province_code, token_code,
-    Bonus, BORDERS, BORDER_COUNT, CONTROL_MARKERS, IT, PROVINCE_COUNT, START_HAND_LIMIT, TOKENS,
-    TOKEN_KINDS,
+    border_id, codes_in_order, parse_province, parse_token, province_code, token_code, Bonus,
+    Player, Tokens, BORDERS, BORDER_COUNT, PROVINCE_COUNT, START_HAND_LIMIT, TOKENS,
 };
-use super::board::{token_list, Player, Tokens};
-use super::invariants::check_consistency;
+use super::invariants::{
+    check_icon, player_named, BorderKey, Borders, BordersRead, Parts, ProvinceRead, Provinces,
+    ProvincesRead, TokenList,
+};
 use super::{Placed, Position};
-use crate::chance::{Chance, ChanceState};
-use crate::digits::push_number;
+use crate::chance::ChanceState;
 use crate::error::{Error, Result};
-use crate::schemas::Nullable;
+use crate::nullable::Nullable;
 
 pub(super) const RULES: &str = "caesar@1";
 
-/// A name in a state (a player, a token, a province, a border, a bonus): borrowed from the engine's
-/// tables when written, so that writing a state allocates no string.
+/// A name in a JSON object (a province, a border): the tables' own when written.
 pub type Name = Cow<'static, str>;
 
-/// A JSON object whose keys keep a meaningful order (border order, table order) when written. Its
-/// readers refuse a key given twice (each knows its keys: borders, provinces, faces, bonuses).
+/// A JSON object whose keys keep a meaningful order (border order, table order) when written.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Ordered<T>(pub Vec<(Name, T)>);
 
@@ -43,208 +45,31 @@ impl<T> Ordered<T> {
 
 impl<T: Serialize> Serialize for Ordered<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (key, value) in &self.0 {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
+        serializer.collect_map(self.0.iter().map(|(key, value)| (key, value)))
     }
 }
 
-impl<'de, T: de::DeserializeOwned> Deserialize<'de> for Ordered<T> {
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         struct OrderedVisitor<T>(PhantomData<T>);
-        impl<'de, T: de::DeserializeOwned> Visitor<'de> for OrderedVisitor<T> {
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for OrderedVisitor<T> {
             type Value = Ordered<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object")
             }
             fn visit_map<M: MapAccess<'de>>(
                 self,
-                mut access: M,
+                mut map: M,
             ) -> std::result::Result<Self::Value, M::Error> {
-                // Sized once (borders are 30 entries of ~130 bytes): no regrowth copying them.
-                let mut entries: Vec<(Name, T)> =
-                    Vec::with_capacity(access.size_hint().unwrap_or(0).min(BORDER_COUNT));
-                while let Some(key) = access.next_key_seed(NameSeed)? {
-                    entries.push((key, access.next_value()?));
+                let mut entries = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, T>()? {
+                    entries.push((Name::Owned(key), value));
                 }
                 Ok(Ordered(entries))
             }
         }
         deserializer.deserialize_map(OrderedVisitor(PhantomData))
     }
-}
-
-/// A name as a state gives it: the tables' own `'static` copy when it is one of the game's names
-/// (a player, token, province, border or bonus), so that reading a state allocates no string for
-/// it; any other text as given, for the error that quotes it.
-fn interned(text: &str) -> Name {
-    let known = KNOWN_NAMES.get_or_init(KnownNames::new);
-    match name_key(text).and_then(|key| known.find(key)) {
-        Some(name) if name.len() == text.len() => Name::Borrowed(name),
-        _ => Name::Owned(text.to_owned()),
-    }
-}
-
-/// Every name of the game is at most 8 bytes, none with a zero byte: its bytes as an integer are
-/// hashed to a slot of a small table with no two names in one slot (a state has ~130 names: this
-/// costs no branch that mispredicts, unlike parsing them or searching a sorted table).
-struct KnownNames {
-    multiplier: u64,
-    /// Per slot, the index in `names` plus one (0: empty).
-    slots: [u8; 1 << SLOT_BITS],
-    names: Vec<(u64, &'static str)>,
-}
-
-const SLOT_BITS: u32 = 10;
-
-static KNOWN_NAMES: OnceLock<KnownNames> = OnceLock::new();
-
-impl KnownNames {
-    /// The table of the game's names: players, tokens, provinces, borders as the rules write them,
-    /// bonuses; the first odd multiplier that gives each its own slot (found in a few tries).
-    fn new() -> KnownNames {
-        let players = Player::BOTH.into_iter().map(Player::name);
-        let tokens = (0..TOKEN_KINDS).map(token_code);
-        let provinces = (0..PROVINCE_COUNT).map(province_code);
-        let borders = (0..BORDER_COUNT).map(border_id);
-        let bonuses = Bonus::ALL.into_iter().map(Bonus::name);
-        let names: Vec<(u64, &'static str)> = (players.chain(tokens).chain(provinces))
-            .chain(borders.chain(bonuses))
-            .map(|name| (name_key(name).expect("names are at most 8 bytes"), name))
-            .collect();
-        (0u64..)
-            .map(|n| 0x9E37_79B9_7F4A_7C15_u64.wrapping_add(n << 1))
-            .find_map(|multiplier| KnownNames::with(multiplier, &names))
-            .expect("some multiplier separates the names")
-    }
-
-    fn with(multiplier: u64, names: &[(u64, &'static str)]) -> Option<KnownNames> {
-        let mut slots = [0u8; 1 << SLOT_BITS];
-        for (index, &(key, _)) in names.iter().enumerate() {
-            let slot = &mut slots[slot_of(key, multiplier)];
-            if *slot != 0 {
-                return None;
-            }
-            *slot = u8::try_from(index + 1).expect("fewer than 255 names");
-        }
-        let names = names.to_vec();
-        Some(KnownNames {
-            multiplier,
-            slots,
-            names,
-        })
-    }
-
-    fn find(&self, key: u64) -> Option<&'static str> {
-        let index = usize::from(self.slots[slot_of(key, self.multiplier)]).checked_sub(1)?;
-        let (known, name) = self.names[index];
-        (known == key).then_some(name)
-    }
-}
-
-fn slot_of(key: u64, multiplier: u64) -> usize {
-    (key.wrapping_mul(multiplier) >> (64 - SLOT_BITS)) as usize
-}
-
-/// The bytes of a text of at most 8 bytes as an integer (the same for texts that differ only by
-/// trailing zero bytes: the caller compares lengths).
-fn name_key(text: &str) -> Option<u64> {
-    if text.len() > 8 {
-        return None;
-    }
-    let mut bytes = [0u8; 8];
-    bytes[..text.len()].copy_from_slice(text.as_bytes());
-    Some(u64::from_le_bytes(bytes))
-}
-
-/// Reads a `Name` (as serde reads a string) through `interned`.
-struct NameSeed;
-
-impl<'de> de::DeserializeSeed<'de> for NameSeed {
-    type Value = Name;
-    fn deserialize<D: Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> std::result::Result<Name, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl Visitor<'_> for NameSeed {
-    type Value = Name;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Name, E> {
-        Ok(interned(text))
-    }
-}
-
-/// For `deserialize_with` on a `Name` field.
-fn name<'de, D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Name, D::Error> {
-    de::DeserializeSeed::deserialize(NameSeed, deserializer)
-}
-
-/// For `deserialize_with` on an `Option<Name>` field (required, even when null).
-fn optional_name<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> std::result::Result<Option<Name>, D::Error> {
-    struct OptionVisitor;
-    impl<'de> Visitor<'de> for OptionVisitor {
-        type Value = Option<Name>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("option")
-        }
-        fn visit_none<E: de::Error>(self) -> std::result::Result<Option<Name>, E> {
-            Ok(None)
-        }
-        fn visit_unit<E: de::Error>(self) -> std::result::Result<Option<Name>, E> {
-            Ok(None)
-        }
-        fn visit_some<D: Deserializer<'de>>(
-            self,
-            deserializer: D,
-        ) -> std::result::Result<Option<Name>, D::Error> {
-            name(deserializer).map(Some)
-        }
-    }
-    deserializer.deserialize_option(OptionVisitor)
-}
-
-/// A list of names, read through `interned`.
-struct Names(Vec<Name>);
-
-impl<'de> Deserialize<'de> for Names {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        struct NamesVisitor;
-        impl<'de> Visitor<'de> for NamesVisitor {
-            type Value = Names;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a sequence")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> std::result::Result<Names, A::Error> {
-                let mut names = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
-                while let Some(name) = seq.next_element_seed(NameSeed)? {
-                    names.push(name);
-                }
-                Ok(Names(names))
-            }
-        }
-        deserializer.deserialize_seq(NamesVisitor)
-    }
-}
-
-/// For `deserialize_with` on the hands and bags: an object of each player's names.
-fn names_per_player<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> std::result::Result<PerPlayer<Vec<Name>>, D::Error> {
-    let names: PerPlayer<Names> = crate::strict::object(deserializer)?;
-    Ok(PerPlayer::of(names.into_values().map(|names| names.0)))
 }
 
 /// In a schema, a JSON object of `T`s (its keys as the field's schema says).
@@ -273,15 +98,12 @@ impl<T: JsonSchema> JsonSchema for Ordered<T> {
 pub type PerPlayer<T> = crate::players::PerPlayer<Player, T>;
 
 /// An influence token on a border space.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(remote = "Self", deny_unknown_fields)]
-#[schemars(rename = "CaesarBorder")]
+#[derive(JsonSchema)]
+#[schemars(rename = "CaesarBorder", deny_unknown_fields)]
 pub struct BorderState {
     #[schemars(with = "Player")]
-    #[serde(deserialize_with = "name")]
     pub player: Name,
     #[schemars(with = "TokenSchema")]
-    #[serde(deserialize_with = "name")]
     pub token: Name,
     /// The number facing each of the border's two provinces.
     #[schemars(with = "FacesSchema")]
@@ -290,32 +112,28 @@ pub struct BorderState {
     pub flipped: bool,
     /// A control marker on top of the token.
     #[schemars(with = "Nullable<Player>")]
-    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub marker: Option<Name>,
 }
-crate::object_only!(BorderState);
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(remote = "Self", deny_unknown_fields)]
-#[schemars(rename = "CaesarProvince")]
+#[derive(JsonSchema)]
+#[schemars(rename = "CaesarProvince", deny_unknown_fields)]
 pub struct ProvinceState {
     /// The bonus token still on the province's space; null once taken.
     #[schemars(with = "Nullable<Bonus>")]
-    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub bonus: Option<Name>,
     #[schemars(with = "Nullable<Player>")]
-    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub control: Option<Name>,
     /// The control marker was flipped by Might.
     pub flipped: bool,
 }
-crate::object_only!(ProvinceState);
 
-/// The JSON form of a Caesar! state: the full state, both hands and bags and the random source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// The JSON form of a Caesar! state: the full state, both hands and bags and the random source. A
+/// schema only: `read` reads a state straight into its position, and `Written` writes it from
+/// there, each as this type says.
+#[derive(JsonSchema)]
 #[schemars(
     rename = "CaesarState",
+    deny_unknown_fields,
     description = "The full state (both hands, both bags, the generator); `POST .../view` shows one player's part."
 )]
 pub struct State {
@@ -323,7 +141,6 @@ pub struct State {
     pub rules: String,
     /// Null once a player has placed their 12th control marker.
     #[schemars(with = "Nullable<Player>")]
-    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub to_move: Option<Name>,
     /// All 30 borders by id (`HU-HC` ... `AS-SY`), in border order; null while a space is empty.
     #[schemars(extend("propertyNames" = {"enum": border_ids()}, "required" = border_ids()))]
@@ -333,24 +150,17 @@ pub struct State {
     pub provinces: Ordered<ProvinceState>,
     /// The marker on Italia's dashed space.
     #[schemars(with = "Nullable<Player>")]
-    #[serde(deserialize_with = "optional_name")] // required, even when null
     pub italia_dashed: Option<Name>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
-    #[serde(deserialize_with = "names_per_player")]
     pub hands: PerPlayer<Vec<Name>>,
     #[schemars(with = "PerPlayer<TokensSchema>")]
-    #[serde(deserialize_with = "names_per_player")]
     pub bags: PerPlayer<Vec<Name>>,
     #[schemars(with = "PerPlayer<CountSchema>")]
-    #[serde(deserialize_with = "crate::strict::object")]
     pub hand_limits: PerPlayer<u32>,
     #[schemars(with = "PerPlayer<CountSchema>")]
-    #[serde(deserialize_with = "crate::strict::object")]
     pub senate: PerPlayer<u32>,
     #[schemars(with = "PerPlayer<CountSchema>")]
-    #[serde(deserialize_with = "crate::strict::object")]
     pub markers: PerPlayer<u32>,
-    #[serde(deserialize_with = "crate::strict::object")]
     pub rng: ChanceState,
 }
 
@@ -415,483 +225,780 @@ pub(super) struct FacesSchema(
      Ordered<u32>,
 );
 
-pub fn to_state(position: &Position) -> State {
-    let player_name = |p: Option<Player>| p.map(|p| Name::from(p.name()));
-    let borders = (0..BORDER_COUNT)
-        .map(|b| {
-            let state = position.borders[b].map(|placed| {
-                let (a, c, _) = BORDERS[b];
-                let (first, second) = placed.faces();
-                BorderState {
-                    player: placed.owner.name().into(),
-                    token: token_code(placed.kind as usize).into(),
-                    faces: Ordered(vec![
-                        (province_code(a).into(), u32::from(first)),
-                        (province_code(c).into(), u32::from(second)),
-                    ]),
-                    flipped: placed.flipped,
-                    marker: player_name(placed.marker),
-                }
-            });
-            (border_id(b).into(), state)
+/// A state object's fields, in `State`'s order.
+const FIELDS: [&str; 11] = [
+    "rules",
+    "to_move",
+    "borders",
+    "provinces",
+    "italia_dashed",
+    "hands",
+    "bags",
+    "hand_limits",
+    "senate",
+    "markers",
+    "rng",
+];
+const BORDER_FIELDS: [&str; 5] = ["player", "token", "faces", "flipped", "marker"];
+const PROVINCE_FIELDS: [&str; 3] = ["bonus", "control", "flipped"];
+
+/// A state object read into its position (or the first fault of its parts); `Err` for a fault of
+/// its form.
+pub(super) fn read<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Result<Position>, D::Error> {
+    deserializer
+        .deserialize_map(StateVisitor)
+        .map(Parts::position)
+}
+
+/// The index of a field in `names`, or serde's refusal of an unknown field (`expected` is tried
+/// first: states list their fields in one order).
+struct FieldKey {
+    names: &'static [&'static str],
+    expected: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for FieldKey {
+    type Value = usize;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for FieldKey {
+    type Value = usize;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<usize, E> {
+        if self.names.get(self.expected) == Some(&text) {
+            return Ok(self.expected);
+        }
+        self.names
+            .iter()
+            .position(|name| *name == text)
+            .ok_or_else(|| E::unknown_field(text, self.names))
+    }
+}
+
+/// The fields of a struct read by hand as serde's derive reads them: each once (a field given
+/// twice is refused), and a field missing refused in the order of `names`.
+struct Fields {
+    names: &'static [&'static str],
+    seen: u32,
+    expected: usize,
+}
+
+impl Fields {
+    fn of(names: &'static [&'static str]) -> Fields {
+        Fields {
+            names,
+            seen: 0,
+            expected: 0,
+        }
+    }
+
+    /// The next field of `map`, once.
+    fn next<'de, M: MapAccess<'de>>(
+        &mut self,
+        map: &mut M,
+    ) -> std::result::Result<Option<usize>, M::Error> {
+        let key = FieldKey {
+            names: self.names,
+            expected: self.expected,
+        };
+        let Some(field) = map.next_key_seed(key)? else {
+            return Ok(None);
+        };
+        if self.seen >> field & 1 == 1 {
+            return Err(de::Error::duplicate_field(self.names[field]));
+        }
+        self.seen |= 1 << field;
+        self.expected = field + 1;
+        Ok(Some(field))
+    }
+
+    /// The value read for `field`, or serde's refusal of a missing field.
+    fn given<T, E: de::Error>(&self, field: usize, value: Option<T>) -> std::result::Result<T, E> {
+        value.ok_or_else(|| E::missing_field(self.names[field]))
+    }
+}
+
+struct StateVisitor;
+
+impl<'de> Visitor<'de> for StateVisitor {
+    type Value = Parts;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<Parts, M::Error> {
+        let mut fields = Fields::of(&FIELDS);
+        let (mut rules, mut to_move, mut borders, mut provinces, mut italia_dashed) =
+            (None, None, None, None, None);
+        let (mut hands, mut bags, mut hand_limits, mut senate, mut markers, mut rng) =
+            (None, None, None, None, None, None);
+        while let Some(field) = fields.next(&mut map)? {
+            match field {
+                0 => rules = Some(map.next_value_seed(RulesVersion)?),
+                1 => to_move = Some(map.next_value_seed(Named::optional(Player::parse))?),
+                2 => borders = Some(map.next_value_seed(BordersSeed)?),
+                3 => provinces = Some(map.next_value_seed(ProvincesSeed)?),
+                4 => italia_dashed = Some(map.next_value_seed(Named::optional(Player::parse))?),
+                5 => hands = Some(map.next_value::<Object<PerPlayer<TokenList>>>()?.0),
+                6 => bags = Some(map.next_value::<Object<PerPlayer<TokenList>>>()?.0),
+                7 => hand_limits = Some(map.next_value::<Object<PerPlayer<u32>>>()?.0),
+                8 => senate = Some(map.next_value::<Object<PerPlayer<u32>>>()?.0),
+                9 => markers = Some(map.next_value::<Object<PerPlayer<u32>>>()?.0),
+                _ => rng = Some(map.next_value::<Object<ChanceState>>()?.0),
+            }
+        }
+        let rules = fields.given(0, rules)?;
+        let to_move = fields.given(1, to_move)?;
+        let borders = fields.given(2, borders)?;
+        let provinces = fields.given(3, provinces)?;
+        let italia_dashed = fields.given(4, italia_dashed)?;
+        let hands = fields.given(5, hands)?;
+        let bags = fields.given(6, bags)?;
+        let hand_limits = fields.given(7, hand_limits)?;
+        let senate = fields.given(8, senate)?;
+        let markers = fields.given(9, markers)?;
+        let rng = fields.given(10, rng)?;
+        Ok(Parts {
+            rules,
+            rng,
+            to_move: player_named(to_move, || "to_move".into()),
+            borders,
+            provinces,
+            italia_dashed: player_named(italia_dashed, || "italia_dashed".into()),
+            hands: hands.into_values(),
+            bags: bags.into_values(),
+            hand_limits: hand_limits.into_values(),
+            senate: senate.into_values(),
+            markers: markers.into_values(),
         })
-        .collect();
-    let provinces = (0..PROVINCE_COUNT)
-        .map(|q| {
-            let state = ProvinceState {
-                bonus: position.bonus[q].map(|b| b.name().into()),
-                control: player_name(position.control[q]),
-                flipped: position.is_flipped(q),
+    }
+}
+
+/// A value that is a JSON object and nothing else (`strict::object`).
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        crate::strict::object(deserializer).map(Object)
+    }
+}
+
+/// The rules version: this engine's, or its refusal.
+struct RulesVersion;
+
+impl<'de> DeserializeSeed<'de> for RulesVersion {
+    type Value = Result<()>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Result<()>, D::Error> {
+        deserializer.deserialize_string(self)
+    }
+}
+
+impl Visitor<'_> for RulesVersion {
+    type Value = Result<()>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Result<()>, E> {
+        Ok(crate::game::check_rules_version::<super::Caesar>(text))
+    }
+}
+
+/// A name read by `parse`: what it names, or the text as given (for the refusal that quotes it).
+/// `optional`: null too, as `None`.
+struct Named<T> {
+    parse: fn(&str) -> Option<T>,
+}
+
+impl<T> Named<T> {
+    fn required(parse: fn(&str) -> Option<T>) -> Named<T> {
+        Named { parse }
+    }
+
+    fn optional(parse: fn(&str) -> Option<T>) -> Optional<T> {
+        Optional(Named { parse })
+    }
+}
+
+impl<'de, T> DeserializeSeed<'de> for Named<T> {
+    type Value = std::result::Result<T, String>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<T> Visitor<'_> for Named<T> {
+    type Value = std::result::Result<T, String>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Self::Value, E> {
+        Ok((self.parse)(text).ok_or_else(|| text.to_owned()))
+    }
+}
+
+/// A `Named` or null (required, even when null).
+struct Optional<T>(Named<T>);
+
+impl<'de, T> DeserializeSeed<'de> for Optional<T> {
+    type Value = std::result::Result<Option<T>, String>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de, T> Visitor<'de> for Optional<T> {
+    type Value = std::result::Result<Option<T>, String>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("option")
+    }
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+        Ok(Ok(None))
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+        Ok(Ok(None))
+    }
+    fn visit_some<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        Ok(self.0.deserialize(deserializer)?.map(Some))
+    }
+}
+
+/// A list of tokens: each a string, added to the `TokenList` as read.
+impl<'de> Deserialize<'de> for TokenList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct ListVisitor;
+        impl<'de> Visitor<'de> for ListVisitor {
+            type Value = TokenList;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<TokenList, A::Error> {
+                let mut list = TokenList::default();
+                while seq.next_element_seed(Token(&mut list))?.is_some() {}
+                Ok(list)
+            }
+        }
+        deserializer.deserialize_seq(ListVisitor)
+    }
+}
+
+/// The next token of a list.
+struct Token<'a>(&'a mut TokenList);
+
+impl<'de> DeserializeSeed<'de> for Token<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for Token<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, code: &str) -> std::result::Result<(), E> {
+        self.0.add(code.as_bytes());
+        Ok(())
+    }
+}
+
+/// A key of an object of places (borders, provinces), as given: `parse` reads it (`expected`,
+/// whose name is `name(expected)`, is tried first: states list their places in one order).
+struct PlaceKey<T> {
+    expected: usize,
+    count: usize,
+    name: fn(usize) -> &'static str,
+    parse: fn(&str) -> T,
+    known: fn(usize) -> T,
+}
+
+impl<'de, T> DeserializeSeed<'de> for PlaceKey<T> {
+    type Value = T;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<T, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<T> Visitor<'_> for PlaceKey<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<T, E> {
+        if self.expected < self.count && (self.name)(self.expected) == text {
+            return Ok((self.known)(self.expected));
+        }
+        Ok((self.parse)(text))
+    }
+}
+
+/// The borders of a state: an object of every border by id, each null or a token.
+struct BordersSeed;
+
+impl<'de> DeserializeSeed<'de> for BordersSeed {
+    type Value = Result<Borders>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BordersSeed {
+    type Value = Result<Borders>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(
+        self,
+        mut map: M,
+    ) -> std::result::Result<Self::Value, M::Error> {
+        let mut borders = BordersRead::default();
+        let mut expected = 0;
+        loop {
+            let key = PlaceKey {
+                expected,
+                count: BORDER_COUNT,
+                name: border_id,
+                parse: BorderKey::of,
+                known: BorderKey::Border,
             };
-            (province_code(q).into(), state)
-        })
-        .collect();
-    let counts = |values: [u8; 2]| PerPlayer::of(values.map(u32::from));
-    State {
-        rules: RULES.to_owned(),
-        to_move: player_name(position.to_move),
-        borders: Ordered(borders),
-        provinces: Ordered(provinces),
-        italia_dashed: player_name(position.italia_dashed),
-        hands: PerPlayer::of([
-            token_list(&position.hands[0]),
-            token_list(&position.hands[1]),
-        ]),
-        bags: PerPlayer::of([token_list(&position.bags[0]), token_list(&position.bags[1])]),
-        hand_limits: counts(position.hand_limits),
-        senate: counts(position.senate),
-        markers: counts(position.markers),
-        rng: position.chance.to_state(),
-    }
-}
-
-/// `to_state`'s JSON text, written straight from the position: serde writes a state's ~300 names
-/// one at a time, each scanned for escapes, at several times the cost of the rules. The engine's
-/// names need no escape. A test holds it to serde's text of `to_state`.
-pub fn state_text(position: &Position) -> String {
-    let mut out = String::with_capacity(3600);
-    out.push_str(r#"{"rules":""#);
-    out.push_str(RULES);
-    out.push_str(r#"","to_move":"#);
-    push_player(&mut out, position.to_move);
-    out.push_str(r#","borders":"#);
-    for (b, placed) in position.borders.iter().enumerate() {
-        push_key(&mut out, b, border_id(b));
-        match placed {
-            None => out.push_str("null"),
-            Some(placed) => push_placed(&mut out, b, *placed),
+            let Some(key) = map.next_key_seed(key)? else {
+                break;
+            };
+            if let BorderKey::Border(border) = key {
+                expected = border + 1;
+            }
+            let border = borders.listed(key);
+            if let Some(token) = map.next_value_seed(BorderSeed(border))? {
+                if let Some(border) = border {
+                    borders.place(border, token.placed(border));
+                }
+            }
         }
-    }
-    out.push_str(r#"},"provinces":"#);
-    for q in 0..PROVINCE_COUNT {
-        push_key(&mut out, q, province_code(q));
-        out.push_str(r#"{"bonus":"#);
-        push_name(&mut out, position.bonus[q].map(Bonus::name));
-        out.push_str(r#","control":"#);
-        push_player(&mut out, position.control[q]);
-        out.push_str(r#","flipped":"#);
-        out.push_str(if position.is_flipped(q) {
-            "true}"
-        } else {
-            "false}"
-        });
-    }
-    out.push_str(r#"},"italia_dashed":"#);
-    push_player(&mut out, position.italia_dashed);
-    let per_player = |out: &mut String, field: &str, push_value: &dyn Fn(&mut String, usize)| {
-        out.push_str(",\"");
-        out.push_str(field);
-        out.push_str("\":");
-        for player in Player::BOTH {
-            push_key(out, player as usize, player.name());
-            push_value(out, player as usize);
-        }
-        out.push('}');
-    };
-    per_player(&mut out, "hands", &|out, p| {
-        push_tokens(out, &position.hands[p])
-    });
-    per_player(&mut out, "bags", &|out, p| {
-        push_tokens(out, &position.bags[p])
-    });
-    per_player(&mut out, "hand_limits", &|out, p| {
-        push_number(out, u64::from(position.hand_limits[p]))
-    });
-    per_player(&mut out, "senate", &|out, p| {
-        push_number(out, u64::from(position.senate[p]))
-    });
-    per_player(&mut out, "markers", &|out, p| {
-        push_number(out, u64::from(position.markers[p]))
-    });
-    out.push_str(r#","rng":"#);
-    let rng = serde_json::to_string(&position.chance.to_state()).expect("a generator serializes");
-    out.push_str(&rng);
-    out.push('}');
-    out
-}
-
-/// An object's key (`"key":`), opening the object before its first.
-fn push_key(out: &mut String, index: usize, key: &str) {
-    out.push_str(if index == 0 { "{\"" } else { ",\"" });
-    out.push_str(key);
-    out.push_str("\":");
-}
-
-fn push_name(out: &mut String, name: Option<&str>) {
-    match name {
-        None => out.push_str("null"),
-        Some(name) => {
-            out.push('"');
-            out.push_str(name);
-            out.push('"');
-        }
+        Ok(borders.finish())
     }
 }
 
-fn push_player(out: &mut String, player: Option<Player>) {
-    push_name(out, player.map(Player::name));
+/// A border's token as given, each part read (and a name that names nothing kept as given).
+struct TokenRead {
+    player: std::result::Result<Player, String>,
+    token: std::result::Result<usize, String>,
+    faces: Faces,
+    flipped: bool,
+    marker: std::result::Result<Option<Player>, String>,
 }
 
-/// A token on `border`, as `BorderState` writes it.
-fn push_placed(out: &mut String, border: usize, placed: Placed) {
-    let (a, b, _) = BORDERS[border];
-    let (first, second) = placed.faces();
-    out.push_str(r#"{"player":""#);
-    out.push_str(placed.owner.name());
-    out.push_str(r#"","token":""#);
-    out.push_str(token_code(placed.kind as usize));
-    out.push_str(r#"","faces":"#);
-    push_key(out, 0, province_code(a));
-    push_number(out, u64::from(first));
-    push_key(out, 1, province_code(b));
-    push_number(out, u64::from(second));
-    out.push_str(if placed.flipped {
-        r#"},"flipped":true,"marker":"#
-    } else {
-        r#"},"flipped":false,"marker":"#
-    });
-    push_player(out, placed.marker);
-    out.push('}');
-}
-
-/// Tokens in token order, as a list of codes.
-fn push_tokens(out: &mut String, tokens: &Tokens) {
-    out.push('[');
-    let mut first = true;
-    for (kind, &count) in tokens.iter().enumerate() {
-        for _ in 0..count {
-            out.push_str(if first { "\"" } else { ",\"" });
-            out.push_str(token_code(kind));
-            out.push('"');
-            first = false;
-        }
-    }
-    out.push(']');
-}
-
-fn player_of(name: &Option<Name>, field: impl Fn() -> String) -> Result<Option<Player>> {
-    match name {
-        None => Ok(None),
-        Some(name) => Player::parse(name).map(Some).ok_or_else(|| {
+impl TokenRead {
+    /// The token on `border`, checked: its owner, a token of the border's icon, its faces, its
+    /// marker.
+    fn placed(self, border: usize) -> Result<Placed> {
+        let field = |part: &str| format!("borders.{}.{part}", border_id(border));
+        let owner = self.player.map_err(|name| {
             Error::invalid_state(
-                field(),
+                field("player"),
                 format!("{name:?} is not a player (caesar, pompey)"),
             )
-        }),
-    }
-}
-
-/// Token counts of a list that must be in token order (`field` names it in errors).
-fn tokens_of(list: &[Name], field: impl Fn() -> String) -> Result<Tokens> {
-    let mut counts = [0u8; TOKEN_KINDS];
-    let mut last = 0;
-    for code in list {
-        let kind = parse_token(code)
-            .ok_or_else(|| Error::invalid_state(field(), format!("{code:?} is not a token")))?;
-        if kind < last {
-            return Err(Error::invalid_state(
-                field(),
-                "tokens are listed in token order (L40 L31 L22 S60 S51 S42 S33 D60 .. N33)",
-            ));
-        }
-        last = kind;
-        counts[kind] = counts[kind].saturating_add(1);
-        if counts[kind] > TOKENS[kind].4 {
-            return Err(Error::invalid_state(
-                field(),
-                format!("a player has only {} {code}", TOKENS[kind].4),
-            ));
-        }
-    }
-    Ok(counts)
-}
-
-fn small(value: u32, max: u8, field: impl Fn() -> String, what: &str) -> Result<u8> {
-    u8::try_from(value)
-        .ok()
-        .filter(|&v| v <= max)
-        .ok_or_else(|| {
-            Error::invalid_state(field(), format!("{what} is at most {max}, not {value}"))
+        })?;
+        let kind = self.token.map_err(|token| {
+            Error::invalid_state(field("token"), format!("{token:?} is not a token"))
+        })?;
+        check_icon(border, kind)?;
+        let forward = self.faces.forward(border, kind)?;
+        let marker = player_named(self.marker, || field("marker"))?;
+        Ok(Placed {
+            kind: kind as u8,
+            owner,
+            forward: forward || super::board::is_symmetric(kind),
+            flipped: self.flipped,
+            marker,
         })
+    }
 }
 
-pub fn from_state(state: State) -> Result<Position> {
-    crate::game::check_rules_version::<super::Caesar>(&state.rules)?;
-    let chance = Chance::from_state(&state.rng, "rng")?;
-    let mut position = Position::empty(chance);
-    position.to_move = player_of(&state.to_move, || "to_move".into())?;
-    read_borders(&state, &mut position)?;
-    read_provinces(&state, &mut position)?;
-    position.italia_dashed = player_of(&state.italia_dashed, || "italia_dashed".into())?;
-    for player in Player::BOTH {
-        let p = player as usize;
-        let name = player.name();
-        // Field names are written only for an error: most states have none.
-        let field = |part: &'static str| move || format!("{part}.{name}");
-        position.hands[p] = tokens_of(state.hands.get(player), field("hands"))?;
-        position.bags[p] = tokens_of(state.bags.get(player), field("bags"))?;
-        position.hand_limits[p] = small(
-            *state.hand_limits.get(player),
-            START_HAND_LIMIT + 4,
-            field("hand_limits"),
-            "a hand limit",
-        )?;
-        if position.hand_limits[p] < START_HAND_LIMIT {
-            return Err(Error::invalid_state(
-                field("hand_limits")(),
-                "a hand limit is at least 2",
-            ));
-        }
-        position.senate[p] = small(
-            *state.senate.get(player),
-            Bonus::Senate.count(),
-            field("senate"),
-            "Senate tokens held",
-        )?;
-        position.markers[p] = small(
-            *state.markers.get(player),
-            CONTROL_MARKERS,
-            field("markers"),
-            "control markers placed",
-        )?;
-    }
-    check_consistency(&position)?;
-    Ok(position)
+/// The numbers a token's faces show toward the border's two provinces (the first given for each),
+/// and how many faces are given.
+#[derive(Default)]
+struct Faces {
+    toward: [Option<u32>; 2],
+    given: usize,
 }
 
-/// The borders of a state, each listed once by its id, onto `position`.
-fn read_borders(state: &State, position: &mut Position) -> Result<()> {
-    let mut seen = 0u32;
-    for (id, border_state) in &state.borders.0 {
-        let border = border_listed_once(id, &mut seen)?;
-        if let Some(border_state) = border_state {
-            position.borders[border] = Some(placed_token(id, border, border_state)?);
-            position.filled |= 1 << border;
-        }
-    }
-    if let Some(missing) = (0..BORDER_COUNT).find(|b| seen >> b & 1 == 0) {
-        return Err(Error::invalid_state(
-            "borders",
-            format!(
-                "every border is listed (null when empty); {} is missing",
-                border_id(missing)
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The border named `id`, as the rules name it, and not already in `seen` (then added to it).
-fn border_listed_once(id: &str, seen: &mut u32) -> Result<usize> {
-    let field = || format!("borders.{id}");
-    let border = match parse_border(id) {
-        Some((border, true)) => border,
-        Some((border, false)) => {
+impl Faces {
+    /// Whether the token of `kind` turns its larger number toward the border's first province: its
+    /// faces name both provinces, nothing else, and show the token's two numbers.
+    fn forward(&self, border: usize, kind: usize) -> Result<bool> {
+        let field = || format!("borders.{}.faces", border_id(border));
+        let (a, b, _) = BORDERS[border];
+        let (_, _, hi, lo, _) = TOKENS[kind];
+        let ([Some(face_a), Some(face_b)], 2) = (self.toward, self.given) else {
             return Err(Error::invalid_state(
                 field(),
                 format!(
-                    "borders are named as the rules list them: {}",
-                    border_id(border)
+                    "faces gives the number toward {} and toward {}, nothing else",
+                    province_code(a),
+                    province_code(b)
+                ),
+            ));
+        };
+        if (face_a, face_b) == (u32::from(hi), u32::from(lo)) {
+            Ok(true)
+        } else if (face_a, face_b) == (u32::from(lo), u32::from(hi)) {
+            Ok(false)
+        } else {
+            Err(Error::invalid_state(
+                field(),
+                format!(
+                    "{} shows {hi} and {lo}, not {face_a} and {face_b}",
+                    token_code(kind)
                 ),
             ))
         }
-        None => {
-            return Err(Error::invalid_state(
-                field(),
-                format!("{id:?} is not a border"),
-            ))
-        }
-    };
-    if *seen >> border & 1 == 1 {
-        return Err(Error::invalid_state(
-            field(),
-            format!("{id} is listed twice"),
-        ));
-    }
-    *seen |= 1 << border;
-    Ok(border)
-}
-
-/// The token on `border` (named `id`): its owner, a token of the border's icon, its faces and marker.
-fn placed_token(id: &str, border: usize, border_state: &BorderState) -> Result<Placed> {
-    let field = || format!("borders.{id}");
-    let owner = Player::parse(&border_state.player).ok_or_else(|| {
-        Error::invalid_state(
-            format!("{}.player", field()),
-            format!("{:?} is not a player (caesar, pompey)", border_state.player),
-        )
-    })?;
-    let kind = parse_token(&border_state.token).ok_or_else(|| {
-        Error::invalid_state(
-            format!("{}.token", field()),
-            format!("{:?} is not a token", border_state.token),
-        )
-    })?;
-    let (_, _, icon) = BORDERS[border];
-    if TOKENS[kind].1.is_some_and(|t| t != icon) {
-        return Err(Error::invalid_state(
-            format!("{}.token", field()),
-            format!(
-                "{} cannot lie on {id}, a {} border",
-                border_state.token,
-                icon.name()
-            ),
-        ));
-    }
-    let forward = faces_forward(id, border, kind, border_state)?;
-    let marker = player_of(&border_state.marker, || format!("{}.marker", field()))?;
-    Ok(Placed {
-        kind: kind as u8,
-        owner,
-        forward: forward || is_symmetric(kind),
-        flipped: border_state.flipped,
-        marker,
-    })
-}
-
-/// Whether the token of `kind` on `border` (named `id`) turns its larger number toward the border's
-/// first province: its faces name both provinces, nothing else, and show the token's two numbers.
-fn faces_forward(id: &str, border: usize, kind: usize, border_state: &BorderState) -> Result<bool> {
-    let field = || format!("borders.{id}.faces");
-    let (a, b, _) = BORDERS[border];
-    let (_, _, hi, lo, _) = TOKENS[kind];
-    let faces = &border_state.faces;
-    let (code_a, code_b) = (province_code(a), province_code(b));
-    let (Some(&face_a), Some(&face_b), 2) = (faces.get(code_a), faces.get(code_b), faces.0.len())
-    else {
-        return Err(Error::invalid_state(
-            field(),
-            format!("faces gives the number toward {code_a} and toward {code_b}, nothing else"),
-        ));
-    };
-    if (face_a, face_b) == (u32::from(hi), u32::from(lo)) {
-        Ok(true)
-    } else if (face_a, face_b) == (u32::from(lo), u32::from(hi)) {
-        Ok(false)
-    } else {
-        Err(Error::invalid_state(
-            field(),
-            format!(
-                "{} shows {hi} and {lo}, not {face_a} and {face_b}",
-                border_state.token
-            ),
-        ))
     }
 }
 
-fn read_provinces(state: &State, position: &mut Position) -> Result<()> {
-    let mut seen = 0u32;
-    for (code, province_state) in &state.provinces.0 {
-        let field = || format!("provinces.{code}");
-        let province = parse_province(code)
-            .ok_or_else(|| Error::invalid_state(field(), format!("{code:?} is not a province")))?;
-        if seen >> province & 1 == 1 {
-            return Err(Error::invalid_state(
-                field(),
-                format!("{code} is listed twice"),
-            ));
-        }
-        seen |= 1 << province;
-        position.bonus[province] = match &province_state.bonus {
-            None => None,
-            Some(name) => Some(Bonus::parse(name).ok_or_else(|| {
-                Error::invalid_state(
-                    format!("{}.bonus", field()),
-                    format!("{name:?} is not a bonus (senate, tactics, wealth, might)"),
-                )
-            })?),
-        };
-        if province == IT && position.bonus[IT].is_some_and(|b| b != Bonus::Senate) {
-            return Err(Error::invalid_state(
-                format!("{}.bonus", field()),
-                "Italia's bonus is a Senate token",
-            ));
-        }
-        position.control[province] =
-            player_of(&province_state.control, || format!("{}.control", field()))?;
-        if province_state.flipped {
-            if position.control[province].is_none() {
-                return Err(Error::invalid_state(
-                    format!("{}.flipped", field()),
-                    format!("{code} has no control marker to be flipped"),
-                ));
-            }
-            position.province_flipped |= 1 << province;
-        }
+/// A border's value: null, or a token (read for `border` when it is one listed once).
+struct BorderSeed(Option<usize>);
+
+impl<'de> DeserializeSeed<'de> for BorderSeed {
+    type Value = Option<TokenRead>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        deserializer.deserialize_option(self)
     }
-    if let Some(missing) = (0..PROVINCE_COUNT).find(|q| seen >> q & 1 == 0) {
-        return Err(Error::invalid_state(
-            "provinces",
-            format!(
-                "every province is listed; {} is missing",
-                province_code(missing)
-            ),
-        ));
-    }
-    Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::game::{default_setup, JsonText, Rules};
+impl<'de> Visitor<'de> for BorderSeed {
+    type Value = Option<TokenRead>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("option")
+    }
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(TokenVisitor(self.0)).map(Some)
+    }
+}
 
-    #[test]
-    fn the_state_text_is_serdes_text_of_the_state() {
-        let setup = default_setup::<super::super::Caesar>();
-        for seed in 0..6u64 {
-            let mut position = super::super::Caesar::start(&setup, Some(seed));
-            for ply in 0.. {
-                let (text, state) = (state_text(&position), to_state(&position));
-                assert_eq!(text, serde_json::to_string(&state).unwrap());
-                // As answers carry it, through both of serde_json's writers.
-                let written = JsonText(text);
-                assert_eq!(serde_json::to_string(&written).unwrap(), written.0);
-                assert_eq!(
-                    serde_json::to_value(&written).unwrap(),
-                    serde_json::to_value(&state).unwrap()
-                );
-                let moves = super::super::Caesar::legal_moves(&position);
-                let Some(mv) = moves.get((seed as usize * 5 + ply) % moves.len().max(1)) else {
-                    break;
-                };
-                position = super::super::Caesar::play(&position, mv.clone()).unwrap().0;
+struct TokenVisitor(Option<usize>);
+
+impl<'de> Visitor<'de> for TokenVisitor {
+    type Value = TokenRead;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<TokenRead, M::Error> {
+        let mut fields = Fields::of(&BORDER_FIELDS);
+        let (mut player, mut token, mut faces, mut flipped, mut marker) =
+            (None, None, None, None, None);
+        while let Some(field) = fields.next(&mut map)? {
+            match field {
+                0 => player = Some(map.next_value_seed(Named::required(Player::parse))?),
+                1 => token = Some(map.next_value_seed(Named::required(parse_token))?),
+                2 => faces = Some(map.next_value_seed(FacesSeed(self.0))?),
+                3 => flipped = Some(map.next_value::<bool>()?),
+                _ => marker = Some(map.next_value_seed(Named::optional(Player::parse))?),
             }
         }
+        Ok(TokenRead {
+            player: fields.given(0, player)?,
+            token: fields.given(1, token)?,
+            faces: fields.given(2, faces)?,
+            flipped: fields.given(3, flipped)?,
+            marker: fields.given(4, marker)?,
+        })
     }
+}
 
-    #[test]
-    fn every_name_of_the_game_and_only_those_are_interned() {
-        let names = Player::BOTH.into_iter().map(Player::name);
-        let names = names.chain((0..TOKEN_KINDS).map(token_code));
-        let names = names.chain((0..PROVINCE_COUNT).map(province_code));
-        let names = names.chain((0..BORDER_COUNT).map(border_id));
-        for name in names.chain(Bonus::ALL.into_iter().map(Bonus::name)) {
-            assert!(matches!(interned(name), Name::Borrowed(known) if known == name));
+/// A token's faces: an object of numbers by province code (those of `border`'s two provinces
+/// kept).
+struct FacesSeed(Option<usize>);
+
+impl<'de> DeserializeSeed<'de> for FacesSeed {
+    type Value = Faces;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Faces, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FacesSeed {
+    type Value = Faces;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> std::result::Result<Faces, M::Error> {
+        let codes = self.0.map(|border| {
+            let (a, b, _) = BORDERS[border];
+            [province_code(a), province_code(b)]
+        });
+        let mut faces = Faces::default();
+        while let Some(side) = map.next_key_seed(Side(codes))? {
+            let number = map.next_value::<u32>()?;
+            if let Some(side) = side {
+                faces.toward[side].get_or_insert(number);
+            }
+            faces.given += 1;
         }
-        // a border written backwards, a name with a trailing zero byte, a longer text, an empty one
-        for text in ["HC-HU", "HU\0", "caesar\0\0", "caesars", "pompey-x", ""] {
-            assert!(matches!(interned(text), Name::Owned(given) if given == text));
+        Ok(faces)
+    }
+}
+
+/// A key of a token's faces: which of the border's two provinces it names, if either.
+struct Side(Option<[&'static str; 2]>);
+
+impl<'de> DeserializeSeed<'de> for Side {
+    type Value = Option<usize>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for Side {
+    type Value = Option<usize>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<Self::Value, E> {
+        Ok(self
+            .0
+            .and_then(|codes| codes.iter().position(|code| *code == text)))
+    }
+}
+
+/// The provinces of a state: an object of every province by code.
+struct ProvincesSeed;
+
+impl<'de> DeserializeSeed<'de> for ProvincesSeed {
+    type Value = Result<Provinces>;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ProvincesSeed {
+    type Value = Result<Provinces>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(
+        self,
+        mut map: M,
+    ) -> std::result::Result<Self::Value, M::Error> {
+        let mut provinces = ProvincesRead::default();
+        let mut expected = 0;
+        loop {
+            let key = PlaceKey {
+                expected,
+                count: PROVINCE_COUNT,
+                name: province_code,
+                parse: |code: &str| parse_province(code).ok_or_else(|| code.to_owned()),
+                known: Ok,
+            };
+            let Some(key) = map.next_key_seed(key)? else {
+                break;
+            };
+            if let Ok(province) = key {
+                expected = province + 1;
+            }
+            let province = provinces.listed(key);
+            let read = map.next_value::<ProvinceFields>()?.0;
+            if let Some(province) = province {
+                provinces.place(province, read);
+            }
         }
+        Ok(provinces.finish())
+    }
+}
+
+/// A province's fields.
+struct ProvinceFields(ProvinceRead);
+
+impl<'de> Deserialize<'de> for ProvinceFields {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        deserializer.deserialize_map(ProvinceVisitor)
+    }
+}
+
+struct ProvinceVisitor;
+
+impl<'de> Visitor<'de> for ProvinceVisitor {
+    type Value = ProvinceFields;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<M: MapAccess<'de>>(
+        self,
+        mut map: M,
+    ) -> std::result::Result<ProvinceFields, M::Error> {
+        let mut fields = Fields::of(&PROVINCE_FIELDS);
+        let (mut bonus, mut control, mut flipped) = (None, None, None);
+        while let Some(field) = fields.next(&mut map)? {
+            match field {
+                0 => bonus = Some(map.next_value_seed(Named::optional(Bonus::parse))?),
+                1 => control = Some(map.next_value_seed(Named::optional(Player::parse))?),
+                _ => flipped = Some(map.next_value::<bool>()?),
+            }
+        }
+        Ok(ProvinceFields(ProvinceRead {
+            bonus: fields.given(0, bonus)?,
+            control: fields.given(1, control)?,
+            flipped: fields.given(2, flipped)?,
+        }))
+    }
+}
+
+/// A position's state, written as `State` says (its fields in that order).
+pub struct Written<'a>(pub &'a Position);
+
+impl Serialize for Written<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let position = self.0;
+        let mut state = serializer.serialize_struct("State", 11)?;
+        state.serialize_field("rules", RULES)?;
+        state.serialize_field("to_move", &position.to_move.map(Player::name))?;
+        state.serialize_field("borders", &BordersOf(position))?;
+        state.serialize_field("provinces", &ProvincesOf(position))?;
+        state.serialize_field("italia_dashed", &position.italia_dashed.map(Player::name))?;
+        state.serialize_field("hands", &TokensOf::both(&position.hands))?;
+        state.serialize_field("bags", &TokensOf::both(&position.bags))?;
+        state.serialize_field("hand_limits", &PerPlayer::of(position.hand_limits))?;
+        state.serialize_field("senate", &PerPlayer::of(position.senate))?;
+        state.serialize_field("markers", &PerPlayer::of(position.markers))?;
+        state.serialize_field("rng", &position.chance.to_state())?;
+        state.end()
+    }
+}
+
+/// Every border by id, in border order: null, or its token.
+pub(super) struct BordersOf<'a>(pub(super) &'a Position);
+
+impl Serialize for BordersOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut borders = serializer.serialize_map(Some(BORDER_COUNT))?;
+        for (border, placed) in self.0.borders.iter().enumerate() {
+            let token = placed.map(|placed| TokenOf(border, placed));
+            borders.serialize_entry(border_id(border), &token)?;
+        }
+        borders.end()
+    }
+}
+
+/// A token on a border, as `BorderState` says.
+struct TokenOf(usize, Placed);
+
+impl Serialize for TokenOf {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let TokenOf(border, placed) = *self;
+        let mut token = serializer.serialize_struct("BorderState", 5)?;
+        token.serialize_field("player", placed.owner.name())?;
+        token.serialize_field("token", token_code(placed.kind as usize))?;
+        token.serialize_field("faces", &FacesOf(border, placed))?;
+        token.serialize_field("flipped", &placed.flipped)?;
+        token.serialize_field("marker", &placed.marker.map(Player::name))?;
+        token.end()
+    }
+}
+
+/// The numbers a token shows toward its border's two provinces, by province code.
+pub(super) struct FacesOf(pub(super) usize, pub(super) Placed);
+
+impl Serialize for FacesOf {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let FacesOf(border, placed) = *self;
+        let (a, b, _) = BORDERS[border];
+        let (first, second) = placed.faces();
+        let mut faces = serializer.serialize_map(Some(2))?;
+        faces.serialize_entry(province_code(a), &first)?;
+        faces.serialize_entry(province_code(b), &second)?;
+        faces.end()
+    }
+}
+
+/// Every province by code, in table order, as `ProvinceState` says.
+pub(super) struct ProvincesOf<'a>(pub(super) &'a Position);
+
+impl Serialize for ProvincesOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Province {
+            bonus: Option<&'static str>,
+            control: Option<&'static str>,
+            flipped: bool,
+        }
+        let position = self.0;
+        let mut provinces = serializer.serialize_map(Some(PROVINCE_COUNT))?;
+        for q in 0..PROVINCE_COUNT {
+            let province = Province {
+                bonus: position.bonus[q].map(Bonus::name),
+                control: position.control[q].map(Player::name),
+                flipped: position.is_flipped(q),
+            };
+            provinces.serialize_entry(province_code(q), &province)?;
+        }
+        provinces.end()
+    }
+}
+
+/// Tokens in token order, as a list of codes.
+pub(super) struct TokensOf<'a>(pub(super) &'a Tokens);
+
+impl<'a> TokensOf<'a> {
+    fn both(tokens: &'a [Tokens; 2]) -> PerPlayer<TokensOf<'a>> {
+        PerPlayer::of(tokens.each_ref().map(TokensOf))
+    }
+}
+
+impl Serialize for TokensOf<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_seq(codes_in_order(self.0))
     }
 }

@@ -1,9 +1,12 @@
 //! The JSON form of a state and the checked building of a position from its parts.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
+use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::board::{
@@ -14,20 +17,22 @@ use super::moves::Start;
 use super::position::{Position, NOBODY};
 use super::setup::{CompiledSetup, Options, Setup, Variant};
 use super::{moves, Hypnosia};
+use crate::borrowed::Name;
 use crate::chance::{Chance, ChanceState};
 use crate::error::{Error, Result};
 use crate::game::Rules;
 
-/// The JSON form of a Hypnosia state.
+/// The JSON form of a Hypnosia state, its names of type `S`: `String` as written, borrowed from the
+/// text read where they have no escape (`Name`), so that reading a state copies none of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(
     rename = "HypnosiaState",
     description = "A Hypnosia state, self-contained: the options (with the board, null for the default one) and the seeded random source travel with it. Scores are checked against the centre entries, captures and lost pawns."
 )]
-pub struct State {
+pub struct State<S: Ord = String> {
     #[schemars(extend("const" = Hypnosia::RULES_VERSION))]
-    pub rules: String,
+    pub rules: S,
     #[serde(default)]
     pub variant: Variant,
     #[serde(default, deserialize_with = "crate::strict::object")]
@@ -37,7 +42,7 @@ pub struct State {
     pub rng: ChanceState,
     /// The colour to move; null once the game is over.
     #[schemars(with = "Option<ColourSchema>")]
-    pub to_move: Option<String>,
+    pub to_move: Option<S>,
     /// Null before the roll, else the unused dice in the order they remain.
     #[schemars(with = "Option<Vec<DieSchema>>")]
     pub dice: Option<Vec<i64>>,
@@ -47,16 +52,80 @@ pub struct State {
         with = "BTreeMap<String, PawnsSchema>",
         extend("propertyNames" = {"enum": COLOURS})
     )]
-    pub pawns: BTreeMap<String, Vec<String>>,
+    pub pawns: Entries<S, Vec<S>>,
     /// Each seated colour's score.
-    #[schemars(extend("propertyNames" = {"enum": COLOURS}))]
-    pub scores: BTreeMap<String, i64>,
+    #[schemars(
+        with = "BTreeMap<String, i64>",
+        extend("propertyNames" = {"enum": COLOURS})
+    )]
+    pub scores: Entries<S, i64>,
     /// The colours of the pawns in the centre, in order of entry.
     #[schemars(with = "Vec<ColourSchema>", length(max = CENTRE_SPACES))]
-    pub centre: Vec<String>,
+    pub centre: Vec<S>,
     /// Enemy pawns each seated colour has captured.
-    #[schemars(extend("propertyNames" = {"enum": COLOURS}))]
-    pub captures: BTreeMap<String, i64>,
+    #[schemars(
+        with = "BTreeMap<String, i64>",
+        extend("propertyNames" = {"enum": COLOURS})
+    )]
+    pub captures: Entries<S, i64>,
+}
+
+/// A JSON object's entries in the order of their keys (as a `BTreeMap` holds them, without building
+/// a tree: its nodes cost a twentieth of a batch item), written in that order. A key given twice is
+/// refused (`json::fault` refuses it first, wherever it is).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entries<K, V>(Vec<(K, V)>);
+
+impl<K: Ord, V> FromIterator<(K, V)> for Entries<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(entries: I) -> Self {
+        let mut entries: Vec<(K, V)> = entries.into_iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        Entries(entries)
+    }
+}
+
+impl<K, V> Entries<K, V> {
+    pub fn iter(&self) -> impl Iterator<Item = &(K, V)> {
+        self.0.iter()
+    }
+}
+
+impl<K: Serialize, V: Serialize> Serialize for Entries<K, V> {
+    fn serialize<Z: serde::Serializer>(
+        &self,
+        serializer: Z,
+    ) -> std::result::Result<Z::Ok, Z::Error> {
+        serializer.collect_map(self.0.iter().map(|(key, value)| (key, value)))
+    }
+}
+
+impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Deserialize<'de> for Entries<K, V> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        struct EntriesVisitor<K, V>(PhantomData<(K, V)>);
+        impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<K, V> {
+            type Value = Entries<K, V>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> std::result::Result<Self::Value, M::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(4).min(SEATS));
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                let entries = Entries::from_iter(entries);
+                if entries.0.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+                    return Err(de::Error::custom("a key given twice"));
+                }
+                Ok(entries)
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor(PhantomData))
+    }
 }
 
 /// The untrusted content of a state, from JSON or from the position notation; its names are any
@@ -150,44 +219,38 @@ impl Position {
     }
 }
 
-pub(super) fn from_state(state: State) -> Result<Position> {
-    let parts = Parts {
-        pawns: state.pawns.into_iter().collect(),
-        to_move: state.to_move,
-        dice: state.dice,
-        centre: state.centre,
-        captures: state.captures.into_iter().collect(),
-        scores: Some(state.scores.into_iter().collect()),
-    };
-    from_fields(
-        &state.rules,
-        state.variant,
-        state.options,
-        &state.rng,
-        parts,
-    )
-}
-
-/// The position of a state's fields (`from_state`'s, or the quick reader's borrowed ones).
-pub(super) fn from_fields<S: AsRef<str>>(
-    rules: &str,
-    variant: Variant,
-    options: Options,
-    rng: &ChanceState,
-    parts: Parts<S>,
-) -> Result<Position> {
-    crate::game::check_rules_version::<Hypnosia>(rules)?;
+/// The position of a state, checked in this order: the rules version, the setup (its board
+/// compiled), the random source, then the parts (`Position::from_parts`).
+pub(super) fn from_state<S: AsRef<str> + Ord>(state: State<S>) -> Result<Position> {
+    crate::game::check_rules_version::<Hypnosia>(state.rules.as_ref())?;
     let setup = Setup {
-        variant,
-        options,
+        variant: state.variant,
+        options: state.options,
         compiled: None,
     };
     let game = setup.compiled().map_err(|error| match error {
         Error::InvalidOptions { field, detail } => Error::InvalidState { field, detail },
         other => other,
     })?;
-    let chance = Chance::from_state(rng, "rng")?;
+    let chance = Chance::from_state(&state.rng, "rng")?;
+    let parts = Parts {
+        pawns: state.pawns.0,
+        to_move: state.to_move,
+        dice: state.dice,
+        centre: state.centre,
+        captures: state.captures.0,
+        scores: Some(state.scores.0),
+    };
     Position::from_parts(game, chance, parts)
+}
+
+/// A state object read in one pass, its names borrowed from the text: the position, or the refusal
+/// of its checks; `Err` when it is not a state's shape.
+pub(super) fn read<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Result<Position>, D::Error> {
+    let state: State<Name<'de>> = crate::strict::object(deserializer)?;
+    Ok(from_state(state))
 }
 
 pub(super) fn to_state(position: &Position) -> State {

@@ -8,11 +8,10 @@ mod invariants;
 mod moves;
 mod observation;
 mod position;
-mod quick;
 mod setup;
 mod state;
 
-use serde::Deserializer;
+use serde::{Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
@@ -92,18 +91,17 @@ impl Rules for Iago {
         Position::empty(**setup)
     }
 
-    fn from_state(state: State) -> Result<Position> {
-        state::from_state(state)
-    }
-
-    fn read_quick<'de, D: Deserializer<'de>>(
+    fn read_state<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        quick::read(deserializer)
+        state::read(deserializer)
     }
 
-    fn to_state(position: &Position) -> State {
-        state::to_state(position)
+    fn write_state<S: Serializer>(
+        position: &Position,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        state::to_state(position).serialize(serializer)
     }
 
     fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {

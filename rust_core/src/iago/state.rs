@@ -5,16 +5,18 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{cell_name, PlayerSchema, ROW_LENGTHS};
 use super::{invariants, Color, Iago, Options, Position, Setup, Variant};
+use crate::borrowed::Name;
 use crate::error::{Error, Result};
 use crate::game::Rules;
 
-/// The JSON form of an Iago state.
+/// The JSON form of an Iago state, its strings of type `S`: `String` as written, borrowed from the
+/// text read where they have no escape (`Name`), so that reading a state copies none of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(rename = "IagoState")]
-pub struct State {
+#[schemars(rename = "IagoState", description = "The JSON form of an Iago state.")]
+pub struct State<S = String> {
     #[schemars(extend("const" = Iago::RULES_VERSION))]
-    pub rules: String,
+    pub rules: S,
     #[serde(default)]
     pub variant: Variant,
     #[serde(default, deserialize_with = "crate::strict::object")]
@@ -22,9 +24,10 @@ pub struct State {
     /// Rows a..i (5, 6, 7, 8, 9, 8, 7, 6, 5 hexes), one character a hex: `.` empty, `B`/`W` face
     /// up, `b`/`w` captive.
     #[schemars(length(equal = 9), inner(regex(pattern = r"^[.BWbw]{5,9}$")))]
-    pub board: Vec<String>,
+    #[serde(deserialize_with = "rows")]
+    pub board: Vec<S>,
     #[schemars(with = "PlayerSchema")]
-    pub to_move: String,
+    pub to_move: S,
     /// The side to move may claim a skipped forced capture (penalty option).
     #[serde(default)]
     pub penalty_claim: bool,
@@ -32,8 +35,8 @@ pub struct State {
 
 impl Position {
     /// Builds a position from untrusted parts, checking everything that can be checked.
-    pub(super) fn from_parts(
-        rows: &[&str],
+    pub(super) fn from_parts<S: AsRef<str>>(
+        rows: &[S],
         to_move: &str,
         penalty_claim: bool,
         setup: Setup,
@@ -57,7 +60,7 @@ impl Position {
     }
 
     /// Places the discs of the 9 rows a..i, refusing a wrong row count, row length or character.
-    pub(super) fn read_rows(&mut self, rows: &[&str]) -> Result<()> {
+    pub(super) fn read_rows<S: AsRef<str>>(&mut self, rows: &[S]) -> Result<()> {
         if rows.len() != ROW_LENGTHS.len() {
             return Err(Error::invalid_state(
                 "board",
@@ -66,7 +69,7 @@ impl Position {
         }
         let mut cell = 0;
         for (index, (row, &len)) in rows.iter().zip(&ROW_LENGTHS).enumerate() {
-            self.read_row(index, row, len, cell)?;
+            self.read_row(index, row.as_ref(), len, cell)?;
             cell += len;
         }
         Ok(())
@@ -140,16 +143,55 @@ pub(super) fn parse_side(to_move: &str) -> Result<Color> {
     }
 }
 
-pub(super) fn from_state(state: State) -> Result<Position> {
-    crate::game::check_rules_version::<Iago>(&state.rules)?;
+/// The position of a state, checked in this order: the rules version, the setup, the board, the
+/// side to move, then all of them together (`Position::checked`).
+pub(super) fn from_state<S: AsRef<str>>(state: State<S>) -> Result<Position> {
+    crate::game::check_rules_version::<Iago>(state.rules.as_ref())?;
     let setup = Setup {
         variant: state.variant,
         options: state.options,
     }
     .check()
     .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
-    let rows: Vec<&str> = state.board.iter().map(String::as_str).collect();
-    Position::from_parts(&rows, &state.to_move, state.penalty_claim, setup)
+    Position::from_parts(
+        &state.board,
+        state.to_move.as_ref(),
+        state.penalty_claim,
+        setup,
+    )
+}
+
+/// The board's rows, read into room for 9 (serde's `Vec` grows from none).
+fn rows<'de, D: serde::Deserializer<'de>, S: Deserialize<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<S>, D::Error> {
+    struct Rows<S>(std::marker::PhantomData<S>);
+    impl<'de, S: Deserialize<'de>> serde::de::Visitor<'de> for Rows<S> {
+        type Value = Vec<S>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<Vec<S>, A::Error> {
+            let mut rows = Vec::with_capacity(ROW_LENGTHS.len());
+            while let Some(row) = seq.next_element()? {
+                rows.push(row);
+            }
+            Ok(rows)
+        }
+    }
+    deserializer.deserialize_seq(Rows(std::marker::PhantomData))
+}
+
+/// A state object read in one pass, its strings borrowed from the text: the position, or the
+/// refusal of its checks; `Err` when it is not a state's shape.
+pub(super) fn read<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Result<Position>, D::Error> {
+    let state: State<Name<'de>> = crate::strict::object(deserializer)?;
+    Ok(from_state(state))
 }
 
 pub(super) fn to_state(position: &Position) -> State {

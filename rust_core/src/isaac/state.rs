@@ -11,21 +11,26 @@ use super::invariants::{check_removal_order, check_to_move};
 use super::position::{Phase, Position};
 use super::setup::{standard, Config, Options, Setup, VariantName};
 use super::{Color, Isaac};
+use crate::borrowed::Name;
 use crate::error::{Error, Result};
 use crate::game::Rules;
+use crate::nullable::Nullable;
 use crate::players::COLORS;
-use crate::schemas::Nullable;
 
 /// Per-player values in a JSON state: `{"black": ..., "white": ...}`.
 pub type PerPlayer<T> = crate::players::PerPlayer<Color, T>;
 
-/// The JSON form of an Isaac state.
+/// The JSON form of an Isaac state, its names of type `S`: `String` as written, borrowed from the
+/// text read where they have no escape (`Name`), so that reading a state copies none of them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(rename = "IsaacState")]
-pub struct State {
+#[schemars(
+    rename = "IsaacState",
+    description = "The JSON form of an Isaac state."
+)]
+pub struct State<S = String> {
     #[schemars(extend("const" = Isaac::RULES_VERSION))]
-    pub rules: String,
+    pub rules: S,
     #[serde(default = "standard")]
     #[schemars(with = "VariantName")]
     pub variant: String,
@@ -34,14 +39,14 @@ pub struct State {
     /// Each player's pieces on the board by their end cells (`c4-g4`), lower-left cell ascending.
     #[schemars(with = "PerPlayer<PiecesSchema>")]
     #[serde(deserialize_with = "crate::strict::object")]
-    pub pieces: PerPlayer<Vec<String>>,
+    pub pieces: PerPlayer<Vec<S>>,
     /// `placement` or `scoring` (a finished game keeps the phase it ended in).
     #[schemars(with = "Phase")]
-    pub phase: String,
+    pub phase: S,
     /// `black`, `white`, or null once the game is over. Required, even when null.
     #[serde(deserialize_with = "Option::deserialize")]
     #[schemars(with = "Nullable<PlayerSchema>")]
-    pub to_move: Option<String>,
+    pub to_move: Option<S>,
     /// Score-track positions; a winner's final score may pass 99 (at most 171).
     #[schemars(with = "PerPlayer<ScoreSchema>")]
     #[serde(deserialize_with = "crate::strict::object")]
@@ -49,11 +54,11 @@ pub struct State {
     /// Who passed first in the placement phase; null until someone did. Required, even when null.
     #[serde(deserialize_with = "Option::deserialize")]
     #[schemars(with = "Nullable<PlayerSchema>")]
-    pub first_to_pass: Option<String>,
+    pub first_to_pass: Option<S>,
     /// Who has passed in the current phase (in the scoring phase, who is out): `[]`, `["black"]`,
     /// `["white"]` or `["black", "white"]`.
     #[schemars(with = "Vec<PlayerSchema>", length(max = 2), extend("uniqueItems" = true))]
-    pub passed: Vec<String>,
+    pub passed: Vec<S>,
     /// Lengths each player removed, in removal order.
     #[schemars(with = "PerPlayer<LengthsSchema>")]
     #[serde(deserialize_with = "crate::strict::object")]
@@ -90,37 +95,11 @@ pub(super) struct LengthsSchema(
     Vec<i64>,
 );
 
-impl State {
-    pub(super) fn parts(&self) -> Result<Parts> {
-        Fields {
-            pieces: self.pieces.values().each_ref().map(Vec::as_slice),
-            phase: &self.phase,
-            to_move: self.to_move.as_deref(),
-            scores: *self.scores.values(),
-            first_to_pass: self.first_to_pass.as_deref(),
-            passed: &self.passed,
-            removed: self.removed.values().clone(),
-        }
-        .parts()
-    }
-}
-
-/// A state's fields as read, their strings of any string type (`State`'s own, or borrowed by the
-/// quick reader).
-pub(super) struct Fields<'s, S> {
-    pub(super) pieces: [&'s [S]; 2],
-    pub(super) phase: &'s str,
-    pub(super) to_move: Option<&'s str>,
-    pub(super) scores: [i64; 2],
-    pub(super) first_to_pass: Option<&'s str>,
-    pub(super) passed: &'s [S],
-    pub(super) removed: [Vec<i64>; 2],
-}
-
-impl<S: AsRef<str>> Fields<'_, S> {
-    pub(super) fn parts(self) -> Result<Parts> {
+impl<S: AsRef<str>> State<S> {
+    /// The parts of the state, each read and checked alone.
+    fn parts(self) -> Result<Parts> {
         let mut pieces: [Vec<(Piece, Option<usize>)>; 2] = [Vec::new(), Vec::new()];
-        for (color, list) in COLORS.into_iter().zip(self.pieces) {
+        for (color, list) in COLORS.into_iter().zip(self.pieces.values()) {
             for (index, text) in list.iter().enumerate() {
                 let field = || piece_field(color, Some(index));
                 let piece =
@@ -142,10 +121,11 @@ impl<S: AsRef<str>> Fields<'_, S> {
                 pieces[color as usize].push((piece, Some(index)));
             }
         }
-        let phase = Phase::from_name(self.phase).ok_or_else(|| {
+        let phase = self.phase.as_ref();
+        let phase = Phase::from_name(phase).ok_or_else(|| {
             Error::invalid_state(
                 "phase",
-                format!("the phase is placement or scoring, not {:?}", self.phase),
+                format!("the phase is placement or scoring, not {phase:?}"),
             )
         })?;
         let player = |field: &str, value: Option<&str>| match value {
@@ -173,11 +153,14 @@ impl<S: AsRef<str>> Fields<'_, S> {
         Ok(Parts {
             pieces,
             phase,
-            to_move: player("to_move", self.to_move)?,
-            scores: self.scores,
-            first_to_pass: player("first_to_pass", self.first_to_pass)?,
+            to_move: player("to_move", self.to_move.as_ref().map(AsRef::as_ref))?,
+            scores: self.scores.into_values(),
+            first_to_pass: player(
+                "first_to_pass",
+                self.first_to_pass.as_ref().map(AsRef::as_ref),
+            )?,
             passed,
-            removed: self.removed,
+            removed: self.removed.into_values(),
         })
     }
 }
@@ -319,25 +302,27 @@ impl Position {
     }
 }
 
-pub(super) fn from_state(state: State) -> Result<Position> {
+/// The position of a state, checked in this order: the rules version, the setup, each part, then
+/// the parts together.
+pub(super) fn from_state<S: AsRef<str>>(mut state: State<S>) -> Result<Position> {
+    crate::game::check_rules_version::<Isaac>(state.rules.as_ref())?;
     let setup = Setup {
-        variant: state.variant.clone(),
-        options: state.options.clone(),
+        variant: std::mem::take(&mut state.variant),
+        options: std::mem::take(&mut state.options),
     };
-    from_fields(&state.rules, setup, || state.parts())
-}
-
-/// The position of a state's fields (`from_state`'s, or the quick reader's), checked in this order.
-pub(super) fn from_fields(
-    rules: &str,
-    setup: Setup,
-    parts: impl FnOnce() -> Result<Parts>,
-) -> Result<Position> {
-    crate::game::check_rules_version::<Isaac>(rules)?;
     let config = setup
         .config()
         .map_err(|(field, detail)| Error::InvalidState { field, detail })?;
-    Position::from_parts(parts()?, config)
+    Position::from_parts(state.parts()?, config)
+}
+
+/// A state object read in one pass, its names borrowed from the text: the position, or the refusal
+/// of its checks; `Err` when it is not a state's shape.
+pub(super) fn read<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Result<Position>, D::Error> {
+    let state: State<Name<'de>> = crate::strict::object(deserializer)?;
+    Ok(from_state(state))
 }
 
 pub(super) fn to_state(position: &Position) -> State {

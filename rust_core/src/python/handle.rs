@@ -11,13 +11,13 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyBytes, PyList};
 use serde_json::Value;
 
-use super::{raise, Engine};
+use super::{raise, raise_refusal, whole_position_of, Engine};
 use crate::chance::Chance;
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Error;
-use crate::game::{Rules, StateOut};
+use crate::game::Rules;
 use crate::seal::{self, SealKeys};
-use crate::with_game;
+use crate::with_engine;
 
 /// A handle's operations, whatever its game: what `Position` calls.
 trait Handle: Send + Sync {
@@ -203,8 +203,7 @@ where
     }
 
     fn state(&self) -> Vec<u8> {
-        let state =
-            StateOut::<G::State>::object::<G>(&self.node.position, self.keys.as_deref(), None);
+        let state = seal::stamp::<G>(&self.node.position, self.keys.as_deref(), None);
         serde_json::to_vec(&state).expect("a state serializes")
     }
 
@@ -584,28 +583,29 @@ fn refuse_committed(py: Python<'_>, engine: &Engine, committed: bool) -> PyResul
 #[pyfunction]
 #[pyo3(signature = (engine, seed=None))]
 pub fn start(py: Python<'_>, engine: &Engine, seed: Option<u64>) -> PyResult<PyPosition> {
-    with_game!(engine.kind, G => {
-        refuse_committed(py, engine, engine.commits::<G>())?;
-        let setup = engine.own_setup::<G>();
-        let position = seal::with_chance::<G, _>(engine.keys(), || G::start(setup, seed));
-        Ok(PyPosition(Walker::<G>::boxed(position, engine.keys.clone())))
+    with_engine!(&engine.0, G, game => {
+        refuse_committed(py, engine, game.commits())?;
+        let (position, _) = game
+            .start(None, seed, None)
+            .map_err(|refusal| raise_refusal(py, &refusal))?;
+        Ok(PyPosition(Walker::<G>::boxed(position, game.shared_keys())))
     })
 }
 
 /// A handle on a state (checked as every call checks one: seals, opaque states) or a position string.
 #[pyfunction]
 pub fn load(engine: &Engine, state: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
-    with_game!(engine.kind, G => {
-        let position = engine.whole_position_of::<G>(state)?;
-        Ok(PyPosition(Walker::<G>::boxed(position, engine.keys.clone())))
+    with_engine!(&engine.0, G, game => {
+        let position = whole_position_of(game, state)?;
+        Ok(PyPosition(Walker::<G>::boxed(position, game.shared_keys())))
     })
 }
 
 /// A handle on a start of the engine's setup, never shown: the action space of its setup.
 #[pyfunction]
 pub fn action_space(engine: &Engine) -> PyPosition {
-    with_game!(engine.kind, G => {
-        let position = G::start(engine.own_setup::<G>(), Some(0));
+    with_engine!(&engine.0, G, game => {
+        let position = G::start(game.setup(), Some(0));
         PyPosition(Walker::<G>::boxed(position, None))
     })
 }

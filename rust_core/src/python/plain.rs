@@ -18,9 +18,9 @@ use serde::de::{
 use serde::{forward_to_deserialize_any, Deserialize};
 
 use crate::error::Error;
-use crate::game::{QuickState, Rules};
+use crate::game::Rules;
 use crate::opaque::OPAQUE_FIELD;
-use crate::seal;
+use crate::seal::{self, Unsealed};
 
 /// Deeper values are left to the JSON path (whose own limit is 128), so that this reader's
 /// recursion stays shallow.
@@ -276,7 +276,7 @@ pub fn read_position<G: Rules>(state: &Bound<'_, PyAny>) -> Option<Result<G::Pos
     if dict.contains(OPAQUE_FIELD).ok()? {
         return None;
     }
-    let read = || QuickState::<G>::deserialize(Plain::new(state));
+    let read = || Unsealed::<G>::deserialize(Plain::new(state));
     let position = without_collection(|| seal::with_chance::<G, _>(None, read)).ok()?;
     Some(position.0)
 }

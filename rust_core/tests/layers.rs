@@ -1,0 +1,93 @@
+//! The modules of `src/` point down: no module reaches, through the `crate::` paths of its code
+//! (tests aside), a module that reaches it back. Read from the source, as a newcomer reads it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+/// Each top-level module of `src/` (a file, or a directory with its files) and the modules its code
+/// names through `crate::` (its tests, after `#[cfg(test)]`, left out).
+fn modules() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut modules = BTreeMap::new();
+    let mut files = vec![src.clone()];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(
+                fs::read_dir(&path)
+                    .unwrap()
+                    .map(|entry| entry.unwrap().path()),
+            );
+            continue;
+        }
+        let relative = path
+            .strip_prefix(&src)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let top = relative.split('/').next().unwrap().trim_end_matches(".rs");
+        if top == "lib" || !relative.ends_with(".rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let code = [
+            "#[cfg(test)]\nmod tests",
+            "#[cfg(test)]\npub(crate) mod tests",
+        ]
+        .iter()
+        .fold(text.as_str(), |code, tests| {
+            code.split(tests).next().unwrap()
+        });
+        let named: &mut BTreeSet<String> = modules.entry(top.to_owned()).or_default();
+        for (at, _) in code.match_indices("crate::") {
+            let name: String = code[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if name != top {
+                named.insert(name);
+            }
+        }
+    }
+    let known: BTreeSet<String> = modules.keys().cloned().collect();
+    for named in modules.values_mut() {
+        named.retain(|name| known.contains(name));
+    }
+    modules
+}
+
+/// The modules `from` reaches through the modules it names.
+fn reached(modules: &BTreeMap<String, BTreeSet<String>>, from: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut next: Vec<&String> = modules[from].iter().collect();
+    while let Some(module) = next.pop() {
+        if seen.insert(module.clone()) {
+            next.extend(&modules[module]);
+        }
+    }
+    seen
+}
+
+#[test]
+fn no_module_reaches_a_module_that_reaches_it_back() {
+    let modules = modules();
+    assert!(modules.len() > 10 && modules["game"].contains("error"));
+    let cycles: Vec<String> = modules
+        .keys()
+        .filter(|module| reached(&modules, module).contains(*module))
+        .map(|module| format!("{module} -> {:?}", modules[module]))
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "modules in a cycle:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn the_check_finds_a_cycle() {
+    let mut modules = modules();
+    modules.get_mut("error").unwrap().insert("game".into());
+    assert!(reached(&modules, "error").contains("error"));
+}
