@@ -285,7 +285,7 @@ def test_live_without_keys_a_seal_is_ignored() -> None:
         assert answer.status_code == 422 and answer.json["code"] == "invalid-seal", answer.json
 
 
-# Every malformation is a test of the engine's reader (rust_core/src/seal.rs); these two show that the
+# Every malformation is a test of the engine's reader of keys (rust_core/src/keys.rs); these two show that the
 # service stops on one, whichever it is: an empty value, and a secret too short.
 @pytest.mark.live
 @pytest.mark.parametrize("value", ["", f"k1:{SECRET_1[:20]}"])

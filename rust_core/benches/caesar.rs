@@ -5,7 +5,7 @@ use referee_core::caesar::Caesar;
 use referee_core::{game, Rules};
 
 fn start() -> <Caesar as Rules>::Position {
-    Caesar::start(&game::default_setup::<Caesar>(), Some(7))
+    Caesar::start(&game::default_setup::<Caesar>(), Some(7), None)
 }
 
 fn caesar_perft(c: &mut Criterion) {
@@ -23,7 +23,7 @@ fn caesar_perft(c: &mut Criterion) {
 
 /// A whole game of listed moves picked by a small LCG: legal-move generation, play and closures.
 fn random_game(seed: u64) -> usize {
-    let mut position = Caesar::start(&game::default_setup::<Caesar>(), Some(seed));
+    let mut position = Caesar::start(&game::default_setup::<Caesar>(), Some(seed), None);
     let (mut rng, mut plies) = (seed, 0);
     loop {
         let moves = Caesar::legal_moves(&position);

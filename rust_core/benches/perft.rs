@@ -10,7 +10,7 @@ use referee_core::isaac::Isaac;
 use referee_core::Rules;
 
 fn iago_perft(c: &mut Criterion) {
-    let start = Iago::start(&game::default_setup::<Iago>(), None);
+    let start = Iago::start(&game::default_setup::<Iago>(), None, None);
     let mut group = c.benchmark_group("iago");
     for depth in [3u32, 4] {
         let nodes = Iago::perft(&start, depth);
@@ -23,7 +23,7 @@ fn iago_perft(c: &mut Criterion) {
 }
 
 fn isaac_perft(c: &mut Criterion) {
-    let start = Isaac::start(&game::default_setup::<Isaac>(), None);
+    let start = Isaac::start(&game::default_setup::<Isaac>(), None, None);
     let mut group = c.benchmark_group("isaac");
     for depth in [2u32, 3] {
         let nodes = Isaac::perft(&start, depth);
@@ -44,8 +44,8 @@ fn isaac_games(c: &mut Criterion) {
         b.iter(|| {
             let mut plies = 0u64;
             for seed in 0..10 {
-                let mut rng = Chance::from_seed(seed);
-                let mut position = Isaac::start(&setup, None);
+                let mut rng = Chance::from_seed(seed, None);
+                let mut position = Isaac::start(&setup, None, None);
                 while Isaac::to_move(&position).is_some() {
                     let moves = Isaac::legal_moves(&position);
                     let mv = moves[rng.below(moves.len() as u32) as usize];
@@ -69,7 +69,7 @@ fn hypnosia_perft(c: &mut Criterion) {
         ..hypnosia::Options::default()
     };
     let setup = Hypnosia::check_setup(hypnosia::Setup::new(options)).expect("a valid setup");
-    let start = Hypnosia::start(&setup, Some(1));
+    let start = Hypnosia::start(&setup, Some(1), None);
     let mut group = c.benchmark_group("hypnosia");
     for depth in [1u32, 2] {
         let nodes = Hypnosia::perft(&start, depth);
@@ -85,7 +85,7 @@ fn hypnosia_perft(c: &mut Criterion) {
     .expect("a valid setup");
     group.bench_function("first-move game, 4 players", |b| {
         b.iter(|| {
-            let mut position = Hypnosia::start(&four, Some(9));
+            let mut position = Hypnosia::start(&four, Some(9), None);
             for _ in 0..2000 {
                 let Some(mv) = Hypnosia::legal_moves(&position).into_iter().next() else {
                     break;

@@ -21,8 +21,8 @@ const ARRAY_ITEMS: usize = 1000;
 /// Every position of a seeded uniform random game, from the default setup to the end.
 fn random_game<G: Rules>(seed: u64) -> Vec<G::Position> {
     let setup = game::default_setup::<G>();
-    let mut rng = Chance::from_seed(seed);
-    let mut positions = vec![G::start(&setup, Some(seed))];
+    let mut rng = Chance::from_seed(seed, None);
+    let mut positions = vec![G::start(&setup, Some(seed), None)];
     for _ in 0..MAX_PLIES {
         let position = positions.last().expect("at least the start");
         let moves = G::legal_moves(position);
@@ -75,7 +75,7 @@ fn bodies<G: Rules>(seed: u64) -> (String, String) {
 /// The same body with its state in the compact form, the position string.
 fn with_position<G: Rules>(body: &str) -> String {
     let mut body: serde_json::Value = serde_json::from_str(body).expect("a body is JSON");
-    let position = game::read_json::<G>(&body["state"].to_string()).expect("a valid state");
+    let position = game::read_json::<G>(&body["state"].to_string(), None).expect("a valid state");
     body["state"] = G::position_text(&position).into();
     body.to_string()
 }

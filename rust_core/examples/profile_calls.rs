@@ -13,15 +13,15 @@ use referee_core::chance::Chance;
 use referee_core::game::{self, StateOf, Verdict};
 use referee_core::hypnosia::Hypnosia;
 use referee_core::iago::Iago;
+use referee_core::incoming;
 use referee_core::isaac::Isaac;
 use referee_core::request::{self, Reader};
-use referee_core::seal;
 use referee_core::Rules;
 
 fn middle<G: Rules>(seed: u64) -> (G::Position, String, String) {
     let setup = game::default_setup::<G>();
-    let mut rng = Chance::from_seed(seed);
-    let mut positions = vec![G::start(&setup, Some(seed))];
+    let mut rng = Chance::from_seed(seed, None);
+    let mut positions = vec![G::start(&setup, Some(seed), None)];
     loop {
         let position = positions.last().unwrap();
         let moves = G::legal_moves(position);
@@ -99,10 +99,10 @@ fn profile<G: Rules>(iters: u32) {
         text.len()
     );
     time("read_object", iters, || {
-        black_box(seal::read_object::<G>(black_box(&state), None).unwrap());
+        black_box(incoming::read_object::<G>(black_box(&state), None).unwrap());
     });
     time("parse_position", iters, || {
-        black_box(G::parse_position(black_box(&text), &setup).unwrap());
+        black_box(G::parse_position(black_box(&text), &setup, None).unwrap());
     });
     time("position_text", iters, || {
         black_box(G::position_text(black_box(&position)));

@@ -7,8 +7,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::game::{Outcome, Replay, Rules, StateOf};
+use crate::keys::SealKeys;
 use crate::opaque::{Commitments, Form};
-use crate::seal::{self, SealKeys, Stamped};
+use crate::seal::{self, Stamped};
 
 /// A state as an answer gives it, in the form of the request's (an object sealed when there are
 /// keys, or opaque; see `seal::stamp`).

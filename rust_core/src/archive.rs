@@ -384,11 +384,11 @@ fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Map<S
     };
     let mut positions = Vec::new();
     let replay = if options.positions {
-        game::replay_watched::<G, _>(&setup, record.seed, &record.moves, |position| {
+        game::replay_watched::<G, _>(&setup, record.seed, None, &record.moves, |position| {
             positions.push(Value::from(G::position_text(position)));
         })
     } else {
-        game::replay::<G, _>(&setup, record.seed, &record.moves)
+        game::replay::<G, _>(&setup, record.seed, None, &record.moves)
     };
     result.extend(replay.verdict(&record.moves));
     if options.positions && replay.failure.is_none() {

@@ -470,7 +470,7 @@ fn write_reason(out: &mut Vec<u8>, error: &Error) {
 pub(crate) mod tests {
     use super::*;
     use crate::iago::Iago;
-    use crate::seal::SealKeys;
+    use crate::keys::SealKeys;
 
     pub(crate) fn setup() -> &'static game::Checked<<Iago as Rules>::Setup> {
         static SETUP: std::sync::OnceLock<game::Checked<<Iago as Rules>::Setup>> =
@@ -487,7 +487,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn start() -> String {
-        let position = Iago::start(setup(), None);
+        let position = Iago::start(setup(), None, None);
         serde_json::to_string(&game::StateOf::<Iago>(&position)).unwrap()
     }
 

@@ -14,9 +14,8 @@
 //! `{"algorithm": "chacha8-keyed", "keyed_by": "K", "seed": ..., "word_pos": ...}`: whoever holds it
 //! (but not the secret) cannot compute a draw, and a key holder replays the same seed identically on
 //! every platform. New games are keyed by the sealing key; a state keeps the key that keyed it, so it
-//! plays on while that key is listed.
-
-use std::cell::RefCell;
+//! plays on while that key is listed. The keys are an argument of every call that starts or reads a
+//! generator (`Option<&ChanceKeys>`): a caller that has none says so.
 
 use hmac::{Hmac, Mac};
 use rand_chacha::ChaCha8Rng;
@@ -76,8 +75,9 @@ pub(crate) fn is_key_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// The chance keys of one game, for the scope of `keyed`: each key id with its HMAC already fed
-/// `CHANCE_LABEL`, the game and a newline. The first keys new games.
+/// The chance keys of one game: each key id with its HMAC already fed `CHANCE_LABEL`, the game and
+/// a newline. The first keys new games; every one reads the generators it keyed.
+#[derive(Clone)]
 pub struct ChanceKeys {
     keys: Vec<(String, Hmac<Sha256>)>,
 }
@@ -92,24 +92,29 @@ impl ChanceKeys {
         mac.update(seed);
         mac.finalize().into_bytes().into()
     }
-}
 
-thread_local! {
-    static KEYS: RefCell<Option<ChanceKeys>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` with these chance keys (or none): every generator started or read from a state in it
-/// on this thread is keyed by them. The keys in force before are restored after, even on a panic.
-pub fn keyed<R>(keys: Option<ChanceKeys>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<ChanceKeys>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            let before = self.0.take();
-            KEYS.with(|keys| *keys.borrow_mut() = before);
-        }
+    /// The generator key of `keyed`, or why these keys cannot make it.
+    fn key_of(keys: Option<&ChanceKeys>, keyed: &Keyed) -> Result<[u8; 32]> {
+        let Some(keys) = keys else {
+            return Err(Error::InvalidSeal {
+                detail: format!(
+                    "keyed chance: the generator is keyed by {:?} and this engine has no seal keys",
+                    keyed.key_id
+                ),
+            });
+        };
+        let (_, mac) = keys
+            .keys
+            .iter()
+            .find(|(id, _)| *id == keyed.key_id)
+            .ok_or_else(|| Error::InvalidSeal {
+                detail: format!(
+                    "unknown key id: the generator is keyed by {:?}, not a key of this service",
+                    keyed.key_id
+                ),
+            })?;
+        Ok(ChanceKeys::derive(mac, &keyed.seed))
     }
-    let _restore = Restore(KEYS.with(|current| current.replace(keys)));
-    f()
 }
 
 /// The JSON form: `{"algorithm": "chacha8", "seed": "<64 hex digits>", "word_pos": 12}`, or keyed
@@ -135,27 +140,25 @@ pub struct ChanceState {
 }
 
 impl Chance {
-    /// A generator for a new game: keyed by the first chance key in force (see `keyed`), if any.
-    pub fn from_seed(seed: u64) -> Self {
+    /// A generator for a new game: keyed by the first of `keys`, if any.
+    pub fn from_seed(seed: u64, keys: Option<&ChanceKeys>) -> Self {
         let mut key = [0u8; 32];
         key[..8].copy_from_slice(&seed.to_le_bytes());
-        KEYS.with(
-            |keys| match keys.borrow().as_ref().and_then(|k| k.keys.first()) {
-                None => Chance {
-                    rng: ChaCha8Rng::from_seed(key),
-                    pending_word_pos: None,
-                    keyed: None,
-                },
-                Some((id, mac)) => Chance {
-                    rng: ChaCha8Rng::from_seed(ChanceKeys::derive(mac, &key)),
-                    pending_word_pos: None,
-                    keyed: Some(Keyed {
-                        seed: key,
-                        key_id: id.clone(),
-                    }),
-                },
+        match keys.and_then(|keys| keys.keys.first()) {
+            None => Chance {
+                rng: ChaCha8Rng::from_seed(key),
+                pending_word_pos: None,
+                keyed: None,
             },
-        )
+            Some((id, mac)) => Chance {
+                rng: ChaCha8Rng::from_seed(ChanceKeys::derive(mac, &key)),
+                pending_word_pos: None,
+                keyed: Some(Keyed {
+                    seed: key,
+                    key_id: id.clone(),
+                }),
+            },
+        }
     }
 
     /// Whether the generator is keyed by a secret (and the id of its key).
@@ -241,8 +244,8 @@ impl Chance {
     }
 
     /// Checks an untrusted generator state; `field` names it in the error. A keyed generator needs
-    /// its key among the chance keys in force (see `keyed`), else it is `invalid-seal`.
-    pub fn from_state(state: &ChanceState, field: &str) -> Result<Self> {
+    /// its key among `keys`, else it is `invalid-seal`.
+    pub fn from_state(state: &ChanceState, field: &str, keys: Option<&ChanceKeys>) -> Result<Self> {
         let keyed = match (state.algorithm.as_str(), &state.keyed_by) {
             (ALGORITHM, None) => false,
             (KEYED_ALGORITHM, Some(_)) => true,
@@ -285,28 +288,7 @@ impl Chance {
         };
         let rng_key = match &keyed {
             None => key,
-            Some(keyed) => KEYS.with(|keys| {
-                let keys = keys.borrow();
-                let Some(keys) = keys.as_ref() else {
-                    return Err(Error::InvalidSeal {
-                        detail: format!(
-                            "keyed chance: the generator is keyed by {:?} and this engine has no seal keys",
-                            keyed.key_id
-                        ),
-                    });
-                };
-                let (_, mac) = keys
-                    .keys
-                    .iter()
-                    .find(|(id, _)| *id == keyed.key_id)
-                    .ok_or_else(|| Error::InvalidSeal {
-                        detail: format!(
-                            "unknown key id: the generator is keyed by {:?}, not a key of this service",
-                            keyed.key_id
-                        ),
-                    })?;
-                Ok(ChanceKeys::derive(mac, &keyed.seed))
-            })?,
+            Some(keyed) => ChanceKeys::key_of(keys, keyed)?,
         };
         Ok(Chance {
             rng: ChaCha8Rng::from_seed(rng_key),
@@ -424,12 +406,14 @@ pub fn fresh_seed() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::caesar::Caesar;
+    use crate::hypnosia::Hypnosia;
 
     #[test]
     fn a_state_resumes_the_stream_exactly() {
-        let mut chance = Chance::from_seed(7);
+        let mut chance = Chance::from_seed(7, None);
         let first: Vec<u8> = (0..5).map(|_| chance.die()).collect();
-        let mut resumed = Chance::from_state(&chance.to_state(), "rng").unwrap();
+        let mut resumed = Chance::from_state(&chance.to_state(), "rng", None).unwrap();
         let mut reference = chance.clone();
         assert_eq!(first.len(), 5);
         // Read back, before its place in the stream is set (at the first draw), it is the same.
@@ -442,17 +426,17 @@ mod tests {
         assert_ne!(resumed, chance);
         assert!(first.iter().all(|die| (1..=6).contains(die)));
         // Hex digits of either case, the high digit of each byte first.
-        let mut state = Chance::from_seed(0xAB_0F).to_state();
+        let mut state = Chance::from_seed(0xAB_0F, None).to_state();
         assert!(state.seed.starts_with("0fab"), "{}", state.seed);
         state.seed = state.seed.to_uppercase();
-        let mut upper = Chance::from_state(&state, "rng").unwrap();
-        let mut lower = Chance::from_seed(0xAB_0F);
+        let mut upper = Chance::from_state(&state, "rng", None).unwrap();
+        let mut lower = Chance::from_seed(0xAB_0F, None);
         assert!((0..50).all(|_| upper.die() == lower.die()));
     }
 
     #[test]
     fn below_is_uniform_enough_and_in_range() {
-        let mut chance = Chance::from_seed(1);
+        let mut chance = Chance::from_seed(1, None);
         let mut counts = [0u32; 6];
         for _ in 0..60_000 {
             counts[chance.below(6) as usize] += 1;
@@ -466,14 +450,14 @@ mod tests {
 
     #[test]
     fn bad_states_are_refused() {
-        let mut state = Chance::from_seed(3).to_state();
+        let mut state = Chance::from_seed(3, None).to_state();
         state.seed.pop();
-        assert!(Chance::from_state(&state, "rng").is_err());
-        let mut state = Chance::from_seed(3).to_state();
+        assert!(Chance::from_state(&state, "rng", None).is_err());
+        let mut state = Chance::from_seed(3, None).to_state();
         state.algorithm = "pcg".into();
-        assert!(Chance::from_state(&state, "rng").is_err());
+        assert!(Chance::from_state(&state, "rng", None).is_err());
         // Every byte that is not a hexadecimal digit, at either digit of a byte, is refused.
-        let good = Chance::from_seed(0x0123_4567_89AB_CDEF).to_state();
+        let good = Chance::from_seed(0x0123_4567_89AB_CDEF, None).to_state();
         for at in [0, 1, 30, 63] {
             for byte in 0..=255u8 {
                 let mut seed = good.seed.clone().into_bytes();
@@ -485,7 +469,7 @@ mod tests {
                     seed,
                     ..good.clone()
                 };
-                let read = Chance::from_state(&state, "rng");
+                let read = Chance::from_state(&state, "rng", None);
                 assert_eq!(read.is_ok(), byte.is_ascii_hexdigit(), "{byte} at {at}");
             }
         }
@@ -493,39 +477,38 @@ mod tests {
 
     #[test]
     fn a_generator_that_would_wrap_is_refused_with_its_field() {
-        let mut state = Chance::from_seed(3).to_state();
+        let mut state = Chance::from_seed(3, None).to_state();
         state.word_pos = MAX_WORD_POS;
-        assert!(Chance::from_state(&state, "rng").is_ok());
+        assert!(Chance::from_state(&state, "rng", None).is_ok());
         state.word_pos = u64::MAX;
-        let error = Chance::from_state(&state, "rng").unwrap_err();
+        let error = Chance::from_state(&state, "rng", None).unwrap_err();
         assert!(format!("{error:?}").contains("rng.word_pos"), "{error:?}");
     }
 
     #[test]
     fn notations_read_back_as_the_same_generator() {
-        let mut by_k1 = keyed(keys(K1, "caesar"), || Chance::from_seed(9));
+        let mut by_k1 = Chance::from_seed(9, Some(&keys::<Caesar>(K1)));
         let mut hex_only = Chance::from_state(
             &ChanceState {
                 seed: "ab".repeat(32),
-                ..Chance::from_seed(0).to_state()
+                ..Chance::from_seed(0, None).to_state()
             },
             "rng",
+            None,
         )
         .unwrap();
         dice(&mut by_k1);
         dice(&mut hex_only);
-        for chance in [Chance::from_seed(9), by_k1, hex_only] {
+        for chance in [Chance::from_seed(9, None), by_k1, hex_only] {
             for seeds in [SeedText::Hex, SeedText::Short] {
                 let text = chance.notation(seeds);
                 let state = parse_notation(&text, seeds).unwrap();
-                let read = keyed(keys(K1, "caesar"), || {
-                    Chance::from_state(&state, "position")
-                });
+                let read = Chance::from_state(&state, "position", Some(&keys::<Caesar>(K1)));
                 assert_eq!(read.unwrap(), chance, "{text}");
             }
         }
-        assert_eq!(Chance::from_seed(9).notation(SeedText::Short), "9:0");
-        let hex = Chance::from_seed(9).notation(SeedText::Hex);
+        assert_eq!(Chance::from_seed(9, None).notation(SeedText::Short), "9:0");
+        let hex = Chance::from_seed(9, None).notation(SeedText::Hex);
         assert_eq!(hex, format!("09{}:0", "0".repeat(62)));
         for bad in [
             "9",
@@ -544,12 +527,9 @@ mod tests {
     const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
     const K2: &str = "k2:c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0=";
 
-    fn keys(text: &str, game: &str) -> Option<ChanceKeys> {
-        Some(
-            crate::seal::SealKeys::parse(text)
-                .unwrap()
-                .chance_keys(game),
-        )
+    fn keys<G: crate::game::Rules>(text: &str) -> ChanceKeys {
+        let keys = crate::keys::SealKeys::parse(text).unwrap();
+        crate::keys::chance_of::<G>(Some(&keys)).unwrap().clone()
     }
 
     fn dice(chance: &mut Chance) -> Vec<u8> {
@@ -558,8 +538,8 @@ mod tests {
 
     #[test]
     fn keyed_chance_shows_its_seed_but_not_its_stream() {
-        let mut plain = Chance::from_seed(7);
-        let mut by_k1 = keyed(keys(K1, "hypnosia"), || Chance::from_seed(7));
+        let mut plain = Chance::from_seed(7, None);
+        let mut by_k1 = Chance::from_seed(7, Some(&keys::<Hypnosia>(K1)));
         let state = by_k1.to_state();
         assert_eq!(state.algorithm, KEYED_ALGORITHM);
         assert_eq!(state.keyed_by.as_deref(), Some("k1"));
@@ -567,19 +547,14 @@ mod tests {
         assert_eq!(state.seed, plain.to_state().seed);
         assert_ne!(dice(&mut by_k1), dice(&mut plain));
         // Same seed, same key, same game: the same draws; another game or key: others.
-        let again = || keyed(keys(K1, "hypnosia"), || Chance::from_seed(7));
+        let again = || Chance::from_seed(7, Some(&keys::<Hypnosia>(K1)));
         assert_eq!(dice(&mut again()), dice(&mut again()));
-        let other_game = keyed(keys(K1, "caesar"), || Chance::from_seed(7));
+        let other_game = Chance::from_seed(7, Some(&keys::<Caesar>(K1)));
         assert_ne!(dice(&mut other_game.clone()), dice(&mut again()));
-        let other_key = keyed(keys(K2, "hypnosia"), || Chance::from_seed(7));
+        let other_key = Chance::from_seed(7, Some(&keys::<Hypnosia>(K2)));
         assert_ne!(dice(&mut other_key.clone()), dice(&mut again()));
         // The derivation is the documented one.
-        let mac = crate::seal::SealKeys::parse(K1)
-            .unwrap()
-            .chance_keys("hypnosia")
-            .keys[0]
-            .1
-            .clone();
+        let mac = keys::<Hypnosia>(K1).keys[0].1.clone();
         let mut seed = [0u8; 32];
         seed[0] = 7;
         let mut by_hand = Chance {
@@ -592,22 +567,22 @@ mod tests {
 
     #[test]
     fn a_keyed_state_resumes_with_its_key_and_only_with_it() {
-        let mut chance = keyed(keys(K1, "caesar"), || Chance::from_seed(11));
+        let mut chance = Chance::from_seed(11, Some(&keys::<Caesar>(K1)));
         dice(&mut chance);
         let state = chance.to_state();
-        let resumed = |keys| keyed(keys, || Chance::from_state(&state, "rng"));
-        let mut read = resumed(keys(K1, "caesar")).unwrap();
+        let resumed = |keys: Option<ChanceKeys>| Chance::from_state(&state, "rng", keys.as_ref());
+        let mut read = resumed(Some(keys::<Caesar>(K1))).unwrap();
         assert_eq!(read, chance);
         assert_eq!(dice(&mut read), dice(&mut chance.clone()));
         // Rotated: k2 keys new games, k1 still reads (and keeps) its own.
         let rotated = format!("{K2},{K1}");
-        let read = resumed(keys(&rotated, "caesar")).unwrap();
+        let read = resumed(Some(keys::<Caesar>(&rotated))).unwrap();
         assert_eq!(read.keyed_by(), Some("k1"));
-        let new = keyed(keys(&rotated, "caesar"), || Chance::from_seed(11));
+        let new = Chance::from_seed(11, Some(&keys::<Caesar>(&rotated)));
         assert_eq!(new.keyed_by(), Some("k2"));
         for (keys, says) in [
             (None, "no seal keys"),
-            (keys(K2, "caesar"), "unknown key id"),
+            (Some(keys::<Caesar>(K2)), "unknown key id"),
         ] {
             match resumed(keys) {
                 Err(Error::InvalidSeal { detail }) => assert!(detail.contains(says), "{detail}"),
@@ -617,28 +592,16 @@ mod tests {
         // Half keyed is no generator.
         let mut half = state.clone();
         half.keyed_by = None;
-        assert!(resumed(keys(K1, "caesar")).is_ok());
+        assert!(resumed(Some(keys::<Caesar>(K1))).is_ok());
         assert!(matches!(
-            Chance::from_state(&half, "rng"),
+            Chance::from_state(&half, "rng", None),
             Err(Error::InvalidState { .. })
         ));
-        let mut half = Chance::from_seed(1).to_state();
+        let mut half = Chance::from_seed(1, None).to_state();
         half.keyed_by = Some("k1".into());
         assert!(matches!(
-            keyed(keys(K1, "caesar"), || Chance::from_state(&half, "rng")),
+            Chance::from_state(&half, "rng", Some(&keys::<Caesar>(K1))),
             Err(Error::InvalidState { .. })
         ));
-    }
-
-    #[test]
-    fn the_keys_in_force_end_with_their_scope() {
-        let inside = keyed(keys(K1, "hypnosia"), || {
-            keyed(None, || Chance::from_seed(3)).keyed_by().is_none()
-                && Chance::from_seed(3).keyed_by() == Some("k1")
-        });
-        assert!(inside);
-        assert_eq!(Chance::from_seed(3).keyed_by(), None);
-        let _ = std::panic::catch_unwind(|| keyed(keys(K1, "hypnosia"), || panic!("drawn")));
-        assert_eq!(Chance::from_seed(3).keyed_by(), None);
     }
 }

@@ -611,7 +611,7 @@ mod tests {
         seed: u64,
         limit: usize,
     ) -> Vec<String> {
-        let mut position = G::start(setup, Some(seed));
+        let mut position = G::start(setup, Some(seed), None);
         let mut moves = Vec::new();
         while G::to_move(&position).is_some() && moves.len() < limit {
             let mv = G::legal_moves(&position).remove(0);
@@ -628,7 +628,7 @@ mod tests {
     fn verdict<G: Rules>(moves: &[String], value: Value) -> ClaimVerdict {
         judge(
             &claim(value),
-            &replay::<G, _>(&default_setup::<G>(), Some(1), moves),
+            &replay::<G, _>(&default_setup::<G>(), Some(1), None, moves),
         )
     }
 
@@ -684,7 +684,7 @@ mod tests {
     #[test]
     fn a_normal_end_agrees_with_the_outcome_and_nothing_else() {
         let moves = first_moves::<Iago>(&default_setup::<Iago>(), 1, 100);
-        let position = replay::<Iago, _>(&default_setup::<Iago>(), None, &moves).position;
+        let position = replay::<Iago, _>(&default_setup::<Iago>(), None, None, &moves).position;
         let outcome = Iago::outcome(&position);
         let winner = outcome.winner.unwrap();
         let loser = if winner == "black" { "white" } else { "black" };
@@ -774,7 +774,7 @@ mod tests {
         )
         .unwrap();
         let early = first_moves::<Hypnosia>(&setup, 3, 40);
-        let replayed = replay::<Hypnosia, _>(&setup, Some(3), &early);
+        let replayed = replay::<Hypnosia, _>(&setup, Some(3), None, &early);
         let standing = Hypnosia::standing(&replayed.position).unwrap();
         let by = standing[0][0];
         let mut expected: Vec<Vec<&str>> = standing

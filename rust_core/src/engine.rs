@@ -11,13 +11,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::answer::Played;
+use crate::chance::ChanceKeys;
 use crate::claims::{self, Claim};
 use crate::error::Error;
 use crate::game::{self, Checked, Outcome, Rules, StateOf};
+use crate::incoming;
+use crate::keys::{self, SealKeys};
 use crate::opaque::{Commitments, Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request::{self, Reader};
-use crate::seal::{self, SealKeys, Stamped};
+use crate::seal::{self, Stamped};
 
 /// Why an engine refused a call: the game's error (a setup, a state, a move, a player), or a fault
 /// of the call's own arguments, as the wire words it (`malformed-request` with its fields).
@@ -65,6 +68,11 @@ impl<G: Rules> Engine<G> {
 
     pub fn keys(&self) -> Option<&SealKeys> {
         self.keys.as_deref()
+    }
+
+    /// The chance keys of its games (see `chance`): what keys the generators it starts and reads.
+    pub fn chance_keys(&self) -> Option<&ChanceKeys> {
+        keys::chance_of::<G>(self.keys())
     }
 
     /// Its keys, for what outlives a call (a position handle writes states with them).
@@ -126,7 +134,7 @@ impl<G: Rules> Engine<G> {
         if self.commits() {
             self.committed_start(&setup, seed)?;
         }
-        let position = seal::with_chance::<G, _>(self.keys(), || G::start(&setup, seed));
+        let position = G::start(&setup, seed, self.chance_keys());
         Ok((position, commitments))
     }
 
@@ -161,7 +169,7 @@ impl<G: Rules> Engine<G> {
     /// The checked position of an untrusted state object given as JSON text, and its form (with
     /// keys, its seal verified first; opaque, decrypted).
     pub fn read_object(&self, json: &str) -> Result<(G::Position, Form), Error> {
-        seal::read_object::<G>(json, self.keys())
+        incoming::read_object::<G>(json, self.keys())
     }
 
     /// The checked position of a position string of the engine's setup; refused with keys (it
@@ -170,7 +178,8 @@ impl<G: Rules> Engine<G> {
         if self.keys.is_some() {
             return Err(seal::position_refused());
         }
-        G::parse_position(text, &self.setup).map(|position| (position, Form::Notation))
+        let position = G::parse_position(text, &self.setup, self.chance_keys())?;
+        Ok((position, Form::Notation))
     }
 
     /// A position written in notation, for `setup` (else the engine's own): a game's start for a
@@ -181,7 +190,7 @@ impl<G: Rules> Engine<G> {
         setup: Option<&Checked<G::Setup>>,
     ) -> Result<G::Position, Error> {
         let setup = setup.unwrap_or(&self.setup);
-        seal::with_chance::<G, _>(self.keys(), || G::parse_position(text, setup))
+        G::parse_position(text, setup, self.chance_keys())
     }
 
     /// Refuses to show a committed state whole (its notation, perft): it is shown to one player at
@@ -246,7 +255,7 @@ impl<G: Rules> Engine<G> {
         let setup = setup.unwrap_or_else(|| self.setup.clone());
         let commitments = self.commitments(commitments)?;
         let keys = self.keys();
-        let replay = seal::with_chance::<G, _>(keys, || game::replay::<G, _>(&setup, seed, moves));
+        let replay = game::replay::<G, _>(&setup, seed, self.chance_keys(), moves);
         let mut summary = replay.summary(moves, keys, commitments.as_ref());
         if let Some(result) = summary.as_object_mut() {
             claims::judge(claim, &replay).write_into(result);
@@ -455,9 +464,9 @@ mod tests {
     use crate::error::Error;
     use crate::game::Rules;
     use crate::iago::Iago;
+    use crate::keys::SealKeys;
     use crate::opaque::Form;
     use crate::registry::GameKind;
-    use crate::seal::SealKeys;
 
     const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
     const CAESARS: &str = "caesar's own secret, 16+ chars";

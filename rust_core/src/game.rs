@@ -10,6 +10,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::chance::ChanceKeys;
 use crate::error::{Error, Result};
 
 /// The rules of one game. Inside the core every `Position` is valid: the only ways to get one are
@@ -52,24 +53,36 @@ pub trait Rules {
     fn fixes_hidden_start(_setup: &Self::Setup) -> bool {
         false
     }
-    /// The initial position. Games without chance ignore the seed; chance games seed their random
-    /// source with it (see `chance`), and the bindings draw a fresh seed when the caller gives none.
-    fn start(setup: &Checked<Self::Setup>, seed: Option<u64>) -> Self::Position;
+    /// The initial position. Games without chance ignore the seed and the keys; chance games seed
+    /// their random source with it (a fresh one from the operating system when none is given),
+    /// keyed by the first of `keys` if any (see `chance`).
+    fn start(
+        setup: &Checked<Self::Setup>,
+        seed: Option<u64>,
+        keys: Option<&ChanceKeys>,
+    ) -> Self::Position;
 
     /// Reads a state object in one pass, the game's one reader of states: the position, or the
     /// refusal of what it holds (the first fault in the order of the state's fields); `Err`, the
     /// deserializer's, for a fault of its form (a field unknown, missing or of another type), which
-    /// every caller words as `invalid-state` of the field `state` (see `read_json`).
+    /// every caller words as `invalid-state` of the field `state` (see `read_json`). A keyed
+    /// random source needs its key among `keys` (see `chance`).
     fn read_state<'de, D: Deserializer<'de>>(
         deserializer: D,
+        keys: Option<&ChanceKeys>,
     ) -> std::result::Result<Result<Self::Position>, D::Error>;
     /// Writes a position's state, the game's one writer of states (see `StateOf`).
     fn write_state<S: Serializer>(
         position: &Self::Position,
         serializer: S,
     ) -> std::result::Result<S::Ok, S::Error>;
-    /// The one-line position notation, for the given setup.
-    fn parse_position(text: &str, setup: &Checked<Self::Setup>) -> Result<Self::Position>;
+    /// The one-line position notation, for the given setup (a keyed random source needs its key
+    /// among `keys`).
+    fn parse_position(
+        text: &str,
+        setup: &Checked<Self::Setup>,
+        keys: Option<&ChanceKeys>,
+    ) -> Result<Self::Position>;
     fn position_text(position: &Self::Position) -> String;
 
     /// The player to move, or `None` when the game is over.
@@ -236,10 +249,10 @@ impl Outcome {
 
 /// A state object given as JSON text, read by the game's reader (`Rules::read_state`): the position,
 /// or the refusal, a fault of its form worded as `invalid-state` of the field `state`.
-pub fn read_json<G: Rules>(text: &str) -> Result<G::Position> {
+pub fn read_json<G: Rules>(text: &str, keys: Option<&ChanceKeys>) -> Result<G::Position> {
     let not_state = |error: serde_json::Error| Error::invalid_state("state", error.to_string());
     let mut reader = serde_json::Deserializer::from_str(text);
-    let read = G::read_state(&mut reader).map_err(not_state)?;
+    let read = G::read_state(&mut reader, keys).map_err(not_state)?;
     reader.end().map_err(not_state)?;
     read
 }
@@ -328,19 +341,21 @@ impl<G: Rules> Replay<G> {
 pub fn replay<G: Rules, S: AsRef<str>>(
     setup: &Checked<G::Setup>,
     seed: Option<u64>,
+    keys: Option<&ChanceKeys>,
     moves: &[S],
 ) -> Replay<G> {
-    replay_watched(setup, seed, moves, |_| {})
+    replay_watched(setup, seed, keys, moves, |_| {})
 }
 
 /// `replay`, showing `watch` the initial position and the position after every legal ply.
 pub fn replay_watched<G: Rules, S: AsRef<str>>(
     setup: &Checked<G::Setup>,
     seed: Option<u64>,
+    keys: Option<&ChanceKeys>,
     moves: &[S],
     mut watch: impl FnMut(&G::Position),
 ) -> Replay<G> {
-    let mut position = G::start(setup, seed);
+    let mut position = G::start(setup, seed, keys);
     watch(&position);
     for (index, mv) in moves.iter().enumerate() {
         match play_text::<G>(&position, mv.as_ref(), None) {

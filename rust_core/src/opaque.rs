@@ -28,7 +28,8 @@ use base64::Engine as _;
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, Mac};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -133,6 +134,50 @@ pub(crate) fn open(
                 ),
             }
         })
+}
+
+/// What an opaque state encrypts: the state's JSON as the engine writes it (the tag authenticates
+/// these exact bytes, so no canonical form is needed), and the players' commitments when the game
+/// has hidden information.
+#[derive(Serialize)]
+struct Inside<'a, S> {
+    state: &'a S,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commitments: Option<&'a Commitments>,
+}
+
+/// `Inside`, read back: the state's text is read by the game's reader.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InsideRead {
+    state: Box<RawValue>,
+    #[serde(default)]
+    commitments: Option<Value>,
+}
+
+/// The plaintext of an opaque state of `G` (see `Inside`).
+pub(crate) fn plaintext<G: Rules, S: Serialize>(
+    state: &S,
+    commitments: Option<&Commitments>,
+) -> Vec<u8> {
+    let commitments = commitments.filter(|_| G::HIDDEN_INFORMATION);
+    serde_json::to_vec(&Inside { state, commitments }).expect("a state serializes")
+}
+
+/// A decrypted plaintext of `G`, read back: the state's JSON text and its form (committed, for a
+/// game with hidden information).
+pub(crate) fn read_plaintext<G: Rules>(plaintext: &[u8]) -> Result<(String, Form), Error> {
+    let inside: InsideRead = serde_json::from_slice(plaintext)
+        .map_err(|e| Error::invalid_state("state", e.to_string()))?;
+    let form = match (G::HIDDEN_INFORMATION, inside.commitments) {
+        (false, _) => Form::Object,
+        (true, Some(commitments)) => Form::Committed(
+            Commitments::parse::<G>(&commitments)
+                .map_err(|(field, message)| Error::invalid_state(field, message))?,
+        ),
+        (true, None) => return Err(Error::invalid_state("commitments", "missing")),
+    };
+    Ok((Box::<str>::from(inside.state).into(), form))
 }
 
 /// The refusal of an opaque state of format 1, bound to one player (`holder`).
@@ -336,8 +381,10 @@ mod tests {
     use super::*;
     use crate::caesar::Caesar;
     use crate::hypnosia::Hypnosia;
+    use crate::incoming::read_object;
+    use crate::keys::{chance_of, SealKeys};
     use crate::request::{answer_request, Reader};
-    use crate::seal::{read_object, stamp, with_chance, SealKeys};
+    use crate::seal::stamp;
 
     type Position = <Caesar as Rules>::Position;
 
@@ -372,7 +419,7 @@ mod tests {
 
     fn start(keys: &SealKeys) -> (Position, Value) {
         let setup = Caesar::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
-        let position = with_chance::<Caesar, _>(Some(keys), || Caesar::start(&setup, Some(5)));
+        let position = Caesar::start(&setup, Some(5), chance_of::<Caesar>(Some(keys)));
         let answered = stamp::<Caesar>(&position, Some(keys), Some(&commitments()));
         let answered = serde_json::to_value(answered).unwrap();
         (position, answered)
@@ -693,9 +740,8 @@ mod tests {
         let keys = SealKeys::parse(K1)
             .unwrap()
             .with_opaque_games(vec!["hypnosia".into()]);
-        let position = with_chance::<Hypnosia, _>(Some(&keys), || {
-            Hypnosia::start(&crate::game::default_setup::<Hypnosia>(), Some(5))
-        });
+        let setup = crate::game::default_setup::<Hypnosia>();
+        let position = Hypnosia::start(&setup, Some(5), chance_of::<Hypnosia>(Some(&keys)));
         let one = stamp::<Hypnosia>(&position, Some(&keys), Some(&commitments()));
         let one = serde_json::to_value(one).unwrap();
         assert_eq!(one.as_object().unwrap().len(), 1, "{one}");

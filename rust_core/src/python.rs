@@ -20,10 +20,10 @@ use crate::claims::Claim;
 use crate::engine::{self, AnyEngine, Refusal, SetupOf};
 use crate::error::Error;
 use crate::game::{self, Rules, StateOf};
+use crate::keys::SealKeys;
 use crate::opaque::{Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request;
-use crate::seal::SealKeys;
 use crate::tally::Tally;
 use crate::with_engine;
 

@@ -16,8 +16,10 @@ use serde_json::{json, Value};
 use crate::answer::Played;
 use crate::error::Error;
 use crate::game::{self, Rules, Verdict};
+use crate::incoming::{self, Unsealed};
+use crate::keys::{chance_of, SealKeys};
 use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
-use crate::seal::{self, SealKeys, Unsealed};
+use crate::seal;
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
 pub const MAX_MOVE_CHARS: usize = 256;
@@ -112,14 +114,15 @@ pub(crate) fn verdict_json<G: Rules>(
 /// with keys: it cannot carry a seal).
 pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
     if !json.starts_with('"') {
-        return seal::read_object::<G>(json, reader.keys);
+        return incoming::read_object::<G>(json, reader.keys);
     }
     if reader.keys.is_some() {
         return Err(seal::position_refused());
     }
     let text: String =
         serde_json::from_str(json).map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    Ok((G::parse_position(&text, reader.setup)?, Form::Notation))
+    let position = G::parse_position(&text, reader.setup, chance_of::<G>(reader.keys))?;
+    Ok((position, Form::Notation))
 }
 
 /// A state as a request gives it, in either form.
@@ -243,7 +246,8 @@ pub(crate) fn take_item<'a, G: Rules>(
 }
 
 /// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
-/// ignored) or read from its position string; `None` for any other item.
+/// ignored) or read from its position string, for an engine without keys (so without chance keys);
+/// `None` for any other item.
 fn quick_item<'a, G: Rules>(
     item: &'a str,
     setup: &game::Checked<G::Setup>,
@@ -251,7 +255,9 @@ fn quick_item<'a, G: Rules>(
     let good = good_item::<StateIn<Unsealed<G>>>(item)?;
     let position = match good.state {
         StateIn::Object(Unsealed(position)) => position.map(|p| (p, Form::Object)),
-        StateIn::Notation(text) => G::parse_position(&text, setup).map(|p| (p, Form::Notation)),
+        StateIn::Notation(text) => {
+            G::parse_position(&text, setup, None).map(|p| (p, Form::Notation))
+        }
     };
     Some(taken(position, good.mv, good.player, good.secret))
 }
@@ -265,7 +271,7 @@ fn quick_sealed_item<'a, G: Rules>(
     if !good.state.get().starts_with('{') {
         return None;
     }
-    let position = seal::read_object::<G>(good.state.get(), Some(keys));
+    let position = incoming::read_object::<G>(good.state.get(), Some(keys));
     Some(taken(position, good.mv, good.player, good.secret))
 }
 
@@ -537,7 +543,7 @@ mod tests {
     fn with_keys_both_paths_check_the_seal_and_a_bad_one_fails_its_item_alone() {
         let keys = SealKeys::parse("k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0").unwrap();
         let setup = Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
-        let position = Iago::start(&setup, None);
+        let position = Iago::start(&setup, None, None);
         let stamped = seal::stamp::<Iago>(&position, Some(&keys), None);
         let sealed = serde_json::to_string(&stamped).unwrap();
         let tampered = sealed.replace("\"black\"", "\"white\"");

@@ -16,13 +16,14 @@ use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
 use crate::caesar::Caesar;
+use crate::canonical::SEAL_FIELD;
 use crate::chance::ChanceState;
 use crate::claims::{ClaimedResult, Termination};
 use crate::game::{Outcome, Rules};
 use crate::hypnosia::Hypnosia;
 use crate::iago::Iago;
 use crate::isaac::Isaac;
-use crate::seal::{SEAL_FIELD, SEAL_PATTERN};
+use crate::seal::SEAL_PATTERN;
 
 /// Where the definitions live in the document they are dropped into.
 pub const DEFINITIONS_PATH: &str = "#/components/schemas";

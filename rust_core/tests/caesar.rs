@@ -16,7 +16,7 @@ fn state_of(position: &Position) -> Value {
 
 /// A state read back.
 fn read(state: &Value) -> Result<Position, Error> {
-    game::read_json::<Caesar>(&state.to_string())
+    game::read_json::<Caesar>(&state.to_string(), None)
 }
 
 /// Bonuses with known places: senate HU HC SD SY GA; tactics NU AC CR MT; wealth GC DM AS AF;
@@ -72,7 +72,7 @@ struct Builder {
 
 impl Builder {
     fn new() -> Self {
-        let start = Caesar::start(&setup(["L40", "L31"], ["L40", "L31"]), Some(1));
+        let start = Caesar::start(&setup(["L40", "L31"], ["L40", "L31"]), Some(1), None);
         let mut state = state_of(&start);
         for player in ["caesar", "pompey"] {
             state["bags"][player] = json!(TOKENS
@@ -177,7 +177,7 @@ fn json_of<T: serde::Serialize>(value: &T) -> Value {
 
 #[test]
 fn icons_must_match_and_the_laurel_goes_anywhere() {
-    let start = Caesar::start(&setup(["S60", "L40"], ["D51", "N42"]), Some(3));
+    let start = Caesar::start(&setup(["S60", "L40"], ["D51", "N42"]), Some(3), None);
     let listed = moves(&start);
     // L40: 30 borders x 2 orientations; S60: the 10 sword borders x 2.
     assert_eq!(listed.len(), 80);
@@ -207,7 +207,7 @@ fn icons_must_match_and_the_laurel_goes_anywhere() {
 
 #[test]
 fn orientation_puts_the_larger_number_toward_the_first_province() {
-    let start = Caesar::start(&setup(["S60", "S33"], ["D51", "N42"]), Some(3));
+    let start = Caesar::start(&setup(["S60", "S33"], ["D51", "N42"]), Some(3), None);
     let (next, effects) = play(&start, "S60@GA-HC");
     assert_eq!(effects.border, "HC-GA");
     assert_eq!(json_of(&effects.faces), json!({ "HC": 0, "GA": 6 }));
@@ -673,7 +673,7 @@ fn might_flips_a_target_and_changes_a_later_closure() {
 // ------------------------------------------------------------------ the end
 
 fn playout(seed: u64) -> (Vec<String>, Position) {
-    let mut pos = Caesar::start(&game::default_setup::<Caesar>(), Some(seed));
+    let mut pos = Caesar::start(&game::default_setup::<Caesar>(), Some(seed), None);
     let (mut rng, mut record) = (seed, Vec::new());
     loop {
         let listed = Caesar::legal_moves(&pos);
@@ -694,7 +694,7 @@ fn playout(seed: u64) -> (Vec<String>, Position) {
         // Every state reached round-trips through JSON and through the position notation.
         assert_eq!(read(&state_of(&next)).unwrap(), next);
         let text = Caesar::position_text(&next);
-        let back = Caesar::parse_position(&text, &game::default_setup::<Caesar>())
+        let back = Caesar::parse_position(&text, &game::default_setup::<Caesar>(), None)
             .unwrap_or_else(|e| panic!("{text}: {e:?}"));
         assert_eq!(Caesar::position_text(&back), text);
         assert_eq!(back, next);
@@ -712,7 +712,7 @@ fn seeded_playouts_never_panic_and_keep_states_round_tripping() {
         ends.insert(outcome.decided_by.unwrap());
         // The same seed replays the same game.
         let replay =
-            game::replay::<Caesar, _>(&game::default_setup::<Caesar>(), Some(seed), &record);
+            game::replay::<Caesar, _>(&game::default_setup::<Caesar>(), Some(seed), None, &record);
         assert!(replay.failure.is_none());
         assert_eq!(replay.position, end);
     }
@@ -817,9 +817,15 @@ fn setups_are_checked_and_drawn_from_the_seed() {
         vec!["L22", "N33"]
     );
     // Drawn: the seed decides, the same seed the same start; IT always holds a Senate token.
-    let a = Caesar::start(&game::default_setup::<Caesar>(), Some(42));
-    assert_eq!(a, Caesar::start(&game::default_setup::<Caesar>(), Some(42)));
-    assert_ne!(a, Caesar::start(&game::default_setup::<Caesar>(), Some(43)));
+    let a = Caesar::start(&game::default_setup::<Caesar>(), Some(42), None);
+    assert_eq!(
+        a,
+        Caesar::start(&game::default_setup::<Caesar>(), Some(42), None)
+    );
+    assert_ne!(
+        a,
+        Caesar::start(&game::default_setup::<Caesar>(), Some(43), None)
+    );
     let state = state_of(&a);
     assert_eq!(state["provinces"]["IT"]["bonus"], "senate");
     let count = |list: &Value| list.as_array().unwrap().len();
@@ -834,6 +840,7 @@ fn setups_are_checked_and_drawn_from_the_seed() {
     let given = state_of(&Caesar::start(
         &setup(["L22", "L22"], ["N33", "S60"]),
         Some(5),
+        None,
     ));
     assert_eq!(given["hands"]["caesar"], json!(["L22", "L22"]));
     assert_eq!(given["provinces"]["HU"]["bonus"], "senate");
@@ -842,7 +849,7 @@ fn setups_are_checked_and_drawn_from_the_seed() {
 #[test]
 fn the_generic_perft_agrees_with_the_bulk_count() {
     // Fixed bonuses and hands; draws from the seed. The counts are in tests/perft.json.
-    let start = Caesar::start(&setup(["S60", "L40"], ["D51", "N42"]), Some(7));
+    let start = Caesar::start(&setup(["S60", "L40"], ["D51", "N42"]), Some(7), None);
     fn generic(position: &Position, depth: u32) -> u64 {
         if depth == 0 {
             return 1;
@@ -863,7 +870,7 @@ fn notation_round_trips() {
         text.starts_with(".,.,.,cN60<,.,pD33>,cN51>,pD42<,"),
         "{text}"
     );
-    let back = Caesar::parse_position(&text, &game::default_setup::<Caesar>()).unwrap();
+    let back = Caesar::parse_position(&text, &game::default_setup::<Caesar>(), None).unwrap();
     assert_eq!(back, pos);
     assert_eq!(Caesar::position_text(&back), text);
     assert_eq!(read(&state_of(&pos)).unwrap(), pos);
@@ -881,7 +888,7 @@ fn notation_round_trips() {
     ] {
         assert!(
             matches!(
-                Caesar::parse_position(broken, &game::default_setup::<Caesar>()),
+                Caesar::parse_position(broken, &game::default_setup::<Caesar>(), None),
                 Err(Error::InvalidState { .. })
             ),
             "{broken}"

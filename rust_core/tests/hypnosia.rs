@@ -17,7 +17,7 @@ fn two() -> Checked<Setup> {
 }
 
 fn pos(text: &str, setup: &Checked<Setup>) -> Position {
-    Hypnosia::parse_position(text, setup).unwrap_or_else(|e| panic!("{text}: {e}"))
+    Hypnosia::parse_position(text, setup, None).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 fn play(position: &Position, mv: &str) -> (Position, Effects) {
@@ -49,7 +49,7 @@ fn state_json(position: &Position) -> Value {
 }
 
 fn from_json(value: Value) -> Result<Position, Error> {
-    game::read_json::<Hypnosia>(&value.to_string())
+    game::read_json::<Hypnosia>(&value.to_string(), None)
 }
 
 // ------------------------------------------------------------------ perft
@@ -57,7 +57,7 @@ fn from_json(value: Value) -> Result<Position, Error> {
 #[test]
 fn perft_from_the_start() {
     // The counts from the start are in tests/perft.json.
-    let start = Hypnosia::start(&two(), Some(0));
+    let start = Hypnosia::start(&two(), Some(0), None);
     assert_eq!(Hypnosia::perft(&start, 0), 1);
     // A rolled position counts the turns of its dice only. 6-6 from home: h1 lands on the bridge
     // 0.5 and has 5 follow-ups (3 home pawns, along, across); h2, h3, h4 have 4 each.
@@ -111,7 +111,7 @@ fn positions_and_states_round_trip() {
         assert_eq!(text(&back), text_);
     }
     // A full key (not from a u64 seed) is written in hex.
-    let state = state_json(&Hypnosia::start(&two(), Some(1)));
+    let state = state_json(&Hypnosia::start(&two(), Some(1), None));
     let mut hex = state.clone();
     hex["rng"]["seed"] = json!("ab".repeat(32));
     let position = from_json(hex).unwrap();
@@ -343,7 +343,7 @@ fn impossible_turn_states_are_refused() {
         ("r:h1,h2,h3,h4 r - - 0/0 0:0", "pawns.blue", "missing"),
     ];
     for (text_, field, needle) in cases {
-        match Hypnosia::parse_position(text_, &setup) {
+        match Hypnosia::parse_position(text_, &setup, None) {
             Err(Error::InvalidState { field: got, detail }) => {
                 assert_eq!(got, field, "{text_}: {detail}");
                 assert!(
@@ -555,7 +555,7 @@ fn every_board_fault_is_named() {
         }
     }
     // A board error inside a state is still invalid-board.
-    let mut state = state_json(&Hypnosia::start(&two(), Some(1)));
+    let mut state = state_json(&Hypnosia::start(&two(), Some(1), None));
     state["options"]["board"] = Board::default_description();
     state["options"]["board"]["circles"] = json!([36, 24]);
     assert!(
@@ -572,7 +572,7 @@ fn a_custom_board_with_a_single_circle_plays() {
         "centre_points": [10, 8, 6, 4, 2], "home_length": 4,
     });
     let setup = setup_of(json!({ "board": board, "first_player": "red" }));
-    let start = Hypnosia::start(&setup, Some(3));
+    let start = Hypnosia::start(&setup, Some(3), None);
     let (after, _) = play(&start, "4-1: h1+4 0.3^1");
     let state = state_json(&after);
     assert_eq!(state["pawns"]["red"], json!(["h2", "h3", "h4", "centre"]));
@@ -823,7 +823,7 @@ fn the_most_dice_must_be_used() {
     );
     assert_eq!(play(&unrolled, "1-2: pass").0, after);
     // A roll-prefixed turn is a whole turn.
-    let start = Hypnosia::start(&setup, Some(0));
+    let start = Hypnosia::start(&setup, Some(0), None);
     assert_eq!(refuse(&start, "5-4: h1+5").0, "must-use-most-dice");
     // Equal dice: both orders of two different die moves are listed, identical strings once.
     let rolled = play(&start, "2-2").0;
@@ -847,7 +847,7 @@ fn doubles_may_not_cross_in_the_variant() {
 
 #[test]
 fn turn_structure_errors() {
-    let start = Hypnosia::start(&two(), Some(0));
+    let start = Hypnosia::start(&two(), Some(0), None);
     assert_eq!(moves(&start), ["roll"]);
     assert_eq!(refuse(&start, "h1+1").0, "roll-first");
     assert_eq!(refuse(&start, "pass").0, "roll-first");
@@ -877,8 +877,8 @@ fn turn_structure_errors() {
 #[test]
 fn rolls_are_drawn_from_the_seeded_source() {
     let setup = setup_of(json!({}));
-    let start = Hypnosia::start(&setup, Some(42));
-    let mut reference = Chance::from_seed(42);
+    let start = Hypnosia::start(&setup, Some(42), None);
+    let mut reference = Chance::from_seed(42, None);
     let first = ["red", "blue"][reference.below(2) as usize];
     assert_eq!(Hypnosia::to_move(&start), Some(first));
     let (after, effects) = play(&start, "roll");
@@ -887,7 +887,10 @@ fn rolls_are_drawn_from_the_seeded_source() {
     assert_eq!(state_json(&after)["dice"], json!(dice));
     assert_eq!(after.dice(), dice);
     // Same seed, same game.
-    assert_eq!(play(&Hypnosia::start(&setup, Some(42)), "roll").0, after);
+    assert_eq!(
+        play(&Hypnosia::start(&setup, Some(42), None), "roll").0,
+        after
+    );
     // A supplied roll does not draw.
     let (supplied, effects) = play(&start, "6-1");
     assert!(!effects.drawn);
@@ -897,7 +900,7 @@ fn rolls_are_drawn_from_the_seeded_source() {
 #[test]
 fn turn_order_goes_to_the_next_lower_seat_and_skips_players_out_of_play() {
     let setup = setup_of(json!({ "players": 3, "first_player": "red" }));
-    let start = Hypnosia::start(&setup, Some(0));
+    let start = Hypnosia::start(&setup, Some(0), None);
     let after_red = play(&start, "1-1: h1+1 0.0+1").0;
     assert_eq!(Hypnosia::to_move(&after_red), Some("purple"));
     let after_purple = play(&after_red, "1-1: h1+1 0.24+1").0;
@@ -941,7 +944,7 @@ fn ranking_and_tie_breaks() {
     let outcome = Hypnosia::outcome(&shared);
     assert_eq!((outcome.winner, outcome.decided_by), (None, Some("shared")));
     assert_eq!(outcome.ranking, Some(vec![vec!["red", "blue"]]));
-    let ongoing = Hypnosia::outcome(&Hypnosia::start(&two, Some(0)));
+    let ongoing = Hypnosia::outcome(&Hypnosia::start(&two, Some(0), None));
     assert_eq!(
         (ongoing.status, ongoing.to_move, ongoing.ranking),
         (Status::Ongoing, Some("red"), None)
@@ -979,7 +982,7 @@ fn random_playouts_never_panic_and_keep_states_round_tripping() {
     for (index, options) in setups.iter().enumerate() {
         let setup = setup_of(options.clone());
         for seed in 0..8u64 {
-            let mut position = Hypnosia::start(&setup, Some(seed * 31 + index as u64));
+            let mut position = Hypnosia::start(&setup, Some(seed * 31 + index as u64), None);
             for _ in 0..3000 {
                 let legal = Hypnosia::legal_moves(&position);
                 let texts: Vec<String> = legal.iter().map(ToString::to_string).collect();

@@ -14,7 +14,7 @@ fn state_of(position: &Position) -> Value {
 
 /// A state read back.
 fn read(state: &Value) -> Result<Position, Error> {
-    game::read_json::<Iago>(&state.to_string())
+    game::read_json::<Iago>(&state.to_string(), None)
 }
 
 const EMPTY: &str = "...../....../......./......../........./......../......./....../.....";
@@ -35,11 +35,11 @@ fn penalty() -> Setup {
 }
 
 fn position(text: &str, setup: Setup) -> Position {
-    Iago::parse_position(text, &checked(setup)).unwrap_or_else(|e| panic!("{text}: {e}"))
+    Iago::parse_position(text, &checked(setup), None).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 fn state_error(text: &str, setup: Setup) -> (String, String) {
-    match Iago::parse_position(text, &checked(setup)) {
+    match Iago::parse_position(text, &checked(setup), None) {
         Err(Error::InvalidState { field, detail }) => (field, detail),
         other => panic!("{text}: expected invalid-state, got {other:?}"),
     }
@@ -69,7 +69,7 @@ fn the_generic_perft_agrees_with_the_bulk_count() {
             .map(|mv| default_perft(&Iago::play(position, mv).unwrap().0, depth - 1))
             .sum()
     }
-    let start = Iago::start(&checked(standard()), None);
+    let start = Iago::start(&checked(standard()), None, None);
     assert_eq!(default_perft(&start, 3), Iago::perft(&start, 3));
 }
 
@@ -154,12 +154,12 @@ fn untrusted_states_are_checked() {
         ),
     ];
     assert_refused(cases);
-    let mut unknown_rules = state_of(&Iago::start(&checked(standard()), None));
+    let mut unknown_rules = state_of(&Iago::start(&checked(standard()), None, None));
     unknown_rules["rules"] = json!("iago@0");
     assert!(
         matches!(read(&unknown_rules), Err(Error::InvalidState { field, .. }) if field == "rules")
     );
-    let mut bad_combo = state_of(&Iago::start(&checked(standard()), None));
+    let mut bad_combo = state_of(&Iago::start(&checked(standard()), None, None));
     bad_combo["options"] = json!({ "penalty": true });
     bad_combo["variant"] = json!("loose");
     assert!(
@@ -188,7 +188,7 @@ fn a_finished_game_accepts_no_move_and_cannot_hold_a_claim() {
 
 #[test]
 fn moves_are_refused_with_the_rule_that_forbids_them() {
-    let start = Iago::start(&checked(standard()), None);
+    let start = Iago::start(&checked(standard()), None, None);
     let refuse =
         |pos, mv: &str| match game::validate::<Iago>(pos, mv, None).expect("no request fault") {
             Verdict::Illegal(error) => error,
@@ -267,7 +267,7 @@ fn setups_are_checked() {
 
 #[test]
 fn replay_reports_the_first_illegal_ply() {
-    let replay = game::replay::<Iago, _>(&checked(standard()), None, &["e4", "e5", "d4"]);
+    let replay = game::replay::<Iago, _>(&checked(standard()), None, None, &["e4", "e5", "d4"]);
     let (ply, error) = replay.failure.expect("e5 flips nothing on the centre");
     assert_eq!((ply, replay.plies), (1, 1));
     assert!(matches!(

@@ -14,7 +14,7 @@ fn state_of(position: &Position) -> Value {
 
 /// A state read back.
 fn read(state: &Value) -> Result<Position, Error> {
-    game::read_json::<Isaac>(&state.to_string())
+    game::read_json::<Isaac>(&state.to_string(), None)
 }
 
 fn checked(setup: Setup) -> Checked<Setup> {
@@ -26,7 +26,7 @@ fn standard() -> Checked<Setup> {
 }
 
 fn position(text: &str, setup: &Checked<Setup>) -> Position {
-    Isaac::parse_position(text, setup).unwrap_or_else(|e| panic!("{text}: {e}"))
+    Isaac::parse_position(text, setup, None).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 fn play(pos: &Position, mv: &str) -> (Position, Value) {
@@ -80,7 +80,7 @@ fn full(tail: &str) -> String {
 
 #[test]
 fn the_first_turn_has_600_placements_in_list_order() {
-    let start = Isaac::start(&standard(), None);
+    let start = Isaac::start(&standard(), None, None);
     let list = moves(&start);
     assert_eq!(list.len(), 600);
     assert_eq!(&list[..3], ["a1-c1", "b1-d1", "c1-e1"]);
@@ -129,7 +129,7 @@ fn perft_2_matches_a_brute_force_count() {
                 .count() as u64
         })
         .sum();
-    let start = Isaac::start(&standard(), None);
+    let start = Isaac::start(&standard(), None, None);
     assert_eq!(Isaac::perft(&start, 2), depth2);
 }
 
@@ -156,7 +156,7 @@ fn perft_3_matches_a_brute_force_count() {
                 .count() as u64;
         }
     }
-    let start = Isaac::start(&standard(), None);
+    let start = Isaac::start(&standard(), None, None);
     assert_eq!(Isaac::perft(&start, 3), depth3);
 }
 
@@ -190,7 +190,7 @@ fn bulk_perft_agrees_with_playing_every_move() {
             );
         }
     }
-    let start = Isaac::start(&setup, None);
+    let start = Isaac::start(&setup, None, None);
     let (after, _) = play(&start, "c4-g4");
     assert_eq!(Isaac::perft(&after, 2), played_perft(&after, 2));
 }
@@ -233,7 +233,7 @@ fn positions_and_states_round_trip() {
         })
     );
     let white_first = checked(Setup::new(Color::White, ScoringStarts::FirstPlayer));
-    let start = Isaac::start(&white_first, None);
+    let start = Isaac::start(&white_first, None, None);
     assert_eq!(Isaac::position_text(&start), "- placement w 0,0 - - -/-");
     round_trips(&start, &white_first);
 }
@@ -488,7 +488,7 @@ fn untrusted_position_strings_are_checked() {
         ),
     ];
     for (text, field, needle) in &cases {
-        match Isaac::parse_position(text, &standard()) {
+        match Isaac::parse_position(text, &standard(), None) {
             Err(Error::InvalidState { field: got, detail }) => {
                 assert_eq!(&got, field, "{text}: {detail}");
                 assert!(
@@ -659,7 +659,7 @@ fn setups_are_checked_field_by_field() {
 
 #[test]
 fn placement_refusals_name_the_rule_and_its_facts() {
-    let start = Isaac::start(&standard(), None);
+    let start = Isaac::start(&standard(), None, None);
     assert_eq!(
         refusal(&start, "pass"),
         ("must-place", json!({ "moves": 600 }))
@@ -961,8 +961,8 @@ fn seeded_random_games_never_panic_and_keep_round_tripping() {
     let mut seen = std::collections::BTreeSet::new();
     for seed in 0..60u64 {
         let setup = &setups[seed as usize % setups.len()];
-        let mut rng = Chance::from_seed(seed);
-        let mut pos = Isaac::start(setup, None);
+        let mut rng = Chance::from_seed(seed, None);
+        let mut pos = Isaac::start(setup, None, None);
         let mut plies = 0;
         while Isaac::to_move(&pos).is_some() {
             let list = Isaac::legal_moves(&pos);
@@ -1017,7 +1017,7 @@ fn seeded_random_games_never_panic_and_keep_round_tripping() {
 
 #[test]
 fn replay_reports_the_first_illegal_ply() {
-    let replay = game::replay::<Isaac, _>(&standard(), None, &["c4-g4", "e2-e6", "a1-c1"]);
+    let replay = game::replay::<Isaac, _>(&standard(), None, None, &["c4-g4", "e2-e6", "a1-c1"]);
     let (ply, error) = replay.failure.expect("e2-e6 crosses c4-g4");
     assert_eq!((ply, replay.plies), (1, 1));
     assert!(matches!(

@@ -1,9 +1,66 @@
-//! The modules of `src/` point down: no module reaches, through the `crate::` paths of its code
-//! (tests aside), a module that reaches it back. Read from the source, as a newcomer reads it.
+//! The modules of `src/` point down: each sits in a layer and names, through the `crate::` paths of
+//! its code (tests aside), only modules of its own layer or below; and no module reaches a module
+//! that reaches it back. Read from the source, as a newcomer reads it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
+
+/// The layers, lowest first: the rules every game keeps (and the tools they share), the games, what
+/// makes states trustworthy (keys, canonical form, seals, opaque states, the reading of untrusted
+/// ones), the wire (answers, requests, batches, archives, schemas), then what callers hold.
+const LAYERS: [(&str, &[&str]); 5] = [
+    (
+        "rules",
+        &[
+            "error",
+            "game",
+            "chance",
+            "players",
+            "decisions",
+            "nullable",
+            "strict",
+            "borrowed",
+            "digits",
+            "json",
+        ],
+    ),
+    (
+        "games",
+        &["iago", "isaac", "hypnosia", "caesar", "registry"],
+    ),
+    (
+        "trust",
+        &["opaque", "keys", "canonical", "seal", "incoming"],
+    ),
+    (
+        "wire",
+        &[
+            "answer", "request", "batch", "claims", "tally", "archive", "schemas",
+        ],
+    ),
+    ("bindings", &["engine", "python"]),
+];
+
+/// The layer of `module` (its index in `LAYERS`).
+fn layer(module: &str) -> usize {
+    LAYERS
+        .iter()
+        .position(|(_, modules)| modules.contains(&module))
+        .unwrap_or_else(|| panic!("{module} is in no layer: add it to LAYERS"))
+}
+
+/// Where a module names a module of a layer above its own.
+fn upward(modules: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (module, named) in modules {
+        for above in named.iter().filter(|named| layer(named) > layer(module)) {
+            let (from, to) = (LAYERS[layer(module)].0, LAYERS[layer(above)].0);
+            found.push(format!("{module} ({from}) names {above} ({to})"));
+        }
+    }
+    found
+}
 
 /// Each top-level module of `src/` (a file, or a directory with its files) and the modules its code
 /// names through `crate::` (its tests, after `#[cfg(test)]`, left out).
@@ -90,4 +147,23 @@ fn the_check_finds_a_cycle() {
     let mut modules = modules();
     modules.get_mut("error").unwrap().insert("game".into());
     assert!(reached(&modules, "error").contains("error"));
+}
+
+#[test]
+fn every_module_names_only_its_own_layer_or_below() {
+    let modules = modules();
+    for module in modules.keys() {
+        layer(module);
+    }
+    let listed: usize = LAYERS.iter().map(|(_, modules)| modules.len()).sum();
+    assert_eq!(listed, modules.len(), "LAYERS lists a module that is gone");
+    let upward = upward(&modules);
+    assert!(upward.is_empty(), "{}", upward.join("\n"));
+}
+
+#[test]
+fn the_check_finds_a_module_reaching_up() {
+    let mut modules = modules();
+    modules.get_mut("game").unwrap().insert("seal".into());
+    assert_eq!(upward(&modules), ["game (rules) names seal (trust)"]);
 }

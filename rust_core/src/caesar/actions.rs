@@ -391,9 +391,9 @@ mod tests {
     #[test]
     fn a_random_decision_is_one_of_the_legal_ones() {
         for seed in 0..3 {
-            let start = Caesar::start(&crate::game::default_setup::<Caesar>(), Some(seed));
+            let start = Caesar::start(&crate::game::default_setup::<Caesar>(), Some(seed), None);
             let mut node = Node::<Caesar>::new(start);
-            let mut chance = Chance::from_seed(seed);
+            let mut chance = Chance::from_seed(seed, None);
             let mut decisions = 0;
             while node.position.active().is_some() {
                 decisions += 1;

@@ -10,7 +10,7 @@ use super::board::{
 };
 use super::board::{parse_border, token_of_code, Tokens};
 use super::{Placed, Position};
-use crate::chance::{Chance, ChanceState};
+use crate::chance::{Chance, ChanceKeys, ChanceState};
 use crate::error::{Error, Result};
 
 /// What a state gives, each part read and checked alone: its value, or its first fault.
@@ -31,10 +31,11 @@ pub(super) struct Parts {
 
 impl Parts {
     /// The position, or the first fault of its parts in the order of the state's fields (each
-    /// player's after the board's), then of the parts together.
-    pub(super) fn position(self) -> Result<Position> {
+    /// player's after the board's), then of the parts together. A keyed random source needs its
+    /// key among `keys`.
+    pub(super) fn position(self, keys: Option<&ChanceKeys>) -> Result<Position> {
         self.rules?;
-        let mut position = Position::empty(Chance::from_state(&self.rng, "rng")?);
+        let mut position = Position::empty(Chance::from_state(&self.rng, "rng", keys)?);
         position.to_move = self.to_move?;
         let borders = self.borders?;
         (position.borders, position.filled) = (borders.placed, borders.filled);

@@ -15,6 +15,7 @@ use serde::{Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use crate::chance::ChanceKeys;
 use crate::error::{Error, Result};
 use crate::game::{Checked, Outcome, Rules};
 use board::{
@@ -127,14 +128,15 @@ impl Rules for Caesar {
         setup.options.hands.is_some()
     }
 
-    fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
-        start(setup, seed)
+    fn start(setup: &Checked<Setup>, seed: Option<u64>, keys: Option<&ChanceKeys>) -> Position {
+        start(setup, seed, keys)
     }
 
     fn read_state<'de, D: Deserializer<'de>>(
         deserializer: D,
+        keys: Option<&ChanceKeys>,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        state::read(deserializer)
+        state::read(deserializer, keys)
     }
 
     fn write_state<S: Serializer>(
@@ -144,8 +146,12 @@ impl Rules for Caesar {
         state::Written(position).serialize(serializer)
     }
 
-    fn parse_position(text: &str, _setup: &Checked<Setup>) -> Result<Position> {
-        position::read_text(text)
+    fn parse_position(
+        text: &str,
+        _setup: &Checked<Setup>,
+        keys: Option<&ChanceKeys>,
+    ) -> Result<Position> {
+        position::read_text(text, keys)
     }
 
     fn position_text(position: &Position) -> String {

@@ -14,7 +14,7 @@ use super::board::{
 };
 use super::invariants::{check_icon, BordersRead, Parts, ProvinceRead, ProvincesRead, TokenList};
 use super::state::{self, PerPlayer, TokensOf, RULES};
-use crate::chance::{self, Chance, SeedText};
+use crate::chance::{self, Chance, ChanceKeys, SeedText};
 use crate::digits::push_number;
 use crate::error::{Error, Result};
 use crate::game::{Outcome, Status};
@@ -295,8 +295,8 @@ fn notation_error(detail: impl Into<String>) -> Error {
 
 /// A position string (see `POSITION_NOTATION`) read into its position: a fault of the notation is
 /// told at once (field `position`), the parts it gives are checked as a state's are
-/// (`reader::Parts`).
-pub(super) fn read_text(text: &str) -> Result<Position> {
+/// (`Parts`; a keyed random source needs its key among `keys`).
+pub(super) fn read_text(text: &str, keys: Option<&ChanceKeys>) -> Result<Position> {
     let [borders, provinces, dashed, to_move, hands, bags, limits, senate, markers, rng] =
         split_exact(text, b' ').map_err(|count| {
             notation_error(format!(
@@ -323,7 +323,7 @@ pub(super) fn read_text(text: &str) -> Result<Position> {
         senate: both(senate, "the Senate tokens", read_count)?,
         markers: both(markers, "the markers", read_count)?,
     }
-    .position()
+    .position(keys)
 }
 
 /// A player's letter (`c`, `p`), or `none` for no player.

@@ -12,7 +12,7 @@ use super::board::{
 };
 use super::state::{Ordered, PerPlayer, StartingHandSchema};
 use super::Position;
-use crate::chance::{self, Chance};
+use crate::chance::{self, Chance, ChanceKeys};
 use crate::error::{Error, Result};
 use crate::game::Checked;
 
@@ -161,8 +161,13 @@ pub(super) fn check_setup(setup: Setup) -> Result<Setup> {
     Ok(setup)
 }
 
-pub(super) fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
-    let mut position = Position::empty(Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed)));
+pub(super) fn start(
+    setup: &Checked<Setup>,
+    seed: Option<u64>,
+    keys: Option<&ChanceKeys>,
+) -> Position {
+    let seed = seed.unwrap_or_else(chance::fresh_seed);
+    let mut position = Position::empty(Chance::from_seed(seed, keys));
     // Checked: bonuses and hands, when given, are valid; what is not given is drawn.
     let layout = setup
         .options

@@ -24,7 +24,7 @@ use super::invariants::{
     ProvincesRead, TokenList,
 };
 use super::{Placed, Position};
-use crate::chance::ChanceState;
+use crate::chance::{ChanceKeys, ChanceState};
 use crate::error::{Error, Result};
 use crate::nullable::Nullable;
 
@@ -246,10 +246,11 @@ const PROVINCE_FIELDS: [&str; 3] = ["bonus", "control", "flipped"];
 /// its form.
 pub(super) fn read<'de, D: Deserializer<'de>>(
     deserializer: D,
+    keys: Option<&ChanceKeys>,
 ) -> std::result::Result<Result<Position>, D::Error> {
     deserializer
         .deserialize_map(StateVisitor)
-        .map(Parts::position)
+        .map(|parts| parts.position(keys))
 }
 
 /// The index of a field in `names`, or serde's refusal of an unknown field (`expected` is tried

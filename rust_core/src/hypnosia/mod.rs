@@ -17,7 +17,7 @@ mod state;
 use serde::{Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 
-use crate::chance::{self, Chance};
+use crate::chance::{self, Chance, ChanceKeys};
 use crate::error::Result;
 use crate::game::{Checked, Outcome, Rules};
 pub use board::COLOURS;
@@ -95,9 +95,9 @@ impl Rules for Hypnosia {
         setup.checked()
     }
 
-    fn start(setup: &Checked<Setup>, seed: Option<u64>) -> Position {
+    fn start(setup: &Checked<Setup>, seed: Option<u64>, keys: Option<&ChanceKeys>) -> Position {
         let game = setup::compiled_game(setup);
-        let mut chance = Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed));
+        let mut chance = Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed), keys);
         let first = match game.first_player {
             Some(seat) => seat,
             None => game.seats[chance.below(game.seats.len() as u32) as usize],
@@ -107,8 +107,9 @@ impl Rules for Hypnosia {
 
     fn read_state<'de, D: Deserializer<'de>>(
         deserializer: D,
+        keys: Option<&ChanceKeys>,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        state::read(deserializer)
+        state::read(deserializer, keys)
     }
 
     fn write_state<S: Serializer>(
@@ -118,8 +119,12 @@ impl Rules for Hypnosia {
         state::to_state(position).serialize(serializer)
     }
 
-    fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
-        position::parse_position(text, setup)
+    fn parse_position(
+        text: &str,
+        setup: &Checked<Setup>,
+        keys: Option<&ChanceKeys>,
+    ) -> Result<Position> {
+        position::parse_position(text, setup, keys)
     }
 
     fn position_text(position: &Position) -> String {

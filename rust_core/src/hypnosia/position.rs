@@ -11,7 +11,7 @@ use super::board::{
 use super::setup::{compiled_game, CompiledSetup, Setup};
 use super::state::Parts;
 use super::Hypnosia;
-use crate::chance::{self, Chance, SeedText};
+use crate::chance::{self, Chance, ChanceKeys, SeedText};
 use crate::digits::{decimal, push_number};
 use crate::error::{Error, Result};
 use crate::game::{Checked, Outcome, Rules, Status};
@@ -203,7 +203,11 @@ impl Position {
     }
 }
 
-pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
+pub(super) fn parse_position(
+    text: &str,
+    setup: &Checked<Setup>,
+    keys: Option<&ChanceKeys>,
+) -> Result<Position> {
     let game = compiled_game(setup);
     let bad = |why: &str| Error::invalid_state("position", why.to_owned());
     let fields: Vec<&str> = text.split(' ').collect();
@@ -260,7 +264,8 @@ pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Posit
         let n = decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
         capture_parts.push((COLOURS[usize::from(seat)], i64::from(n)));
     }
-    let chance = Chance::from_state(&chance::parse_notation(rng, SeedText::Short)?, "position")?;
+    let rng = chance::parse_notation(rng, SeedText::Short)?;
+    let chance = Chance::from_state(&rng, "position", keys)?;
     let parts = Parts {
         pawns: pawn_parts,
         to_move,

@@ -18,7 +18,7 @@ use super::position::{Position, NOBODY};
 use super::setup::{CompiledSetup, Options, Setup, Variant};
 use super::{moves, Hypnosia};
 use crate::borrowed::Name;
-use crate::chance::{Chance, ChanceState};
+use crate::chance::{Chance, ChanceKeys, ChanceState};
 use crate::error::{Error, Result};
 use crate::game::Rules;
 
@@ -220,8 +220,11 @@ impl Position {
 }
 
 /// The position of a state, checked in this order: the rules version, the setup (its board
-/// compiled), the random source, then the parts (`Position::from_parts`).
-pub(super) fn from_state<S: AsRef<str> + Ord>(state: State<S>) -> Result<Position> {
+/// compiled), the random source (keyed by `keys`), then the parts (`Position::from_parts`).
+pub(super) fn from_state<S: AsRef<str> + Ord>(
+    state: State<S>,
+    keys: Option<&ChanceKeys>,
+) -> Result<Position> {
     crate::game::check_rules_version::<Hypnosia>(state.rules.as_ref())?;
     let setup = Setup {
         variant: state.variant,
@@ -232,7 +235,7 @@ pub(super) fn from_state<S: AsRef<str> + Ord>(state: State<S>) -> Result<Positio
         Error::InvalidOptions { field, detail } => Error::InvalidState { field, detail },
         other => other,
     })?;
-    let chance = Chance::from_state(&state.rng, "rng")?;
+    let chance = Chance::from_state(&state.rng, "rng", keys)?;
     let parts = Parts {
         pawns: state.pawns.0,
         to_move: state.to_move,
@@ -248,9 +251,10 @@ pub(super) fn from_state<S: AsRef<str> + Ord>(state: State<S>) -> Result<Positio
 /// of its checks; `Err` when it is not a state's shape.
 pub(super) fn read<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
+    keys: Option<&ChanceKeys>,
 ) -> std::result::Result<Result<Position>, D::Error> {
     let state: State<Name<'de>> = crate::strict::object(deserializer)?;
-    Ok(from_state(state))
+    Ok(from_state(state, keys))
 }
 
 pub(super) fn to_state(position: &Position) -> State {

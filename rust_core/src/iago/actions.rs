@@ -83,9 +83,9 @@ mod tests {
 
     #[test]
     fn a_random_decision_is_one_of_the_legal_ones() {
-        let start = Iago::start(&crate::game::default_setup::<Iago>(), None);
+        let start = Iago::start(&crate::game::default_setup::<Iago>(), None, None);
         let mut node = Node::<Iago>::new(start);
-        let mut chance = Chance::from_seed(5);
+        let mut chance = Chance::from_seed(5, None);
         while !node.position.is_finished() {
             let next: Vec<Position> = Iago::legal_actions(&node)
                 .into_iter()

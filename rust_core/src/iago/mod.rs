@@ -14,6 +14,7 @@ mod state;
 use serde::{Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 
+use crate::chance::ChanceKeys;
 use crate::error::{Error, Result};
 use crate::game::{Checked, Outcome, Rules};
 pub use board::{cell_name, parse_cell, CELL_COUNT};
@@ -87,12 +88,13 @@ impl Rules for Iago {
             .map_err(|(field, detail)| Error::InvalidOptions { field, detail })
     }
 
-    fn start(setup: &Checked<Setup>, _seed: Option<u64>) -> Position {
+    fn start(setup: &Checked<Setup>, _seed: Option<u64>, _keys: Option<&ChanceKeys>) -> Position {
         Position::empty(**setup)
     }
 
     fn read_state<'de, D: Deserializer<'de>>(
         deserializer: D,
+        _keys: Option<&ChanceKeys>,
     ) -> std::result::Result<Result<Position>, D::Error> {
         state::read(deserializer)
     }
@@ -104,7 +106,11 @@ impl Rules for Iago {
         state::to_state(position).serialize(serializer)
     }
 
-    fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
+    fn parse_position(
+        text: &str,
+        setup: &Checked<Setup>,
+        _keys: Option<&ChanceKeys>,
+    ) -> Result<Position> {
         position::parse_position(text, setup)
     }
 

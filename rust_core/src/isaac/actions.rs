@@ -243,9 +243,9 @@ mod tests {
     #[test]
     fn a_random_decision_is_one_of_the_legal_ones() {
         for seed in 0..3 {
-            let start = Isaac::start(&crate::game::default_setup::<Isaac>(), None);
+            let start = Isaac::start(&crate::game::default_setup::<Isaac>(), None, None);
             let mut node = Node::<Isaac>::new(start);
-            let mut chance = Chance::from_seed(seed);
+            let mut chance = Chance::from_seed(seed, None);
             let mut decisions = 0;
             while node.position.to_move.is_some() {
                 decisions += 1;
@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn every_id_names_its_move_and_back() {
-        let position = Isaac::start(&crate::game::default_setup::<Isaac>(), None);
+        let position = Isaac::start(&crate::game::default_setup::<Isaac>(), None, None);
         assert_eq!(table().pieces.len(), PIECES);
         for action in (0..ACTIONS).step_by(7).chain([PASS]) {
             let text = Isaac::move_of(&position, action).unwrap();

@@ -16,7 +16,8 @@ use crate::chance::Chance;
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Error;
 use crate::game::Rules;
-use crate::seal::{self, SealKeys};
+use crate::keys::SealKeys;
+use crate::seal;
 use crate::with_engine;
 
 /// A handle's operations, whatever its game: what `Position` calls.
@@ -239,7 +240,8 @@ where
 
     fn resample(&self, player: &str, seed: u64) -> Result<Box<dyn Handle>, Error> {
         let player = self.player(player)?;
-        let mut chance = Chance::from_seed(seed);
+        // The bot's own draws: no secret keys them.
+        let mut chance = Chance::from_seed(seed, None);
         Ok(Box::new(Walker::<G> {
             node: G::resample(&self.node, player, &mut chance),
             stack: Vec::new(),
@@ -248,7 +250,7 @@ where
     }
 
     fn rollout(&self, seed: u64) -> (Vec<f64>, usize) {
-        decisions::rollout(self.node.clone(), &mut Chance::from_seed(seed))
+        decisions::rollout(self.node.clone(), &mut Chance::from_seed(seed, None))
     }
 }
 
@@ -605,7 +607,7 @@ pub fn load(engine: &Engine, state: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
 #[pyfunction]
 pub fn action_space(engine: &Engine) -> PyPosition {
     with_engine!(&engine.0, G, game => {
-        let position = G::start(game.setup(), Some(0));
+        let position = G::start(game.setup(), Some(0), None);
         PyPosition(Walker::<G>::boxed(position, None))
     })
 }

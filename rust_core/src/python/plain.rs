@@ -19,8 +19,8 @@ use serde::{forward_to_deserialize_any, Deserialize};
 
 use crate::error::Error;
 use crate::game::Rules;
+use crate::incoming::Unsealed;
 use crate::opaque::OPAQUE_FIELD;
-use crate::seal::{self, Unsealed};
 
 /// Deeper values are left to the JSON path (whose own limit is 128), so that this reader's
 /// recursion stays shallow.
@@ -268,7 +268,7 @@ impl<'de> SeqAccess<'de> for Items<'_, '_, '_, '_> {
     }
 }
 
-/// A state dict read as `seal::read_object` reads its JSON text without keys, or `None` when the JSON
+/// A state dict read as `incoming::read_object` reads its JSON text without keys, or `None` when the JSON
 /// path must read it: not a plain dict, an opaque state, or anything `Plain` leaves to it. A state
 /// read here is the one the JSON path would read, so its checks answer the same.
 pub fn read_position<G: Rules>(state: &Bound<'_, PyAny>) -> Option<Result<G::Position, Error>> {
@@ -276,8 +276,7 @@ pub fn read_position<G: Rules>(state: &Bound<'_, PyAny>) -> Option<Result<G::Pos
     if dict.contains(OPAQUE_FIELD).ok()? {
         return None;
     }
-    let read = || Unsealed::<G>::deserialize(Plain::new(state));
-    let position = without_collection(|| seal::with_chance::<G, _>(None, read)).ok()?;
+    let position = without_collection(|| Unsealed::<G>::deserialize(Plain::new(state))).ok()?;
     Some(position.0)
 }
 

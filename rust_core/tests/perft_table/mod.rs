@@ -48,8 +48,10 @@ impl PerftTable {
             .unwrap_or_else(|e| panic!("{}: {e}", self.name));
         let setup = G::check_setup(setup).unwrap_or_else(|e| panic!("{}: {e}", self.name));
         match position {
-            Some(text) => G::parse_position(text, &setup).unwrap_or_else(|e| panic!("{text}: {e}")),
-            None => G::start(&setup, self.seed),
+            Some(text) => {
+                G::parse_position(text, &setup, None).unwrap_or_else(|e| panic!("{text}: {e}"))
+            }
+            None => G::start(&setup, self.seed, None),
         }
     }
 }
