@@ -6,10 +6,11 @@
 //! - **Seal**: `"seal": "<key id>.<MAC>"` in the state object, the MAC HMAC-SHA-256 written as 43
 //!   characters of unpadded base64url (exactly one spelling is accepted).
 //! - **What the MAC covers**: `referee-seal/1`, a newline, the game's name, a newline, then the
-//!   state object without its `seal` in canonical JSON (see `canonical`). The state holds the rules version (`rules`), the setup (variant
-//!   and options) and the whole position, so all of them are covered, and so is every field as sent:
-//!   a field changed, added or removed (even one at its default) breaks the seal. A state with a key
-//!   twice in one object has no canonical form and is refused.
+//!   state object without its `seal` in canonical JSON (see `canonical`). The state holds the
+//!   rules version (`rules`), the setup (variant and options) and the whole position, so all of them
+//!   are covered, and so is every field as sent: a field changed, added or removed (even one at its
+//!   default) breaks the seal. A state with a key twice in one object has no canonical form and is
+//!   refused.
 //! - **Verification** reads the state's canonical form, checks the MAC in constant time
 //!   (`Mac::verify_slice`), and then the state is read from exactly those canonical bytes (see
 //!   `incoming`): what is verified is what is played.
