@@ -408,6 +408,7 @@ mod tests {
     use super::*;
     use crate::caesar::Caesar;
     use crate::hypnosia::Hypnosia;
+    use crate::keys::tests::{K1, K2};
 
     #[test]
     fn a_state_resumes_the_stream_exactly() {
@@ -523,9 +524,6 @@ mod tests {
         }
         assert!(parse_notation("9:0", SeedText::Hex).is_ok_and(|state| state.seed == "9"));
     }
-
-    const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
-    const K2: &str = "k2:c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0=";
 
     fn keys<G: crate::game::Rules>(text: &str) -> ChanceKeys {
         let keys = crate::keys::SealKeys::parse(text).unwrap();

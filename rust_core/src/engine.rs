@@ -464,11 +464,11 @@ mod tests {
     use crate::error::Error;
     use crate::game::Rules;
     use crate::iago::Iago;
+    use crate::keys::tests::K1;
     use crate::keys::SealKeys;
     use crate::opaque::Form;
     use crate::registry::GameKind;
 
-    const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
     const CAESARS: &str = "caesar's own secret, 16+ chars";
     const POMPEYS: &str = "pompey's own secret, 16+ chars";
 

@@ -165,14 +165,18 @@ pub fn chance_of<G: Rules>(keys: Option<&SealKeys>) -> Option<&ChanceKeys> {
     keys.map(SealKeys::chance::<G>)
 }
 
+/// Secrets and keys the tests of the trust layer share.
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const SECRET_1: &str = "c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0"; // 32 bytes, unpadded
-    const SECRET_2: &str = "c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0="; // 32 bytes, padded
+    pub(crate) const SECRET_1: &str = "c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0"; // 32 bytes, unpadded
+    pub(crate) const SECRET_2: &str = "c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0="; // 32 bytes, padded
+    /// Key `k1` of secret 1, key `k2` of secret 2, as `REFEREE_SEAL_KEYS` entries.
+    pub(crate) const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
+    pub(crate) const K2: &str = "k2:c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0=";
 
-    fn keys(text: &str) -> SealKeys {
+    pub(crate) fn keys(text: &str) -> SealKeys {
         SealKeys::parse(text).unwrap()
     }
 

@@ -382,6 +382,7 @@ mod tests {
     use crate::caesar::Caesar;
     use crate::hypnosia::Hypnosia;
     use crate::incoming::read_object;
+    use crate::keys::tests::{K1, K2};
     use crate::keys::{chance_of, SealKeys};
     use crate::request::{answer_request, Reader};
     use crate::seal::stamp;
@@ -396,8 +397,6 @@ mod tests {
         read_object::<G>(&value.to_string(), keys).map(|(position, _)| position)
     }
 
-    const K1: &str = "k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0";
-    const K2: &str = "k2:c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0=";
     const CAESARS: &str = "caesar's own secret, 16+ chars";
     const POMPEYS: &str = "pompey's own secret, 16+ chars";
 

@@ -201,14 +201,8 @@ mod tests {
     use crate::canonical::opened;
     use crate::iago::Iago;
     use crate::incoming::read_object;
+    use crate::keys::tests::{keys, SECRET_1, SECRET_2};
     use crate::opaque::Form;
-
-    const SECRET_1: &str = "c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0"; // 32 bytes, unpadded
-    const SECRET_2: &str = "c2VhbC1zZWNyZXQtdHdvLXNlYWwtc2VjcmV0LXR3by0="; // 32 bytes, padded
-
-    fn keys(text: &str) -> SealKeys {
-        SealKeys::parse(text).unwrap()
-    }
 
     type IagoPosition = <Iago as Rules>::Position;
 
