@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use std::borrow::Cow;
 
-use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -125,10 +125,11 @@ pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Positi
     Ok((position, Form::Notation))
 }
 
-/// A state as a request gives it, in either form.
+/// A state as a request gives it, in either form, or a value of another type (skipped).
 enum StateIn<S> {
     Object(S),
     Notation(String),
+    Other,
 }
 
 impl<'de, S: Deserialize<'de>> Deserialize<'de> for StateIn<S> {
@@ -146,56 +147,27 @@ impl<'de, S: Deserialize<'de>> Deserialize<'de> for StateIn<S> {
                 let map = serde::de::value::MapAccessDeserializer::new(map);
                 S::deserialize(map).map(StateIn::Object)
             }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(StateIn::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(StateIn::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(StateIn::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(StateIn::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(StateIn::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(StateIn::Other)
+            }
         }
         deserializer.deserialize_any(StateVisitor(std::marker::PhantomData))
-    }
-}
-
-/// The fields of an item envelope, each still raw JSON, and the names of any others.
-#[derive(Default)]
-struct Envelope<'a> {
-    state: Option<&'a RawValue>,
-    mv: Option<&'a RawValue>,
-    player: Option<&'a RawValue>,
-    secret: Option<&'a RawValue>,
-    unknown: Vec<String>,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Envelope<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EnvelopeVisitor;
-        impl<'de> Visitor<'de> for EnvelopeVisitor {
-            type Value = Envelope<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-                let mut envelope = Envelope::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    let value: &'de RawValue = map.next_value()?;
-                    match key.as_ref() {
-                        "state" => envelope.state = Some(value),
-                        "move" => envelope.mv = Some(value),
-                        "player" => envelope.player = Some(value),
-                        "secret" => envelope.secret = Some(value),
-                        other => envelope.unknown.push(other.to_owned()),
-                    }
-                }
-                Ok(envelope)
-            }
-        }
-        deserializer.deserialize_map(EnvelopeVisitor)
-    }
-}
-
-/// A JSON string of `min..=max` characters, or the schema's message about it.
-fn text_field(raw: &RawValue, min: usize, max: usize) -> Result<String, String> {
-    let text: String =
-        serde_json::from_str(raw.get()).map_err(|_| "Not a valid string.".to_owned())?;
-    if fits(&text, min, max) {
-        Ok(text)
-    } else {
-        Err(format!("Length must be between {min} and {max}."))
     }
 }
 
@@ -215,11 +187,10 @@ pub(crate) enum Taken<'a, P> {
     NotJson(String),
 }
 
-/// Takes an item (or a request body, as `whole` names it in errors) apart: JSON with a key given twice
-/// is no item (`json::fault`), wherever the key is. An item in the usual good
-/// shape is parsed in one pass (`quick_item`); any other takes the exact path, which finds what is
-/// wrong (the envelope first, then the state). A test holds the two paths to the same answers.
-/// With `keys`, the state's seal is checked before anything else about the state.
+/// Takes an item (or a request body, as `whole` names it in errors) apart: JSON with a key given
+/// twice is no item (`json::fault`), wherever the key is. Then one pass reads the envelope and, on
+/// an engine without keys, the state with the game's reader as it goes (with keys, the state's text
+/// goes to the seal check). What is wrong is told in order: the JSON, the envelope, then the state.
 /// A committed state (see `opaque`) acts only with the secret of the player to move: else
 /// `not-this-player`.
 pub(crate) fn take_item<'a, G: Rules>(
@@ -230,11 +201,11 @@ pub(crate) fn take_item<'a, G: Rules>(
     if let Some(fault) = crate::json::fault(item) {
         return Taken::NotJson(fault);
     }
-    let quick = match reader.keys {
-        None => quick_item::<G>(item, reader.setup),
-        Some(keys) => quick_sealed_item::<G>(item, keys),
+    let read = match reader.keys {
+        None => read_item::<G, StateIn<Unsealed<G>>>(item, reader),
+        Some(_) => read_item::<G, &RawValue>(item, reader),
     };
-    match quick.unwrap_or_else(|| exact_item::<G>(item, whole, reader)) {
+    match read.unwrap_or_else(|| worded_item::<G>(item, whole, reader)) {
         Taken::Item((position, form), mv, player, secret) => {
             match form.act_as_mover::<G>(&position, secret.as_deref()) {
                 Ok(()) => Taken::Item((position, form), mv, player, secret),
@@ -243,47 +214,6 @@ pub(crate) fn take_item<'a, G: Rules>(
         }
         taken => taken,
     }
-}
-
-/// An item in the usual good shape, its state parsed straight into the game's type (any `seal`
-/// ignored) or read from its position string, for an engine without keys (so without chance keys);
-/// `None` for any other item.
-fn quick_item<'a, G: Rules>(
-    item: &'a str,
-    setup: &game::Checked<G::Setup>,
-) -> Option<Taken<'a, G::Position>> {
-    let good = good_item::<StateIn<Unsealed<G>>>(item)?;
-    let position = match good.state {
-        StateIn::Object(Unsealed(position)) => position.map(|p| (p, Form::Object)),
-        StateIn::Notation(text) => {
-            G::parse_position(&text, setup, None).map(|p| (p, Form::Notation))
-        }
-    };
-    Some(taken(position, good.mv, good.player, good.secret))
-}
-
-/// `quick_item` with keys: the state's text goes to the seal check.
-fn quick_sealed_item<'a, G: Rules>(
-    item: &'a str,
-    keys: &SealKeys,
-) -> Option<Taken<'a, G::Position>> {
-    let good = good_item::<&RawValue>(item)?;
-    if !good.state.get().starts_with('{') {
-        return None;
-    }
-    let position = incoming::read_object::<G>(good.state.get(), Some(keys));
-    Some(taken(position, good.mv, good.player, good.secret))
-}
-
-/// An item in the usual good shape, its envelope's fields fitting; `None` for any other.
-fn good_item<'a, S: Deserialize<'a>>(item: &'a str) -> Option<GoodItem<'a, S>> {
-    // An object only: serde's derive would also take the envelope's fields from an array.
-    if !item.trim_start().starts_with('{') {
-        return None;
-    }
-    let good = serde_json::from_str::<GoodItem<S>>(item).ok()?;
-    let fitting = envelope_fits(&good.mv, good.player.as_deref(), good.secret.as_deref());
-    fitting.then_some(good)
 }
 
 fn taken<'a, P>(
@@ -298,15 +228,26 @@ fn taken<'a, P>(
     }
 }
 
-fn envelope_fits(mv: &str, player: Option<&str>, secret: Option<&str>) -> bool {
-    fits(mv, 1, MAX_MOVE_CHARS)
-        && player.is_none_or(|p| fits(p, 1, MAX_PLAYER_CHARS))
-        && secret.is_none_or(|s| fits(s, MIN_SECRET_CHARS, MAX_SECRET_CHARS))
+/// Takes an item apart in one pass (see `take_item`): `None` when the pass stops (the item is not
+/// JSON, not an object, or its state is read by the game's reader and stops on a fault of its form).
+fn read_item<'a, G: Rules, S: ItemState<'a, G>>(
+    item: &'a str,
+    reader: Reader<G>,
+) -> Option<Taken<'a, G::Position>> {
+    let envelope: Envelope<S> = serde_json::from_str(item).ok()?;
+    Some(match envelope.checked::<G>() {
+        Ok((state, mv, player, secret)) => taken(state.read(reader), mv, player, secret),
+        Err(errors) => match json_error(item) {
+            Some(detail) => Taken::NotJson(detail),
+            None => Taken::Refused(malformed_request(&errors)),
+        },
+    })
 }
 
-/// Any item: its JSON checked whole (so that a fault of the JSON is one everywhere in the item, as
-/// on routes that parse the whole body first), then the envelope field by field, then the state.
-fn exact_item<'a, G: Rules>(
+/// An item the one pass stopped on: its JSON fault, else why it is no object, else read again with
+/// its state kept as text, so that the envelope is checked first and a fault of the state's form is
+/// worded from the state alone.
+fn worded_item<'a, G: Rules>(
     item: &'a str,
     whole: &str,
     reader: Reader<G>,
@@ -314,102 +255,248 @@ fn exact_item<'a, G: Rules>(
     if let Some(detail) = json_error(item) {
         return Taken::NotJson(detail);
     }
-    match open_item(item, whole) {
-        Opened::Refused(reason) => Taken::Refused(reason),
-        Opened::Item(state, mv, player, secret) => taken(
-            parse_state::<G>(state, reader),
-            mv.into(),
-            player.map(Cow::Owned),
-            secret.map(Cow::Owned),
-        ),
+    read_item::<G, &RawValue>(item, reader).unwrap_or_else(|| {
+        Taken::Refused(malformed_request(&[(
+            whole.into(),
+            "not a JSON object".into(),
+        )]))
+    })
+}
+
+/// How the one pass takes an item's state: read by the game's reader as it goes (an engine without
+/// keys), or kept as its text (for the seal check, or to word a fault of its form).
+trait ItemState<'a, G: Rules>: Deserialize<'a> {
+    /// Whether it is a state's type: an object or a string.
+    fn is_state(&self) -> bool;
+    /// The position and its form.
+    fn read(self, reader: Reader<G>) -> Result<(G::Position, Form), Error>;
+}
+
+impl<G: Rules> ItemState<'_, G> for StateIn<Unsealed<G>> {
+    fn is_state(&self) -> bool {
+        !matches!(self, StateIn::Other)
+    }
+
+    fn read(self, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
+        match self {
+            StateIn::Object(Unsealed(position)) => position.map(|p| (p, Form::Object)),
+            StateIn::Notation(text) => {
+                let position = G::parse_position(&text, reader.setup, chance_of::<G>(reader.keys));
+                position.map(|p| (p, Form::Notation))
+            }
+            StateIn::Other => unreachable!("read only when it is a state"),
+        }
     }
 }
 
-/// An item in the usual good shape: exactly these fields; the state the game's (`StateIn`) or, for
-/// the seal check, its text; the move borrowed from the item when it has no escape.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "S: Deserialize<'de>"))]
-struct GoodItem<'a, S> {
-    state: S,
-    #[serde(rename = "move", borrow)]
-    mv: Cow<'a, str>,
-    #[serde(default)]
-    player: Option<Cow<'a, str>>,
-    #[serde(default)]
-    secret: Option<Cow<'a, str>>,
+impl<'a, G: Rules> ItemState<'a, G> for &'a RawValue {
+    fn is_state(&self) -> bool {
+        self.get().starts_with(['{', '"'])
+    }
+
+    fn read(self, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
+        parse_state::<G>(self.get(), reader)
+    }
+}
+
+/// One field of an envelope as the item gives it: a string (borrowed where it has no escape),
+/// `null`, or any other value (skipped).
+enum Field<'a> {
+    Text(Cow<'a, str>),
+    Null,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Field<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FieldVisitor;
+        impl<'de> Visitor<'de> for FieldVisitor {
+            type Value = Field<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Field<'de>, E> {
+                Ok(Field::Text(Cow::Borrowed(text)))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Field<'de>, E> {
+                Ok(Field::Text(Cow::Owned(text.to_owned())))
+            }
+            fn visit_unit<E>(self) -> Result<Field<'de>, E> {
+                Ok(Field::Null)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Field<'de>, E> {
+                Ok(Field::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Field<'de>, E> {
+                Ok(Field::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Field<'de>, E> {
+                Ok(Field::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Field<'de>, E> {
+                Ok(Field::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Field<'de>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Field::Other)
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Field<'de>, M::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Field::Other)
+            }
+        }
+        deserializer.deserialize_any(FieldVisitor)
+    }
+}
+
+impl<'a> Field<'a> {
+    /// A string of `min..=max` characters, or the schema's message about the field.
+    fn text(self, min: usize, max: usize) -> Result<Cow<'a, str>, String> {
+        match self {
+            Field::Text(text) if fits(&text, min, max) => Ok(text),
+            Field::Text(_) => Err(format!("Length must be between {min} and {max}.")),
+            Field::Null | Field::Other => Err("Not a valid string.".to_owned()),
+        }
+    }
+}
+
+/// The fields of an item envelope, and the names of any others.
+struct Envelope<'a, S> {
+    state: Option<S>,
+    mv: Option<Field<'a>>,
+    player: Option<Field<'a>>,
+    secret: Option<Field<'a>>,
+    unknown: Vec<String>,
+}
+
+impl<'de, S: Deserialize<'de>> Deserialize<'de> for Envelope<'de, S> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EnvelopeVisitor<S>(std::marker::PhantomData<S>);
+        impl<'de, S: Deserialize<'de>> Visitor<'de> for EnvelopeVisitor<S> {
+            type Value = Envelope<'de, S>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut envelope = Envelope {
+                    state: None,
+                    mv: None,
+                    player: None,
+                    secret: None,
+                    unknown: Vec::new(),
+                };
+                // No key is given twice: `json::fault` refused that first.
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::State => envelope.state = Some(map.next_value()?),
+                        Key::Move => envelope.mv = Some(map.next_value()?),
+                        Key::Player => envelope.player = Some(map.next_value()?),
+                        Key::Secret => envelope.secret = Some(map.next_value()?),
+                        Key::Unknown(name) => {
+                            map.next_value::<IgnoredAny>()?;
+                            envelope.unknown.push(name);
+                        }
+                    }
+                }
+                Ok(envelope)
+            }
+        }
+        deserializer.deserialize_map(EnvelopeVisitor(std::marker::PhantomData))
+    }
+}
+
+/// A key of an envelope, told from the input without copying it (only an unknown one is kept).
+enum Key {
+    State,
+    Move,
+    Player,
+    Secret,
+    Unknown(String),
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E>(self, name: &str) -> Result<Key, E> {
+                Ok(match name {
+                    "state" => Key::State,
+                    "move" => Key::Move,
+                    "player" => Key::Player,
+                    "secret" => Key::Secret,
+                    other => Key::Unknown(other.to_owned()),
+                })
+            }
+        }
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+/// The state, the move, the player and the secret of an envelope that checks.
+type Fields<'a, S> = (S, Cow<'a, str>, Option<Cow<'a, str>>, Option<Cow<'a, str>>);
+
+impl<'a, S> Envelope<'a, S> {
+    /// The fields, or the per-field errors of a `malformed-request` in the order the service gives
+    /// them (the state, the move, the player, the secret, then fields it does not know).
+    fn checked<G: Rules>(self) -> Result<Fields<'a, S>, Vec<(String, String)>>
+    where
+        S: ItemState<'a, G>,
+    {
+        let mut errors: Vec<(String, String)> = Vec::new();
+        let mut error = |field: &str, message: String| errors.push((field.into(), message));
+        let missing = || "Missing data for required field.".to_owned();
+        let state = match self.state {
+            Some(state) if state.is_state() => Some(state),
+            Some(_) => {
+                error("state", STATE_TYPE_MESSAGE.into());
+                None
+            }
+            None => {
+                error("state", missing());
+                None
+            }
+        };
+        let mv = match self.mv.map(|mv| mv.text(1, MAX_MOVE_CHARS)) {
+            Some(Ok(mv)) => Some(mv),
+            Some(Err(message)) => {
+                error("move", message);
+                None
+            }
+            None => {
+                error("move", missing());
+                None
+            }
+        };
+        let mut optional =
+            |name: &str, field: Option<Field<'a>>, min: usize, max: usize| match field
+                .filter(|field| !matches!(field, Field::Null))?
+                .text(min, max)
+            {
+                Ok(text) => Some(text),
+                Err(message) => {
+                    error(name, message);
+                    None
+                }
+            };
+        let player = optional("player", self.player, 1, MAX_PLAYER_CHARS);
+        let secret = optional("secret", self.secret, MIN_SECRET_CHARS, MAX_SECRET_CHARS);
+        for field in self.unknown {
+            error(&field, "Unknown field.".into());
+        }
+        match (state, mv) {
+            (Some(state), Some(mv)) if errors.is_empty() => Ok((state, mv, player, secret)),
+            _ => Err(errors),
+        }
+    }
 }
 
 /// Whether a text has `min..=max` characters, as the schemas count them.
 fn fits(text: &str, min: usize, max: usize) -> bool {
     (min..=max).contains(&text.chars().count())
-}
-
-/// What the envelope check makes of one item.
-enum Opened<'a> {
-    /// The state's JSON text, the move, the player, the secret.
-    Item(&'a str, String, Option<String>, Option<String>),
-    /// JSON, but not a good envelope: the per-field errors of a `malformed-request`, in the shape
-    /// the service gives them.
-    Refused(Value),
-}
-
-/// The envelope check of one item (JSON already checked) (`whole` names it in errors: `item`, `body`).
-fn open_item<'a>(item: &'a str, whole: &str) -> Opened<'a> {
-    let mut errors: Vec<(String, String)> = Vec::new();
-    // Parsing the envelope checks that all of it is JSON (its values are parsed as raw JSON).
-    let envelope = match serde_json::from_str::<Envelope>(item) {
-        Ok(envelope) => envelope,
-        Err(_) => {
-            errors.push((whole.into(), "not a JSON object".into()));
-            return Opened::Refused(malformed_request(&errors));
-        }
-    };
-    let state = match envelope.state {
-        None => {
-            errors.push(("state".into(), "Missing data for required field.".into()));
-            None
-        }
-        Some(raw) if raw.get().starts_with(['{', '"']) => Some(raw.get()),
-        Some(_) => {
-            errors.push(("state".into(), STATE_TYPE_MESSAGE.into()));
-            None
-        }
-    };
-    let mv = match envelope.mv.map(|raw| text_field(raw, 1, MAX_MOVE_CHARS)) {
-        None => {
-            errors.push(("move".into(), "Missing data for required field.".into()));
-            None
-        }
-        Some(Ok(mv)) => Some(mv),
-        Some(Err(message)) => {
-            errors.push(("move".into(), message));
-            None
-        }
-    };
-    let mut optional = |name: &str, raw: Option<&RawValue>, min: usize, max: usize| match raw {
-        Some(raw) if raw.get() != "null" => match text_field(raw, min, max) {
-            Ok(text) => Some(text),
-            Err(message) => {
-                errors.push((name.into(), message));
-                None
-            }
-        },
-        _ => None,
-    };
-    let player = optional("player", envelope.player, 1, MAX_PLAYER_CHARS);
-    let secret = optional(
-        "secret",
-        envelope.secret,
-        MIN_SECRET_CHARS,
-        MAX_SECRET_CHARS,
-    );
-    for field in envelope.unknown {
-        errors.push((field, "Unknown field.".into()));
-    }
-    match (state, mv) {
-        (Some(state), Some(mv)) if errors.is_empty() => Opened::Item(state, mv, player, secret),
-        _ => Opened::Refused(malformed_request(&errors)),
-    }
 }
 
 /// Why a text is not JSON as every route reads it (serde_json's grammar, numbers that fit a double,
@@ -491,56 +578,102 @@ mod tests {
     use crate::batch::validate_array;
     use crate::iago::Iago;
 
-    #[test]
-    fn the_quick_path_agrees_with_the_exact_one() {
-        let state = start();
-        let array_state = r#"["iago@1","standard",{"penalty":false},[],"black",false]"#;
-        let items = [
-            format!(r#"{{"state":{state},"move":"e4"}}"#),
-            format!(r#"{{"move":"e5","state":{state},"player":null}}"#),
-            format!(r#"{{"state":{state},"move":"e4","player":"white"}}"#),
-            format!(r#"{{"state":{state},"move":"zz","player":"black"}}"#),
-            format!(r#"{{"state":{state},"move":""}}"#),
-            format!(r#"{{"state":{state},"move":"e4","player":""}}"#),
-            format!(r#"{{"state":{state},"move":"{}"}}"#, "é".repeat(256)),
-            format!(r#"{{"state":{state},"move":"{}"}}"#, "é".repeat(257)),
-            format!(r#"{{"state":{state},"move":"e4","extra":1}}"#),
-            format!(r#"{{"state":{state},"state":{state},"move":"e4"}}"#),
-            format!(r#"{{"state":{array_state},"move":"e4"}}"#),
-            r#"{"state":{"rules":"iago@1"},"move":"e4"}"#.to_owned(),
-            r#"{"state":{"rules":"iago@1","board":[],"to_move":"black"},"move":"e4"}"#.to_owned(),
-            r#"{"state":{},"move":4}"#.to_owned(),
-            r#"[1, 2]"#.to_owned(),
-            r#"{"state": {"#.to_owned(),
-        ];
-        let mut quick = 0;
-        for item in &items {
-            let exact = exact_item::<Iago>(item, "item", reader(None));
-            if let Some(answer) = quick_item::<Iago>(item, setup()) {
-                quick += 1;
-                assert_eq!(answer, exact, "{item}");
+    /// The answer to an item as the service words it: the position read, or the reason.
+    fn answer(item: &str, keys: Option<&SealKeys>) -> Result<String, Value> {
+        match take_item::<Iago>(item, "item", reader(keys)) {
+            Taken::Item((_, form), mv, player, secret) => {
+                Ok(format!("{form:?} {mv} {player:?} {secret:?}"))
             }
-            // A key given twice is refused before either path reads the item.
-            let expected = crate::json::fault(item).map_or(exact, Taken::NotJson);
+            Taken::Refused(reason) => Err(reason),
+            Taken::NotJson(detail) => Err(malformed_json(detail)),
+        }
+    }
+
+    fn errors(reason: &Value) -> Vec<(&str, &str)> {
+        let errors = reason["errors"].as_array().unwrap();
+        errors
+            .iter()
+            .map(|e| (e["field"].as_str().unwrap(), e["message"].as_str().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn an_item_is_read_in_one_pass_and_its_faults_told_in_order() {
+        let state = start();
+        let good = answer(&format!(r#"{{"state":{state},"move":"e4"}}"#), None);
+        assert_eq!(good.unwrap(), "Object e4 None None");
+        let any_order = format!(r#"{{"player":null,"move":"e\u0035","state":{state}}}"#);
+        assert_eq!(answer(&any_order, None).unwrap(), "Object e5 None None");
+        let position = Iago::position_text(&Iago::start(setup(), None, None));
+        let notation = format!(r#"{{"state":"{position}","move":"e4"}}"#);
+        assert_eq!(answer(&notation, None).unwrap(), "Notation e4 None None");
+        let garbled = notation.replacen(" b\"", " q\"", 1);
+        assert!(matches!(answer(&garbled, None), Err(reason) if reason["code"] == "invalid-state"));
+        // The envelope's faults, field by field in the service's order, before the state's.
+        let item = format!(
+            r#"{{"extra":1,"secret":7,"player":"","move":"{}"}}"#,
+            "é".repeat(257)
+        );
+        let reason = answer(&item, None).unwrap_err();
+        assert_eq!(
+            errors(&reason),
+            [
+                ("state", "Missing data for required field."),
+                ("move", "Length must be between 1 and 256."),
+                ("player", "Length must be between 1 and 64."),
+                ("secret", "Not a valid string."),
+                ("extra", "Unknown field.")
+            ]
+        );
+        for wrong in ["7", "null", "[1]", "true"] {
+            let reason = answer(&format!(r#"{{"state":{wrong},"move":4}}"#), None).unwrap_err();
             assert_eq!(
-                take_item::<Iago>(item, "item", reader(None)),
-                expected,
-                "{item}"
+                errors(&reason),
+                [
+                    ("state", STATE_TYPE_MESSAGE),
+                    ("move", "Not a valid string.")
+                ]
             );
         }
-        // Good envelopes take the quick path, their states read there (or refused, worded).
-        assert_eq!(quick, 6, "the good shapes take the quick path");
-        assert_eq!(
-            take_item::<Iago>(&items[9], "item", reader(None)),
-            Taken::NotJson("duplicate key at state".into())
-        );
-        let refused = exact_item::<Iago>(&items[10], "item", reader(None));
+        // A state the game's reader stops on (an unknown field) is worded from the state alone,
+        // and only once the envelope is good.
+        let unknown = r#"{"rules":"iago@1","bogus":1}"#;
+        let reason = answer(&format!(r#"{{"state":{unknown},"move":"e4"}}"#), None).unwrap_err();
+        assert_eq!(reason["code"], "invalid-state");
         assert!(
-            matches!(refused, Taken::Refused(reason) if reason["errors"][0]["message"] == STATE_TYPE_MESSAGE)
+            reason["detail"].as_str().unwrap().contains("bogus"),
+            "{reason}"
         );
+        let reason = answer(&format!(r#"{{"state":{unknown}}}"#), None).unwrap_err();
+        assert_eq!(
+            errors(&reason),
+            [("move", "Missing data for required field.")]
+        );
+        // The JSON before anything else: a fault anywhere, a key twice, no object.
+        for (item, says) in [
+            (
+                format!(r#"{{"state":{state},"move":"e4","extra":1e999}}"#),
+                "number out of range",
+            ),
+            (format!(r#"{{"state":{state},"move":"e4""#), "EOF"),
+            (
+                format!(r#"{{"state":{state},"state":{state},"move":"e4"}}"#),
+                "duplicate key at state",
+            ),
+        ] {
+            let reason = answer(&item, None).unwrap_err();
+            assert_eq!(reason["code"], "malformed-json", "{item}");
+            assert!(
+                reason["detail"].as_str().unwrap().contains(says),
+                "{reason}"
+            );
+        }
+        let reason = answer(r#"[1, 2]"#, None).unwrap_err();
+        assert_eq!(errors(&reason), [("item", "not a JSON object")]);
     }
+
     #[test]
-    fn with_keys_both_paths_check_the_seal_and_a_bad_one_fails_its_item_alone() {
+    fn with_keys_the_seal_is_checked_and_a_bad_one_fails_its_item_alone() {
         let keys = SealKeys::parse("k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0").unwrap();
         let setup = Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
         let position = Iago::start(&setup, None, None);
@@ -556,20 +689,16 @@ mod tests {
             format!(r#"{{"state":{sealed},"move":""}}"#),
             format!(r#"[{sealed},"e4"]"#),
         ];
-        let mut quick = 0;
-        for item in &items {
-            let exact = exact_item::<Iago>(item, "item", reader(Some(&keys)));
-            if let Some(answer) = quick_sealed_item::<Iago>(item, &keys) {
-                quick += 1;
-                assert_eq!(answer, exact, "{item}");
-            }
-            assert_eq!(
-                take_item::<Iago>(item, "item", reader(Some(&keys))),
-                exact,
-                "{item}"
-            );
-        }
-        assert_eq!(quick, 4);
+        assert_eq!(
+            answer(&items[1], Some(&keys)).unwrap(),
+            "Object e4 Some(\"black\") None"
+        );
+        let notation = format!(
+            r#"{{"state":"{}","move":"e4"}}"#,
+            Iago::position_text(&position)
+        );
+        let refused = answer(&notation, Some(&keys));
+        assert!(matches!(refused, Err(reason) if reason["code"] == "invalid-seal"));
         let array = format!("[{}]", items.join(","));
         let (results, _) =
             validate_array::<Iago>(array.as_bytes(), reader(Some(&keys)), true, 10).unwrap();
