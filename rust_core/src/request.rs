@@ -64,18 +64,21 @@ pub fn answer_request<G: Rules>(
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
         let mover = G::to_move(&position);
-        serde_json::to_vec(&Played::<G>::in_form(
-            &next,
-            effects,
-            &form,
-            reader.keys,
-            mover,
-        ))
+        // The next state is about as long as the one given: written once into room for both.
+        let mut answer = Vec::with_capacity(body.len() + ANSWER_EXTRA_BYTES);
+        serde_json::to_writer(
+            &mut answer,
+            &Played::<G>::in_form(&next, effects, &form, reader.keys, mover),
+        )
+        .map(|()| answer)
     } else {
         serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?)
     };
     Ok(answer.expect("an answer serializes"))
 }
+
+/// Room in a `play` answer beyond the request's length: the effects and the outcome.
+const ANSWER_EXTRA_BYTES: usize = 512;
 
 /// The verdict on one `(state, move, player)`: `{"legal": true}` or `{"legal": false, "reason": ...}`;
 /// `Err` for a player the game does not have.
