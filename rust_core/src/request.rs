@@ -86,9 +86,33 @@ pub fn judge<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
-) -> Result<Value, Error> {
-    game::validate::<G>(position, mv, player)
-        .map(|verdict| verdict_json::<G>(verdict, None, None, None))
+) -> Result<Judged, Error> {
+    game::validate::<G>(position, mv, player).map(|verdict| match verdict {
+        Verdict::Legal { .. } => Judged::Legal,
+        Verdict::Illegal(error) => Judged::Illegal(error),
+    })
+}
+
+/// A verdict without the next state, written as `judge` says (straight to text: no tree of JSON
+/// values built and dropped on the way).
+pub enum Judged {
+    Legal,
+    Illegal(Error),
+}
+
+impl serde::Serialize for Judged {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut verdict = serializer.serialize_struct("Verdict", 2)?;
+        match self {
+            Judged::Legal => verdict.serialize_field("legal", &true)?,
+            Judged::Illegal(error) => {
+                verdict.serialize_field("legal", &false)?;
+                verdict.serialize_field("reason", &error.reason_out())?;
+            }
+        }
+        verdict.end()
+    }
 }
 
 /// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given;
@@ -105,8 +129,8 @@ pub(crate) fn verdict_json<G: Rules>(
             result["legal"] = Value::Bool(true);
             result
         }
-        (Verdict::Legal { .. }, None) => json!({ "legal": true }),
-        (Verdict::Illegal(error), _) => json!({ "legal": false, "reason": error.reason() }),
+        (Verdict::Legal { .. }, None) => json!(Judged::Legal),
+        (Verdict::Illegal(error), _) => json!(Judged::Illegal(error)),
     }
 }
 
