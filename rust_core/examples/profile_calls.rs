@@ -98,6 +98,9 @@ fn profile<G: Rules>(iters: u32) {
         state.len(),
         text.len()
     );
+    time("json::fault of a play body", iters, || {
+        black_box(referee_core::json::fault(black_box(&body)));
+    });
     time("read_object", iters, || {
         black_box(incoming::read_object::<G>(black_box(&state), None).unwrap());
     });

@@ -34,8 +34,8 @@ fn duplicate_key(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut scan = Scan {
         text: bytes,
-        keys: Vec::new(),
-        frames: Vec::new(),
+        keys: Vec::with_capacity(LINEAR_KEYS),
+        frames: Vec::with_capacity(8),
         sets: Vec::new(),
         string: None,
     };
@@ -44,15 +44,26 @@ fn duplicate_key(text: &str) -> Option<String> {
     while block < bytes.len() {
         let classes = Classes::of(&bytes[block..]);
         if classes.backslash == 0 && next <= block {
-            // The block's strings are found from its quotes alone: only quotes and the brackets and
-            // commas outside strings matter.
+            // The block's strings are found from its quotes alone: only closing quotes and the
+            // brackets and commas outside strings matter (a key's start is its opening quote's).
             let inside = prefix_xor(classes.quote) ^ if in_string { u64::MAX } else { 0 };
-            for at in bits(classes.quote | (classes.structural & !inside), block) {
+            let opening = classes.quote & inside;
+            for at in bits((classes.quote | classes.structural) & !inside, block) {
+                if bytes[at] == b'"' && scan.string.is_none() {
+                    if !scan.expects_key() {
+                        continue; // a value's string: nothing to keep
+                    }
+                    scan.string = Some((after_last(opening, at - block, block), true, false));
+                }
                 if let Err(found) = scan.byte(at, bytes[at]) {
                     return found;
                 }
             }
             in_string ^= classes.quote.count_ones() % 2 == 1;
+            if in_string && scan.string.is_none() {
+                let start = after_last(opening, BLOCK, block);
+                scan.string = Some((start, scan.expects_key(), false));
+            }
         } else {
             for at in bits(
                 classes.quote | classes.backslash | classes.structural,
@@ -332,6 +343,13 @@ pub(crate) fn bits(mut mask: u64, first: usize) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The position after the last set bit of `mask` below bit `below` (`mask` has one there), counted
+/// from `first`: where a string starts, from its block's opening quotes.
+fn after_last(mask: u64, below: usize, first: usize) -> usize {
+    let under = mask & u64::MAX.checked_shr(64 - below as u32).unwrap_or(0);
+    first + (u64::BITS - under.leading_zeros()) as usize
+}
+
 /// Bit `i` set when an odd number of bits `0..=i` of `mask` are: between a string's opening quote
 /// (set) and its closing one (clear), when the quotes are the block's only ones.
 pub(crate) fn prefix_xor(mut mask: u64) -> u64 {
@@ -556,6 +574,30 @@ mod tests {
                 fault(&twice).as_deref(),
                 Some(r#"duplicate key at ["k\"x"]"#),
                 "{padding}"
+            );
+        }
+    }
+
+    #[test]
+    fn keys_and_values_are_found_across_blocks_without_escapes() {
+        // No backslash: every block is read from its quotes alone, strings of every length
+        // crossing every block edge, keys opened in one block and closed in the next.
+        for padding in 0..(2 * BLOCK) {
+            let pad = "p".repeat(padding);
+            let value = "v".repeat(padding % 70);
+            let distinct = format!(
+                r#"{{"{pad}":"{value}","key":{{"{value}k":[1,"{{"],"key":"}}"}},"k{value}":{{"key":1}}}}"#
+            );
+            assert_eq!(fault(&distinct), None, "{distinct}");
+            let twice = format!(r#"{{"{pad}":"{value}","a":{{"{value}k":1,"{value}k":2}}}}"#);
+            let path = match value.is_empty() {
+                true => "a.k".to_owned(),
+                false => format!("a.{value}k"),
+            };
+            assert_eq!(
+                fault(&twice),
+                Some(format!("duplicate key at {path}")),
+                "{twice}"
             );
         }
     }

@@ -66,18 +66,21 @@ pub fn answer_request<G: Rules>(
         let (next, effects) =
             game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
         let mover = G::to_move(&position);
-        serde_json::to_vec(&Played::<G>::in_form(
-            &next,
-            effects,
-            &form,
-            reader.keys,
-            mover,
-        ))
+        // The next state is about as long as the one given: written once into room for both.
+        let mut answer = Vec::with_capacity(body.len() + ANSWER_EXTRA_BYTES);
+        serde_json::to_writer(
+            &mut answer,
+            &Played::<G>::in_form(&next, effects, &form, reader.keys, mover),
+        )
+        .map(|()| answer)
     } else {
         serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?)
     };
     Ok(answer.expect("an answer serializes"))
 }
+
+/// Room in a `play` answer beyond the request's length: the effects and the outcome.
+const ANSWER_EXTRA_BYTES: usize = 512;
 
 /// The verdict on one `(state, move, player)`: `{"legal": true}` or `{"legal": false, "reason": ...}`;
 /// `Err` for a player the game does not have.
@@ -85,9 +88,33 @@ pub fn judge<G: Rules>(
     position: &G::Position,
     mv: &str,
     player: Option<&str>,
-) -> Result<Value, Error> {
-    game::validate::<G>(position, mv, player)
-        .map(|verdict| verdict_json::<G>(verdict, None, None, None))
+) -> Result<Judged, Error> {
+    game::validate::<G>(position, mv, player).map(|verdict| match verdict {
+        Verdict::Legal { .. } => Judged::Legal,
+        Verdict::Illegal(error) => Judged::Illegal(error),
+    })
+}
+
+/// A verdict without the next state, written as `judge` says (straight to text: no tree of JSON
+/// values built and dropped on the way).
+pub enum Judged {
+    Legal,
+    Illegal(Error),
+}
+
+impl serde::Serialize for Judged {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut verdict = serializer.serialize_struct("Verdict", 2)?;
+        match self {
+            Judged::Legal => verdict.serialize_field("legal", &true)?,
+            Judged::Illegal(error) => {
+                verdict.serialize_field("legal", &false)?;
+                verdict.serialize_field("reason", &error.reason_out())?;
+            }
+        }
+        verdict.end()
+    }
 }
 
 /// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given;
@@ -104,8 +131,8 @@ pub(crate) fn verdict_json<G: Rules>(
             result["legal"] = Value::Bool(true);
             result
         }
-        (Verdict::Legal { .. }, None) => json!({ "legal": true }),
-        (Verdict::Illegal(error), _) => json!({ "legal": false, "reason": error.reason() }),
+        (Verdict::Legal { .. }, None) => json!(Judged::Legal),
+        (Verdict::Illegal(error), _) => json!(Judged::Illegal(error)),
     }
 }
 

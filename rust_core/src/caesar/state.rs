@@ -346,8 +346,8 @@ impl<'de> Visitor<'de> for StateVisitor {
             match field {
                 0 => rules = Some(map.next_value_seed(RulesVersion)?),
                 1 => to_move = Some(map.next_value_seed(Named::optional(Player::parse))?),
-                2 => borders = Some(map.next_value_seed(BordersSeed)?),
-                3 => provinces = Some(map.next_value_seed(ProvincesSeed)?),
+                2 => borders = Some(map.next_value_seed(PlacesSeed::<BordersRead>::new())?),
+                3 => provinces = Some(map.next_value_seed(PlacesSeed::<ProvincesRead>::new())?),
                 4 => italia_dashed = Some(map.next_value_seed(Named::optional(Player::parse))?),
                 5 => hands = Some(map.next_value::<Object<PerPlayer<TokenList>>>()?.0),
                 6 => bags = Some(map.next_value::<Object<PerPlayer<TokenList>>>()?.0),
@@ -530,44 +530,135 @@ impl Visitor<'_> for Token<'_> {
     }
 }
 
-/// A key of an object of places (borders, provinces), as given: `parse` reads it (`expected`,
-/// whose name is `name(expected)`, is tried first: states list their places in one order).
-struct PlaceKey<T> {
-    expected: usize,
-    count: usize,
-    name: fn(usize) -> &'static str,
-    parse: fn(&str) -> T,
-    known: fn(usize) -> T,
+/// An object of every place of one kind (borders, provinces) by name, as it is read: each key
+/// parsed, listed once, its value read and placed; the first fault stops the checks (the reader
+/// of the kind, in `invariants`, keeps it).
+trait PlacesRead: Default {
+    /// A key as given: a place named as the rules name it, or the text as given.
+    type Key;
+    /// The places, once all are read.
+    type Places;
+    const COUNT: usize;
+    /// A place's name as the rules write it.
+    fn name(place: usize) -> &'static str;
+    fn parse(text: &str) -> Self::Key;
+    /// The key of a place named as the rules write it.
+    fn known(place: usize) -> Self::Key;
+    fn place_of(key: &Self::Key) -> Option<usize>;
+    /// The place a key names, when it is listed once and no fault was found before.
+    fn listed(&mut self, key: Self::Key) -> Option<usize>;
+    /// The value of the entry of `place` (`None`: no place to fill) read from `map`, and placed.
+    fn read_value<'de, M: MapAccess<'de>>(
+        &mut self,
+        map: &mut M,
+        place: Option<usize>,
+    ) -> std::result::Result<(), M::Error>;
+    /// The places, or the first fault: of a place, or a place missing.
+    fn finish(self) -> Result<Self::Places>;
 }
 
-impl<'de, T> DeserializeSeed<'de> for PlaceKey<T> {
-    type Value = T;
-    fn deserialize<D: Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> std::result::Result<T, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
+impl PlacesRead for BordersRead {
+    type Key = BorderKey;
+    type Places = Borders;
+    const COUNT: usize = BORDER_COUNT;
 
-impl<T> Visitor<'_> for PlaceKey<T> {
-    type Value = T;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
+    fn name(border: usize) -> &'static str {
+        border_id(border)
     }
-    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<T, E> {
-        if self.expected < self.count && (self.name)(self.expected) == text {
-            return Ok((self.known)(self.expected));
+
+    fn parse(text: &str) -> BorderKey {
+        BorderKey::of(text)
+    }
+
+    fn known(border: usize) -> BorderKey {
+        BorderKey::Border(border)
+    }
+
+    fn place_of(key: &BorderKey) -> Option<usize> {
+        match key {
+            BorderKey::Border(border) => Some(*border),
+            BorderKey::Other(_) => None,
         }
-        Ok((self.parse)(text))
+    }
+
+    fn listed(&mut self, key: BorderKey) -> Option<usize> {
+        BordersRead::listed(self, key)
+    }
+
+    /// Null, or a token (read for the border when it is one listed once).
+    #[inline]
+    fn read_value<'de, M: MapAccess<'de>>(
+        &mut self,
+        map: &mut M,
+        border: Option<usize>,
+    ) -> std::result::Result<(), M::Error> {
+        if let (Some(token), Some(border)) = (map.next_value_seed(BorderSeed(border))?, border) {
+            self.place(border, token.placed(border));
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Borders> {
+        BordersRead::finish(self)
     }
 }
 
-/// The borders of a state: an object of every border by id, each null or a token.
-struct BordersSeed;
+impl PlacesRead for ProvincesRead {
+    /// A province, or the code as given.
+    type Key = std::result::Result<usize, String>;
+    type Places = Provinces;
+    const COUNT: usize = PROVINCE_COUNT;
 
-impl<'de> DeserializeSeed<'de> for BordersSeed {
-    type Value = Result<Borders>;
+    fn name(province: usize) -> &'static str {
+        province_code(province)
+    }
+
+    fn parse(code: &str) -> Self::Key {
+        parse_province(code).ok_or_else(|| code.to_owned())
+    }
+
+    fn known(province: usize) -> Self::Key {
+        Ok(province)
+    }
+
+    fn place_of(key: &Self::Key) -> Option<usize> {
+        key.as_ref().ok().copied()
+    }
+
+    fn listed(&mut self, key: Self::Key) -> Option<usize> {
+        ProvincesRead::listed(self, key)
+    }
+
+    /// The province's fields.
+    #[inline]
+    fn read_value<'de, M: MapAccess<'de>>(
+        &mut self,
+        map: &mut M,
+        province: Option<usize>,
+    ) -> std::result::Result<(), M::Error> {
+        let read = map.next_value::<ProvinceFields>()?.0;
+        if let Some(province) = province {
+            self.place(province, read);
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Provinces> {
+        ProvincesRead::finish(self)
+    }
+}
+
+/// The places of a state of one kind (`P`): an object of every place by name.
+struct PlacesSeed<P>(PhantomData<P>);
+
+impl<P> PlacesSeed<P> {
+    fn new() -> PlacesSeed<P> {
+        PlacesSeed(PhantomData)
+    }
+}
+
+impl<'de, P: PlacesRead> DeserializeSeed<'de> for PlacesSeed<P> {
+    type Value = Result<P::Places>;
     fn deserialize<D: Deserializer<'de>>(
         self,
         deserializer: D,
@@ -576,8 +667,8 @@ impl<'de> DeserializeSeed<'de> for BordersSeed {
     }
 }
 
-impl<'de> Visitor<'de> for BordersSeed {
-    type Value = Result<Borders>;
+impl<'de, P: PlacesRead> Visitor<'de> for PlacesSeed<P> {
+    type Value = Result<P::Places>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object")
     }
@@ -585,30 +676,44 @@ impl<'de> Visitor<'de> for BordersSeed {
         self,
         mut map: M,
     ) -> std::result::Result<Self::Value, M::Error> {
-        let mut borders = BordersRead::default();
+        let mut places = P::default();
         let mut expected = 0;
-        loop {
-            let key = PlaceKey {
-                expected,
-                count: BORDER_COUNT,
-                name: border_id,
-                parse: BorderKey::of,
-                known: BorderKey::Border,
-            };
-            let Some(key) = map.next_key_seed(key)? else {
-                break;
-            };
-            if let BorderKey::Border(border) = key {
-                expected = border + 1;
+        while let Some(key) = map.next_key_seed(PlaceKey::<P>(expected, PhantomData))? {
+            if let Some(place) = P::place_of(&key) {
+                expected = place + 1;
             }
-            let border = borders.listed(key);
-            if let Some(token) = map.next_value_seed(BorderSeed(border))? {
-                if let Some(border) = border {
-                    borders.place(border, token.placed(border));
-                }
-            }
+            let place = places.listed(key);
+            places.read_value(&mut map, place)?;
         }
-        Ok(borders.finish())
+        Ok(places.finish())
+    }
+}
+
+/// A key of an object of places, as given (the place `.0`, after the last one read, is tried
+/// first: states list their places in one order).
+struct PlaceKey<P>(usize, PhantomData<P>);
+
+impl<'de, P: PlacesRead> DeserializeSeed<'de> for PlaceKey<P> {
+    type Value = P::Key;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<P::Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<P: PlacesRead> Visitor<'_> for PlaceKey<P> {
+    type Value = P::Key;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<P::Key, E> {
+        let expected = self.0;
+        if expected < P::COUNT && P::name(expected) == text {
+            return Ok(P::known(expected));
+        }
+        Ok(P::parse(text))
     }
 }
 
@@ -809,54 +914,6 @@ impl Visitor<'_> for Side {
         Ok(self
             .0
             .and_then(|codes| codes.iter().position(|code| *code == text)))
-    }
-}
-
-/// The provinces of a state: an object of every province by code.
-struct ProvincesSeed;
-
-impl<'de> DeserializeSeed<'de> for ProvincesSeed {
-    type Value = Result<Provinces>;
-    fn deserialize<D: Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> std::result::Result<Self::Value, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ProvincesSeed {
-    type Value = Result<Provinces>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object")
-    }
-    fn visit_map<M: MapAccess<'de>>(
-        self,
-        mut map: M,
-    ) -> std::result::Result<Self::Value, M::Error> {
-        let mut provinces = ProvincesRead::default();
-        let mut expected = 0;
-        loop {
-            let key = PlaceKey {
-                expected,
-                count: PROVINCE_COUNT,
-                name: province_code,
-                parse: |code: &str| parse_province(code).ok_or_else(|| code.to_owned()),
-                known: Ok,
-            };
-            let Some(key) = map.next_key_seed(key)? else {
-                break;
-            };
-            if let Ok(province) = key {
-                expected = province + 1;
-            }
-            let province = provinces.listed(key);
-            let read = map.next_value::<ProvinceFields>()?.0;
-            if let Some(province) = province {
-                provinces.place(province, read);
-            }
-        }
-        Ok(provinces.finish())
     }
 }
 

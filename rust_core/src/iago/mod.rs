@@ -11,7 +11,7 @@ mod position;
 mod setup;
 mod state;
 
-use serde::{Deserializer, Serialize, Serializer};
+use serde::{Deserializer, Serializer};
 use serde_json::{json, Value};
 
 use crate::chance::ChanceKeys;
@@ -103,7 +103,7 @@ impl Rules for Iago {
         position: &Position,
         serializer: S,
     ) -> std::result::Result<S::Ok, S::Error> {
-        state::to_state(position).serialize(serializer)
+        state::write(position, serializer)
     }
 
     fn parse_position(

@@ -114,19 +114,21 @@ impl Position {
         })
     }
 
-    /// The board as its 9 rows, a..i.
-    pub fn rows(&self) -> Vec<String> {
-        let chars: Vec<char> = self.cell_chars().collect();
-        let mut start = 0;
-        ROW_LENGTHS
-            .iter()
-            .map(|&len| {
-                let row = chars[start..start + len].iter().collect();
-                start += len;
-                row
-            })
-            .collect()
+    /// The board's hexes row after row (a..i), one character each (`.`, `B`, `W`, `b`, `w`): one
+    /// text that `rows` cuts into the board's rows, without a string a row.
+    pub fn cells(&self) -> String {
+        self.cell_chars().collect()
     }
+}
+
+/// The 9 rows a..i of a board's `cells`.
+pub fn rows(cells: &str) -> [&str; ROW_LENGTHS.len()] {
+    let mut rest = cells;
+    ROW_LENGTHS.map(|len| {
+        let (row, after) = rest.split_at(len);
+        rest = after;
+        row
+    })
 }
 
 pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
@@ -158,5 +160,5 @@ pub(super) fn position_text(position: &Position) -> String {
         "w"
     };
     let claim = if position.penalty_claim { " p" } else { "" };
-    format!("{} {side}{claim}", position.rows().join("/"))
+    format!("{} {side}{claim}", rows(&position.cells()).join("/"))
 }

@@ -194,13 +194,19 @@ pub(super) fn read<'de, D: serde::Deserializer<'de>>(
     Ok(from_state(state))
 }
 
-pub(super) fn to_state(position: &Position) -> State {
+/// A position's state as `State` says, written (its rows borrowed from one text of its cells).
+pub(super) fn write<S: serde::Serializer>(
+    position: &Position,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    let cells = position.cells();
     State {
-        rules: Iago::RULES_VERSION.to_owned(),
+        rules: Iago::RULES_VERSION,
         variant: position.setup.variant,
         options: position.setup.options,
-        board: position.rows(),
-        to_move: position.to_move.name().to_owned(),
+        board: super::position::rows(&cells).to_vec(),
+        to_move: position.to_move.name(),
         penalty_claim: position.penalty_claim,
     }
+    .serialize(serializer)
 }
