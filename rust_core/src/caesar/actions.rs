@@ -218,9 +218,10 @@ impl Decisions for Caesar {
             return Vec::new();
         };
         let Some((kind, border, forward)) = node.pending.placement else {
-            let placements = position.placements(player);
-            let ids = placements.iter().map(|(k, b, f)| placement_id(k, b, f));
-            return ids.collect();
+            let mut ids = Vec::new();
+            (position.placements(player))
+                .for_each(|kind, border, forward| ids.push(placement_id(kind, border, forward)));
+            return ids;
         };
         // The choices that follow the ones taken, among the legal moves of this placement.
         let taken = &node.pending.choices;

@@ -365,10 +365,6 @@ fn orientations(kind: usize) -> &'static [bool] {
 }
 
 impl Placements {
-    pub(super) fn is_empty(&self) -> bool {
-        self.open.iter().all(|&open| open == 0)
-    }
-
     pub(super) fn count(&self) -> usize {
         (0..TOKEN_KINDS)
             .map(|kind| self.open[kind].count_ones() as usize * orientations(kind).len())
@@ -393,19 +389,16 @@ impl Placements {
         panic!("k is below the count of placements")
     }
 
-    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
-        self.open.iter().enumerate().flat_map(|(kind, &open)| {
-            borders_in(open).flat_map(move |border| {
-                (orientations(kind).iter()).map(move |&forward| (kind, border, forward))
-            })
-        })
-    }
-
-    pub(super) fn contains(&self, kind: usize, border: usize, forward: bool) -> bool {
-        kind < TOKEN_KINDS
-            && border < BORDER_COUNT
-            && self.open[kind] >> border & 1 == 1
-            && orientations(kind).contains(&forward)
+    /// Calls `f` with each placement in order: plain loops, as `generate`'s hot path wants them
+    /// (a flattened iterator cost Caesar! perft 60% in the extension's build).
+    pub(super) fn for_each(&self, mut f: impl FnMut(usize, usize, bool)) {
+        for (kind, &open) in self.open.iter().enumerate() {
+            for border in borders_in(open) {
+                for &forward in orientations(kind) {
+                    f(kind, border, forward);
+                }
+            }
+        }
     }
 }
 
@@ -657,21 +650,22 @@ pub(super) fn check_draws_used(draws: &Draws) -> Result<()> {
 
 impl Position {
     pub(super) fn has_placement(&self, player: Player) -> bool {
-        !self.placements(player).is_empty()
+        (0..TOKEN_KINDS).any(|kind| self.open_for(player, kind) != 0)
     }
 
     /// The legal placements of `player`, the move generator's first level.
     pub(super) fn placements(&self, player: Player) -> Placements {
-        let hand = &self.hands[player as usize];
         Placements {
-            open: std::array::from_fn(|kind| {
-                let borders = token_borders(kind) & !self.filled;
-                if hand[kind] > 0 {
-                    borders
-                } else {
-                    0
-                }
-            }),
+            open: std::array::from_fn(|kind| self.open_for(player, kind)),
+        }
+    }
+
+    /// The open borders that `player`'s token `kind` may take: none when it has none in hand.
+    fn open_for(&self, player: Player, kind: usize) -> u32 {
+        if self.hands[player as usize][kind] > 0 {
+            token_borders(kind) & !self.filled
+        } else {
+            0
         }
     }
 
@@ -934,9 +928,9 @@ impl Position {
             return Vec::new();
         };
         let mut moves = Vec::new();
-        for (kind, border, forward) in self.placements(player).iter() {
+        self.placements(player).for_each(|kind, border, forward| {
             self.push_moves_of(player, kind, border, forward, &mut moves);
-        }
+        });
         moves
     }
 
@@ -975,20 +969,36 @@ impl Position {
         let Some(player) = self.active() else {
             return Vec::new();
         };
-        if !self.placements(player).contains(kind, border, forward) {
+        let legal = kind < TOKEN_KINDS
+            && border < BORDER_COUNT
+            && self.open_for(player, kind) >> border & 1 == 1
+            && orientations(kind).contains(&forward);
+        if !legal {
             return Vec::new();
         }
         let mut moves = Vec::new();
         self.push_moves_of(player, kind, border, forward, &mut moves);
-        moves.iter().map(|mv| mv.choices().collect()).collect()
+        moves
+            .iter()
+            .map(|mv| mv.choices.iter().flatten().copied().collect())
+            .collect()
     }
 
-    /// The legal moves in generation order (token, border, orientation, choices), without draws.
-    pub(super) fn moves_unsorted(&self) -> Vec<Move> {
-        self.generate()
+    /// Move paths counted in bulk: the last ply is the number of generated moves (unsorted and
+    /// never turned into `Move`s: the order does not change the count).
+    pub fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let moves = self.generate();
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        moves
             .into_iter()
-            .map(Generated::to_move)
-            .collect()
+            .filter_map(|mv| self.play(mv.to_move()).ok())
+            .map(|(next, _)| next.perft(depth - 1))
+            .sum()
     }
 
     /// The legal moves in the order of their notation.

@@ -148,9 +148,10 @@ impl Decisions for Isaac {
         let Some(mover) = position.to_move else {
             return false;
         };
-        let moves = position.moves(mover);
-        let k = pick(moves.count() as usize);
-        node.position = position.take(mover, moves.nth(k as u64));
+        let step = position
+            .moves(mover)
+            .pick(|count| pick(count as usize) as u64);
+        node.position = position.take(mover, step);
         true
     }
 

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::board::{
     cell_name, cell_names, fitting, pieces_at, Piece, PlayerSchema, ALL, LENGTHS, MAX_SCORE,
-    MIN_LENGTH, SUPPLY, TARGET,
+    MIN_LENGTH, PIECES_PER_PLAYER, SUPPLY, TARGET,
 };
 use super::position::{Phase, Position};
 use super::{Color, ScoringStarts};
@@ -327,16 +327,24 @@ impl Moves<'_> {
         self.without_pass().max(1)
     }
 
-    /// The k-th legal move in list order (k below `count`).
-    pub(super) fn nth(&self, mut k: u64) -> Step {
-        for group in self.groups() {
+    /// The move `pick` chooses by its index in list order, given the count: one walk of the
+    /// groups, which are kept to find the chosen one (a rollout's step).
+    pub(super) fn pick(&self, pick: impl FnOnce(u64) -> u64) -> Step {
+        let mut groups = [None; PIECES_PER_PLAYER]; // at most 10 lengths × orientations, 15 pieces
+        let mut total = 0;
+        for (slot, group) in groups.iter_mut().zip(self.groups()) {
+            total += group.len();
+            *slot = Some(group);
+        }
+        let mut k = pick(total.max(1));
+        for group in groups.iter().flatten() {
             let n = group.len();
             if k < n {
                 return group.nth(k);
             }
             k -= n;
         }
-        debug_assert!(k == 0, "k is below the count");
+        debug_assert!(k == 0, "the pick is below the count");
         Step::Pass
     }
 
