@@ -111,7 +111,12 @@ impl Decisions for Isaac {
     }
 
     fn legal_actions(node: &Node<Self>) -> Vec<usize> {
-        let mut ids: Vec<usize> = node.position.legal_moves().into_iter().map(id_of).collect();
+        let position = &node.position;
+        let Some(mover) = position.to_move else {
+            return Vec::new();
+        };
+        let mut ids = Vec::new();
+        (position.moves(mover)).for_each(|step| ids.push(id_of(step.to_move())));
         // Placements are listed in id order already; removals by piece on the board.
         ids.sort_unstable();
         ids

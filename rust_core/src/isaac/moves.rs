@@ -244,18 +244,25 @@ impl Group {
         }
     }
 
-    /// The group's moves in order: a placement group walks its anchors, a removal its advances.
-    fn steps(self) -> impl Iterator<Item = Step> {
-        let ((across, up, length), removals) = match self {
+    /// Calls `f` with the group's moves in order: a placement group walks its anchors, a removal
+    /// its advances. (Plain loops: a chain of flattened iterators cost Isaac's `legal_actions`
+    /// from Python 85% more.)
+    fn for_each(&self, f: &mut impl FnMut(Step)) {
+        match *self {
             Group::Place {
                 length,
                 anchors: [across, up],
-            } => ((across, up, length), 0),
-            Group::Remove { .. } => ((0, 0, LENGTHS[0]), self.len()),
-        };
-        let placements = pieces_at(across, length, false).chain(pieces_at(up, length, true));
-        let placements = placements.map(Step::Place);
-        placements.chain((0..removals).map(move |k| self.nth(k)))
+            } => {
+                for piece in pieces_at(across, length, false).chain(pieces_at(up, length, true)) {
+                    f(Step::Place(piece));
+                }
+            }
+            Group::Remove { .. } => {
+                for k in 0..self.len() {
+                    f(self.nth(k));
+                }
+            }
+        }
     }
 }
 
@@ -348,11 +355,18 @@ impl Moves<'_> {
         Step::Pass
     }
 
-    /// The legal moves in list order.
-    pub(super) fn steps(&self) -> impl Iterator<Item = Step> + '_ {
-        let mut steps = self.groups().flat_map(Group::steps).peekable();
-        let pass = steps.peek().is_none().then_some(Step::Pass);
-        steps.chain(pass)
+    /// Calls `f` with the legal moves in list order.
+    pub(super) fn for_each(&self, mut f: impl FnMut(Step)) {
+        let mut any = false;
+        for group in self.groups() {
+            group.for_each(&mut |step| {
+                any = true;
+                f(step);
+            });
+        }
+        if !any {
+            f(Step::Pass);
+        }
     }
 }
 
@@ -390,14 +404,13 @@ impl Position {
             })
     }
 
-    /// The placements of `color` in list order.
-    pub(super) fn placements(&self, color: Color) -> impl Iterator<Item = Piece> + '_ {
-        self.placement_groups(color)
-            .flat_map(Group::steps)
-            .filter_map(|step| match step {
-                Step::Place(piece) => Some(piece),
-                _ => None,
-            })
+    /// The first placement of `color` in list order, if it has one.
+    pub(super) fn first_placement(&self, color: Color) -> Option<Piece> {
+        let group = self.placement_groups(color).find(|group| group.len() > 0)?;
+        match group.nth(0) {
+            Step::Place(piece) => Some(piece),
+            _ => None,
+        }
     }
 
     /// `mover`'s legal move `step`, taken without checks (perft's and rollouts' step).
@@ -485,7 +498,10 @@ impl Position {
         let Some(mover) = self.to_move else {
             return Vec::new();
         };
-        self.moves(mover).steps().map(Step::to_move).collect()
+        let mut moves = Vec::new();
+        self.moves(mover)
+            .for_each(|step| moves.push(step.to_move()));
+        moves
     }
 
     /// The legal moves with one entry a removable piece: `xc4-g4+0..18`, or `xc4-g4+0..18!7` when
@@ -496,7 +512,9 @@ impl Position {
         };
         let moves = self.moves(mover);
         if self.phase == Phase::Placement {
-            return moves.steps().map(|step| step.to_move().text()).collect();
+            let mut texts = Vec::new();
+            moves.for_each(|step| texts.push(step.to_move().text()));
+            return texts;
         }
         let removal = |group: Group| match group {
             Group::Remove {
@@ -756,10 +774,9 @@ impl Position {
         if depth == 1 {
             return moves.count();
         }
-        moves
-            .steps()
-            .map(|step| self.take(mover, step).perft(depth - 1))
-            .sum()
+        let mut nodes = 0;
+        moves.for_each(|step| nodes += self.take(mover, step).perft(depth - 1));
+        nodes
     }
 }
 
