@@ -82,11 +82,28 @@ pub trait Decisions: Rules + Sized {
         node.clone()
     }
 
+    /// Takes the `pick`-th of the legal decisions of the player to decide (at a node that is not a
+    /// chance node), in the move generator's order: the generator counts them, `pick` is given the
+    /// count and answers an index below it, and the generator makes that one decision without
+    /// listing the others. False when there is none (the game is over). Games whose generator
+    /// lists its moves anyway take the default, through `legal_actions`.
+    fn take_nth(node: &mut Node<Self>, pick: impl FnOnce(usize) -> usize) -> bool {
+        take_listed(node, pick)
+    }
+
     /// Takes one decision at random: chance by its probabilities, a player uniformly among its legal
-    /// decisions; false when the game is over. Games with a cheaper way than listing every decision
-    /// (their perft's) take it: this is every rollout's step.
+    /// decisions (`take_nth`, one count and one decision of the generator); false when the game is
+    /// over. This is every rollout's step; no game overrides it.
     fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
-        random_listed_decision(node, chance)
+        if Self::is_chance(node) {
+            let outcome = sample(&Self::chance_outcomes(node), chance);
+            Self::apply(node, outcome).expect("a chance outcome applies");
+            return true;
+        }
+        Self::take_nth(node, |count| {
+            let count = u32::try_from(count).expect("fewer than 2^32 decisions");
+            chance.below(count) as usize
+        })
     }
 
     /// The players of the position's game, in player-number order (Hypnosia: its seated colours).
@@ -95,18 +112,14 @@ pub trait Decisions: Rules + Sized {
     }
 }
 
-/// One decision at random from the listed ones (`legal_actions`, `chance_outcomes`): every game's
-/// `random_decision` unless it has a cheaper way; false when the game is over.
-pub fn random_listed_decision<G: Decisions>(node: &mut Node<G>, chance: &mut Chance) -> bool {
-    let action = if G::is_chance(node) {
-        sample(&G::chance_outcomes(node), chance)
-    } else {
-        let legal = G::legal_actions(node);
-        if legal.is_empty() {
-            return false;
-        }
-        legal[chance.below(legal.len() as u32) as usize]
-    };
+/// `take_nth` through the listed decisions (`legal_actions`, ascending ids): the default, and the
+/// way of the decisions a game's generator does not count apart (Caesar!'s bonus choices).
+pub fn take_listed<G: Decisions>(node: &mut Node<G>, pick: impl FnOnce(usize) -> usize) -> bool {
+    let legal = G::legal_actions(node);
+    if legal.is_empty() {
+        return false;
+    }
+    let action = legal[pick(legal.len())];
     G::apply(node, action).expect("a legal decision applies");
     true
 }
@@ -199,4 +212,44 @@ pub fn not_a_decision(text: &str, what: &str) -> Error {
     Error::malformed_move(format!(
         "{text:?} is not one decision: a decision is {what}"
     ))
+}
+
+/// Checks at a player's node that `take_nth` counts exactly the listed decisions and that its
+/// 0..count take exactly them (as a set: the generator's order may differ from the ids'): what
+/// makes a random decision uniform among the legal ones. The count, for tests that check more.
+#[cfg(test)]
+pub fn check_take_nth<G: Decisions>(node: &Node<G>) -> usize {
+    use std::collections::HashSet;
+    let listed: HashSet<u64> = G::legal_actions(node)
+        .into_iter()
+        .map(|action| {
+            let mut child = node.clone();
+            G::apply(&mut child, action).expect("a listed decision applies");
+            node_hash(&child)
+        })
+        .collect();
+    let mut count = 0;
+    let probe = G::take_nth(&mut node.clone(), |n| {
+        count = n;
+        0
+    });
+    assert_eq!(probe, count > 0);
+    assert_eq!(
+        count,
+        G::legal_actions(node).len(),
+        "the count is the listed decisions'"
+    );
+    let taken: HashSet<u64> = (0..count)
+        .map(|k| {
+            let mut child = node.clone();
+            assert!(G::take_nth(&mut child, |n| {
+                assert_eq!(n, count);
+                k
+            }));
+            node_hash(&child)
+        })
+        .collect();
+    assert_eq!(taken.len(), count, "every k takes another decision");
+    assert_eq!(taken, listed);
+    count
 }

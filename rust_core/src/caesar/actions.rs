@@ -14,8 +14,8 @@
 //! keys), whose moves may not list draws, the generator draws them when the choices are complete.
 
 use super::board::{
-    parse_border, parse_province, parse_token, token_borders, token_code, token_total,
-    BORDER_COUNT, PROVINCE_COUNT, TOKEN_KINDS,
+    parse_border, parse_province, parse_token, token_code, token_total, BORDER_COUNT,
+    PROVINCE_COUNT, TOKEN_KINDS,
 };
 use super::moves::parse_move;
 use super::{observation, BorderIndex, Caesar, Choice, Move, Position, ProvinceIndex, Target};
@@ -219,15 +219,8 @@ impl Decisions for Caesar {
         };
         let Some((kind, border, forward)) = node.pending.placement else {
             let mut ids = Vec::new();
-            for (kind, &count) in position.hands[player as usize].iter().enumerate() {
-                let open = token_borders(kind) & !position.filled;
-                for border in (0..BORDER_COUNT).filter(|b| count > 0 && open >> b & 1 == 1) {
-                    ids.push(placement_id(kind, border, true));
-                    if !super::board::is_symmetric(kind) {
-                        ids.push(placement_id(kind, border, false));
-                    }
-                }
-            }
+            (position.placements(player))
+                .for_each(|kind, border, forward| ids.push(placement_id(kind, border, forward)));
             return ids;
         };
         // The choices that follow the ones taken, among the legal moves of this placement.
@@ -243,48 +236,23 @@ impl Decisions for Caesar {
         ids
     }
 
-    /// A placement chosen among the legal ones without listing them (each kind in hand on each open
-    /// border of its icon, in both orientations unless symmetric); choices and draws as listed.
-    fn random_decision(node: &mut Node<Self>, chance: &mut decisions::Chance) -> bool {
+    /// At a turn's start, the generator's placements (`Placements`: counted, and the k-th found,
+    /// per token kind); the bonus choices as listed.
+    fn take_nth(node: &mut Node<Self>, pick: impl FnOnce(usize) -> usize) -> bool {
         if node.pending.placement.is_some() || Self::is_chance(node) {
-            return decisions::random_listed_decision(node, chance);
+            return decisions::take_listed(node, pick);
         }
-        let position = &node.position;
-        let Some(player) = position.active() else {
+        let Some(player) = node.position.active() else {
             return false;
         };
-        let orientations = |kind: usize| {
-            if super::board::is_symmetric(kind) {
-                1
-            } else {
-                2
-            }
-        };
-        let hand = &position.hands[player as usize];
-        let open = |kind: usize| token_borders(kind) & !position.filled;
-        let count: u32 = (0..TOKEN_KINDS)
-            .filter(|&kind| hand[kind] > 0)
-            .map(|kind| open(kind).count_ones() * orientations(kind))
-            .sum();
+        let placements = node.position.placements(player);
+        let count = placements.count();
         if count == 0 {
             return false;
         }
-        let mut k = chance.below(count);
-        for kind in (0..TOKEN_KINDS).filter(|&kind| hand[kind] > 0) {
-            let n = open(kind).count_ones() * orientations(kind);
-            if k < n {
-                let (nth, forward) = (k / orientations(kind), k % orientations(kind) == 0);
-                let border = (0..BORDER_COUNT)
-                    .filter(|b| open(kind) >> b & 1 == 1)
-                    .nth(nth as usize)
-                    .expect("the n-th open border exists");
-                let action = placement_id(kind, border, forward);
-                Self::apply(node, action).expect("a legal decision applies");
-                return true;
-            }
-            k -= n;
-        }
-        false
+        let (kind, border, forward) = placements.nth(pick(count));
+        Self::apply(node, placement_id(kind, border, forward)).expect("a legal decision applies");
+        true
     }
 
     fn is_chance(node: &Node<Self>) -> bool {
@@ -386,43 +354,44 @@ mod tests {
     use crate::decisions::{node_hash, Chance};
     use crate::game::Rules;
 
-    /// Every random decision is one of the listed ones, and from one node every listed placement is
-    /// drawn (the count and the search over kinds, borders and orientations agree with the list).
+    /// Along seeded random games, at every player's node (placements and bonus choices): the
+    /// generator's count is the listed decisions' and its k-th for k in 0..count are exactly them;
+    /// at a turn's start the placements number the legal moves' distinct placements. Every random
+    /// decision is a listed one.
     #[test]
-    fn a_random_decision_is_one_of_the_legal_ones() {
-        for seed in 0..3 {
+    fn the_generator_counts_and_takes_every_legal_decision() {
+        for seed in 0..4 {
             let start = Caesar::start(&crate::game::default_setup::<Caesar>(), Some(seed), None);
             let mut node = Node::<Caesar>::new(start);
             let mut chance = Chance::from_seed(seed, None);
-            let mut decisions = 0;
+            let (mut decisions, mut choices) = (0, 0);
             while node.position.active().is_some() {
                 decisions += 1;
-                let children = |node: &Node<Caesar>| -> HashSet<u64> {
-                    Caesar::legal_actions(node)
-                        .into_iter()
-                        .map(|action| {
-                            let mut child = node.clone();
-                            Caesar::apply(&mut child, action).unwrap();
-                            node_hash(&child)
-                        })
-                        .collect()
-                };
-                let legal = children(&node);
-                if decisions == 1 {
-                    let drawn: HashSet<u64> = (0..4000)
-                        .map(|_| {
-                            let mut child = node.clone();
-                            assert!(Caesar::random_decision(&mut child, &mut chance));
-                            node_hash(&child)
-                        })
-                        .collect();
-                    assert_eq!(drawn, legal);
+                if !Caesar::is_chance(&node) {
+                    let count = decisions::check_take_nth(&node);
+                    if node.at_turn_start() {
+                        let placements: HashSet<String> = (node.position.legal_moves().iter())
+                            .map(|mv| mv.text().split(' ').next().unwrap_or_default().to_owned())
+                            .collect();
+                        assert_eq!(count, placements.len());
+                    } else {
+                        choices += 1;
+                    }
                 }
+                let legal: HashSet<u64> = Caesar::legal_actions(&node)
+                    .into_iter()
+                    .map(|action| {
+                        let mut child = node.clone();
+                        Caesar::apply(&mut child, action).unwrap();
+                        node_hash(&child)
+                    })
+                    .collect();
                 assert!(Caesar::random_decision(&mut node, &mut chance));
                 assert!(legal.contains(&node_hash(&node)));
             }
+            assert_eq!(decisions::check_take_nth(&node), 0);
             assert!(!Caesar::random_decision(&mut node, &mut chance));
-            assert!(decisions > 20, "{decisions}");
+            assert!(decisions > 20 && choices > 0, "{decisions} {choices}");
         }
     }
 }

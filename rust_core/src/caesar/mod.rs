@@ -182,20 +182,8 @@ impl Rules for Caesar {
         position.outcome()
     }
 
-    /// Counts without sorting the move lists (the order does not change the count).
     fn perft(position: &Position, depth: u32) -> u64 {
-        if depth == 0 {
-            return 1;
-        }
-        let moves = position.moves_unsorted();
-        if depth == 1 {
-            return moves.len() as u64;
-        }
-        moves
-            .into_iter()
-            .filter_map(|mv| position.play(mv).ok())
-            .map(|(next, _)| Self::perft(&next, depth - 1))
-            .sum()
+        position.perft(depth)
     }
 
     fn view(position: &Position, player: &str) -> Result<Value> {

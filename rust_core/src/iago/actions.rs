@@ -3,7 +3,6 @@
 
 use super::board::{cell_name, cells_of, CELL_COUNT};
 use super::{observation, Iago, Move, Position};
-use crate::chance::Chance;
 use crate::decisions::{self, Decisions, Node};
 use crate::error::{Error, Result};
 use crate::game::Rules;
@@ -53,15 +52,16 @@ impl Decisions for Iago {
         Ok(Some(mv))
     }
 
-    /// The turn's legal set taken once, one of its cells played (perft's steps).
-    fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
+    /// The turn's legal set (the generator's) taken once: its count and its k-th cell, played by
+    /// perft's steps.
+    fn take_nth(node: &mut Node<Self>, pick: impl FnOnce(usize) -> usize) -> bool {
         let position = &node.position;
         if position.is_finished() {
             return false;
         }
         let turn = position.turn();
         let legal = turn.legal();
-        let Some(cell) = cells_of(legal).nth(chance.below(legal.count_ones()) as usize) else {
+        let Some(cell) = cells_of(legal).nth(pick(legal.count_ones() as usize)) else {
             return false;
         };
         node.position = position.apply(cell, position.flips(cell), &turn).0;
@@ -80,6 +80,7 @@ impl Decisions for Iago {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chance::Chance;
 
     #[test]
     fn a_random_decision_is_one_of_the_legal_ones() {
@@ -87,6 +88,7 @@ mod tests {
         let mut node = Node::<Iago>::new(start);
         let mut chance = Chance::from_seed(5, None);
         while !node.position.is_finished() {
+            decisions::check_take_nth(&node);
             let next: Vec<Position> = Iago::legal_actions(&node)
                 .into_iter()
                 .map(|action| {

@@ -6,9 +6,8 @@
 
 use std::sync::OnceLock;
 
-use super::board::{fitting, fitting_pieces, ALL, LENGTHS, PIECES_PER_PLAYER};
-use super::{Color, Isaac, Move, Phase, Piece, Position, MAX_SCORE};
-use crate::chance::Chance;
+use super::board::{fitting_pieces, ALL, LENGTHS};
+use super::{Isaac, Move, Phase, Piece, Position, MAX_SCORE};
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Result;
 use crate::game::Rules;
@@ -113,14 +112,12 @@ impl Decisions for Isaac {
 
     fn legal_actions(node: &Node<Self>) -> Vec<usize> {
         let position = &node.position;
-        if let (Some(mover), Phase::Placement) = (position.to_move, position.phase) {
-            // The placements' list order is their ids' order.
-            let ids: Vec<usize> = position.placements(mover).map(piece_id).collect();
-            if !ids.is_empty() {
-                return ids;
-            }
-        }
-        let mut ids: Vec<usize> = position.legal_moves().into_iter().map(id_of).collect();
+        let Some(mover) = position.to_move else {
+            return Vec::new();
+        };
+        let mut ids = Vec::new();
+        (position.moves(mover)).for_each(|step| ids.push(id_of(step.to_move())));
+        // Placements are listed in id order already; removals by piece on the board.
         ids.sort_unstable();
         ids
     }
@@ -150,19 +147,16 @@ impl Decisions for Isaac {
         Ok(Some(mv))
     }
 
-    /// One move counted and chosen without listing the moves, and played by the engine's own steps
-    /// (perft's: `place`, `remove`, `pass`). The moves are counted once, by groups (a length and
-    /// orientation; a piece and its advances), and the chosen one found in its group.
-    fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
+    /// The generator's count and k-th move (`Moves`, perft's), taken by the engine's own steps.
+    fn take_nth(node: &mut Node<Self>, pick: impl FnOnce(usize) -> usize) -> bool {
         let position = &node.position;
         let Some(mover) = position.to_move else {
             return false;
         };
-        let next = match position.phase {
-            Phase::Placement => random_placement(position, mover, chance),
-            Phase::Scoring => random_removal(position, mover, chance),
-        };
-        node.position = next.unwrap_or_else(|| position.pass(mover).0);
+        let step = position
+            .moves(mover)
+            .pick(|count| pick(count as usize) as u64);
+        node.position = position.take(mover, step);
         true
     }
 
@@ -175,81 +169,26 @@ impl Decisions for Isaac {
     }
 }
 
-/// A placement of `mover` chosen uniformly and played; None when it has none.
-fn random_placement(position: &Position, mover: Color, chance: &mut Chance) -> Option<Position> {
-    let empty = ALL & !position.occupied;
-    let mut groups = [(0u128, 0usize, false); 2 * LENGTHS.len()];
-    let mut total = 0;
-    for (slot, &length) in LENGTHS.iter().enumerate() {
-        if position.unplaced[mover as usize][length - LENGTHS[0]] > 0 {
-            for vertical in [false, true] {
-                let anchors = fitting(empty, length, vertical);
-                groups[2 * slot + usize::from(vertical)] = (anchors, length, vertical);
-                total += anchors.count_ones();
-            }
-        }
-    }
-    if total == 0 {
-        return None;
-    }
-    let mut k = chance.below(total);
-    for (anchors, length, vertical) in groups {
-        let n = anchors.count_ones();
-        if k < n {
-            let piece = fitting_pieces(empty, length, vertical).nth(k as usize)?;
-            return Some(position.place(mover, piece));
-        }
-        k -= n;
-    }
-    None
-}
-
-/// A removal of `mover` (a piece and an advance, never the forbidden one) chosen uniformly and played;
-/// None when it has none.
-fn random_removal(position: &Position, mover: Color, chance: &mut Chance) -> Option<Position> {
-    let forbidden = position.forbidden_advance(mover);
-    let mut groups = [(0usize, 0u64); PIECES_PER_PLAYER];
-    let (mut count, mut total) = (0, 0);
-    for (index, piece) in position.removals(mover) {
-        let points = u64::from(position.scoring(piece).points());
-        let n = points + 1 - u64::from(forbidden.is_some_and(|a| a <= points));
-        groups[count] = (index, n);
-        count += 1;
-        total += n;
-    }
-    if total == 0 {
-        return None;
-    }
-    let mut k = u64::from(chance.below(u32::try_from(total).ok()?));
-    for &(index, n) in &groups[..count] {
-        if k < n {
-            // The k-th advance of 0..=points, skipping the forbidden one.
-            let advance = if forbidden.is_some_and(|a| a <= k) {
-                k + 1
-            } else {
-                k
-            };
-            return Some(position.remove(mover, index, advance));
-        }
-        k -= n;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chance::Chance;
 
+    /// Along seeded random games, at every node: the generator's count is the legal moves' and its
+    /// k-th moves for k in 0..count are exactly the legal ones; the random decision is legal.
     #[test]
-    fn a_random_decision_is_one_of_the_legal_ones() {
-        for seed in 0..3 {
+    fn the_generator_counts_and_takes_every_legal_move() {
+        for seed in 0..4 {
             let start = Isaac::start(&crate::game::default_setup::<Isaac>(), None, None);
             let mut node = Node::<Isaac>::new(start);
             let mut chance = Chance::from_seed(seed, None);
             let mut decisions = 0;
             while node.position.to_move.is_some() {
                 decisions += 1;
-                let next: Vec<Position> = Isaac::legal_actions(&node)
+                let count = decisions::check_take_nth(&node);
+                assert_eq!(count, node.position.legal_moves().len());
+                assert_eq!(count as u64, node.position.move_count());
+                let legal: Vec<Position> = Isaac::legal_actions(&node)
                     .into_iter()
                     .map(|action| {
                         let mut child = node.clone();
@@ -258,8 +197,9 @@ mod tests {
                     })
                     .collect();
                 assert!(Isaac::random_decision(&mut node, &mut chance));
-                assert!(next.contains(&node.position));
+                assert!(legal.contains(&node.position));
             }
+            assert_eq!(decisions::check_take_nth(&node), 0);
             assert!(!Isaac::random_decision(&mut node, &mut chance));
             assert!(decisions > 20, "{decisions}");
         }

@@ -275,7 +275,12 @@ impl std::fmt::Display for Piece {
 /// The pieces of `length` lying on `empty` cells only, by anchor: the anchors `fitting` finds put
 /// every piece wholly on the board, so none is checked again.
 pub fn fitting_pieces(empty: u128, length: usize, vertical: bool) -> impl Iterator<Item = Piece> {
-    cells_of(fitting(empty, length, vertical)).map(move |anchor| Piece {
+    pieces_at(fitting(empty, length, vertical), length, vertical)
+}
+
+/// The pieces of `length` at `anchors` (cells where such a piece fits), by anchor.
+pub fn pieces_at(anchors: u128, length: usize, vertical: bool) -> impl Iterator<Item = Piece> {
+    cells_of(anchors).map(move |anchor| Piece {
         anchor: anchor as u8,
         length: length as u8,
         vertical,

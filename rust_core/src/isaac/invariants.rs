@@ -51,7 +51,7 @@ impl Position {
             _ => {}
         }
         for &passer in &passers {
-            if let Some(piece) = self.placements(passer).next() {
+            if let Some(piece) = self.first_placement(passer) {
                 return Err(Error::invalid_state(
                     "passed",
                     format!(
@@ -125,7 +125,7 @@ impl Position {
             return Ok(());
         }
         for color in COLORS {
-            if let Some(piece) = self.placements(color).next() {
+            if let Some(piece) = self.first_placement(color) {
                 return Err(Error::invalid_state(
                     "pieces",
                     format!(
