@@ -7,14 +7,14 @@
 use std::io::Write as _;
 
 use rayon::prelude::*;
+use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::error::Error;
 use crate::game::{self, Rules, Verdict};
 use crate::json::{bits, prefix_xor, Classes, BLOCK};
 use crate::request::{
-    json_error, malformed_json, malformed_request, malformed_request_detail, take_item,
-    verdict_json, Reader, Taken,
+    json_error, malformed_json, malformed_request, malformed_request_detail, played_json,
+    take_item, Judged, Reader, Taken,
 };
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
@@ -427,43 +427,48 @@ fn write_result<G: Rules>(
     index: usize,
     with_state: bool,
 ) -> Result<(), String> {
-    let verdict = match take_item::<G>(item, "item", reader) {
+    let ((position, form), mv, player) = match take_item::<G>(item, "item", reader) {
         Taken::NotJson(detail) => return Err(detail),
-        Taken::Refused(reason) => json!({ "error": reason }),
-        Taken::Item((position, form), mv, player, _) => {
-            match game::validate::<G>(&position, &mv, player.as_deref()) {
-                Ok(Verdict::Legal { .. }) if !with_state => {
-                    let _ = write!(out, "{{\"index\":{index},\"legal\":true}}");
-                    return Ok(());
-                }
-                Ok(Verdict::Illegal(error)) => {
-                    let _ = write!(out, "{{\"index\":{index},\"legal\":false,\"reason\":");
-                    write_reason(out, &error);
-                    return Ok(());
-                }
-                Err(error) => {
-                    let _ = write!(out, "{{\"index\":{index},\"error\":");
-                    write_reason(out, &error);
-                    return Ok(());
-                }
-                Ok(verdict) => {
-                    let mover = G::to_move(&position);
-                    verdict_json::<G>(verdict, with_state.then_some(form), reader.keys, mover)
-                }
-            }
+        Taken::Refused(reason) => {
+            write_indexed(out, index, &json!({ "error": reason }));
+            return Ok(());
         }
+        Taken::Item(position, mv, player, _) => (position, mv, player),
     };
-    let _ = write!(out, "{{\"index\":{index},");
-    let start = out.len();
-    serde_json::to_writer(&mut *out, &verdict).expect("a JSON value serializes");
-    out.remove(start); // the verdict's own `{`: its fields follow the index
+    match game::validate::<G>(&position, &mv, player.as_deref()) {
+        Ok(Verdict::Legal {
+            position: next,
+            effects,
+        }) if with_state => {
+            let mover = G::to_move(&position);
+            let played = played_json::<G>(&next, effects, &form, reader.keys, mover);
+            write_indexed(out, index, &played);
+        }
+        Ok(Verdict::Legal { .. }) => write_indexed(out, index, &Judged::Legal),
+        Ok(Verdict::Illegal(error)) => write_indexed(out, index, &Judged::Illegal(error)),
+        Err(error) => write_indexed(
+            out,
+            index,
+            &Failed {
+                error: error.reason_out(),
+            },
+        ),
+    }
     Ok(())
 }
 
-/// An error's reason object and the result's closing `}`.
-fn write_reason(out: &mut Vec<u8>, error: &Error) {
-    serde_json::to_writer(&mut *out, &error.reason_out()).expect("a reason serializes");
-    out.push(b'}');
+/// An item whose move could not be judged (a player the game does not have): why.
+#[derive(Serialize)]
+struct Failed<R> {
+    error: R,
+}
+
+/// Writes `{"index":N,` and then the fields of `result`, a JSON object (its own `{` left out).
+fn write_indexed<T: Serialize>(out: &mut Vec<u8>, index: usize, result: &T) {
+    let _ = write!(out, "{{\"index\":{index},");
+    let start = out.len();
+    serde_json::to_writer(&mut *out, result).expect("a result serializes");
+    out.remove(start);
 }
 
 #[cfg(test)]

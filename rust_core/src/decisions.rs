@@ -93,7 +93,7 @@ pub trait Decisions: Rules + Sized {
 
     /// Takes one decision at random: chance by its probabilities, a player uniformly among its legal
     /// decisions (`take_nth`, one count and one decision of the generator); false when the game is
-    /// over. This is every rollout's step; no game overrides it.
+    /// over. This is every rollout's step, written once here for every game.
     fn random_decision(node: &mut Node<Self>, chance: &mut Chance) -> bool {
         if Self::is_chance(node) {
             let outcome = sample(&Self::chance_outcomes(node), chance);

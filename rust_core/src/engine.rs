@@ -178,7 +178,8 @@ impl<G: Rules> Engine<G> {
         if self.keys.is_some() {
             return Err(seal::position_refused());
         }
-        let position = G::parse_position(text, &self.setup, self.chance_keys())?;
+        // Without keys (refused above), so without chance keys.
+        let position = G::parse_position(text, &self.setup, None)?;
         Ok((position, Form::Notation))
     }
 

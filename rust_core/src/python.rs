@@ -107,7 +107,7 @@ fn claim_of(py: Python<'_>, claim: Option<&Bound<'_, PyAny>>) -> PyResult<Claim>
     })
 }
 
-/// Seal keys, read once (`id:SECRET,...`, see `seal`): the first seals, all verify; `opaque`, the
+/// Seal keys, read once (`id:SECRET,...`, see `keys`): the first seals, all verify; `opaque`, the
 /// games whose states are answered encrypted (see `opaque`). Raises ValueError naming the entry at
 /// fault (or the unknown game), never showing a secret.
 #[pyclass(module = "referee._core", frozen, name = "SealKeys")]

@@ -17,7 +17,7 @@ use crate::answer::Played;
 use crate::error::Error;
 use crate::game::{self, Rules, Verdict};
 use crate::incoming::{self, Unsealed};
-use crate::keys::{chance_of, SealKeys};
+use crate::keys::SealKeys;
 use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
 use crate::seal;
 
@@ -117,23 +117,19 @@ impl serde::Serialize for Judged {
     }
 }
 
-/// A verdict as JSON, with the next state in `form` (sealed with `keys`) when a form is given;
-/// `mover`: the player to move before the move (whose view an opaque answer carries).
-pub(crate) fn verdict_json<G: Rules>(
-    verdict: Verdict<G::Position, G::Effects>,
-    form: Option<Form>,
+/// A legal move's result with the next state in `form` (sealed with `keys`), as a batch item's
+/// verdict: `legal` and the `play` answer's fields; `mover`: the player to move before the move
+/// (whose view an opaque answer carries).
+pub(crate) fn played_json<G: Rules>(
+    next: &G::Position,
+    effects: G::Effects,
+    form: &Form,
     keys: Option<&SealKeys>,
     mover: Option<&str>,
 ) -> Value {
-    match (verdict, form) {
-        (Verdict::Legal { position, effects }, Some(form)) => {
-            let mut result = json!(Played::<G>::in_form(&position, effects, &form, keys, mover));
-            result["legal"] = Value::Bool(true);
-            result
-        }
-        (Verdict::Legal { .. }, None) => json!(Judged::Legal),
-        (Verdict::Illegal(error), _) => json!(Judged::Illegal(error)),
-    }
+    let mut result = json!(Played::<G>::in_form(next, effects, form, keys, mover));
+    result["legal"] = Value::Bool(true);
+    result
 }
 
 /// A state given as JSON text, checked, and its form: an object (with keys, its seal first, or
@@ -148,7 +144,8 @@ pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Positi
     }
     let text: String =
         serde_json::from_str(json).map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    let position = G::parse_position(&text, reader.setup, chance_of::<G>(reader.keys))?;
+    // Without keys (refused above), so without chance keys.
+    let position = G::parse_position(&text, reader.setup, None)?;
     Ok((position, Form::Notation))
 }
 
@@ -243,18 +240,6 @@ pub(crate) fn take_item<'a, G: Rules>(
     }
 }
 
-fn taken<'a, P>(
-    position: Result<(P, Form), Error>,
-    mv: Cow<'a, str>,
-    player: Option<Cow<'a, str>>,
-    secret: Option<Cow<'a, str>>,
-) -> Taken<'a, P> {
-    match position {
-        Ok(position) => Taken::Item(position, mv, player, secret),
-        Err(error) => Taken::Refused(error.reason()),
-    }
-}
-
 /// Takes an item apart in one pass (see `take_item`): `None` when the pass stops (the item is not
 /// JSON, not an object, or its state is read by the game's reader and stops on a fault of its form).
 fn read_item<'a, G: Rules, S: ItemState<'a, G>>(
@@ -263,7 +248,14 @@ fn read_item<'a, G: Rules, S: ItemState<'a, G>>(
 ) -> Option<Taken<'a, G::Position>> {
     let envelope: Envelope<S> = serde_json::from_str(item).ok()?;
     Some(match envelope.checked::<G>() {
-        Ok((state, mv, player, secret)) => taken(state.read(reader), mv, player, secret),
+        Ok((state, mv, player, secret)) => match state.read(reader) {
+            Ok(position) => Taken::Item(position, mv, player, secret),
+            // The JSON first: a state kept as text for the seal check was skipped over unchecked.
+            Err(error) => match json_error(item) {
+                Some(detail) => Taken::NotJson(detail),
+                None => Taken::Refused(error.reason()),
+            },
+        },
         Err(errors) => match json_error(item) {
             Some(detail) => Taken::NotJson(detail),
             None => Taken::Refused(malformed_request(&errors)),
@@ -308,7 +300,9 @@ impl<G: Rules> ItemState<'_, G> for StateIn<Unsealed<G>> {
         match self {
             StateIn::Object(Unsealed(position)) => position.map(|p| (p, Form::Object)),
             StateIn::Notation(text) => {
-                let position = G::parse_position(&text, reader.setup, chance_of::<G>(reader.keys));
+                // Read so only without keys (see `take_item`), hence without chance keys.
+                debug_assert!(reader.keys.is_none());
+                let position = G::parse_position(&text, reader.setup, None);
                 position.map(|p| (p, Form::Notation))
             }
             StateIn::Other => unreachable!("read only when it is a state"),
@@ -697,6 +691,48 @@ mod tests {
         }
         let reason = answer(r#"[1, 2]"#, None).unwrap_err();
         assert_eq!(errors(&reason), [("item", "not a JSON object")]);
+    }
+
+    /// A fault inside the state is told alike with keys (the state kept as text for the seal
+    /// check) and without (the state read by the game's reader as the item is).
+    #[test]
+    fn a_fault_inside_the_state_is_told_alike_with_and_without_keys() {
+        let keys = crate::keys::tests::keys(crate::keys::tests::K1);
+        let state = start();
+        let cases = [
+            (
+                state.replacen("false", "1e999", 1),
+                "malformed-json",
+                "malformed-json",
+            ),
+            (
+                state.replacen("\"black\"", "\"\\ud800\"", 1),
+                "malformed-json",
+                "malformed-json",
+            ),
+            (
+                state.replacen("{", "{\"bogus\":1,", 1),
+                "invalid-state",
+                "invalid-seal",
+            ),
+            (
+                state.replacen("\"black\"", "7", 1),
+                "invalid-state",
+                "invalid-seal",
+            ),
+            (
+                state.replacen("iago@1", "iago@9", 1),
+                "invalid-state",
+                "invalid-seal",
+            ),
+        ];
+        for (state, without, with) in cases {
+            let item = format!(r#"{{"state":{state},"move":"e4"}}"#);
+            for (keys, code) in [(None, without), (Some(&keys), with)] {
+                let reason = answer(&item, keys).unwrap_err();
+                assert_eq!(reason["code"], code, "{item} {reason}");
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,8 @@ use std::path::Path;
 
 /// The layers, lowest first: the rules every game keeps (and the tools they share), the games, what
 /// makes states trustworthy (keys, canonical form, seals, opaque states, the reading of untrusted
-/// ones), the wire (answers, requests, batches, archives, schemas), then what callers hold.
+/// ones), the wire (JSON text as requests come, answers, requests, batches, archives, schemas),
+/// then what callers hold.
 const LAYERS: [(&str, &[&str]); 5] = [
     (
         "rules",
@@ -22,7 +23,6 @@ const LAYERS: [(&str, &[&str]); 5] = [
             "strict",
             "borrowed",
             "digits",
-            "json",
         ],
     ),
     (
@@ -36,7 +36,7 @@ const LAYERS: [(&str, &[&str]); 5] = [
     (
         "wire",
         &[
-            "answer", "request", "batch", "claims", "tally", "archive", "schemas",
+            "json", "answer", "request", "batch", "claims", "tally", "archive", "schemas",
         ],
     ),
     ("bindings", &["engine", "python"]),
@@ -96,6 +96,11 @@ fn modules() -> BTreeMap<String, BTreeSet<String>> {
         .fold(text.as_str(), |code, tests| {
             code.split(tests).next().unwrap()
         });
+        // Paths are read one by one: a grouped `use crate::{a, b}` would hide its modules.
+        assert!(
+            !code.contains("crate::{"),
+            "{relative}: name each crate:: path apart"
+        );
         let named: &mut BTreeSet<String> = modules.entry(top.to_owned()).or_default();
         for (at, _) in code.match_indices("crate::") {
             let name: String = code[at + "crate::".len()..]

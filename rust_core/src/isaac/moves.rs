@@ -337,7 +337,9 @@ impl Moves<'_> {
     /// The move `pick` chooses by its index in list order, given the count: one walk of the
     /// groups, which are kept to find the chosen one (a rollout's step).
     pub(super) fn pick(&self, pick: impl FnOnce(u64) -> u64) -> Step {
-        let mut groups = [None; PIECES_PER_PLAYER]; // at most 10 lengths × orientations, 15 pieces
+        // A group a placement length (5) or a removable piece (a player has 15): at most 15.
+        let mut groups = [None; PIECES_PER_PLAYER];
+        debug_assert!(self.groups().count() <= groups.len());
         let mut total = 0;
         for (slot, group) in groups.iter_mut().zip(self.groups()) {
             total += group.len();
