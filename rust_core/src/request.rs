@@ -693,8 +693,9 @@ mod tests {
         assert_eq!(errors(&reason), [("item", "not a JSON object")]);
     }
 
-    /// A fault inside the state is told alike with keys (the state kept as text for the seal
-    /// check) and without (the state read by the game's reader as the item is).
+    /// A fault of the JSON inside the state is told alike with keys (the state kept as text for the
+    /// seal check) and without (the state read by the game's reader as the item is); any other
+    /// fault is the state's without keys and the seal's with them (a changed state breaks it).
     #[test]
     fn a_fault_inside_the_state_is_told_alike_with_and_without_keys() {
         let keys = crate::keys::tests::keys(crate::keys::tests::K1);
