@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test test-fast install-service install-test browser java rust-test python-test bench lock clean
+.PHONY: serve test test-fast install-service install-test browser java nginx rust-test python-test bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,7 +64,16 @@ java:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless; \
 	fi
 
-python-test: install-test browser java
+# The reverse proxy's test (tests/test_nginx_live.py) runs deploy/referee.nginx.conf with Debian's nginx, as
+# a plain subprocess on loopback (the package's own service is never started); installed here when
+# missing (not always on a user's PATH: /usr/sbin), with sudo unless root.
+nginx:
+	@if ! command -v nginx >/dev/null 2>&1 && ! test -x /usr/sbin/nginx; then \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx; \
+	fi
+
+python-test: install-test browser java nginx
 	$(BIN)/python -m pytest
 
 bench: install-test
