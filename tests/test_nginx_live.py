@@ -250,6 +250,22 @@ def test_single_bodies_are_bounded_as_the_service_bounds_them_and_streams_are_no
         assert answer.body.count(b'"legal":true') == lines
 
 
+
+def test_a_silent_stream_gets_the_services_own_answer_through_the_proxy(proxy) -> None:
+    """A streamed batch whose client goes silent before its last bytes: nginx passes the stream on as it
+    comes and waits longer than the service, so the service's answer reaches the client: the results of
+    the lines it read, then a `request-timeout` line."""
+    lines = ndjson(30_000)  # about 3 MB: some chunks judged before the silence
+    declared = b"Content-Length: %d" % (len(lines) + 100)
+    head = post("/v1/games/iago/batch", b"", "application/x-ndjson").replace(b"Content-Length: 0", declared)
+    with connect(proxy, timeout=READ_TIMEOUT * 10) as sock:
+        sock.sendall(head + lines)
+        answer = read_answer(sock)
+    assert answer.status == 200 and answer.headers["content-type"] == "application/x-ndjson"
+    *results, last = [orjson.loads(line) for line in answer.body.splitlines()]
+    assert results and results == [{"index": index, "legal": True} for index in range(len(results))]
+    assert last["code"] == "request-timeout" and last["status"] == 408
+
 # ------------------------------------------------------------------ per-peer limits
 
 
@@ -376,6 +392,7 @@ def test_the_proxys_bounds_agree_with_the_services_defaults() -> None:
     idle = [seconds(value) for value in directives(text, "keepalive_timeout")]
     assert idle == [gunicorn_conf.keepalive - 1, gunicorn_conf.keepalive]  # upstream's, then the clients'
     assert directives(text, "proxy_request_buffering") == ["on", "off"]
+    assert directives(text, "proxy_buffering") == ["off"]  # a stream's answer: the service spools it
     assert directives(text, "proxy_set_header") == [
         'Connection ""', "Host $host", "X-Forwarded-For $remote_addr", "X-Request-ID $referee_request_id"]
 
