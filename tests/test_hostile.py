@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import socket
 import threading
 import time
@@ -479,6 +480,18 @@ def test_items_that_fail_alike_answer_a_few_bytes_each_and_memory_stays_flat() -
     assert grown <= 128 * MIB, f"the worker grew by {grown / MIB:.0f} MiB"
 
 
+def wait_answered(clients: list[socket.socket], timeout: float) -> None:
+    """Waits until the server has started answering every client (its first bytes can be read), at most
+    `timeout` seconds: a streamed batch is read and judged whole before its answer starts, so then no
+    batch is being judged any more, however slow the machine."""
+    deadline = time.monotonic() + timeout
+    waiting = set(clients)
+    while waiting and time.monotonic() < deadline:
+        readable, _, _ = select.select(list(waiting), [], [], deadline - time.monotonic())
+        waiting -= set(readable)
+    assert not waiting, f"{len(waiting)} of {len(clients)} clients got no answer within {timeout} s"
+
+
 def test_answers_nobody_reads_hold_a_bounded_memory_and_extra_batches_are_told_to_retry() -> None:
     """40 clients send 29,000 lines each and read nothing (each answer was 8 MB, kept in memory: just
     under the spool's old threshold): the worker's memory budget admits what it can hold, and each answer
@@ -492,7 +505,7 @@ def test_answers_nobody_reads_hold_a_bounded_memory_and_extra_batches_are_told_t
         try:
             for sock in clients:
                 sock.sendall(body)
-            time.sleep(2)  # every batch judged and its answer waiting
+            wait_answered(clients, timeout=60)  # every batch judged (or refused) and its answer waiting
             grown = rss_bytes(worker) - before
             answers = [read_answer(sock) for sock in clients]
         finally:
