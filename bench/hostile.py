@@ -334,6 +334,7 @@ def bench_hostile(search_games: int = 30) -> str:
     memory, peak = timed("memory", bench_memory)
     loop = timed("event loop", bench_loop)
     costs = timed("costly requests", lambda: bench_costs(search_games))
+    proxy = timed("behind nginx", bench_proxy)
     return "\n\n".join([
         "## hostile: what one client can take (one worker, `REFEREE_WORKERS=1`)",
         "### Memory (a worker's resident memory; one fresh server a row)",
@@ -348,6 +349,89 @@ def bench_hostile(search_games: int = 30) -> str:
         "answer read), for the costliest input found of each route: the state with the most legal moves in "
         "seeded random games, the longest game, the largest board.",
         costs,
+        "### One peer's flood, straight to gunicorn and behind nginx (deploy/referee.nginx.conf)",
+        "One peer floods `play` on 8 keep-alive connections for 3 s while another peer plays on a new connection "
+        "every 20 ms (the clients are Python threads sharing one process: their latencies include their own "
+        "waits).",
+        proxy,
     ])
 
 
+
+
+# ------------------------------------------------------------------------------------------ behind nginx
+
+#: How long one peer floods, on how many keep-alive connections of its own.
+FLOOD_SECONDS, FLOOD_CONNECTIONS = 3.0, 8
+
+
+def flood(server: Any, raw: bytes, stop: threading.Event, statuses: list[int]) -> None:
+    """One connection of the flooding peer (127.0.0.2): `raw` again and again, each answer read (a new
+    connection when one is closed)."""
+    from proxy import connect
+
+    sock = None
+    while not stop.is_set():
+        try:
+            if sock is None:
+                sock = connect(server, "127.0.0.2", timeout=30)
+                reader = sock.makefile("rb")
+            sock.sendall(raw)
+            answer = read_answer(sock, reader)
+        except OSError:
+            sock = sock.close() if sock else None
+            continue
+        statuses.append(answer.status)
+        if answer.headers.get("connection") == "close":
+            sock = sock.close()
+    if sock is not None:
+        sock.close()
+
+
+def other_peer(server: Any, raw: bytes, stop: threading.Event, latencies: list[float], statuses: list[int]) -> None:
+    """Another peer (127.0.0.3): a `play` on a new connection every 20 ms, timed."""
+    from proxy import exchange as exchange_from
+
+    while not stop.is_set():
+        started = time.perf_counter()
+        statuses.append(exchange_from(server, raw, peer="127.0.0.3").status)
+        latencies.append(time.perf_counter() - started)
+        stop.wait(0.02)
+
+
+def flood_row(label: str, server: Any, raw: bytes) -> list[str]:
+    stop, statuses, other, latencies = threading.Event(), [], [], []
+    threads = [threading.Thread(target=flood, args=(server, raw, stop, statuses)) for _ in range(FLOOD_CONNECTIONS)]
+    threads.append(threading.Thread(target=other_peer, args=(server, raw, stop, latencies, other)))
+    for thread in threads:
+        thread.start()
+    time.sleep(FLOOD_SECONDS)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    served, refused = statuses.count(200), statuses.count(429)
+    p50, p99 = statistics.median(latencies), statistics.quantiles(latencies, n=100, method="inclusive")[98]
+    # The shipped limits: the first request, a burst of 200 more, then 100 a second.
+    bound = (1 + 200 + 100 * FLOOD_SECONDS) / FLOOD_SECONDS
+    met = None if label.startswith("gunicorn") else served / FLOOD_SECONDS <= bound and other.count(200) == len(other)
+    return [label, f"{len(statuses) / FLOOD_SECONDS:,.0f}/s", f"{served / FLOOD_SECONDS:,.0f}/s",
+            f"{refused / FLOOD_SECONDS:,.0f}/s", f"{other.count(200)} of {len(other)}", f"{p50 * 1000:.1f} ms",
+            f"{p99 * 1000:.1f} ms", f"{max(latencies) * 1000:.1f} ms",
+            verdict(f"flooder served ≤ {bound:.0f}/s, the other peer always", met)]
+
+
+def bench_proxy() -> str:
+    """One peer floods `play` on 8 connections for 3 s, straight to gunicorn and through nginx with
+    deploy/referee.nginx.conf as shipped, while another peer plays every 20 ms."""
+    from proxy import NGINX, nginx
+
+    if not NGINX:
+        return "nginx is not installed here (`make nginx` installs Debian's): no rows."
+    play = orjson.dumps({"state": referee.game("iago").new(), "move": "e4"})
+    raw = request_bytes("POST", "/v1/games/iago/play", play)
+    with serve(REFEREE_WORKERS="1", REFEREE_TRUSTED_PROXIES="127.0.0.1") as live:
+        rows = [flood_row("gunicorn alone", live, raw)]
+        with nginx(live.port) as proxied:
+            rows.append(flood_row("behind nginx", proxied, raw))
+    return table(["one peer floods", "sent", "served", "429", "other peer served", "its p50", "its p99",
+                  "its worst", "target"], rows)
