@@ -201,18 +201,22 @@ def test_a_flood_from_one_peer_is_limited_before_it_arrives_while_another_peer_i
 
 def test_requests_in_progress_are_limited_per_peer(service, proxy) -> None:
     """16 requests of one peer whose bodies are still coming: a 17th of that peer is refused at once; a
-    request of another peer is served; then the 16 are answered."""
+    request of another peer is served; then the 16 are answered. Each held request asks `Expect:
+    100-continue`, which nginx answers once the request is counted (its body is read after the limits),
+    so that the 17th is sent only then, however slow the machine."""
     raw = post("/v1/games/iago/play", PLAY)
+    head, body = post("/v1/games/iago/play", PLAY, extra="Expect: 100-continue\r\n").split(b"\r\n\r\n", 1)
     held = [connect(proxy, peer="127.0.0.4") for _ in range(16)]
     try:
+        readers = [sock.makefile("rb") for sock in held]
         for sock in held:
-            sock.sendall(raw[:-10])
-        time.sleep(0.5)  # every held request's headers read by nginx
+            sock.sendall(head + b"\r\n\r\n")
+        assert [read_answer(sock, reader).status for sock, reader in zip(held, readers)] == [100] * 16
         refused = exchange(proxy, raw, peer="127.0.0.4")
         served = exchange(proxy, raw, peer="127.0.0.5")
         for sock in held:
-            sock.sendall(raw[-10:])
-        answers = [read_answer(sock) for sock in held]
+            sock.sendall(body)
+        answers = [read_answer(sock, reader) for sock, reader in zip(held, readers)]
     finally:
         for sock in held:
             sock.close()
