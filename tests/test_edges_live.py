@@ -275,7 +275,8 @@ TWICE = [
     ("among many keys", "outer", b'"notes":[{%b,"k50":0}],' % MANY.encode(), "notes[0].k50"),
     ("in a big body", "outer", b'"notes":[{"k":1,"k":2}],' + b" " * 20_000, "notes[0].k"),
 ]
-#: Every route, its body (its first key is the nested object the shapes reach into) and how it is sent.
+#: Every route that reads JSON; a JSON batch with the key twice in its first item or its second, an NDJSON
+#: one in its first line or its second.
 ROUTES = ("play", "validate", "legal-moves", "view", "render", "batch", "batch, second item", "batch NDJSON",
           "batch/ndjson, second line", "replay", "new")
 
@@ -296,7 +297,7 @@ def route_body(route: str, state: dict, move: str) -> tuple[str, bytes, str, str
         "legal-moves": ("legal-moves", orjson.dumps({"state": state})),
         "view": ("view", orjson.dumps({"state": state, "player": "black"})),
         "render": ("render", orjson.dumps({"state": state, "legal": True})),
-        "replay": ("replay", b'{"options":{"penalty":false},"moves":["e4"],"metadata":{"players":[]}}'),
+        "replay": ("replay", b'{"options":{"penalty":false},"moves":["e4"]}'),
         "new": ("new", b'{"options":{"penalty":false}}'),
     }
     key = "options" if route in ("replay", "new") else "state"
