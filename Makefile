@@ -65,8 +65,8 @@ java:
 	fi
 
 # The reverse proxy's test (tests/test_nginx_live.py) runs deploy/referee.nginx.conf with Debian's nginx, as
-# a plain subprocess on loopback (the package's own service is never started); installed here when
-# missing (not always on a user's PATH: /usr/sbin), with sudo unless root.
+# a plain subprocess on loopback (never through the system's service); installed here when missing (it is
+# not always on a user's PATH: /usr/sbin), with sudo unless root.
 nginx:
 	@if ! command -v nginx >/dev/null 2>&1 && ! test -x /usr/sbin/nginx; then \
 		$(SUDO) apt-get update -qq && \

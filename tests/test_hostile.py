@@ -487,7 +487,7 @@ def wait_answered(clients: list[socket.socket], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     waiting = set(clients)
     while waiting and time.monotonic() < deadline:
-        readable, _, _ = select.select(list(waiting), [], [], deadline - time.monotonic())
+        readable, _, _ = select.select(list(waiting), [], [], max(0.0, deadline - time.monotonic()))
         waiting -= set(readable)
     assert not waiting, f"{len(waiting)} of {len(clients)} clients got no answer within {timeout} s"
 
