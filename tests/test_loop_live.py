@@ -206,3 +206,27 @@ def test_a_stream_being_read_when_the_worker_stops_ends_with_a_line_to_resume_fr
         rest = exchange(live, request_bytes("POST", "/v1/games/iago/batch/ndjson", b"".join(lines[index:]),
                                             "application/x-ndjson"))
     assert len(ndjson_answer(rest)) == len(lines) - index
+
+
+def test_refusals_of_big_bodies_and_a_worker_stopping_leave_only_json_lines() -> None:
+    """Every refused request over 16 KiB (worked on by the pool) wrote a multi-line traceback to the log,
+    and every worker stopped by SIGTERM another: the log is one JSON object a line, and a refusal is
+    only its access-log line, with its request id."""
+    padding = b" " * 20_000
+    refusals = {
+        "big-illegal": ("/v1/games/iago/play", orjson.dumps({"state": IAGO.new(), "move": "a1"}) + padding),
+        "big-malformed": ("/v1/games/iago/legal-moves", orjson.dumps({"state": 1}) + padding),
+        "big-not-json": ("/v1/games/iago/new", b"{" + padding),
+        "small-picture": ("/v1/games/iago/render", orjson.dumps({"state": IAGO.new(), "move": "a1"})),
+    }
+    with serve(REFEREE_WORKERS="1", REFEREE_ACCESS_LOG="1") as live:
+        statuses = {name: exchange(live, request_bytes("POST", path, body, extra=f"X-Request-ID: {name}\r\n")).status
+                    for name, (path, body) in refusals.items()}
+        live.process.send_signal(signal.SIGTERM)
+        live.process.wait(timeout=30)
+        entries = json_lines(live.log_text())
+    assert statuses == {"big-illegal": 422, "big-malformed": 400, "big-not-json": 400, "small-picture": 422}
+    for name, status in statuses.items():
+        [entry] = [entry for entry in entries if entry.get("request_id") == name]
+        assert entry["message"] == "request" and entry["status"] == status and "exception" not in entry
+    assert any(entry["message"].startswith("Worker exiting") for entry in entries)
