@@ -230,3 +230,21 @@ def test_refusals_of_big_bodies_and_a_worker_stopping_leave_only_json_lines() ->
         [entry] = [entry for entry in entries if entry.get("request_id") == name]
         assert entry["message"] == "request" and entry["status"] == status and "exception" not in entry
     assert any(entry["message"].startswith("Worker exiting") for entry in entries)
+
+
+def test_a_stream_whose_client_is_gone_is_not_judged_as_a_whole() -> None:
+    """A client declares 20 MB of lines, sends 1.8 MB and stops sending (here it still reads): what it sent
+    was judged to its end as if it were the whole batch. Now the chunk the body ends in is not judged, and
+    the answer ends with a `malformed-http` line saying where the body ended."""
+    items = distinct_items(8_000)
+    assert 1.5 * MIB < len(items) < 2 * MIB
+    head = (f"POST /v1/games/iago/batch/ndjson HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-ndjson\r\n"
+            f"Content-Length: {20 * MIB}\r\n\r\n").encode()
+    with serve(REFEREE_WORKERS="1") as live:
+        with socket.create_connection((live.host, live.port), timeout=30) as sock:
+            sock.sendall(head + items)
+            sock.shutdown(socket.SHUT_WR)
+            answer = read_answer(sock)
+    *results, last = ndjson_answer(answer)
+    assert last["code"] == "malformed-http" and f"after {len(items)} of its {20 * MIB} bytes" in last["detail"]
+    assert 0 < len(results) < 8_000  # the first megabyte's lines, not those of the part the body ended in

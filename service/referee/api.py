@@ -246,12 +246,13 @@ def stream_memory_bytes(max_line_bytes: int) -> int:
 def line_chunks(stream: Any, max_line_bytes: int, length: int | None = None) -> Iterator[tuple[bytes, int]]:
     """Whole lines of a byte stream, in chunks of about STREAM_CHUNK_BYTES, each with the number of lines
     before it. A line longer than `max_line_bytes` is a problem, and so is a stream that ends before its
-    declared `length` (the client gone: what it sent is not judged as if it were all)."""
+    declared `length` (the client gone: the chunk it cut is not judged, nor taken for the whole body)."""
     pending, lines_before, received = b"", 0, 0
     while True:
         block = stream.read(STREAM_CHUNK_BYTES)
         received += len(block)
-        if not block and length is not None and received < length:
+        # A read comes short only at the body's end: before its length, the client is gone.
+        if len(block) < STREAM_CHUNK_BYTES and length is not None and received < length:
             raise Problem("malformed-http", f"the body ended after {received} of its {length} bytes")
         data = pending + block
         cut = data.rfind(b"\n") + 1 if block else len(data)
