@@ -15,8 +15,7 @@ from marshmallow import Schema, ValidationError
 
 from referee import _core, lifecycle, offload, pictures
 from referee.body import (
-    BODY_KEY, CLOSE_KEY, HOLD_KEY, JSON, NDJSON, UNREADABLE, body_of, declared_length, media_type,
-    unsupported_media_type,
+    BODY_KEY, CLOSE_KEY, HOLD_KEY, JSON, NDJSON, UNREADABLE, body_of, media_type, unsupported_media_type,
 )
 from referee.budget import RETRY_AFTER_SECONDS, Budget, Hold, busy
 from referee.errors import RefereeError
@@ -474,7 +473,7 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
         # among them) send all of a body before they read any of the answer, and a server writing while
         # they send would fill both socket buffers and stall.
         with lifecycle.reading(sock):
-            problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, declared_length(request.environ)))
+            problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, request.content_length))
         if problem is not None:
             if not finish(stream, problem, settings):
                 request.environ[CLOSE_KEY] = True
