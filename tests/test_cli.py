@@ -155,3 +155,23 @@ def test_chunks_hold_whole_lines_within_their_bounds() -> None:
     assert all(len(data) <= 300 or data.count(b"\n") == 1 for _, data in parts)
     assert all(data.count(b"\n") <= 50 for _, data in parts)
     assert [first for first, _ in parts] == [1 + sum(d.count(b"\n") for _, d in parts[:i]) for i in range(len(parts))]
+
+
+def test_render_of_json_nested_too_deep_is_a_one_line_error(tmp_path) -> None:
+    """`referee render -` on JSON nested 100,000 deep died with a RecursionError traceback: it reads its
+    input as the service reads a body, and says what is wrong in one line."""
+    deep = "[" * 100_000 + "]" * 100_000
+    run = subprocess.run([sys.executable, "-m", "referee.cli", "render", "-"], input=deep, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.count("\n") == 1 and run.stderr.startswith("referee: malformed-json: "), run.stderr[-500:]
+
+
+@pytest.mark.parametrize("spec", ["mcts:-5", "mcts:0", "mcts:2.5", "mcts:many", "randomly"])
+def test_match_refuses_a_bot_that_is_none_as_a_usage_error(spec, capsys) -> None:
+    """`mcts:-5` and `mcts:0` were taken without a word; any BOT that names no bot is a usage error."""
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["match", "random", spec, "--game", "iago"])
+    assert exited.value.code == 2
+    error = capsys.readouterr().err
+    assert "usage: referee match" in error and "error: argument BOT: " in error, error

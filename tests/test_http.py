@@ -403,7 +403,7 @@ def test_an_unexpected_error_is_answered_alike_by_every_route(monkeypatch) -> No
     stream = io.StringIO()
     logging.getLogger("referee").handlers[0].setStream(stream)
 
-    def broken(call, *args, size: int):
+    def broken(call, *args, size: int, costly: bool = False):
         raise ZeroDivisionError("the details stay in the logs")
 
     monkeypatch.setattr(offload, "run", broken)

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import io
+import itertools
+import logging
 import tempfile
 from typing import Any, Callable, Iterator
 
@@ -10,11 +13,11 @@ import orjson
 from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema, ValidationError
 
-from referee import _core, offload, pictures
+from referee import _core, lifecycle, offload, pictures
 from referee.body import (
     BODY_KEY, CLOSE_KEY, HOLD_KEY, JSON, NDJSON, UNREADABLE, body_of, media_type, unsupported_media_type,
 )
-from referee.budget import Budget, Hold, busy
+from referee.budget import RETRY_AFTER_SECONDS, Budget, Hold, busy
 from referee.errors import RefereeError
 from referee.pages import source
 from referee.problems import Problem, unknown_game
@@ -23,6 +26,7 @@ from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, Replay
 __all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "engines", "engine_of", "json_response", "longer_line"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
+log = logging.getLogger("referee.http")
 
 GAMES: list[str] = _core.games()
 #: Static game descriptions, built once: they never change while the process runs.
@@ -80,11 +84,11 @@ def body_size() -> int:
     return len(request.environ.get(BODY_KEY, b""))
 
 
-def engine_call(call: Callable[..., Any], *args: Any) -> Any:
-    """Calls the engine (off the event loop when the body is big: see `referee.offload`); its typed
-    errors become problems with the same codes."""
+def engine_call(call: Callable[..., Any], *args: Any, costly: bool = False) -> Any:
+    """Calls the engine (off the event loop when the body is big, or the route says the call is `costly`
+    whatever the body's size: see `referee.offload`); its typed errors become problems with the same codes."""
     try:
-        return offload.run(call, *args, size=body_size())
+        return offload.run(call, *args, size=body_size(), costly=costly)
     except RefereeError as error:
         raise Problem.from_engine(error) from None
 
@@ -155,9 +159,10 @@ def render(game: str) -> Response:
     """The SVG picture of a state, or of the state after `move` with what the move did marked."""
     engine = engine_of(game)
     body = load(_render_request)
+    # Drawn on the pool whatever the body's size: 790 bytes name the largest board, 30–230 ms to draw.
     svg = engine_call(lambda: pictures.render(engine, body["state"], move=body.get("move"), legal=body["legal"],
                                               player=body.get("player"), size=body.get("size"),
-                                              secret=body.get("secret")))
+                                              secret=body.get("secret")), costly=True)
     # Opened on its own, the picture may style itself and do nothing else.
     policy = f"default-src 'none'; style-src {source([pictures.STYLES[game]])}"
     return Response(svg, mimetype="image/svg+xml", headers={"Content-Security-Policy": policy})
@@ -237,12 +242,17 @@ def stream_memory_bytes(max_line_bytes: int) -> int:
     return 2 * STREAM_CHUNK_BYTES + max_line_bytes + SPOOL_MEMORY_BYTES
 
 
-def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]:
+def line_chunks(stream: Any, max_line_bytes: int, length: int | None = None) -> Iterator[tuple[bytes, int]]:
     """Whole lines of a byte stream, in chunks of about STREAM_CHUNK_BYTES, each with the number of lines
-    before it. A line longer than `max_line_bytes` is a problem."""
-    pending, lines_before = b"", 0
+    before it. A line longer than `max_line_bytes` is a problem, and so is a stream that ends before its
+    declared `length` (the client gone: the chunk it cut is not judged, nor taken for the whole body)."""
+    pending, lines_before, received = b"", 0, 0
     while True:
         block = stream.read(STREAM_CHUNK_BYTES)
+        received += len(block)
+        # A read comes short only at the body's end: before its length, the client is gone.
+        if len(block) < STREAM_CHUNK_BYTES and length is not None and received < length:
+            raise Problem("malformed-http", f"the body ended after {received} of its {length} bytes")
         data = pending + block
         cut = data.rfind(b"\n") + 1 if block else len(data)
         chunk, pending = data[:cut], data[cut:]
@@ -276,26 +286,86 @@ def longer_line(chunk: bytes, limit: int) -> int | None:
     return None
 
 
-class StreamedBatch:
-    """One NDJSON batch: its lines judged a slice at a time (off the event loop), the results spooled:
-    in memory up to SPOOL_MEMORY_BYTES, then in a temporary file, at most `max_spool_bytes` of them and
-    within the worker's spool budget. The first fault ends the judging."""
+class Spool:
+    """The results of a streamed batch: in memory up to SPOOL_MEMORY_BYTES, then in a temporary file (in
+    `tempfile.gettempdir()`, unbuffered). A write the disk refuses (full) raises OSError and leaves the
+    spool as it was: whole lines only."""
 
-    def __init__(self, engine: _core.Engine, with_state: bool, settings: Any, memory: Hold, spool: Budget) -> None:
+    def __init__(self) -> None:
+        self.memory = io.BytesIO()
+        self.file: Any = None
+        self.size = 0  # bytes kept
+
+    def write(self, data: bytes) -> None:
+        if self.file is None and self.size + len(data) <= SPOOL_MEMORY_BYTES:
+            self.memory.write(data)
+        else:
+            try:
+                if self.file is None:
+                    self.file = tempfile.TemporaryFile(buffering=0)
+                    write_all(self.file, self.memory.getvalue())
+                    self.memory = io.BytesIO()
+                write_all(self.file, data)
+            except OSError:
+                self.undo()
+                raise
+        self.size += len(data)
+
+    def undo(self) -> None:
+        """Back to the bytes kept, after a write that failed: the file cut to them, or dropped when they
+        are still in memory."""
+        if self.file is None:
+            return
+        if self.memory.tell():  # the move to the file failed: the memory holds them all
+            self.file.close()
+            self.file = None
+        else:
+            self.file.truncate(self.size)
+            self.file.seek(self.size)
+
+    def blocks(self, size: int) -> Iterator[bytes]:
+        """The bytes kept, `size` at a time."""
+        source = self.memory if self.file is None else self.file
+        source.seek(0)
+        return iter(lambda: source.read(size), b"")
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+def write_all(file: Any, data: bytes) -> None:
+    """Writes all of `data` to an unbuffered file (whose writes may take part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[file.write(view):]
+
+
+class StreamedBatch:
+    """One NDJSON batch: its lines judged a slice at a time (off the event loop), the results spooled
+    (`Spool`): at most `max_spool_bytes` of them and within the worker's spool budget. The first fault
+    ends the judging; what it took is given back when its answer is done with, or at once if it fails."""
+
+    def __init__(self, engine: _core.Engine, with_state: bool, settings: Any, memory: Hold, spool: Budget,
+                 sock: Any = None) -> None:
         self.engine, self.with_state, self.settings, self.memory = engine, with_state, settings, memory
+        self.sock = sock  # the client's socket (under gunicorn)
         memory.take(stream_memory_bytes(settings.max_line_bytes))
         if spool.held + SPOOL_ROOM_BYTES > spool.limit:
             raise busy(spool.what)
         self.disk = spool.hold()
-        self.spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY_BYTES)
+        self.spool = Spool()
+        self.last = b""  # the line that ends the answer, if a problem ended it (kept in memory)
+        self.chunks = 0  # chunks judged so far
         self.items = 0  # items judged so far
         self.spooled = 0  # bytes of results so far
-        self.cut = False  # whether the results were cut short by a limit on their bytes
+        self.cut = False  # whether the results kept before the problem that ended the batch are answered
 
     def judge(self, chunk: bytes, lines_before: int) -> Problem | None:
         """Judges and keeps the results of a chunk's lines, LINES_PER_CALL at a time; the problem that
-        ends the batch, if any: a limit on the results' bytes (`cut`), on the items, or a line that is
-        not JSON."""
+        ends the batch, if any: a limit on the results' bytes (`cut`), on the items, a disk that refuses
+        them, or a line that is not JSON."""
+        self.chunks += 1
         start = 0
         while start < len(chunk):
             results, count, malformed_line, start = offload.run(
@@ -322,7 +392,8 @@ class StreamedBatch:
 
     def keep(self, results: bytes, count: int) -> Problem | None:
         """Spools the results of a slice (one line each); once they would pass `max_spool_bytes` or the
-        worker's spool budget, the lines that fit and a problem."""
+        worker's spool budget, the lines that fit and a problem; when the disk refuses them, none of
+        them and a problem (`insufficient-storage`)."""
         batch_room = self.settings.max_spool_bytes - self.spooled
         worker_room = self.disk.budget.limit - self.disk.budget.held
         problem = None
@@ -338,23 +409,47 @@ class StreamedBatch:
             else:
                 problem = busy(self.disk.budget.what, index=index)
         self.disk.take(len(results))
-        self.spool.write(results)
+        try:
+            self.spool.write(results)
+        except OSError as error:
+            self.disk.give(len(results))
+            log.warning("the results of a streamed batch could not be stored from item %d: %s", self.items, error)
+            return self.stopped("insufficient-storage", f"the results from item {self.items} on could not be "
+                                f"stored (the service's disk is full); send them again later")
         self.spooled += len(results)
         self.items += count
         return problem
 
+    def stopped(self, code: str, detail: str) -> Problem:
+        """The problem of a batch stopped before its end by the service (its disk, its shutdown): after the
+        results kept, if any, as the answer's last line; else the whole answer."""
+        self.cut = self.items > 0
+        return Problem(code, detail, index=self.items, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+
+    def answered_alone(self) -> bool:
+        """Whether the problem that ended the batch is the whole answer: a fault of the first chunk, or one
+        before any item, but for results kept before a limit or the service stopped the batch."""
+        return not self.cut and (self.chunks <= 1 or self.items == 0)
+
     def end(self, problem: Problem) -> None:
-        self.spool.write(orjson.dumps(problem.body()) + b"\n")
+        self.last = orjson.dumps(problem.body()) + b"\n"
 
     def answer(self) -> Response:
-        """The answer: the spooled results, sent a block at a time; the spool closed and its bytes given
-        back when the server is done with the answer, sent or abandoned. Until then the answer holds in
-        memory only its spool's part there."""
+        """The answer: the spooled results, sent a block at a time, and the problem that ended them; the
+        spool closed and its bytes given back when the server is done with the answer, sent or abandoned.
+        Until then the answer holds in memory only its spool's part there."""
         self.memory.give(stream_memory_bytes(self.settings.max_line_bytes) - SPOOL_MEMORY_BYTES)
-        self.spool.seek(0)
-        response = Response(iter(lambda: self.spool.read(SEND_BYTES), b""), mimetype=NDJSON)
+        response = Response(itertools.chain(self.spool.blocks(SEND_BYTES), self.tail()), mimetype=NDJSON)
         response.call_on_close(self.close)
         return response
+
+    def tail(self) -> Iterator[bytes]:
+        """The problem line that ends the answer, if any; then, when the worker is stopping, what the client
+        sent meanwhile is discarded, so that the connection closes without a reset (`referee.lifecycle`)."""
+        if self.last:
+            yield self.last
+        if lifecycle.stopping:
+            lifecycle.discard_unread(self.sock)
 
     def close(self) -> None:
         self.spool.close()
@@ -365,46 +460,59 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     """NDJSON in, NDJSON out, read and judged a chunk (about a megabyte) at a time. A fault in the first
     chunk, or an empty body, is a plain problem; later, a fault ends the answer with a problem line after
     the results of the lines before it. After a fault the rest of the body is drained (up to
-    REFEREE_MAX_DRAIN_BYTES), so that clients that send the whole body before reading get the answer."""
+    REFEREE_MAX_DRAIN_BYTES), so that clients that send the whole body before reading get the answer.
+    Whatever happens, the batch gives back what it took."""
     settings = current_app.config["REFEREE"]
     stream = request.environ["wsgi.input"]  # a referee.body.Input: its faults are problems
-    chunks = line_chunks(stream, settings.max_line_bytes)
     batch = None
     try:
-        batch = StreamedBatch(engine, with_state, settings, request.environ[HOLD_KEY], current_app.config[SPOOL_KEY])
-        first = next(chunks, None)
-        if first is None:
-            raise Problem("malformed-json", "the body is empty")
-        problem = batch.judge(*first)
-        if problem is not None and not batch.cut:
-            raise problem
-        if batch.items == 0 and problem is None:
-            raise Problem("malformed-json", "the body has no items")
-    except Problem as problem:
+        sock = request.environ.get("gunicorn.socket")
+        batch = StreamedBatch(engine, with_state, settings, request.environ[HOLD_KEY], current_app.config[SPOOL_KEY],
+                              sock)
+        # The whole body is read before the answer starts: many clients (Python's http.client and requests
+        # among them) send all of a body before they read any of the answer, and a server writing while
+        # they send would fill both socket buffers and stall.
+        with lifecycle.reading(sock):
+            problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, request.content_length))
+        if problem is not None:
+            if not finish(stream, problem, settings):
+                request.environ[CLOSE_KEY] = True
+            if batch.answered_alone():
+                raise problem
+            batch.end(problem)
+        return batch.answer()
+    except BaseException as error:
         if batch is not None:
             batch.close()
-        if not finish(stream, problem, settings):
+        elif isinstance(error, Problem) and not finish(stream, error, settings):
             request.environ[CLOSE_KEY] = True
         raise
 
-    # The whole body is read before the answer starts: many clients (Python's http.client and requests
-    # among them) send all of a body before they read any of the answer, and a server writing while
-    # they send would fill both socket buffers and stall.
-    while problem is None:
-        try:
-            problem = batch.judge(*next(chunks))
-        except StopIteration:
-            break
-        except Problem as fault:  # a line too long, or the body broken off
-            problem = fault
-    if problem is not None:
-        batch.end(problem)
-        if not finish(stream, problem, settings):
-            request.environ[CLOSE_KEY] = True
-    return batch.answer()
+
+def judge_stream(batch: StreamedBatch, chunks: Iterator[tuple[bytes, int]]) -> Problem | None:
+    """Judges a stream's chunks to its end; the problem that ended it, if any: a fault of its lines or
+    its body, no items at all, or the worker stopping (the chunk read then is not judged)."""
+    try:
+        for chunk, lines_before in chunks:
+            if lifecycle.stopping:
+                return batch.stopped("service-unavailable", stopping_detail(batch.items))
+            if problem := batch.judge(chunk, lines_before):
+                return problem
+    except Problem as fault:  # a line too long, the body broken off (or cut by the worker stopping)
+        if lifecycle.stopping:
+            return batch.stopped("service-unavailable", stopping_detail(batch.items))
+        batch.chunks += 1  # the fault is the next chunk's
+        return fault
+    if batch.items == 0:
+        return Problem("malformed-json", "the body has no items" if batch.chunks else "the body is empty")
+    return None
+
+
+def stopping_detail(index: int) -> str:
+    return f"the service is stopping (a restart or a deploy): items from {index} on were not judged; send them again"
 
 
 def finish(stream: Any, problem: Problem, settings: Any) -> bool:
     """Drains what is left of a batch that a fault ended; True when the whole body was read. A body that
-    cannot be read (silent, broken framing) is not drained."""
-    return problem.code not in UNREADABLE and stream.drain(settings.max_drain_bytes)
+    cannot be read (silent, broken framing), or read by a worker that is stopping, is not drained."""
+    return problem.code not in UNREADABLE and not lifecycle.stopping and stream.drain(settings.max_drain_bytes)

@@ -99,6 +99,8 @@ def bot(spec: str, seed: int | None = None) -> Bot:
     if name == "random" and not argument:
         return RandomBot(seed)
     if name == "mcts":
+        if argument and not (argument.isascii() and argument.isdigit() and int(argument) > 0):
+            raise ValueError(f"mcts:SIMULATIONS takes a whole number of simulations, at least 1, not {argument!r}")
         return MCTSBot(int(argument) if argument else 200, seed=seed)
     raise ValueError(f"unknown bot {spec!r}: random, mcts or mcts:SIMULATIONS")
 

@@ -179,10 +179,13 @@ def scene_of(document: dict[str, Any], ply: int | None) -> tuple[str, dict[str, 
 
 def render(args: argparse.Namespace) -> int:
     import referee
+    from referee import _core
 
-    source = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
+    source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
     with source:
-        document = json.load(source)
+        # Read as the service reads a body (the engine's reader): JSON nested deeper than it takes is its
+        # one-line `malformed-json`, not a RecursionError.
+        document = _core.loads(source.read())
     if not isinstance(document, dict):
         raise ValueError("the input is not a JSON object")
     name, state, move, stop = scene_of(document, args.ply)
@@ -221,10 +224,8 @@ def render_parser(commands: Any) -> None:
 
 
 def match(args: argparse.Namespace) -> int:
-    from referee.bots import bot, play_match
+    from referee.bots import play_match
 
-    for spec in args.bots:
-        bot(spec)  # refuses an unknown bot before any game
     options = json.loads(args.options) if args.options else None
     target = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     wins: dict[str, float] = dict.fromkeys(args.bots, 0.0)
@@ -250,13 +251,25 @@ def match_parser(commands: Any) -> None:
             "which `referee validate` replays. Exit status: 0."
         ),
     )
-    command.add_argument("bots", nargs="+", metavar="BOT", help="random, mcts or mcts:SIMULATIONS, one a seat in turn")
+    command.add_argument("bots", nargs="+", metavar="BOT", type=bot_spec,
+                         help="random, mcts or mcts:SIMULATIONS, one a seat in turn")
     command.add_argument("--game", required=True, help="iago, isaac, hypnosia or caesar")
     command.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     command.add_argument("--seed", type=int, default=0, help="seed of the games, the bots and chance (default 0)")
     command.add_argument("--variant", help="the game's variant")
     command.add_argument("--options", help="the game's options, a JSON object")
     command.add_argument("-o", "--output", default="-", help="where records go (default: standard output)")
+
+
+def bot_spec(text: str) -> str:
+    """A BOT argument, refused before any game (a usage error) when it names no bot."""
+    from referee.bots import bot
+
+    try:
+        bot(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def parser() -> argparse.ArgumentParser:

@@ -98,12 +98,24 @@ CODES: dict[str, ProblemCode] = {
         501, "The server does not support this HTTP feature",
         "A transfer coding other than chunked. Answered by the server before any route."),
     "not-ready": ProblemCode(503, "The engine is not ready", "The engine failed its self-test."),
+    "service-unavailable": ProblemCode(
+        503, "The service is stopping",
+        "The worker that was reading a streamed batch is stopping (SIGTERM: a restart, a deploy): the batch "
+        "ends with this problem as its last line, after the results judged so far, `index` the first item not "
+        "judged; send the items from there again. When none was judged, the whole answer is this problem, with "
+        "`Retry-After`. The connection closes."),
     "service-busy": ProblemCode(
         503, "The service is busy",
         "The worker that took the request holds as many bytes of request bodies and answers as it may "
         "(`REFEREE_WORKER_MEMORY_BYTES`), or, for a streamed batch, of answers waiting in temporary files "
         "(`REFEREE_WORKER_SPOOL_BYTES`); retry after `Retry-After` seconds. A streamed batch cut by it ends with "
         "this problem as its last line, `index` the first item not judged."),
+    "insufficient-storage": ProblemCode(
+        507, "The service cannot store the answer",
+        "A streamed batch's results wait in a temporary file, and the disk refused them (full): the batch "
+        "ends with this problem as its last line, after the results stored so far, `index` the first item "
+        "not answered; when none could be stored, the whole answer is this problem, with `Retry-After`. "
+        "Send the items from `index` on again later."),
 }
 
 

@@ -19,7 +19,9 @@ What only the worker can do:
 
 from __future__ import annotations
 
+import gc
 import socket
+import sys
 from typing import Any
 
 import orjson
@@ -27,6 +29,7 @@ from gunicorn.http import errors as http_errors
 from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker
 
+from referee import lifecycle, offload
 from referee.codes import CODES
 from referee.observe import new_request_id
 from referee.problems import PROBLEM_JSON, document, internal_error
@@ -84,6 +87,25 @@ class RefereeWorker(GeventWorker):
         settings = Settings.from_env()
         self.read_timeout = settings.read_timeout
         self.max_body_bytes = settings.max_body_bytes
+
+    def init_process(self) -> None:
+        # Python code on the pool's threads gives the GIL back sooner, so the loop waits less for it.
+        sys.setswitchinterval(offload.SWITCH_SECONDS)
+        try:
+            super().init_process()  # serves until the worker stops
+        finally:
+            # What the master froze (gunicorn_conf.pre_fork) is freed while the modules are whole: freed at
+            # the interpreter's end, a log handler among it printed a traceback on every SIGTERM.
+            gc.unfreeze()
+            gc.collect()
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        super().handle_exit(sig, frame)
+        lifecycle.stop()  # open streams end with a problem line, before the graceful timeout
+
+    def handle_quit(self, sig: int, frame: Any) -> None:
+        lifecycle.stop()
+        super().handle_quit(sig, frame)
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
         # GeventWorker.handle would make the socket blocking without a limit; this one bounds each read
