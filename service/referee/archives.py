@@ -95,16 +95,17 @@ def is_url(name: str) -> bool:
 def compression_of(name: str) -> str | None:
     compression = COMPRESSIONS.get(os.path.splitext(name)[1].lower())
     if compression == "zstd":
-        from fsspec.compression import compr
-
-        if "zstd" not in compr:
-            raise Stop(f"{name}: reading .zst needs zstandard: pip install 'referee[archives]'")
+        try:
+            import zstandard  # noqa: F401
+        except ImportError:
+            raise Stop(f"{name}: reading .zst needs zstandard: pip install 'referee[archives]'") from None
     return compression
 
 
 def hidden(name: str) -> bool:
-    """Names a directory's listing skips, as Spark and Hadoop do: `_SUCCESS`, `_manifest.json`, `.x`."""
-    return os.path.basename(name.rstrip("/")).startswith(("_", "."))
+    """Files a directory's listing skips, as Spark and Hadoop do (`_SUCCESS`, `_manifest.json`, `.x`), and
+    those within such directories; `name` is relative to the directory listed."""
+    return any(step.startswith(("_", ".")) and step != "." for step in name.replace(os.sep, "/").split("/"))
 
 
 def local_files(name: str) -> list[tuple[str, str, int]]:
@@ -113,7 +114,7 @@ def local_files(name: str) -> list[tuple[str, str, int]]:
         names = sorted(path for path in glob.glob(name, recursive=True) if os.path.isfile(path))
     elif os.path.isdir(name):
         names = sorted(os.path.join(root, file) for root, dirs, files in os.walk(name)
-                       for file in files if not hidden(file) and not any(map(hidden, os.path.relpath(root, name).split(os.sep))))
+                       for file in files if not hidden(os.path.join(os.path.relpath(root, name), file)))
     else:
         names = [name]
     return [(path, os.path.abspath(path), os.path.getsize(path)) for path in names]
@@ -128,7 +129,7 @@ def remote_files(url: str) -> list[tuple[str, str, int]]:
         found = fs.glob(path, detail=True)
     elif fs.isdir(path):
         found = {name: info for name, info in fs.find(path, detail=True).items()
-                 if not hidden(name) and not any(map(hidden, name[len(path):].split("/")[:-1]))}
+                 if not hidden(name[len(path.rstrip("/")) + 1:])}
     else:
         found = {path: fs.info(path)}
     files = [(fs.unstrip_protocol(name), info["size"]) for name, info in sorted(found.items())
@@ -159,17 +160,39 @@ def plan(sources: list[str], part_bytes: int) -> list[Partition]:
     return parts
 
 
-def opened(part: Partition) -> IO[bytes]:
-    """The partition's source, open (decompressing) and at the start of its range."""
+@contextlib.contextmanager
+def opened(part: Partition) -> Iterator[IO[bytes]]:
+    """The partition's source, open (decompressed) as a buffered stream of lines."""
     if part.url == "-":
-        return contextlib.nullcontext(sys.stdin.buffer)  # type: ignore[return-value]
-    if not is_url(part.url) and part.compression is None:
-        stream: IO[bytes] = open(part.url, "rb")  # the fastest reader of a local file
+        yield sys.stdin.buffer
+        return
+    if not is_url(part.url):
+        raw: IO[bytes] = open(part.url, "rb")  # the fastest reader of a local file
     else:
         import fsspec
 
-        stream = fsspec.open(part.url, "rb", compression=part.compression).open()
-    return stream
+        raw = fsspec.open(part.url, "rb").open()
+    with raw, decompressed(raw, part.compression) as stream:
+        yield stream
+
+
+def decompressed(raw: IO[bytes], compression: str | None) -> IO[bytes]:
+    """A stream's bytes decompressed, every member or frame (a file may hold several, as pigz, pbzip2 and
+    zstd -T write them)."""
+    if compression is None:
+        return contextlib.nullcontext(raw)  # type: ignore[return-value]
+    if compression == "zstd":
+        import zstandard
+
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=False)
+        return io.BufferedReader(reader, 1 << 20)  # type: ignore[arg-type]
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {"gzip": lambda: gzip.GzipFile(fileobj=raw, mode="rb"), "bz2": lambda: bz2.BZ2File(raw),
+              "xz": lambda: lzma.LZMAFile(raw)}
+    return opener[compression]()  # type: ignore[return-value]
 
 
 def open_lines(part: Partition) -> Iterator[bytes]:

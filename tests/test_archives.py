@@ -1,0 +1,164 @@
+"""`referee validate SOURCE...` at scale (referee.archives): many compressed files, globs, fsspec URLs;
+partitions that give the results of one run however the work is cut; outputs that appear only complete;
+`-o DIR/` with its manifest and `--resume` after a killed run; a Dask cluster that loses a worker."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from referee import cli
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "archive"
+
+
+def example_lines() -> list[bytes]:
+    """The example archive's lines (every game, every kind of end, an illegal move, a line no record)."""
+    return (DOCS / "example.jsonl").read_bytes().splitlines(keepends=True)
+
+
+def archive(path: Path, copies: int, blank_every: int = 0) -> Path:
+    """The example archive `copies` times over, a blank line every `blank_every` lines, the last line
+    without its line end."""
+    lines = example_lines() * copies
+    if blank_every:
+        lines = [line for index, line in enumerate(lines) for line in ([b"  \n", line] if index % blank_every == 3 else [line])]
+    path.write_bytes(b"".join(lines).rstrip(b"\n"))
+    return path
+
+
+def run(*args: str) -> int:
+    return cli.main(["validate", *args, "--no-progress"])
+
+
+def results(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def parts_of(directory: Path) -> bytes:
+    manifest = json.loads((directory / "_manifest.json").read_bytes())
+    return b"".join((directory / entry["part"]).read_bytes() for entry in manifest["parts"])
+
+
+def test_partitions_give_the_results_of_one_run_however_the_work_is_cut(tmp_path) -> None:
+    path = archive(tmp_path / "records.jsonl", 6, blank_every=7)
+    assert run(str(path), "-o", str(tmp_path / "one.jsonl"), "--report", str(tmp_path / "one.html")) == 1
+    whole = (tmp_path / "one.jsonl").read_bytes()
+    assert [r["record"] for r in results(tmp_path / "one.jsonl")] == list(range(1, 6 * len(example_lines()) + 1))
+    for part_bytes in (997, 4096, 50_000):  # cuts inside lines, at blank lines, at line ends
+        out = tmp_path / f"cut-{part_bytes}.jsonl"
+        assert run(str(path), "-o", str(out), "--part-bytes", str(part_bytes), "--chunk", "17") == 1
+        assert out.read_bytes() == whole
+        directory = tmp_path / f"dir-{part_bytes}"
+        assert run(str(path), "-o", f"{directory}/", "--part-bytes", str(part_bytes)) == 1
+        manifest = json.loads((directory / "_manifest.json").read_bytes())
+        assert len(manifest["parts"]) == -(-path.stat().st_size // part_bytes)
+        assert parts_of(directory) == whole and (directory / "_SUCCESS").exists()
+        assert sum(entry["done"]["counts"]["records"] for entry in manifest["parts"]) == manifest["counts"]["records"] == 6 * len(example_lines())
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_many_compressed_files_a_glob_and_a_directory_name_each_result_s_source(tmp_path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    lines = example_lines()
+    plain = {name: b"".join(lines[index::4]) for index, name in enumerate("abcd")}
+    compress = {"a": gzip.compress, "b": bz2.compress, "c": lzma.compress, "d": zstandard.ZstdCompressor().compress}
+    ending = {"a": "gz", "b": "bz2", "c": "xz", "d": "zst"}
+    (tmp_path / "in").mkdir()
+    for name, data in plain.items():
+        (tmp_path / "in" / f"{name}.jsonl").write_bytes(data)
+        (tmp_path / "in" / f"{name}.jsonl.{ending[name]}").write_bytes(compress[name](data))
+    single = {}
+    for name in plain:
+        run(str(tmp_path / "in" / f"{name}.jsonl"), "-o", str(tmp_path / f"{name}.out"))
+        single[name] = results(tmp_path / f"{name}.out")
+        assert "source" not in single[name][0]  # one file named: results as before
+    run(str(tmp_path / "in" / "*.jsonl.*"), "-o", str(tmp_path / "glob.out"))
+    expected = [result | {"source": str(tmp_path / "in" / f"{name}.jsonl.{ending[name]}")}
+                for name in plain for result in single[name]]
+    assert results(tmp_path / "glob.out") == expected
+    assert [list(result)[-1] for result in results(tmp_path / "glob.out")] == ["source"] * len(expected)
+    # Named one by one, in another order, and as a directory (its plain files, in name order).
+    run(*(str(tmp_path / "in" / f"{name}.jsonl.{ending[name]}") for name in "dcba"), "-o", str(tmp_path / "named.out"))
+    assert results(tmp_path / "named.out") == [r for name in "dcba" for r in expected if r["source"].endswith(ending[name])]
+    (tmp_path / "in" / "_SUCCESS").write_bytes(b"")  # skipped, as Spark and Hadoop skip it
+    for compressed in tmp_path.glob("in/*.jsonl.*"):
+        compressed.unlink()
+    run(str(tmp_path / "in"), "-o", str(tmp_path / "dir.out"))
+    assert [{k: v for k, v in r.items() if k != "source"} for r in results(tmp_path / "dir.out")] == [
+        r for name in plain for r in single[name]]
+
+
+def test_an_fsspec_url_is_a_source_and_an_output(tmp_path) -> None:
+    fsspec = pytest.importorskip("fsspec")
+    memory = fsspec.filesystem("memory")
+    data = b"".join(example_lines())
+    memory.pipe({"/archives/2026-01.jsonl.gz": gzip.compress(data), "/archives/2026-02.jsonl": data})
+    run(str(archive(tmp_path / "records.jsonl", 1)), "-o", str(tmp_path / "local.out"))
+    local = results(tmp_path / "local.out")
+    assert run("memory://archives/*", "-o", "memory://results/", "--part-bytes", "9000") == 1
+    manifest = json.loads(memory.cat("/results/_manifest.json"))
+    assert [entry["partition"]["source"] for entry in manifest["parts"]][:2] == [
+        "memory:///archives/2026-01.jsonl.gz", "memory:///archives/2026-02.jsonl"]
+    out = b"".join(memory.cat(f"/results/{entry['part']}") for entry in manifest["parts"])
+    got = [json.loads(line) for line in out.splitlines()]
+    assert [{k: v for k, v in r.items() if k != "source"} for r in got] == local * 2
+    assert memory.exists("/results/_SUCCESS")
+    memory.rm("/archives", recursive=True)
+    memory.rm("/results", recursive=True)
+
+
+def killed_mid_run(command: list[str], started: callable, env: dict | None = None) -> subprocess.Popen:
+    """Runs `referee validate` as a process and kills it (SIGKILL) as soon as `started()` holds."""
+    process = subprocess.Popen([sys.executable, "-m", "referee.cli", "validate", *command, "--no-progress", "-j", "1"],
+                               stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + 60
+    while not started() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert process.poll() is None, "the run ended before it could be killed"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    return process
+
+
+def manifest_done(directory: Path) -> int:
+    try:
+        manifest = json.loads((directory / "_manifest.json").read_bytes())
+    except (OSError, ValueError):
+        return 0
+    return sum(entry["done"] is not None for entry in manifest["parts"])
+
+
+def test_a_killed_run_leaves_nothing_at_its_paths_and_resume_ends_as_an_unbroken_run(tmp_path) -> None:
+    path = archive(tmp_path / "records.jsonl", 300)  # 15,000 records, 14 MB
+    out, page = tmp_path / "results.jsonl", tmp_path / "report.html"
+    partial = tmp_path / "results.jsonl.partial"
+    killed_mid_run([str(path), "-o", str(out), "--report", str(page)],
+                   lambda: partial.exists() and partial.stat().st_size > 0)
+    assert not out.exists() and not page.exists()  # only the .partial files say a run was under way
+
+    directory = tmp_path / "parts"
+    command = [str(path), "-o", f"{directory}/", "--part-bytes", "400000", "--report", str(page)]
+    killed_mid_run(command, lambda: manifest_done(directory) >= 2)
+    manifest = json.loads((directory / "_manifest.json").read_bytes())
+    complete = {entry["part"]: (directory / entry["part"]).stat().st_mtime_ns
+                for entry in manifest["parts"] if entry["done"] is not None}
+    assert 2 <= len(complete) < len(manifest["parts"]) and not (directory / "_SUCCESS").exists()
+
+    assert run(*command) == 3  # a directory holding a run is not overwritten
+    assert run(*command, "--resume") == 1
+    assert run(str(path), "-o", f"{tmp_path / 'unbroken'}/", "--part-bytes", "400000") == 1
+    assert parts_of(directory) == parts_of(tmp_path / "unbroken")
+    assert all((directory / name).stat().st_mtime_ns == mtime for name, mtime in complete.items())  # not redone
+    assert (directory / "_SUCCESS").exists() and page.exists()
