@@ -162,3 +162,45 @@ def test_a_killed_run_leaves_nothing_at_its_paths_and_resume_ends_as_an_unbroken
     assert parts_of(directory) == parts_of(tmp_path / "unbroken")
     assert all((directory / name).stat().st_mtime_ns == mtime for name, mtime in complete.items())  # not redone
     assert (directory / "_SUCCESS").exists() and page.exists()
+
+
+def in_a_thread(function, *args) -> tuple[threading.Thread, dict]:
+    answer: dict = {}
+    thread = threading.Thread(target=lambda: answer.update(value=function(*args)), daemon=True)
+    thread.start()
+    return thread, answer
+
+
+@pytest.mark.slow
+def test_on_a_dask_cluster_a_lost_worker_loses_nothing(tmp_path, monkeypatch) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    path = archive(tmp_path / "records.jsonl", 300)
+    assert run(str(path), "-o", f"{tmp_path / 'local'}/", "--part-bytes", "400000") == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")  # the workers' native pools: one thread each, as their Dask threads
+    directory, out = tmp_path / "parts", tmp_path / "results.jsonl"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster.scheduler_address) as client:
+            pids = client.run(os.getpid)
+            command = [str(path), "-o", f"{directory}/", "--part-bytes", "400000", "--scheduler", cluster.scheduler_address]
+            thread, answer = in_a_thread(run, *command)
+            deadline = time.monotonic() + 60
+            while manifest_done(directory) < 2 and thread.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert thread.is_alive() and manifest_done(directory) < 36
+            os.kill(next(iter(pids.values())), signal.SIGKILL)  # one worker, its task in flight with it
+            thread.join(120)
+            assert answer["value"] == 1
+            assert parts_of(directory) == parts_of(tmp_path / "local") and (directory / "_SUCCESS").exists()
+            # The same when the results come back in order to one file (the nanny has restarted the worker).
+            client.wait_for_workers(2, timeout=30)
+            pids = client.run(os.getpid)
+            thread, answer = in_a_thread(run, str(path), "-o", str(out), "--part-bytes", "400000",
+                                         "--scheduler", cluster.scheduler_address)
+            partial = out.with_name("results.jsonl.partial")
+            while not (partial.exists() and partial.stat().st_size) and thread.is_alive():
+                time.sleep(0.005)  # the first results written
+            assert thread.is_alive()
+            os.kill(next(iter(pids.values())), signal.SIGKILL)
+            thread.join(120)
+            assert answer["value"] == 1 and out.read_bytes() == parts_of(directory)
+            assert set(client.run(os.getpid).values()) != set(pids.values())  # a worker was lost indeed
