@@ -204,3 +204,61 @@ def test_on_a_dask_cluster_a_lost_worker_loses_nothing(tmp_path, monkeypatch) ->
             thread.join(120)
             assert answer["value"] == 1 and out.read_bytes() == parts_of(directory)
             assert set(client.run(os.getpid).values()) != set(pids.values())  # a worker was lost indeed
+
+
+def dask_cluster(port: int) -> list[subprocess.Popen]:
+    """A scheduler and one worker process (one thread), as `dask scheduler` and `dask worker` start them."""
+    dask = str(Path(sys.executable).with_name("dask"))
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)]
+    processes.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet))
+    from dask.distributed import Client
+
+    with Client(address, timeout=30) as client:
+        client.wait_for_workers(1, timeout=30)
+    return processes
+
+
+def stopped(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.slow
+def test_a_lost_scheduler_is_one_line_with_the_command_that_resumes(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("dask.distributed")
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = archive(tmp_path / "records.jsonl", 300)
+    assert run(str(path), "-o", f"{tmp_path / 'local'}/", "--part-bytes", "400000") == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")
+    monkeypatch.chdir(tmp_path)
+    cluster = dask_cluster(port)
+    try:
+        command = ["records.jsonl", "-o", "parts/", "--part-bytes", "400000", "--scheduler", f"tcp://127.0.0.1:{port}"]
+        process = subprocess.Popen([sys.executable, "-m", "referee.cli", "validate", *command, "--no-progress"],
+                                   stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while manifest_done(tmp_path / "parts") < 2 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        cluster[0].kill()  # the scheduler
+        _, errors = process.communicate(timeout=60)
+    finally:
+        stopped(cluster)
+    assert process.returncode == 3 and errors.count("\n") == 1, errors
+    assert errors.startswith(f"referee: the Dask scheduler at tcp://127.0.0.1:{port} was lost")
+    resume = errors.split("resume with: ")[1].split()
+    assert resume[:2] == ["referee", "validate"] and resume[-1] == "--resume"
+    assert not (tmp_path / "parts" / "_SUCCESS").exists() and manifest_done(tmp_path / "parts") < 36
+    cluster = dask_cluster(port)  # a new scheduler where the old one was
+    try:
+        resumed = subprocess.run([sys.executable, "-m", "referee.cli", *resume[1:]], capture_output=True, timeout=120)
+    finally:
+        stopped(cluster)
+    assert resumed.returncode == 1, resumed.stderr
+    assert parts_of(tmp_path / "parts") == parts_of(tmp_path / "local") and (tmp_path / "parts" / "_SUCCESS").exists()

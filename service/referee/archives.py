@@ -22,6 +22,7 @@ import contextlib
 import glob
 import hashlib
 import io
+import logging
 import os
 import sys
 import time
@@ -410,9 +411,16 @@ class Cluster:
             from dask.distributed import Client
         except ImportError:
             raise Stop("--scheduler needs Dask: pip install 'referee[dask]'") from None
+        # The client's own log would print a traceback a retry while a lost scheduler is sought: the run
+        # says what happened in one line instead (`validate`).
+        self.levels = {name: logging.getLogger(name).level for name in list(logging.root.manager.loggerDict)
+                       if name.split(".")[0] in ("distributed", "tornado", "asyncio")}
+        for name in self.levels:
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
         try:
             self.client = Client(address, timeout="10s")
         except (OSError, TimeoutError) as error:
+            self.close()
             raise Stop(f"cannot reach the Dask scheduler at {address}: {error}") from None
         self.address = address
 
@@ -439,6 +447,8 @@ class Cluster:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.client.close(timeout=2)
+        for name, level in self.levels.items():
+            logging.getLogger(name).setLevel(level)
 
 
 def scheduler_lost(error: BaseException) -> bool:
