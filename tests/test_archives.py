@@ -262,3 +262,20 @@ def test_a_lost_scheduler_is_one_line_with_the_command_that_resumes(tmp_path, mo
         stopped(cluster)
     assert resumed.returncode == 1, resumed.stderr
     assert parts_of(tmp_path / "parts") == parts_of(tmp_path / "local") and (tmp_path / "parts" / "_SUCCESS").exists()
+
+
+def test_a_kept_null_is_kept_and_a_known_game_with_bad_options_counts_in_its_game_s_tally(tmp_path) -> None:
+    """The two bugs planted in the archive code (issue 40), pinned: `--keep` dropped a field whose value is
+    null, and a record of a known game with bad options was left out of that game's tally."""
+    from referee import archives
+
+    path = tmp_path / "records.jsonl"
+    path.write_text('{"game": "iago", "moves": [], "date": null}\n'
+                    '{"game": "caesar", "options": {"x": 1}, "moves": [], "date": null}\n'
+                    '{"game": "isaac", "date": null}\n')
+    run(str(path), "-o", str(tmp_path / "out.jsonl"), "--keep", "date")
+    assert [("date" in result, result["date"]) for result in results(tmp_path / "out.jsonl")] == [(True, None)] * 3
+    options = archives.Options(["date"], False, True, 10, False)
+    done = archives.run_partition(archives.plan([str(path)], 1 << 20)[0], options, None)
+    caesar = done.tally["games"]["caesar"]
+    assert (caesar["records"], caesar["errors"]) == (1, 1) and done.tally["errors"]["invalid-options"] == 1
