@@ -27,9 +27,10 @@ import os
 import sys
 import time
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
 from itertools import islice
-from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import orjson
 from tqdm import tqdm
@@ -97,7 +98,7 @@ def compression_of(name: str) -> str | None:
     compression = COMPRESSIONS.get(os.path.splitext(name)[1].lower())
     if compression == "zstd":
         try:
-            import zstandard  # noqa: F401
+            import zstandard
         except ImportError:
             raise Stop(f"{name}: reading .zst needs zstandard: pip install 'referee[archives]'") from None
     return compression
@@ -429,7 +430,10 @@ class Cluster:
 
         in_flight = max(2, 2 * sum(self.client.nthreads().values()))
         todo = iter(items)
-        submit = lambda item: self.client.submit(function, item, *args, pure=False, retries=2)  # noqa: E731
+
+        def submit(item: Any) -> Any:
+            return self.client.submit(function, item, *args, pure=False, retries=2)
+
         pending = deque(submit(item) for item in islice(todo, in_flight))
         if ordered:
             while pending:
