@@ -45,7 +45,7 @@ CHUNK_RECORDS = 20_000
 CHUNK_BYTES = {False: 16 << 20, True: 1 << 20}
 #: Bytes of a plain file a partition (a task, a part of a `DIR/` output): a few chunks, so that tasks are
 #: long enough to be worth sending and short enough to spread over workers and to redo after a failure.
-PART_BYTES = {False: 32 << 20, True: 2 << 20}
+PART_BYTES = {False: 8 << 20, True: 1 << 20}
 #: Compression by the source's name, as fsspec names it.
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
 MANIFEST = "_manifest.json"

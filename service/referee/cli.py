@@ -165,7 +165,7 @@ def validate_parser(commands: Any) -> None:
     command.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786)")
     command.add_argument("--chunk", type=int, default=CHUNK_RECORDS, help=f"records a unit of work (default {CHUNK_RECORDS})")
     command.add_argument("--part-bytes", type=int, default=0, metavar="N",
-                         help="bytes of a plain file a partition: a task, a part of DIR/ (default 32 MiB, 2 MiB with --positions)")
+                         help="bytes of a plain file a partition: a task, a part of DIR/ (default 8 MiB, 1 MiB with --positions)")
     command.add_argument("--keep", metavar="F,G,...", type=field_names, default=[],
                          help="copy these fields of each record into its result, unchanged (e.g. --keep date,players)")
     command.add_argument("--positions", action="store_true",
