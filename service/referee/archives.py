@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import glob
 import hashlib
+import importlib.util
 import io
 import logging
 import os
@@ -96,11 +97,8 @@ def is_url(name: str) -> bool:
 
 def compression_of(name: str) -> str | None:
     compression = COMPRESSIONS.get(os.path.splitext(name)[1].lower())
-    if compression == "zstd":
-        try:
-            import zstandard
-        except ImportError:
-            raise Stop(f"{name}: reading .zst needs zstandard: pip install 'referee[archives]'") from None
+    if compression == "zstd" and importlib.util.find_spec("zstandard") is None:
+        raise Stop(f"{name}: reading .zst needs zstandard: pip install 'referee[archives]'")
     return compression
 
 
@@ -293,14 +291,14 @@ def run_partition(part: Partition, options: Options, target: str | None) -> Done
     and writes its results to `target` (a part of a `DIR/` output), or returns them when there is none."""
     counts: Counts = dict.fromkeys(COUNT_KEYS, 0)
     tally, digest, size = None, hashlib.sha256(), 0
-    with (whole_file(target) if target is not None else contextlib.nullcontext(io.BytesIO())) as out:
+    kept = io.BytesIO()  # the results, when there is no part to write them to
+    with whole_file(target) if target is not None else contextlib.nullcontext(kept) as out:
         for output, chunk_counts, chunk_tally, _ in replay_partition(part, options):
             out.write(output)
             digest.update(output)
             size += len(output)
             counts, tally = add_counts(counts, chunk_counts), merge(tally, chunk_tally)
-        results = out.getvalue() if target is None else None
-    return Done(results, counts, tally, size, digest.hexdigest(), part.size)
+    return Done(kept.getvalue() if target is None else None, counts, tally, size, digest.hexdigest(), part.size)
 
 
 # --- 3. Outputs that cannot lie -------------------------------------------------------------------------
@@ -322,7 +320,7 @@ def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
     path = path.removeprefix("file://")
     partial = f"{path}.partial"
     try:
-        file = open(partial, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+        file = open(partial, mode, encoding=None if "b" in mode else "utf-8")  # noqa: SIM115 (closed below)
     except FileNotFoundError as error:
         raise FileNotFoundError(error.errno, error.strerror, path) from None
     try:
@@ -476,7 +474,9 @@ def empty_tally() -> Tally:
     """The tally of an archive without records."""
     from referee import _core
 
-    return _core.replay_records(b"", 1, [], False, True)[2]
+    tally = _core.replay_records(b"", 1, [], False, True)[2]
+    assert tally is not None
+    return tally
 
 
 def names_sources(sources: list[str]) -> bool:
@@ -544,8 +544,8 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
 
 def progress_bar(args: argparse.Namespace, parts: list[Partition]) -> tqdm:
     # Locally progress counts bytes of records as read, which a compressed file's size does not say.
-    plain = all(part.size is not None and part.compression is None for part in parts)
-    total = sum(part.size for part in parts) if plain else None
+    sizes = [part.size for part in parts if part.compression is None]
+    total = sum(sizes) if len(sizes) == len(parts) and None not in sizes else None  # type: ignore[arg-type]
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     return tqdm(total=total, unit="B", unit_scale=True, disable=not show, file=sys.stderr)
 
