@@ -279,3 +279,25 @@ def test_a_kept_null_is_kept_and_a_known_game_with_bad_options_counts_in_its_gam
     done = archives.run_partition(archives.plan([str(path)], 1 << 20)[0], options, None)
     caesar = done.tally["games"]["caesar"]
     assert (caesar["records"], caesar["errors"]) == (1, 1) and done.tally["errors"]["invalid-options"] == 1
+
+
+def test_what_cannot_be_done_is_said_in_one_line(tmp_path, capsys, monkeypatch) -> None:
+    import importlib.util
+
+    path = archive(tmp_path / "records.jsonl", 2)
+    assert run(str(path), "-o", str(tmp_path / "out.jsonl"), "--resume") == 3
+    assert "--resume finishes a run into a directory" in capsys.readouterr().err
+    assert run("-", "--scheduler", "tcp://127.0.0.1:9") == 3
+    assert "standard input cannot go to a cluster" in capsys.readouterr().err
+    assert run(str(path), "-o", f"{tmp_path / 'parts'}/", "--part-bytes", "20000") == 1
+    assert run(str(path), "-o", f"{tmp_path / 'parts'}/", "--part-bytes", "30000", "--resume") == 3
+    assert "written with other options" in capsys.readouterr().err
+    archive(path, 3)  # the source changed: its partitions are not the manifest's
+    assert run(str(path), "-o", f"{tmp_path / 'parts'}/", "--part-bytes", "20000", "--resume") == 3
+    assert "from other sources" in capsys.readouterr().err
+    assert run(str(tmp_path / "nothing-*.jsonl")) == 2
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "zstandard" else real(name))
+    (tmp_path / "records.jsonl.zst").write_bytes(b"")
+    assert run(str(tmp_path / "records.jsonl.zst")) == 3
+    assert "pip install 'referee[archives]'" in capsys.readouterr().err

@@ -510,9 +510,9 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         raise Stop("--resume finishes a run into a directory: -o DIR/")
     part_bytes = args.part_bytes or PART_BYTES[args.positions]
     options = Options(args.keep, args.positions, args.report is not None, args.chunk, names_sources(args.sources))
-    cluster = Cluster(args.scheduler) if args.scheduler else None
-    if cluster is not None and "-" in args.sources:
+    if args.scheduler and "-" in args.sources:
         raise Stop("standard input cannot go to a cluster: its workers read the sources themselves")
+    cluster = Cluster(args.scheduler) if args.scheduler else None
     run = cluster.map if cluster is not None else local_map
     started = time.perf_counter()
     try:
