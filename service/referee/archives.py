@@ -36,7 +36,7 @@ from typing import IO, Any, NamedTuple
 import orjson
 from tqdm import tqdm
 
-__all__ = ["Partition", "chunks", "plan", "validate"]
+__all__ = ["CHUNK_RECORDS", "Options", "Partition", "Stop", "chunks", "plan", "run_partition", "validate"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
 CHUNK_RECORDS = 20_000
