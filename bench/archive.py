@@ -15,11 +15,13 @@ costs the same as a new one (nothing is cached). `--archive-distinct 100000` mak
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import multiprocessing
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -92,7 +94,16 @@ def write_archive(args: argparse.Namespace, name: str, workdir: Path) -> Archive
         with open(path, "wb") as out:
             out.writelines(records[index % distinct][form][:-1] + b',"id":%d}\n' % index
                            for index in range(args.archive_games))
+    with contextlib.suppress(ImportError):  # the archives extra: the plain archive as zstd compresses it
+        import zstandard
+
+        with open(archive.plain, "rb") as source, open(zst_of(archive.plain), "wb") as target:
+            zstandard.ZstdCompressor(level=3, threads=-1).copy_stream(source, target)
     return archive
+
+
+def zst_of(path: Path) -> Path:
+    return path.with_name(path.name + ".zst")
 
 
 #: The runs of each game's archive: which archive, and the options of `referee validate`.
@@ -101,8 +112,10 @@ ARCHIVE_RUNS = {
     "claims and metadata": ("claimed", ()),
     "+ --keep, --report": ("claimed", ("--keep", "players,date", "--report", "{workdir}/report.html")),
     "--positions": ("claimed", ("--positions",)),
+    "plain `.zst`": ("plain.zst", ()),
+    "plain, `-o DIR/`": ("plain", ("-o", "{workdir}/parts/")),
 }
-DASK_RUNS = ("plain", "claims and metadata", "--positions")
+DASK_RUNS = ("plain", "claims and metadata", "--positions", "plain, `-o DIR/`")
 
 
 def process_cpu(pids: list[int]) -> float:
@@ -136,6 +149,8 @@ def validate_archive(path: Path, workdir: Path, options: tuple[str, ...], cluste
     out = workdir / "out.jsonl"
     command = [sys.executable, "-m", "referee.cli", "validate", str(path), "-o", str(out), "--no-progress",
                *(option.format(workdir=workdir) for option in options)]
+    if "-o" in options:  # results into a directory (the last -o wins): its parts' bytes
+        out = Path(options[options.index("-o") + 1].format(workdir=workdir))
     workers = []
     if cluster is not None:
         command += ["--scheduler", cluster.scheduler_address]
@@ -148,8 +163,12 @@ def validate_archive(path: Path, workdir: Path, options: tuple[str, ...], cluste
     cpu = children_cpu() - cpu_before + process_cpu(workers) - workers_before
     if done.returncode != 0:  # 1: a record illegal or a claim that disagrees, which a generated game never is
         raise RuntimeError(f"referee validate failed ({done.returncode}): {done.stderr[-500:]}")
-    size = out.stat().st_size
-    out.unlink()
+    if out.is_dir():
+        size = sum(part.stat().st_size for part in out.glob("part-*"))
+        shutil.rmtree(out)
+    else:
+        size = out.stat().st_size
+        out.unlink()
     return seconds, cpu, size
 
 
@@ -163,10 +182,11 @@ def archive_rates(args: argparse.Namespace, archive: Archive, workdir: Path, run
                   cluster: Any) -> dict[str, ArchiveRun]:
     """Each run's best wall time and best CPU time over --repeat rounds (the runs taking turns in each)."""
     best = {run: ArchiveRun() for run in runs}
+    runs = tuple(run for run in runs if ARCHIVE_RUNS[run][0] != "plain.zst" or zst_of(archive.plain).exists())
     for _ in range(args.repeat):
         for run in runs:
             form, options = ARCHIVE_RUNS[run]
-            path = archive.plain if form == "plain" else archive.claimed
+            path = {"plain": archive.plain, "claimed": archive.claimed, "plain.zst": zst_of(archive.plain)}[form]
             seconds, cpu, size = validate_archive(path, workdir, options, cluster)
             best[run] = ArchiveRun(min(best[run].seconds, seconds), min(best[run].cpu, cpu), size)
     return best
@@ -189,7 +209,7 @@ def archive_rows(args: argparse.Namespace, archive: Archive, runs: dict[str, Arc
             f"{archive.plain.stat().st_size / 1e6:,.0f} / {archive.claimed.stat().st_size / 1e6:,.0f}",
             f"{number(rate['plain'])} ({plain.cpu:,.1f} CPU s)", versus_plain(claimed),
             verdict(f"≥ {CLAIMS_TARGET:.2f}×", met), versus_plain("+ --keep, --report"), versus_plain("--positions"),
-            f"{runs['--positions'].size / 1e6:,.0f}"]
+            f"{runs['--positions'].size / 1e6:,.0f}", versus_plain("plain `.zst`"), versus_plain("plain, `-o DIR/`")]
 
 
 def bench_archive(args: argparse.Namespace, workdir: Path) -> str:
@@ -206,7 +226,7 @@ def bench_archive(args: argparse.Namespace, workdir: Path) -> str:
                 dask.append(archive_rows(args, archive, archive_rates(args, archive, workdir, DASK_RUNS, cluster)))
     headers = ["game", "records", "plies/game", "MB plain / with claims", "plain records/s",
                "claims and metadata records/s", "target", "+ `--keep`, `--report`", "`--positions`",
-               "MB of positions"]
+               "MB of positions", "plain `.zst`", "plain, `-o DIR/`"]
     text = [
         "## archive: `referee validate` on a generated archive",
         "",
@@ -220,7 +240,8 @@ def bench_archive(args: argparse.Namespace, workdir: Path) -> str:
         f"{args.repeat}, the runs of a game taking turns); every record legal and every claim agreeing "
         f"(exit status 0). Claims and metadata target ≥ {CLAIMS_TARGET:.2f}× plain records' rate (issue 32); "
         "`+ --keep, --report` keeps two fields and writes the report; `--positions` writes every position "
-        "(its results' size in the last column). Each cell: records/s by wall time (best round), × plain's, and "
+        "(its results' size in its own column); `plain .zst` reads the plain archive compressed by zstd (level 3), "
+        "`plain, -o DIR/` writes it into a directory of parts with a manifest. Each cell: records/s by wall time (best round), × plain's, and "
         "*CPU* × plain's: plain's CPU seconds ÷ the run's (the command's, and on Dask also the workers' and the "
         "scheduler's; best round), which other work sharing the machine moves far less than wall time. The target "
         "is judged on records/s.",

@@ -89,12 +89,16 @@ def test_on_a_dask_cluster_the_results_are_the_same(archive, tmp_path) -> None:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster.scheduler_address) as client, distributed.get_task_stream(client) as tasks:
             status = cli.main(
-                ["validate", str(path), "-o", str(out), "--chunk", "50", "--scheduler", cluster.scheduler_address, "--no-progress"]
+                ["validate", str(path), "-o", str(out), "--chunk", "50", "--part-bytes", "20000",
+                 "--scheduler", cluster.scheduler_address, "--no-progress"]
             )
-    # The work ran as Dask tasks, one a chunk of 50 records, spread over both workers.
-    chunks = [task for task in tasks.data if "replay_chunk" in str(task["key"])]
-    assert len(chunks) == 7
-    assert len({task["worker"] for task in chunks}) == 2
+    # The work ran as Dask tasks, one a partition of 20,000 bytes (its records counted first where the data
+    # is, but for the last's), spread over both workers.
+    partitions = -(-path.stat().st_size // 20000)
+    replayed = [task for task in tasks.data if "run_partition" in str(task["key"])]
+    counted = [task for task in tasks.data if "count_records" in str(task["key"])]
+    assert (len(replayed), len(counted)) == (partitions, partitions - 1) and partitions > 3
+    assert len({task["worker"] for task in replayed}) == 2
     assert status == 1
     check(out.read_text(), path, records)
 

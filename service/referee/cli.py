@@ -9,147 +9,21 @@ a record — the outcome, or the first illegal ply and why, and the verdict on w
 about how its game ended — with, on request, fields of the record (`--keep`), every position
 (`--positions`), and a report for people (`--report`, see `referee.report`).
 
-Locally the records are replayed on every core (the native batch runs in parallel without the GIL);
-with `--scheduler ADDRESS` the same work goes to a Dask cluster, chunk by chunk. Either way, memory stays
-flat: the archive is read in chunks of whole lines, results are written in input order as they come,
-and the report is a tally merged chunk by chunk.
+The archive pipeline (sources, partitions, the work locally or on a Dask cluster, outputs that cannot lie,
+resume) is `referee.archives`; this module only parses commands.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import time
-from collections import deque
-from typing import IO, Any, Iterator, NamedTuple
+from typing import Any
 
-from tqdm import tqdm
+from referee import archives
+from referee.archives import CHUNK_RECORDS, Stop, chunks
 
 __all__ = ["chunks", "main"]
-
-#: Records per chunk: enough work per native call (or per Dask task) to keep every core busy.
-CHUNK_RECORDS = 20_000
-#: At most this many bytes of records a chunk, so that a chunk's results stay a few tens of megabytes:
-#: a record's result is about its size (a verdict and a position), and with every position a dozen to a
-#: few dozen times its moves' bytes.
-CHUNK_BYTES = {False: 16 << 20, True: 1 << 20}
-
-
-class Options(NamedTuple):
-    """What each result carries beyond its verdict, and whether the chunks are tallied for a report."""
-
-    keep: list[str]
-    positions: bool
-    tally: bool
-
-
-def chunks(stream: IO[bytes], records: int, size: int) -> Iterator[tuple[int, bytes]]:
-    """Chunks of whole lines from a binary stream, at most `records` lines and (but for a longer line)
-    `size` bytes each, each with the 1-based number of its first record. Blank lines are not records."""
-    first, lines, length = 1, [], 0
-    for line in stream:
-        if line.strip():
-            if lines and length + len(line) > size:
-                yield first, b"".join(lines)
-                first, lines, length = first + len(lines), [], 0
-            lines.append(line if line.endswith(b"\n") else line + b"\n")
-            length += len(lines[-1])
-        if len(lines) == records:
-            yield first, b"".join(lines)
-            first, lines, length = first + len(lines), [], 0
-    if lines:
-        yield first, b"".join(lines)
-
-
-Counts = dict[str, int]  # records, legal, illegal, errors (not records), agrees, disagrees, absent (claims)
-Part = tuple[bytes, Counts, "dict[str, Any] | None", int]  # results, counts, tally, bytes of records
-
-
-def replay_chunk(first: int, data: bytes, options: Options) -> tuple[bytes, Counts, dict[str, Any] | None]:
-    """One unit of work, locally or on a Dask worker (which imports the installed package)."""
-    from referee import _core
-
-    return _core.replay_records(data, first, options.keep, options.positions, options.tally)
-
-
-def results_local(parts: Iterator[tuple[int, bytes]], options: Options) -> Iterator[Part]:
-    for first, data in parts:
-        yield *replay_chunk(first, data, options), len(data)
-
-
-def results_on_dask(parts: Iterator[tuple[int, bytes]], options: Options, address: str) -> Iterator[Part]:
-    """Chunks run as Dask tasks, a bounded number in flight (memory stays flat), results in input order."""
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise SystemExit("--scheduler needs Dask: pip install 'referee[dask]'") from None
-    with Client(address) as client:
-        in_flight = max(2, 2 * sum(client.nthreads().values()))
-        pending: deque = deque()
-        for first, data in parts:
-            # Scattered straight to a worker, which then runs the task: a chunk in the task itself would
-            # travel through the scheduler too, one more copy of every byte.
-            [chunk] = client.scatter([data], direct=True, hash=False)
-            pending.append((client.submit(replay_chunk, first, chunk, options, pure=False), len(data)))
-            if len(pending) >= in_flight:
-                future, size = pending.popleft()
-                yield *future.result(), size
-        while pending:
-            future, size = pending.popleft()
-            yield *future.result(), size
-
-
-def summary_line(counts: Counts, elapsed: float) -> str:
-    rate = counts["records"] / max(elapsed, 1e-9)
-    return (f"{counts['records']} records: {counts['legal']} legal, {counts['illegal']} illegal, "
-            f"{counts['errors']} not records; claims: {counts['agrees']} agree, {counts['disagrees']} disagree, "
-            f"{counts['absent']} absent; in {elapsed:.1f} s ({rate:,.0f} records/s)")
-
-
-def validate(args: argparse.Namespace) -> int:
-    from referee import report
-
-    if args.jobs:
-        os.environ["RAYON_NUM_THREADS"] = str(args.jobs)  # read when the native pool first starts
-    options = Options(args.keep, args.positions, args.report is not None)
-    source = sys.stdin.buffer if args.records == "-" else open(args.records, "rb")
-    target = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")
-    # Opened first, so that a report that cannot be written stops the run before the work, not after.
-    page = open(args.report, "w", encoding="utf-8") if args.report is not None else None
-    total = None if args.records == "-" else os.path.getsize(args.records)
-    show = args.progress if args.progress is not None else sys.stderr.isatty()
-    counts: Counts = dict.fromkeys(("records", "legal", "illegal", "errors", "agrees", "disagrees", "absent"), 0)
-    tally = None
-    started = time.perf_counter()
-    with source, target, tqdm(total=total, unit="B", unit_scale=True, disable=not show, file=sys.stderr) as bar:
-        parts = chunks(source, args.chunk, CHUNK_BYTES[args.positions])
-        results = (results_on_dask(parts, options, args.scheduler) if args.scheduler
-                   else results_local(parts, options))
-        for output, part_counts, part_tally, size in results:
-            target.write(output)
-            for key, value in part_counts.items():
-                counts[key] += value
-            if part_tally is not None:
-                tally = report.merge(tally, part_tally)
-            bar.update(size)
-            elapsed = time.perf_counter() - started
-            bar.set_postfix(records=counts["records"], rate=f"{counts['records'] / max(elapsed, 1e-9):,.0f}/s")
-    elapsed = time.perf_counter() - started
-    print(summary_line(counts, elapsed), file=sys.stderr)
-    if page is not None:
-        name = "standard input" if args.records == "-" else os.path.basename(args.records)
-        with page:
-            page.write(report.page(counts, tally or empty_tally(), source=name, seconds=elapsed))
-    return 0 if counts["legal"] == counts["records"] and counts["disagrees"] == 0 else 1
-
-
-def empty_tally() -> dict[str, Any]:
-    """The tally of an archive without records."""
-    from referee import _core
-
-    return _core.replay_records(b"", 1, [], False, True)[2]
 
 
 def scene_of(document: dict[str, Any], ply: int | None) -> tuple[str, dict[str, Any], str | None, str | None]:
@@ -277,21 +151,34 @@ def parser() -> argparse.ArgumentParser:
     commands = root.add_subparsers(dest="command", required=True)
     render_parser(commands)
     match_parser(commands)
+    validate_parser(commands)
+    return root
+
+
+def validate_parser(commands: Any) -> None:
     command = commands.add_parser(
         "validate",
-        help="replay an archive of game records",
+        help="replay archives of game records",
         description=(
-            "Replays every record of RECORDS (NDJSON, one {\"game\", \"variant\"?, \"options\"?, \"seed\"?, "
+            "Replays every record of each SOURCE (NDJSON, one {\"game\", \"variant\"?, \"options\"?, \"seed\"?, "
             "\"moves\", \"id\"?} a line, with any other fields; games may be mixed), judges what each claims about "
             "how its game ended (\"result\", \"termination\", \"by\"), and writes one NDJSON result a record, in "
-            "order. Exit status: 0 when every record is legal and no claim disagrees, 1 otherwise."
+            "order. A SOURCE is a file, a glob, a directory, an fsspec URL (s3://, gs://, https://, memory://, ...) "
+            "or - (standard input), compressed by its name's ending (.gz, .bz2, .xz, .zst). Exit status: 0 when "
+            "every record is legal and no claim disagrees, 1 otherwise, 2 for a missing source, 3 for a run that "
+            "cannot complete (then nothing is written at -o's path)."
         ),
     )
-    command.add_argument("records", metavar="RECORDS.jsonl", help="the archive, or - for standard input")
-    command.add_argument("-o", "--output", default="-", help="where results go (default: standard output)")
+    command.add_argument("sources", nargs="+", metavar="SOURCE", help="the archives, or - for standard input")
+    command.add_argument("-o", "--output", default="-",
+                         help="where results go: a file, - (standard output, the default), or DIR/ (a directory "
+                              "or URL ending in /: one part a partition, a manifest, _SUCCESS last)")
+    command.add_argument("--resume", action="store_true", help="finish the run into -o DIR/: redo only parts not complete")
     command.add_argument("-j", "--jobs", type=int, default=0, help="threads to use locally (default: every core)")
     command.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786)")
     command.add_argument("--chunk", type=int, default=CHUNK_RECORDS, help=f"records a unit of work (default {CHUNK_RECORDS})")
+    command.add_argument("--part-bytes", type=int, default=0, metavar="N",
+                         help="bytes of a plain file a partition: a task, a part of DIR/ (default 8 MiB, 1 MiB with --positions)")
     command.add_argument("--keep", metavar="F,G,...", type=field_names, default=[],
                          help="copy these fields of each record into its result, unchanged (e.g. --keep date,players)")
     command.add_argument("--positions", action="store_true",
@@ -300,7 +187,6 @@ def parser() -> argparse.ArgumentParser:
     progress = command.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
-    return root
 
 
 def field_names(text: str) -> list[str]:
@@ -310,9 +196,10 @@ def field_names(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     if not names:
         raise argparse.ArgumentTypeError("name at least one field")
-    if taken := [name for name in names if name in RESULT_FIELDS]:
+    fields = [*RESULT_FIELDS, "source"]  # `source`: results of several sources name theirs
+    if taken := [name for name in names if name in fields]:
         raise argparse.ArgumentTypeError(
-            f"{', '.join(taken)}: a field of every result (results have {', '.join(RESULT_FIELDS)})")
+            f"{', '.join(taken)}: a field of every result (results have {', '.join(fields)})")
     return list(dict.fromkeys(names))
 
 
@@ -320,14 +207,17 @@ def main(argv: list[str] | None = None) -> int:
     from referee.errors import RefereeError
 
     args = parser().parse_args(argv)
-    if args.command == "validate" and (args.chunk < 1 or args.jobs < 0):
-        parser().error("--chunk must be at least 1 and --jobs at least 0")
+    if args.command == "validate" and (args.chunk < 1 or args.jobs < 0 or args.part_bytes < 0):
+        parser().error("--chunk must be at least 1, --jobs and --part-bytes at least 0")
     try:
-        commands = {"render": render, "match": match, "validate": validate}
+        commands = {"render": render, "match": match, "validate": lambda args: archives.validate(args, argv)}
         return commands[args.command](args)
     except FileNotFoundError as error:
         print(f"referee: {error.filename}: no such file", file=sys.stderr)
         return 2
+    except Stop as error:  # a run that cannot complete, said in one line
+        print(f"referee: {error}", file=sys.stderr)
+        return 3
     except RefereeError as error:
         print(f"referee: {error.code}: {error.detail}", file=sys.stderr)
         return 1
