@@ -237,12 +237,14 @@ def stream_memory_bytes(max_line_bytes: int) -> int:
     return 2 * STREAM_CHUNK_BYTES + max_line_bytes + SPOOL_MEMORY_BYTES
 
 
-def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]:
+def line_chunks(stream: Any, max_line_bytes: int, memory: Hold) -> Iterator[tuple[bytes, int]]:
     """Whole lines of a byte stream, in chunks of about STREAM_CHUNK_BYTES, each with the number of lines
-    before it. A line longer than `max_line_bytes` is a problem."""
+    before it. A line longer than `max_line_bytes` is a problem. The bytes read and not yet judged are
+    held in `memory`."""
     pending, lines_before = b"", 0
     while True:
         block = stream.read(STREAM_CHUNK_BYTES)
+        memory.take(len(block))
         data = pending + block
         cut = data.rfind(b"\n") + 1 if block else len(data)
         chunk, pending = data[:cut], data[cut:]
@@ -255,6 +257,7 @@ def line_chunks(stream: Any, max_line_bytes: int) -> Iterator[tuple[bytes, int]]
             raise Problem("payload-too-large", f"line {line} is longer than {max_line_bytes} bytes", line=line)
         if chunk:
             yield chunk, lines_before
+            memory.give(len(chunk))  # judged
             lines_before += chunk.count(b"\n")
         if not block:
             return
@@ -283,7 +286,6 @@ class StreamedBatch:
 
     def __init__(self, engine: _core.Engine, with_state: bool, settings: Any, memory: Hold, spool: Budget) -> None:
         self.engine, self.with_state, self.settings, self.memory = engine, with_state, settings, memory
-        memory.take(stream_memory_bytes(settings.max_line_bytes))
         if spool.held + SPOOL_ROOM_BYTES > spool.limit:
             raise busy(spool.what)
         self.disk = spool.hold()
@@ -337,6 +339,7 @@ class StreamedBatch:
                                   f"{index}; send the rest in another batch", index=index)
             else:
                 problem = busy(self.disk.budget.what, index=index)
+        self.memory.take(min(self.spooled + len(results), SPOOL_MEMORY_BYTES) - self.spool_in_memory())
         self.disk.take(len(results))
         self.spool.write(results)
         self.spooled += len(results)
@@ -350,11 +353,15 @@ class StreamedBatch:
         """The answer: the spooled results, sent a block at a time; the spool closed and its bytes given
         back when the server is done with the answer, sent or abandoned. Until then the answer holds in
         memory only its spool's part there."""
-        self.memory.give(stream_memory_bytes(self.settings.max_line_bytes) - SPOOL_MEMORY_BYTES)
+        self.memory.give(self.memory.bytes - self.spool_in_memory())
         self.spool.seek(0)
         response = Response(iter(lambda: self.spool.read(SEND_BYTES), b""), mimetype=NDJSON)
         response.call_on_close(self.close)
         return response
+
+    def spool_in_memory(self) -> int:
+        """The bytes of results the spool holds in memory (the rest are in its file)."""
+        return min(self.spooled, SPOOL_MEMORY_BYTES)
 
     def close(self) -> None:
         self.spool.close()
@@ -368,7 +375,7 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     REFEREE_MAX_DRAIN_BYTES), so that clients that send the whole body before reading get the answer."""
     settings = current_app.config["REFEREE"]
     stream = request.environ["wsgi.input"]  # a referee.body.Input: its faults are problems
-    chunks = line_chunks(stream, settings.max_line_bytes)
+    chunks = line_chunks(stream, settings.max_line_bytes, request.environ[HOLD_KEY])
     batch = None
     try:
         batch = StreamedBatch(engine, with_state, settings, request.environ[HOLD_KEY], current_app.config[SPOOL_KEY])
@@ -395,8 +402,10 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
             problem = batch.judge(*next(chunks))
         except StopIteration:
             break
-        except Problem as fault:  # a line too long, or the body broken off
+        except Problem as fault:  # a line too long, the body broken off, or a budget full
             problem = fault
+            if fault.code in ("service-busy", "too-many-requests"):
+                fault.extra.setdefault("index", batch.items)
     if problem is not None:
         batch.end(problem)
         if not finish(stream, problem, settings):
