@@ -238,7 +238,7 @@ of it first), with one JSON log line."""
     with serve(REFEREE_WORKERS="1", REFEREE_READ_TIMEOUT="1", REFEREE_MIN_READ_RATE=str(500_000)) as live:
         with socket.create_connection((live.host, live.port), timeout=10) as sock:
             sock.sendall(raw.replace(b"slow-reader-1", b"steady-reader"))
-            answer, closed = read_at(sock, 1_000_000, 30)
+            answer, _ = read_at(sock, 1_000_000, 30)
         assert answer.endswith(b"\r\n0\r\n\r\n"), (len(answer), answer[-200:])  # the last chunk: whole
         results = read_answer(None, io.BytesIO(answer)).body.splitlines()
         assert len(results) == 15_000 and json.loads(results[-1])["index"] == 14_999 and len(answer) > 8_000_000
