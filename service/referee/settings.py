@@ -132,7 +132,7 @@ class Settings:
     def check(self) -> None:
         """Settings checked together: each allowed request must be possible on an idle worker, and for a
         client holding nothing else; else the process stops, naming the variables."""
-        from referee.api import stream_memory_bytes
+        from referee.api import SPOOL_ROOM_BYTES, stream_memory_bytes
 
         one_body = 2 * self.max_body_bytes  # the largest body and its answer, held at once
         one_stream = stream_memory_bytes(self.max_line_bytes)
@@ -144,6 +144,8 @@ class Settings:
              "the results in memory)"),
             ("REFEREE_PEER_MEMORY_BYTES", self.peer_memory_bytes, self.one_request(),
              "what one request may hold: twice REFEREE_MAX_BODY_BYTES, and a streamed batch's need"),
+            ("REFEREE_WORKER_SPOOL_BYTES", self.worker_spool_bytes, SPOOL_ROOM_BYTES,
+             "the room a streamed batch needs to start"),
         ]
         for name, value, need, why in needs:
             if value < need:

@@ -259,7 +259,7 @@ class RefereeWorker(GeventWorker):
         self.send_problem(client, "too-many-requests",
                           f"this client holds {self.peer_connections} connections of this worker, as many as one "
                           "client may; retry when one is closed", request_id, f"Retry-After: {RETRY_AFTER_SECONDS}\r\n")
-        gunicorn_util.close_graceful(client, timeout=1)
+        gunicorn_util.close_graceful(client, timeout=0.5)
 
     def handle_request(self, listener_name: Any, req: Any, sock: socket.socket, addr: Any) -> bool:
         # The request id is chosen here, so that what happens outside the app is logged with it: the
