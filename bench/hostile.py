@@ -9,13 +9,20 @@ against gunicorn with one worker (`REFEREE_WORKERS=1`), every game in every tabl
 - costly requests: the worker's CPU time for the costliest request found of each route and game (the
   states with the most legal moves in seeded random games, the longest game, the largest board, and the
   largest board described in few bytes, which runs inline but for its picture), per request and per KB
-  sent; and the scrape of `/metrics` after varied requests.
+  sent; and the scrape of `/metrics` after varied requests;
+- one client's share: while one peer holds 90 connections of a worker (bodies sent but for their last KB,
+  headers only, bodies trickled), another peer's `/healthz` and `play` (statuses, latency), and how the
+  hostile connections end (408 below the minimum upload rate, 429 past the peer's share) and when;
+- readers of a long answer: an 8 MB streamed answer read steadily at rates above and below
+  `REFEREE_MIN_READ_RATE`: whole above it, let go below;
+- behind nginx: one peer's flood straight to gunicorn and through deploy/referee.nginx.conf.
 
-Every row is a bound or a ratio, with the target of issue 30 next to it (met / missed); nothing is asserted.
+Every row is a bound or a ratio, with the target of issue 30 (or 39) next to it (met / missed); nothing is asserted.
 The live-server helpers are the tests' own (tests/live.py), the playouts the other sections' (samples.py)."""
 
 from __future__ import annotations
 
+import random
 import socket
 import statistics
 import threading
@@ -344,6 +351,143 @@ def bench_costs(games: int) -> str:
         f"{inline_worst * 1000:.1f} ms ({row_bound(inline_worst, INLINE_CPU, '25 ms')}).")
 
 
+# ------------------------------------------------------------------------------------------ one client's share
+
+
+def hold_connections(server: Any, peer: str, big: int, streams: int, headers: int, tricklers: int) -> list[Any]:
+    """`peer`'s connections that hold what they can: bodies of REFEREE_MAX_BODY_BYTES sent but for their
+    last KB, streamed batches and `new`s that sent only their headers, bodies trickled later."""
+    limit = 8 * MIB
+
+    def opened(head: bytes, body: bytes = b"") -> Any:
+        sock = socket.create_connection((server.host, server.port), timeout=120, source_address=(peer, 0))
+        sock.sendall(head + body)
+        return sock
+
+    json_head = "POST /v1/games/iago/{} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n"
+    ndjson_head = ("POST /v1/games/iago/batch/ndjson HTTP/1.1\r\nHost: bench\r\nContent-Type: application/x-ndjson\r\n"
+                   f"Content-Length: {10 * limit}\r\n\r\n").encode()
+    return ([opened(json_head.format("replay", limit).encode(), b" " * (limit - 1024)) for _ in range(big)]
+            + [opened(ndjson_head) for _ in range(streams)]
+            + [opened(json_head.format("new", limit).encode()) for _ in range(headers)]
+            + [opened(json_head.format("new", 100).encode()) for _ in range(tricklers)])
+
+
+def timed_exchange(server: Any, peer: str, raw: bytes) -> tuple[float, int]:
+    started = time.perf_counter()
+    with socket.create_connection((server.host, server.port), timeout=60, source_address=(peer, 0)) as sock:
+        sock.sendall(raw)
+        status = read_answer(sock).status
+    return time.perf_counter() - started, status
+
+
+def bench_peers() -> str:
+    """One peer (127.0.0.2) holds 90 connections of one worker (8 bodies of 8 MiB sent but for their last
+    KB, 40 streamed batches and 30 `new`s that sent only headers, 12 bodies trickled a byte every 2 s);
+    meanwhile another peer (127.0.0.3) sends /healthz and `play`, one after the other, 40 each: their
+    statuses and latency; then how the hostile connections ended and after how long."""
+    play = orjson.dumps({"state": referee.game("iago").new(), "move": "e4"})
+    raws = {"/healthz": b"GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n",
+            "play": request_bytes("POST", "/v1/games/iago/play", play)}
+    with serve(REFEREE_WORKERS="1", REFEREE_READ_TIMEOUT="5") as live:
+        held = hold_connections(live, "127.0.0.2", 8, 40, 30, 12)
+        stop = threading.Event()
+
+        def trickle() -> None:
+            while not stop.wait(2):
+                for sock in held[-12:]:
+                    try:
+                        sock.sendall(b" ")
+                    except OSError:
+                        pass
+
+        thread = threading.Thread(target=trickle)
+        thread.start()
+        started = time.perf_counter()
+        try:
+            time.sleep(0.5)
+            probes: dict[str, list[tuple[float, int]]] = {name: [] for name in raws}
+            for _ in range(40):
+                for name, raw in raws.items():
+                    probes[name].append(timed_exchange(live, "127.0.0.3", raw))
+            ends: dict[int, int] = {}
+            for sock in held:
+                try:
+                    status = read_answer(sock).status
+                except OSError:
+                    status = 0
+                ends[status] = ends.get(status, 0) + 1
+            ended = time.perf_counter() - started
+        finally:
+            stop.set()
+            thread.join()
+            for sock in held:
+                sock.close()
+    rows = []
+    for name, results in probes.items():
+        latencies = [latency for latency, _ in results]
+        statuses = sorted({status for _, status in results})
+        p99 = statistics.quantiles(latencies, n=100, method="inclusive")[98]
+        rows.append([f"{name} from another peer", ", ".join(map(str, statuses)),
+                     f"{statistics.median(latencies) * 1000:.1f} ms", f"{p99 * 1000:.1f} ms",
+                     f"{max(latencies) * 1000:.1f} ms", verdict("all 200", statuses == [200])])
+    hostile = ", ".join(f"{count} × {status}" for status, count in sorted(ends.items()))
+    rows.append(["the hostile peer's 90", hostile, "", "", f"all ended within {ended:.1f} s",
+                 verdict("408 or 429, ended", set(ends) <= {408, 429})])
+    return table(["requests", "statuses", "p50", "p99", "worst", "target"], rows)
+
+
+def distinct_lines(count: int) -> bytes:
+    """NDJSON lines of distinct Iago states and moves: results that differ (none `same_as` another) and
+    carry their state, about 550 bytes each."""
+    game, rng, lines = referee.game("iago"), random.Random(1), {}
+    while len(lines) < count:
+        state = game.new()
+        for _ in range(40):
+            moves = game.legal_moves(state)
+            if not moves:
+                break
+            move = rng.choice(moves)
+            lines[orjson.dumps({"state": state, "move": move})] = None
+            state = game.play(state, move)["state"]
+    return b"\n".join(list(lines)[:count]) + b"\n"
+
+
+def read_steadily(server: Any, raw: bytes, rate: float, limit: float) -> tuple[int, bool, float]:
+    """A client reading an answer at `rate` bytes a second for at most `limit` seconds: bytes read,
+    whether the answer came whole (its last chunk), and the seconds it took."""
+    size, tail, started = 0, b"", time.monotonic()
+    with socket.create_connection((server.host, server.port), timeout=30) as sock:
+        sock.sendall(raw)
+        while time.monotonic() - started < limit:
+            try:
+                part = sock.recv(65536)
+            except OSError:
+                break
+            if not part:
+                break
+            size, tail = size + len(part), (tail + part)[-16:]
+            time.sleep(max(0.0, size / rate - (time.monotonic() - started)))
+    return size, tail.endswith(b"\r\n0\r\n\r\n"), time.monotonic() - started
+
+
+def bench_read_rate() -> str:
+    """An 8 MB streamed answer (15,000 NDJSON results with their states) read steadily at a few rates,
+    with `REFEREE_READ_TIMEOUT=1` and `REFEREE_MIN_READ_RATE=100000`: whole above the rate, let go below."""
+    raw = request_bytes("POST", "/v1/games/iago/batch/ndjson?with_state=true", distinct_lines(15_000),
+                        "application/x-ndjson")
+    rows = []
+    with serve(REFEREE_WORKERS="1", REFEREE_READ_TIMEOUT="1", REFEREE_MIN_READ_RATE="100000") as live:
+        for rate in (1_000_000, 400_000, 50_000):
+            size, whole, took = read_steadily(live, raw, rate, 40)
+            above = rate > 100_000
+            rows.append([f"{rate // 1000} KB/s", f"{size / 1e6:.2f} MB in {took:.1f} s", "whole" if whole else "cut",
+                         verdict("whole" if above else "let go", whole == above)])
+        let_go = live.log_text().count("stopped reading")
+    rows.append(["readers let go (log lines)", str(let_go), "", verdict("1", let_go == 1)])
+    return table(["reader", "received", "answer", "target"], rows)
+
+
 # ------------------------------------------------------------------------------------------ the section
 
 
@@ -358,6 +502,8 @@ def bench_hostile(search_games: int = 30) -> str:
     pictures = timed("event loop while small costly pictures are drawn", bench_pictures_loop)
     costs = timed("costly requests", lambda: bench_costs(search_games))
     proxy = timed("behind nginx", bench_proxy)
+    peers = timed("one peer's share", bench_peers)
+    read_rate = timed("readers' rate", bench_read_rate)
     return "\n\n".join([
         "## hostile: what one client can take (one worker, `REFEREE_WORKERS=1`)",
         "### Memory (a worker's resident memory; one fresh server a row)",
@@ -376,6 +522,12 @@ def bench_hostile(search_games: int = 30) -> str:
         "answer read), for the costliest input found of each route: the state with the most legal moves in "
         "seeded random games, the longest game, the largest board.",
         costs,
+        "### One client holding many connections (issue 39, item 1)",
+        bench_peers.__doc__.split("\n\n")[0].replace("\n    ", " ") if bench_peers.__doc__ else "",
+        peers,
+        "### Readers of a long answer (issue 39, item 6)",
+        bench_read_rate.__doc__.replace("\n    ", " ") if bench_read_rate.__doc__ else "",
+        read_rate,
         "### One peer's flood, straight to gunicorn and behind nginx (deploy/referee.nginx.conf)",
         "One peer floods `play` on 8 keep-alive connections for 3 s while another peer plays on a new connection "
         "every 20 ms (the clients are Python threads sharing one process: their latencies include their own "

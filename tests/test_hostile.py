@@ -38,6 +38,7 @@ def server():
         REFEREE_MAX_BODY_BYTES=str(BODY_LIMIT), REFEREE_READ_TIMEOUT=str(READ_TIMEOUT),
         REFEREE_TIMEOUT=str(WORKER_TIMEOUT), REFEREE_MAX_SPOOL_BYTES=str(SPOOL_LIMIT),
         REFEREE_MAX_REPLAY_MOVES=str(REPLAY_LIMIT),
+        REFEREE_MIN_UPLOAD_RATE="1",  # the tricklers' byte a second keeps their bodies coming
     ) as live:
         yield live
         log = live.log_text()
@@ -684,7 +685,8 @@ def test_a_client_that_never_reads_its_answer_leaves_one_json_log_line() -> None
     """A 12 MB answer nobody reads: after the read timeout the connection closes, and the log has one
     JSON line with the request id (it had a 45-line traceback)."""
     items = b"[" + b",".join([orjson.dumps({"state": START, "move": "e4"})] * 10_000) + b"]"
-    with serve(REFEREE_READ_TIMEOUT="2", REFEREE_WORKERS="1") as live:
+    # A high minimum read rate: the bytes the client's kernel took count as read, and lets them go at once.
+    with serve(REFEREE_READ_TIMEOUT="2", REFEREE_WORKERS="1", REFEREE_MIN_READ_RATE="1000000") as live:
         with socket.create_connection((live.host, live.port), timeout=30) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             sock.sendall(request_bytes("POST", "/v1/games/iago/batch?with_state=true", items,

@@ -242,13 +242,16 @@ def stream_memory_bytes(max_line_bytes: int) -> int:
     return 2 * STREAM_CHUNK_BYTES + max_line_bytes + SPOOL_MEMORY_BYTES
 
 
-def line_chunks(stream: Any, max_line_bytes: int, length: int | None = None) -> Iterator[tuple[bytes, int]]:
+def line_chunks(stream: Any, max_line_bytes: int, memory: Hold,
+                length: int | None = None) -> Iterator[tuple[bytes, int]]:
     """Whole lines of a byte stream, in chunks of about STREAM_CHUNK_BYTES, each with the number of lines
     before it. A line longer than `max_line_bytes` is a problem, and so is a stream that ends before its
-    declared `length` (the client gone: the chunk it cut is not judged, nor taken for the whole body)."""
+    declared `length` (the client gone: the chunk it cut is not judged, nor taken for the whole body).
+    The bytes read and not yet judged are held in `memory`."""
     pending, lines_before, received = b"", 0, 0
     while True:
         block = stream.read(STREAM_CHUNK_BYTES)
+        memory.take(len(block))
         received += len(block)
         # A read comes short only at the body's end: before its length, the client is gone.
         if len(block) < STREAM_CHUNK_BYTES and length is not None and received < length:
@@ -265,6 +268,7 @@ def line_chunks(stream: Any, max_line_bytes: int, length: int | None = None) -> 
             raise Problem("payload-too-large", f"line {line} is longer than {max_line_bytes} bytes", line=line)
         if chunk:
             yield chunk, lines_before
+            memory.give(len(chunk))  # judged
             lines_before += chunk.count(b"\n")
         if not block:
             return
@@ -350,7 +354,6 @@ class StreamedBatch:
                  sock: Any = None) -> None:
         self.engine, self.with_state, self.settings, self.memory = engine, with_state, settings, memory
         self.sock = sock  # the client's socket (under gunicorn)
-        memory.take(stream_memory_bytes(settings.max_line_bytes))
         if spool.held + SPOOL_ROOM_BYTES > spool.limit:
             raise busy(spool.what)
         self.disk = spool.hold()
@@ -408,6 +411,7 @@ class StreamedBatch:
                                   f"{index}; send the rest in another batch", index=index)
             else:
                 problem = busy(self.disk.budget.what, index=index)
+        self.memory.take(min(self.spooled + len(results), SPOOL_MEMORY_BYTES) - self.spool_in_memory())
         self.disk.take(len(results))
         try:
             self.spool.write(results)
@@ -438,7 +442,7 @@ class StreamedBatch:
         """The answer: the spooled results, sent a block at a time, and the problem that ended them; the
         spool closed and its bytes given back when the server is done with the answer, sent or abandoned.
         Until then the answer holds in memory only its spool's part there."""
-        self.memory.give(stream_memory_bytes(self.settings.max_line_bytes) - SPOOL_MEMORY_BYTES)
+        self.memory.give(self.memory.bytes - self.spool_in_memory())
         response = Response(itertools.chain(self.spool.blocks(SEND_BYTES), self.tail()), mimetype=NDJSON)
         response.call_on_close(self.close)
         return response
@@ -450,6 +454,10 @@ class StreamedBatch:
             yield self.last
         if lifecycle.stopping:
             lifecycle.discard_unread(self.sock)
+
+    def spool_in_memory(self) -> int:
+        """The bytes of results the spool holds in memory (the rest are in its file)."""
+        return min(self.spooled, SPOOL_MEMORY_BYTES)
 
     def close(self) -> None:
         self.spool.close()
@@ -473,7 +481,8 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
         # among them) send all of a body before they read any of the answer, and a server writing while
         # they send would fill both socket buffers and stall.
         with lifecycle.reading(sock):
-            problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, request.content_length))
+            problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, request.environ[HOLD_KEY],
+                                                          request.content_length))
         if problem is not None:
             if not finish(stream, problem, settings):
                 request.environ[CLOSE_KEY] = True
@@ -498,10 +507,12 @@ def judge_stream(batch: StreamedBatch, chunks: Iterator[tuple[bytes, int]]) -> P
                 return batch.stopped("service-unavailable", stopping_detail(batch.items))
             if problem := batch.judge(chunk, lines_before):
                 return problem
-    except Problem as fault:  # a line too long, the body broken off (or cut by the worker stopping)
+    except Problem as fault:  # a line too long, the body broken off, a budget full (or the worker stopping)
         if lifecycle.stopping:
             return batch.stopped("service-unavailable", stopping_detail(batch.items))
         batch.chunks += 1  # the fault is the next chunk's
+        if fault.code in ("service-busy", "too-many-requests"):
+            fault.extra.setdefault("index", batch.items)
         return fault
     if batch.items == 0:
         return Problem("malformed-json", "the body has no items" if batch.chunks else "the body is empty")

@@ -9,7 +9,11 @@ to `REFEREE_MAX_BODY_BYTES`, before the app runs, and the app gets it with its l
 A client that sends its whole body before it reads (Python's http.client and requests, curl) sees a
 refusal only if the server reads what it sent: closing a socket with unread data resets the connection
 and destroys the answer in flight. So a refused body is read and discarded first, up to
-`REFEREE_MAX_DRAIN_BYTES`; beyond that the connection closes after the answer."""
+`REFEREE_MAX_DRAIN_BYTES`; beyond that the connection closes after the answer.
+
+A body holds in the budget only what has arrived (a connection that sent headers holds nothing), for its
+client (`referee.budget.peer_of`). The operations' probes (`/healthz`, `/readyz`, `/metrics`, sent
+without a body) take nothing from the budget: a full budget never refuses them."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from werkzeug.http import parse_options_header
 
-from referee.budget import Budget, Hold
+from referee.budget import Budget, Hold, peer_of
 from referee.logs import REQUEST_ID_KEY
 from referee.problems import Problem
 
@@ -36,8 +40,11 @@ BODY_KEY = "referee.body"
 HOLD_KEY = "referee.hold"
 #: Problems of a body that cannot be read further: it is not drained.
 UNREADABLE = frozenset({"request-timeout", "malformed-http", "not-implemented"})
-#: Bytes read at a time (while reading a body, each block is taken from the budget first; and draining).
+#: Bytes read at a time (while reading a body, each block is taken from the budget once read; and draining).
 BLOCK = 64 * 1024
+#: Paths answered without a body, whose answers are small and made at once: never refused by a budget, so
+#: that a worker full of other clients' bodies still says it is alive.
+PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
 
@@ -55,7 +62,8 @@ class Input:
         try:
             return self.raw.read(size)
         except TimeoutError:
-            raise Problem("request-timeout", "the client sent nothing for too long; the body is incomplete") from None
+            raise Problem("request-timeout", "the client sent nothing for too long, or sent its body too slowly; "
+                          "the body is incomplete") from None
         except Exception as error:  # noqa: BLE001 - gunicorn's framing errors have no common public base here
             raise Problem("malformed-http", f"the body could not be read: {error or type(error).__name__}") from None
 
@@ -133,20 +141,19 @@ def too_large(limit: int) -> Problem:
 
 
 def read_body(stream: Input, length: int | None, limit: int, hold: Hold) -> bytes:
-    """The whole body, at most `limit` bytes, each block taken from the worker's budget before it is
-    read; or a problem."""
+    """The whole body, at most `limit` bytes, each block taken from the worker's budget once it is read
+    (a client holds only what it sent); or a problem."""
     if length is not None and length > limit:
         raise too_large(limit)
     wanted = limit + 1 if length is None else length
     blocks, size = [], 0
     while size < wanted:
-        hold.take(min(BLOCK, wanted - size))
         block = stream.read(min(BLOCK, wanted - size))
         if not block:
             break
+        hold.take(len(block))
         blocks.append(block)
         size += len(block)
-    hold.give(hold.bytes - size)  # what the last block did not fill
     if length is None and size > limit:
         raise too_large(limit)
     if length is not None and size < length:
@@ -160,14 +167,19 @@ class Bodies:
     until the answer is sent."""
 
     def __init__(self, app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]],
-                 max_body_bytes: int, max_drain_bytes: int, memory: Budget) -> None:
+                 max_body_bytes: int, max_drain_bytes: int, memory: Budget,
+                 trusted_proxies: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_drain_bytes = max_drain_bytes
         self.memory = memory
+        self.trusted_proxies = trusted_proxies
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        hold = environ[HOLD_KEY] = self.memory.hold()
+        if environ.get("PATH_INFO") in PROBES and not has_body(environ):
+            return self.app(environ, start_response)
+        peer = peer_of(environ.get("REMOTE_ADDR", ""), environ.get("HTTP_X_FORWARDED_FOR"), self.trusted_proxies)
+        hold = environ[HOLD_KEY] = self.memory.hold(peer)
         try:
             self.take_body(environ, hold)
         except Problem as problem:

@@ -38,8 +38,9 @@ CODES: dict[str, ProblemCode] = {
     "method-not-allowed": ProblemCode(405, "Method not allowed", "The method is not allowed on that path."),
     "request-timeout": ProblemCode(
         408, "The client stopped sending the request",
-        "The client sent nothing for `REFEREE_READ_TIMEOUT` seconds in the middle of its body; the connection "
-        "closes."),
+        "The client sent nothing for `REFEREE_READ_TIMEOUT` seconds in the middle of its body, or sent it slower "
+        "than `REFEREE_MIN_UPLOAD_RATE` bytes a second (past a first `REFEREE_READ_TIMEOUT` seconds); the "
+        "connection closes."),
     "payload-too-large": ProblemCode(
         413, "The request body is too large",
         "The body is larger than the limit (however it is framed: Content-Length or chunked); an NDJSON line is "
@@ -90,6 +91,14 @@ CODES: dict[str, ProblemCode] = {
         "player's`; `player` names the player the request acted as (null when it names none); `field` is `secret`. "
         "422 like `invalid-seal` and `not-your-turn`: the secret is judged against the state the request carries, "
         "not an identity of the client (Referee has no accounts), and the same request never succeeds."),
+    "too-many-requests": ProblemCode(
+        429, "Too many requests from this client",
+        "The client (its address, or the one a trusted proxy forwards: `REFEREE_TRUSTED_PROXIES`) holds as many "
+        "bytes of request bodies and answers in the worker as one client may (`REFEREE_PEER_MEMORY_BYTES`), or as "
+        "many connections (`REFEREE_PEER_CONNECTIONS`: answered before the request is read, and the connection "
+        "closes); retry after `Retry-After` seconds, or with fewer requests at once. Other clients are served. A "
+        "streamed batch cut by it ends with this problem as its last line. The shipped nginx configuration answers "
+        "the same code when one client has too many requests in progress or sent too many of late."),
     "headers-too-large": ProblemCode(
         431, "The request headers are too large",
         "More than 100 headers, or one longer than 8190 bytes. Answered by the server before any route."),

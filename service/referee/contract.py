@@ -233,8 +233,9 @@ def document() -> dict[str, Any]:
     for item in doc["paths"].values():
         for operation in item.values():
             if isinstance(operation, dict) and "responses" in operation:
-                # Any request may find its worker's budget full (`referee.budget`).
+                # Any request may find its worker's budget full, or its client's share of it (`referee.budget`).
                 operation["responses"].setdefault("503", {"$ref": "#/components/responses/Busy"})
+                operation["responses"].setdefault("429", {"$ref": "#/components/responses/TooManyRequests"})
     for component, examples in shape["x-examples"]["components"].items():
         components[component]["examples"] = examples
     integer_formats(doc)

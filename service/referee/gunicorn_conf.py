@@ -4,8 +4,9 @@ Every value can be set from the environment (see docs/operations.md)."""
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
+
+from referee.settings import Settings
 
 __all__ = [
     "bind", "workers", "worker_class", "worker_connections", "timeout", "graceful_timeout", "keepalive",
@@ -14,20 +15,22 @@ __all__ = [
     "pre_fork", "post_fork",
 ]
 
+# Every setting read and checked together before gunicorn starts anything: a bad one stops it here, named.
+_settings = Settings.from_env()
 bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
-workers = int(os.environ.get("REFEREE_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+workers = _settings.workers
 # gevent workers (referee/worker.py): a connection costs a greenlet, so slow clients cannot hold the
 # workers; each read or write waits at most REFEREE_READ_TIMEOUT seconds. The engine's calls are short
 # and CPU-bound and run between reads.
 worker_class = "referee.worker.RefereeWorker"
-worker_connections = int(os.environ.get("REFEREE_WORKER_CONNECTIONS", "1000"))
+worker_connections = _settings.worker_connections
 # A worker whose loop is stuck this long (one request computing, not a slow client) is killed and replaced.
-timeout = int(os.environ.get("REFEREE_TIMEOUT", "30"))
+timeout = _settings.timeout
 # On SIGTERM, workers finish the requests in hand for up to this long before being killed.
-graceful_timeout = int(os.environ.get("REFEREE_GRACEFUL_TIMEOUT", "30"))
-keepalive = int(os.environ.get("REFEREE_KEEPALIVE", "5"))
+graceful_timeout = _settings.graceful_timeout
+keepalive = _settings.keepalive
 # Recycle workers now and then (with jitter, so they do not all restart at once); 0 turns it off.
-max_requests = int(os.environ.get("REFEREE_MAX_REQUESTS", "0"))
+max_requests = _settings.max_requests
 max_requests_jitter = max_requests // 10
 # Request line and header limits (the body limit is REFEREE_MAX_BODY_BYTES, enforced by the app).
 limit_request_line = 8190
@@ -35,7 +38,7 @@ limit_request_fields = 100
 limit_request_field_size = 8190
 accesslog = None  # the app writes one JSON line per request itself
 errorlog = "-"
-loglevel = os.environ.get("REFEREE_LOG_LEVEL", "info").lower()
+loglevel = _settings.log_level.lower()
 # gunicorn's own log lines (workers booted, refused requests) as JSON, like the app's.
 logconfig_dict = {
     "version": 1,

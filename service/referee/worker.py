@@ -6,30 +6,42 @@ thousands of connections at once; the engine's calls are short and CPU-bound, so
 without yielding, and the worker timeout only catches a worker whose loop is really stuck.
 
 What only the worker can do:
-- a silent client is dropped: every read and write on a connection waits at most
-  `REFEREE_READ_TIMEOUT` seconds (the app answers 408 when the body stalls), and a client that stops
-  reading its answer leaves one JSON log line with the request id, not a traceback;
+- a silent or slow client is dropped: every read and write on a connection waits at most
+  `REFEREE_READ_TIMEOUT` seconds, and within a request a body must arrive, and an answer be read, at
+  least at a minimum rate (`REFEREE_MIN_UPLOAD_RATE`, `REFEREE_MIN_READ_RATE`) after a head start of
+  `REFEREE_READ_TIMEOUT` seconds (`Paced`): the app answers 408 when the body stalls or crawls, and a
+  client that reads its answer too slowly leaves one JSON log line with the request id, not a traceback;
+- one client holds at most `REFEREE_PEER_CONNECTIONS` connections of a worker: past them a connection
+  is answered 429 and closed before its request is read;
 - errors that gunicorn answers before the app sees the request (a bad request line, bare CR or LF,
   oversized headers, Content-Length with chunked) are problem+json with a request id, like every other
   answer, instead of gunicorn's HTML page;
 - what must be refused before gunicorn answers `100 Continue` or the app reads anything: a body declared
   larger than `REFEREE_MAX_BODY_BYTES` with `Expect: 100-continue` (413 at once, so the client never
-  sends it), and an HTTP/1.1 request without `Host` (400, as RFC 9112 says).
+  sends it; but a streamed batch, which the body limit does not bound), and an HTTP/1.1 request without
+  `Host` (400, as RFC 9112 says).
 """
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import socket
+import struct
 import sys
+import termios
+import time
 from typing import Any
 
 import orjson
+from gunicorn import util as gunicorn_util
 from gunicorn.http import errors as http_errors
 from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker
 
 from referee import lifecycle, offload
+from referee.body import is_stream
+from referee.budget import RETRY_AFTER_SECONDS
 from referee.codes import CODES
 from referee.observe import new_request_id
 from referee.problems import PROBLEM_JSON, document, internal_error
@@ -54,13 +66,14 @@ def problem_code(error: BaseException) -> str | None:
     return next((code for kind, code in PARSE_ERRORS if isinstance(error, kind)), None)
 
 
-def problem_answer(code: str, detail: str, request_id: str) -> bytes:
+def problem_answer(code: str, detail: str, request_id: str, extra_headers: str = "") -> bytes:
     """A whole HTTP/1.1 answer carrying one problem; the connection closes after it."""
     status, title, _ = CODES[code]
     body = orjson.dumps(document(code, detail, request_id))
     head = (
         f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_JSON}\r\n"
-        f"Content-Length: {len(body)}\r\nX-Content-Type-Options: nosniff\r\nX-Request-ID: {request_id}\r\n\r\n"
+        f"Content-Length: {len(body)}\r\nX-Content-Type-Options: nosniff\r\nX-Request-ID: {request_id}\r\n"
+        f"{extra_headers}\r\n"
     )
     return head.encode("latin-1") + body
 
@@ -76,9 +89,131 @@ def refusal_before_reading(req: Any, max_body_bytes: int) -> tuple[str, str] | N
     if req.version == (1, 1) and header(req, "HOST") is None:
         return "malformed-http", "an HTTP/1.1 request has a Host header (RFC 9112, section 3.2)"
     length = header(req, "CONTENT-LENGTH")
-    if getattr(req, "_expected_100_continue", False) and length and length.isdigit() and int(length) > max_body_bytes:
+    if not getattr(req, "_expected_100_continue", False) or streamed(req):
+        return None
+    if length and length.isdigit() and int(length) > max_body_bytes:
         return "payload-too-large", f"the body is larger than {max_body_bytes} bytes (refused before 100 Continue)"
     return None
+
+
+def streamed(req: Any) -> bool:
+    """Whether the app will stream this request's body (`referee.body.is_stream`: one rule for both)."""
+    path = gunicorn_util.unquote_to_wsgi_str(req.path or "")
+    return is_stream({"PATH_INFO": path, "CONTENT_TYPE": header(req, "CONTENT-TYPE") or ""})
+
+
+class Pace:
+    """A minimum rate over a transfer: by `deadline()`, `head_start` seconds after it began plus a
+    second for every `rate` bytes moved (Apache's mod_reqtimeout `body=30,MinRate=...`)."""
+
+    def __init__(self, head_start: float, rate: int) -> None:
+        self.start = time.monotonic() + head_start
+        self.rate = rate
+        self.moved = 0
+
+    def deadline(self) -> float:
+        return self.start + self.moved / self.rate
+
+
+def unsent_bytes(sock: socket.socket) -> int:
+    """Bytes written to a socket that its peer has not taken yet (Linux's SIOCOUTQ; 0 where there is
+    none): an answer's rate counts what the client took, not what the kernel buffers for it (megabytes,
+    which would let a client that reads nothing hold its answer for as many seconds as it took)."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+
+
+class Paced:
+    """A client's socket whose every wait is bounded: by the timeout set on it (`REFEREE_READ_TIMEOUT`
+    of silence) and, within a request, by the minimum rate of its body (`receiving`) and of its answer
+    (`sending`, begun at the answer's first byte: the first send after the last read), each with
+    `timeout` seconds of head start. gunicorn's body readers loop on `recv` until they
+    have a whole block, so a rate can only be held here, a `recv` or `send` at a time; a wait past the
+    rate's deadline raises `TimeoutError`, as silence does; an answer's rate counts the bytes the client
+    took (`unsent_bytes`). Everything else is the socket's."""
+
+    def __init__(self, sock: socket.socket, timeout: float, min_upload_rate: int, min_read_rate: int) -> None:
+        self.sock = sock
+        self.timeout: float | None = timeout
+        self.head_start = timeout
+        self.min_upload_rate = min_upload_rate
+        self.min_read_rate = min_read_rate
+        self.receiving: Pace | None = None
+        self.sending: Pace | None = None
+        self.sent = 0  # bytes of the answer written to the socket
+        sock.settimeout(timeout)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+    def start_request(self) -> None:
+        self.receiving, self.sending = Pace(self.head_start, self.min_upload_rate), None
+
+    def end_request(self) -> None:
+        self.receiving = self.sending = None
+
+    def settimeout(self, timeout: float | None) -> None:
+        self.timeout = timeout
+        self.sock.settimeout(timeout)
+
+    def gettimeout(self) -> float | None:
+        return self.timeout
+
+    def setblocking(self, flag: bool) -> None:
+        self.settimeout(None if flag else 0.0)
+
+    def bound(self, pace: Pace | None, silence: bool) -> None:
+        """Sets the socket's timeout for one wait: the time left to `pace`, and with `silence` at most its
+        own. An answer's send is bounded by its rate alone: a steady reader frees the kernel's buffer in
+        bursts (a full socket is writable again only once a third of its buffer is free: a megabyte or
+        more), and a wait for one burst may be longer than any silence allowed, at any rate."""
+        timeout = self.timeout
+        if pace is not None and timeout != 0.0:
+            left = pace.deadline() - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("slower than the minimum rate")
+            timeout = left if timeout is None or not silence else min(timeout, left)
+        self.sock.settimeout(timeout)
+
+    def recv(self, size: int, *flags: int) -> bytes:
+        self.bound(self.receiving, silence=True)
+        try:
+            data = self.sock.recv(size, *flags)
+        except TimeoutError:
+            if self.receiving is None:  # silent between requests: closed as a client that left (not an error)
+                return b""
+            raise
+        if self.receiving is not None:
+            self.receiving.moved += len(data)
+            self.sending = None  # still reading (after a `100 Continue`, say): the answer has not begun
+        return data
+
+    def send(self, data: Any, *flags: int) -> int:
+        if self.receiving is not None and self.sending is None:  # the answer's first byte
+            self.sending, self.sent = Pace(self.head_start, self.min_read_rate), 0
+        pace = self.sending
+        while True:
+            if pace is not None:
+                pace.moved = self.sent - unsent_bytes(self.sock)
+            self.bound(pace, silence=False)
+            try:
+                sent = self.sock.send(data, *flags)
+                break
+            except TimeoutError:
+                if pace is None:
+                    raise
+                # The deadline as it was: the client may have taken more since, which moves it on.
+        if pace is not None:
+            self.sent += sent
+        return sent
+
+    def sendall(self, data: Any, *flags: int) -> None:
+        # A send at a time, so that each wait is bounded by the rate (sendall would wait for all of it).
+        view = memoryview(data).cast("B")
+        while view:
+            view = view[self.send(view, *flags):]
 
 
 class RefereeWorker(GeventWorker):
@@ -87,6 +222,12 @@ class RefereeWorker(GeventWorker):
         settings = Settings.from_env()
         self.read_timeout = settings.read_timeout
         self.max_body_bytes = settings.max_body_bytes
+        self.min_upload_rate = settings.min_upload_rate
+        self.min_read_rate = settings.min_read_rate
+        self.peer_connections = settings.peer_connections
+        self.trusted_proxies = settings.trusted_proxies
+        #: Connections open in this worker, by peer (a trusted proxy's are not counted: it speaks for many).
+        self.connections_by_peer: dict[str, int] = {}
 
     def init_process(self) -> None:
         # Python code on the pool's threads gives the GIL back sooner, so the loop waits less for it.
@@ -108,10 +249,39 @@ class RefereeWorker(GeventWorker):
         super().handle_quit(sig, frame)
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
+        peer = str(addr[0]) if isinstance(addr, tuple) and addr else str(addr)
+        if peer in self.trusted_proxies:
+            return self.serve_connection(listener, client, addr)
+        held = self.connections_by_peer.get(peer, 0)
+        if held >= self.peer_connections:
+            return self.refuse_connection(client, peer)
+        self.connections_by_peer[peer] = held + 1
+        try:
+            return self.serve_connection(listener, client, addr)
+        finally:
+            left = self.connections_by_peer[peer] - 1
+            if left:
+                self.connections_by_peer[peer] = left
+            else:
+                del self.connections_by_peer[peer]
+
+    def serve_connection(self, listener: Any, client: socket.socket, addr: Any) -> None:
         # GeventWorker.handle would make the socket blocking without a limit; this one bounds each read
-        # and write instead, so a client that goes silent mid-request lets go of its connection.
+        # and write instead (`Paced`), so a client that goes silent or crawls lets go of its connection.
+        paced = Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate)
+        AsyncWorker.handle(self, listener, paced, addr)
+
+    def refuse_connection(self, client: socket.socket, peer: str) -> None:
+        """A connection past its peer's share: 429 before its request is read, and closed (gracefully, so
+        that the answer is not lost to a reset over the unread request)."""
+        request_id = new_request_id("")
+        self.log.info("refused a connection: its client holds %s connections of this worker", self.peer_connections,
+                      extra={"fields": {"request_id": request_id, "peer": peer}})
         client.settimeout(self.read_timeout)
-        AsyncWorker.handle(self, listener, client, addr)
+        self.send_problem(client, "too-many-requests",
+                          f"this client holds {self.peer_connections} connections of this worker, as many as one "
+                          "client may; retry when one is closed", request_id, f"Retry-After: {RETRY_AFTER_SECONDS}\r\n")
+        gunicorn_util.close_graceful(client, timeout=0.5)
 
     def handle_request(self, listener_name: Any, req: Any, sock: socket.socket, addr: Any) -> bool:
         # The request id is chosen here, so that what happens outside the app is logged with it: the
@@ -124,16 +294,24 @@ class RefereeWorker(GeventWorker):
             self.log.info("refused a request before reading it", extra={"fields": {"request_id": request_id}})
             self.send_problem(sock, *refusal, request_id)
             raise StopIteration()  # the connection closes
+        paced = sock if isinstance(sock, Paced) else None
+        if paced is not None:
+            paced.start_request()  # the rates' clocks start with each request
         try:
             return super().handle_request(listener_name, req, sock, addr)
         except TimeoutError:
-            self.log.info("the client stopped reading its answer for %s seconds; connection closed",
-                          self.read_timeout, extra={"fields": {"request_id": request_id}})
+            self.log.info("the client stopped reading its answer for %s seconds, or read it slower than %s bytes a "
+                          "second; connection closed", self.read_timeout, self.min_read_rate,
+                          extra={"fields": {"request_id": request_id}})
             raise StopIteration() from None
+        finally:
+            if paced is not None:
+                paced.end_request()
 
-    def send_problem(self, sock: socket.socket, code: str, detail: str, request_id: str) -> None:
+    def send_problem(self, sock: socket.socket, code: str, detail: str, request_id: str,
+                     extra_headers: str = "") -> None:
         try:
-            sock.sendall(problem_answer(code, detail, request_id))
+            sock.sendall(problem_answer(code, detail, request_id, extra_headers))
         except OSError:
             self.log.debug("could not send the problem of request %s", request_id)
 
