@@ -19,7 +19,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *(ROOT / "docs" / name for name in ("api.md", "embedding.md", "bots.md"))]
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
 #: No claim: the comment is prose.
 PROSE = object()
 
@@ -101,21 +101,23 @@ def comments(source: str) -> dict[int, str]:
 
 
 def run_python(block: Block, namespace: dict[str, Any]) -> int:
-    """Runs a block's statements in `namespace` as written, checking each claim of a statement's last
-    line against the statement's value; the number of claims checked."""
+    """Runs a block's statements in `namespace` as written, checking the claim of an expression's or an
+    assignment's last line against its value (a compound statement's comments are prose); the number of
+    claims checked."""
     said = comments(block.text)
     checked = 0
     for statement in ast.parse(block.text).body:
         module = ast.Module([statement], type_ignores=[])
         where = block.where(statement.lineno)
         if isinstance(statement, ast.Expr):
-            value = eval(compile(ast.Expression(statement.value), where, "eval"), namespace)  # noqa: S307
+            value = eval(compile(ast.Expression(statement.value), where, "eval"), namespace)
         else:
-            exec(compile(module, where, "exec"), namespace)  # noqa: S102
+            exec(compile(module, where, "exec"), namespace)  # noqa: S102 - the page's example, as written
             targets = statement.targets if isinstance(statement, ast.Assign) else []
             value = namespace[targets[0].id] if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         comment = said.get(statement.end_lineno or statement.lineno)
-        pattern = PROSE if comment is None else claim(comment)
+        simple = isinstance(statement, (ast.Expr, ast.Assign))
+        pattern = PROSE if comment is None or not simple else claim(comment)
         if pattern is not PROSE:
             assert matches(pattern, value), f"{where}: the page says {comment!r}; it answers {value!r}"
             checked += 1

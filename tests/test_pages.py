@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ import pytest
 import referee
 from keys import SECRET_1
 from live import serve
-from pages import PAGES, PROSE, ROOT, Block, blocks, claim, matches, prose_after, run_python
+from pages import PAGES, PROSE, Block, blocks, claim, matches, prose_after, run_python
 
 #: Blocks run elsewhere or not at all, by a line of theirs, and why.
 ELSEWHERE = {
@@ -32,6 +35,8 @@ ELSEWHERE = {
     "openapi-generator-cli generate": "tests/test_openapi_generator_client.py generates the client with Java",
     "import referee_og as og": "needs the generated client: tests/test_openapi_generator_client.py runs it",
 }
+#: How long a page's Python examples may run (they take seconds; one that never ends fails here).
+PAGE_SECONDS = 60
 #: The commands the sh blocks may hold, each run by a test below.
 COMMANDS = ("curl", "printf", "referee")
 
@@ -87,11 +92,31 @@ def json_claim(line: str) -> Any:
     return claim(re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", line))))
 
 
+def fragments(words: str) -> list[tuple[str, Any]]:
+    """The JSON members a page's words quote (`"code": "illegal-move"`), as (key, value)."""
+    return [next(iter(json.loads("{" + quoted + "}").items())) for quoted in re.findall(r'`("[a-z_]+": [^`]+)`', words)]
+
+
 def holds(answer: Any, key: str, value: Any) -> bool:
     """Whether `key` has `value` somewhere in a JSON answer."""
     if isinstance(answer, dict):
         return answer.get(key) == value or any(holds(inner, key, value) for inner in answer.values())
     return isinstance(answer, list) and any(holds(inner, key, value) for inner in answer)
+
+
+@contextmanager
+def bounded(seconds: float) -> Iterator[None]:
+    """Stops the code inside after `seconds` with TimeoutError."""
+    def stop(*_: Any) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +166,8 @@ def runnable(page: Path) -> list[Block]:
 @pytest.mark.parametrize("page", [page for page in PAGES if runnable(page)], ids=lambda page: page.name)
 def test_the_python_examples_run_and_answer_what_the_page_says(page: Path) -> None:
     namespace: dict[str, Any] = {"__name__": "__example__", **given()}
-    checked = sum(run_python(block, namespace) for block in runnable(page))
+    with bounded(PAGE_SECONDS):
+        checked = sum(run_python(block, namespace) for block in runnable(page))
     assert checked, f"{page}: no line says what it answers"
 
 
@@ -159,16 +185,15 @@ def test_the_first_request_answers_what_the_front_page_says(server) -> None:
     other_move = re.search(r'with `"move": ("[^"]+")`', said).group(1)
     refused = json.loads(shell(play, port=server.port).stdout)
     assert refused["status"] == int(re.search(r"answers `(\d{3})`", refusal_words).group(1))
-    for fragment in re.findall(r'`("[a-z_]+": [^`]+)`', refusal_words):
-        assert holds(refused, *next(iter(json.loads("{%s}" % fragment).items()))), (fragment, refused)
+    for key, value in fragments(refusal_words):
+        assert holds(refused, key, value), (key, value, refused)
     other = re.sub(r'"move": "[^"]+"', f'"move": {other_move}', play)
     played = json.loads(shell(other, port=server.port).stdout)
     assert "next state" in played_words and {"state", "position"} <= set(played), played
     assert "the scores" in played_words and set(played["outcome"]["scores"]) == {"black", "white"}
-    fragments = re.findall(r'`("[a-z_]+": [^`]+)`', played_words)
-    assert fragments
-    for fragment in fragments:
-        assert holds(played, *next(iter(json.loads("{%s}" % fragment).items()))), (fragment, played)
+    assert fragments(played_words)
+    for key, value in fragments(played_words):
+        assert holds(played, key, value), (key, value, played)
 
 
 @pytest.mark.live
