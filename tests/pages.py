@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *(ROOT / "docs" / name for name in ("api.md", "embedding.md", "bots.md"))]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+#: The pages: the front page and docs/ (the rules in docs/rules/ hold no code).
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
 #: No claim: the comment is prose.
 PROSE = object()

@@ -1,5 +1,5 @@
-"""Every example on the pages runs as written and answers what its page says (README.md, docs/api.md,
-docs/embedding.md, docs/bots.md), read from the markdown so that a page edit is tested: each page's Python
+"""Every example on the pages runs as written and answers what its page says (README.md and docs/*.md),
+read from the markdown so that a page edit is tested: each page's Python
 blocks in process, in page order in one namespace (as a reader follows the page), each line's claimed
 answer checked (tests/pages.py); the curl commands as written against a live gunicorn at its port, their
 answers held against the page's words; the CLI commands in a temporary directory. Every code block of the
@@ -24,7 +24,7 @@ import pytest
 import referee
 from keys import SECRET_1
 from live import serve
-from pages import PAGES, PROSE, Block, blocks, claim, matches, prose_after, run_python
+from pages import DOCS, PAGES, PROSE, README, Block, blocks, claim, matches, prose_after, run_python
 
 #: Blocks run elsewhere or not at all, by a line of theirs, and why.
 ELSEWHERE = {
@@ -34,6 +34,12 @@ ELSEWHERE = {
     "from referee_client import Client": "needs the generated client: tests/test_generated_client.py runs it",
     "openapi-generator-cli generate": "tests/test_openapi_generator_client.py generates the client with Java",
     "import referee_og as og": "needs the generated client: tests/test_openapi_generator_client.py runs it",
+    "referee validate docs/archive/example.jsonl": "tests/test_report.py makes the example's report so and compares",
+    "docker build -t referee .": "needs Docker, which CI's image does not run",
+    ".venv/bin/pip install -e '.[test]'": "the developer's loop: installs, then runs the tests this run is part of",
+    "make test        # clippy, every Rust test": "`make test` and `make test-fast` are what CI runs",
+    "make lock                   # after changing": "re-locks the dependencies from the index: tests/test_locks.py "
+                                                   "holds the lock files against pyproject.toml",
 }
 #: How long a page's Python examples may run (they take seconds; one that never ends fails here).
 PAGE_SECONDS = 60
@@ -130,7 +136,7 @@ def server():
 def test_every_block_of_the_pages_is_run_here_or_says_where() -> None:
     for page in PAGES:
         for block in blocks(page):
-            assert block.language in ("python", "sh", ""), block.where()
+            assert block.language in ("python", "sh", "", "json", "jsonl"), block.where()  # else data
             if block.language == "sh" and not elsewhere(block):
                 starts = [command.split(" ", 1)[0] for command, _ in commands(block)]
                 assert set(starts) <= set(COMMANDS), f"{block.where()}: {starts}: run it here or say why not"
@@ -177,7 +183,7 @@ def test_the_python_examples_run_and_answer_what_the_page_says(page: Path) -> No
 def test_the_first_request_answers_what_the_front_page_says(server) -> None:
     """The front page's two curl commands as written; the paragraph after them says what the second answers
     (its status and fields, in backticks) and what it answers with another `"move"` instead."""
-    (block,) = [block for block in blocks(PAGES[0], "sh") if "curl" in block.text]
+    (block,) = [block for block in blocks(README, "sh") if "curl" in block.text]
     (new, _), (play, _) = commands(block)
     assert "state" in json.loads(shell(new, port=server.port).stdout)
     said = prose_after(block)
@@ -198,7 +204,7 @@ def test_the_first_request_answers_what_the_front_page_says(server) -> None:
 
 @pytest.mark.live
 def test_the_ndjson_example_answers_the_lines_the_page_shows(server) -> None:
-    (block,) = [block for block in blocks(PAGES[1], "sh") if "batch/ndjson" in block.text]
+    (block,) = [block for block in blocks(DOCS / "api.md", "sh") if "batch/ndjson" in block.text]
     ((command, shown),) = commands(block)
     lines = shell(command, port=server.port).stdout.splitlines()
     assert len(lines) == len(shown) and shown
@@ -206,11 +212,25 @@ def test_the_ndjson_example_answers_the_lines_the_page_shows(server) -> None:
         assert matches(json_claim(expected), json.loads(line)), (line, expected)
 
 
+@pytest.mark.live
+def test_the_picture_commands_draw_the_picture(server, tmp_path: Path) -> None:
+    """docs/pictures.md: `render` over HTTP and `referee render` each write board.svg, the picture of the state
+    after the move with the legal moves marked, as `game.svg` draws it."""
+    (block,) = [block for block in blocks(DOCS / "pictures.md", "sh") if "render" in block.text]
+    game = referee.game("iago")
+    drawn = game.svg(game.new(), move="e6", legal=True)
+    for command, _ in commands(block):
+        shell(command, cwd=tmp_path, port=server.port)
+        assert (tmp_path / "board.svg").read_text().strip() == drawn.strip(), command
+        (tmp_path / "board.svg").unlink()
+
+
 # ------------------------------------------------------------------ the CLI
 
 def cli_blocks() -> list[Block]:
     """The sh blocks that run `referee` (the same block on two pages is run once)."""
-    found = {block.text: block for page in PAGES for block in blocks(page, "sh") if block.text.startswith("referee ")}
+    found = {block.text: block for page in PAGES for block in blocks(page, "sh")
+             if block.text.startswith("referee ") and not elsewhere(block)}
     return list(found.values())
 
 
