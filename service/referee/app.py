@@ -110,11 +110,12 @@ class App(Flask):
         return options_answer(request_ctx.url_adapter.allowed_methods())  # type: ignore[union-attr]
 
 
-def count_under_its_route(allowed: list[str]) -> None:
+def count_under_its_route(allowed: Iterable[str]) -> None:
     """A 405 is counted under the route that refused the method (Flask's match leaves it unmatched): the
     rule the path matches with a method it takes."""
-    if allowed:
-        rule, _ = request_ctx.url_adapter.match(method=allowed[0], return_rule=True)  # type: ignore[union-attr]
+    method = next(iter(allowed), None)
+    if method is not None:
+        rule, _ = request_ctx.url_adapter.match(method=method, return_rule=True)  # type: ignore[union-attr]
         request.environ[ROUTE_KEY] = rule.rule
 
 
@@ -173,7 +174,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             response.status_code = error.code or 400
             return response
         if isinstance(error, MethodNotAllowed):
-            count_under_its_route(error.valid_methods or [])
+            count_under_its_route(error.valid_methods or ())
             return method_not_allowed(request.method, request.path, error.valid_methods or [])
         detail = {
             "not-found": f"no resource at {request.path}",
