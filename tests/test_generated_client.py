@@ -16,6 +16,7 @@ import pytest
 
 import referee
 from live import serve
+from pages import ROOT, Block, blocks, run_python
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
 
@@ -185,3 +186,14 @@ def test_a_generated_client_plays_caesar_with_opaque_states(client_package) -> N
         theirs = players["caesar"].call("new", model(client_package, "CaesarNewRequest")(commitments=other))
         refused = players["caesar"].look(theirs.state)
         assert refused.code.value == "not-this-player" and refused.detail.startswith("wrong"), refused
+
+
+def test_the_api_pages_example_runs_with_this_client(client_package) -> None:
+    """docs/api.md's example for this client, as written, against a live server at its address."""
+    (block,) = [block for block in blocks(ROOT / "docs" / "api.md", "python") if "referee_client" in block.text]
+    namespace: dict[str, Any] = {}
+    with serve() as server:
+        text = block.text.replace("http://localhost:8000", server.base)
+        run_python(Block(block.page, block.line, block.language, text), namespace)
+    assert type(namespace["state"]).__name__ == "IagoState"  # as the page says
+    assert namespace["played"].outcome.status == "ongoing" and namespace["played"].effects.captured == []

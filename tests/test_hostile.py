@@ -289,7 +289,7 @@ def test_moves_take_every_spelling_of_json_sent_whole_chunked_or_big(server, chu
 def test_moves_refuse_what_they_do_not_take_and_keep_the_connection(server) -> None:
     """The move routes' refusals reach a client that sends its whole body first, and the connection
     serves the next request: another media type or none (415), an empty body, an unknown game, a method
-    they do not take; a path with its leading slash doubled is the same route, as on every route."""
+    they do not take; a path with its leading slash doubled is no route (404), as on every route."""
     play = "/v1/games/iago/play"
     untyped = f"POST {play} HTTP/1.1\r\nHost: test\r\nContent-Length: {len(PLAY)}\r\n\r\n".encode() + PLAY
     refusals = [
@@ -311,8 +311,9 @@ def test_moves_refuse_what_they_do_not_take_and_keep_the_connection(server) -> N
             sock.sendall(request_bytes("POST", play, PLAY))
             played = read_answer(sock, reader)
             assert played.status == 200 and orjson.loads(played.body)["state"] == IAGO.play(START, "e4")["state"]
-    doubled = exchange(server, request_bytes("POST", "/" + play, PLAY))
-    assert doubled.status == 200 and orjson.loads(doubled.body) == IAGO.play(START, "e4")
+    for doubled in ("/" + play, "//healthz", "//v1/games"):
+        method = "POST" if doubled.endswith("play") else "GET"
+        assert_problem(exchange(server, request_bytes(method, doubled, PLAY)), "not-found", detail=f"no resource at {doubled}")
 
 
 def test_the_results_of_a_streamed_batch_are_bounded(server) -> None:

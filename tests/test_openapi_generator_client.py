@@ -24,6 +24,7 @@ import pytest
 
 import referee
 from live import serve
+from pages import ROOT, Block, blocks, run_python
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
 from referee.contract import PREFIXES
@@ -261,3 +262,12 @@ def test_a_generated_client_plays_two_opaque_caesar_games(package) -> None:
             problem = refused.value.data
             assert problem.code == "not-this-player" and problem.player == "pompey"
         clients.assert_nothing_bypassed()
+
+
+def test_the_api_pages_example_runs_with_this_client(package, server) -> None:
+    """docs/api.md's example for this client, as written (its refused move included), against the live server."""
+    (block,) = [block for block in blocks(ROOT / "docs" / "api.md", "python") if "referee_og" in block.text]
+    namespace: dict[str, Any] = {}
+    run_python(Block(block.page, block.line, block.language, block.text.replace("http://localhost:8000", server.base)),
+               namespace)
+    assert namespace["played"].position and namespace["started"].state

@@ -72,6 +72,18 @@ def test_the_public_api_is_the_one_the_docs_document() -> None:
     assert documented == set(referee.__all__)
 
 
+def test_every_error_the_engine_raises_is_public() -> None:
+    """A caller catches what the pages' calls raise by name: every class of referee.errors is in `__all__`."""
+    import referee.errors
+
+    def subclasses(cls: type) -> set[type]:
+        return {cls, *(sub for direct in cls.__subclasses__() for sub in subclasses(direct))}
+
+    errors = {cls.__name__ for cls in subclasses(referee.RefereeError) if cls.__module__ == "referee.errors"}
+    assert errors == {name for name in referee.errors.__all__ if name[0].isupper()}
+    assert errors <= set(referee.__all__), errors - set(referee.__all__)
+
+
 def test_every_public_name_resolves_and_nothing_else_shows() -> None:
     for name in referee.__all__:
         assert getattr(referee, name) is not None, name

@@ -22,9 +22,9 @@ from referee.api import ENGINES_KEY, INFO, SPOOL_KEY, engines, json_response, v1
 from referee.body import Bodies
 from referee.budget import Budget
 from referee.codes import CODES
-from referee.logs import request_id
+from referee.logs import REQUEST_ID_KEY, request_id
 from referee.moves import MoveRoutes
-from referee.observe import Observed, RoutedRequest
+from referee.observe import ROUTE_KEY, Observed, RoutedRequest
 from referee.pages import Page, built
 from referee.playground import playground
 from referee.problems import Problem, internal_error, method_not_allowed, options_answer
@@ -110,6 +110,15 @@ class App(Flask):
         return options_answer(request_ctx.url_adapter.allowed_methods())  # type: ignore[union-attr]
 
 
+def count_under_its_route(allowed: Iterable[str]) -> None:
+    """A 405 is counted under the route that refused the method (Flask's match leaves it unmatched): the
+    rule the path matches with a method it takes."""
+    method = next(iter(allowed), None)
+    if method is not None:
+        rule, _ = request_ctx.url_adapter.match(method=method, return_rule=True)  # type: ignore[union-attr]
+        request.environ[ROUTE_KEY] = rule.rule
+
+
 class Dispatcher:
     """WSGI: each request to the app that owns its path: the move routes (`referee.moves`) theirs, Flask
     every other."""
@@ -119,7 +128,11 @@ class Dispatcher:
         self.app = app
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        route = self.moves.route(environ.get("PATH_INFO", ""))
+        path = environ.get("PATH_INFO", "")
+        if path.startswith("//"):  # werkzeug would merge the leading slashes: a path is matched as sent
+            answer = Problem("not-found", f"no resource at {path.encode('latin-1').decode(errors='replace')}")
+            return answer.response(environ.get(REQUEST_ID_KEY))(environ, start_response)
+        route = self.moves.route(path)
         return (route or self.app)(environ, start_response)
 
 
@@ -162,6 +175,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             response.status_code = error.code or 400
             return response
         if isinstance(error, MethodNotAllowed):
+            count_under_its_route(error.valid_methods or ())
             return method_not_allowed(request.method, request.path, error.valid_methods or [])
         detail = {
             "not-found": f"no resource at {request.path}",

@@ -83,7 +83,7 @@ class MoveRoute:
         if method == "OPTIONS":
             environ[ROUTE_KEY] = self.label
             return options_answer(ALLOWED)(environ, start_response)
-        # Counted as `unmatched`, as Flask leaves a route that refuses the method unmatched.
+        environ[ROUTE_KEY] = self.label  # a known route refusing a method is counted as that route
         answer = method_not_allowed(method, request_path(environ), ALLOWED, environ.get(REQUEST_ID_KEY))
         return answer(environ, start_response)
 
@@ -91,7 +91,8 @@ class MoveRoute:
 class MoveRoutes:
     """The move routes of an app's engines, found by path: each known game's at a path of its own (a dict
     lookup), any other name's through the pattern `{PREFIX}<game>/{endpoint}`, matched as werkzeug
-    matches the Flask routes' (leading slashes merged, a name any text without a slash)."""
+    matches the Flask routes' (a name any text without a slash); a path with leading slashes doubled is
+    none of them (`referee.app.Dispatcher` answers it 404)."""
 
     def __init__(self, engines: dict[str, _core.Engine]) -> None:
         self.known = list(engines)
@@ -109,10 +110,6 @@ class MoveRoutes:
 
     def route(self, path: str) -> MoveRoute | None:
         """The route of a request's `PATH_INFO`, if it is one of these."""
-        route = self.routes.get(path)
-        if route is not None or not path.startswith((PREFIX, "//")):
-            return route
-        path = "/" + path.lstrip("/")
         route = self.routes.get(path)
         if route is not None or not path.startswith(PREFIX):
             return route
