@@ -36,6 +36,9 @@ ELSEWHERE = {
     "import referee_og as og": "needs the generated client: tests/test_openapi_generator_client.py runs it",
     "referee validate docs/archive/example.jsonl": "tests/test_report.py makes the example's report so and compares",
     "docker build -t referee .": "needs Docker, which CI's image does not run",
+    "pip install 'referee[dask,archives]' s3fs": "needs object storage and a cluster: tests/test_archives.py runs the "
+                                                 "same commands on memory:// and local Dask clusters, a worker and a "
+                                                 "scheduler killed, and --resume",
     ".venv/bin/pip install -e '.[test]'": "the developer's loop: installs, then runs the tests this run is part of",
     "make test        # clippy, every Rust test": "`make test` and `make test-fast` are what CI runs",
     "make lock                   # after changing": "re-locks the dependencies from the index: tests/test_locks.py "

@@ -23,7 +23,8 @@ from referee.pages import source
 from referee.problems import Problem, unknown_game
 from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ReplayRequest, ViewRequest, malformed
 
-__all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "engines", "engine_of", "json_response", "longer_line"]
+__all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "SPOOL_ROOM_BYTES", "engines", "engine_of", "json_response",
+           "longer_line", "stream_memory_bytes"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 log = logging.getLogger("referee.http")
