@@ -27,7 +27,7 @@ DIST = Path(__file__).resolve().parent.parent / "dist"
 IMPORT_RUNS = 9
 WHEEL_TARGET_BYTES = 5 * 1000 * 1000
 IMPORT_TARGET_MS = 100.0
-REFEREE_LINE = re.compile(r"^import time:\s+\d+ \|\s+(\d+) \| referee$", re.M)
+REFEREE_LINE = re.compile(r"^import time:\s+\d+ \|\s+(\d+) \| referee$", re.MULTILINE)
 
 
 def import_milliseconds(path: Path) -> float:

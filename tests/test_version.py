@@ -8,7 +8,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 import referee
 from referee import cli, contract
 
