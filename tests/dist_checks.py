@@ -15,6 +15,7 @@ import venv
 from pathlib import Path
 
 import pytest
+
 from referee import cli
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 import referee
 from referee import cli, contract
 
