@@ -102,7 +102,8 @@ def test_the_sdist_builds_and_its_install_runs_without_a_rust_toolchain(tmp_path
     with_toolchain = os.environ | {"CARGO_TARGET_DIR": str(ROOT / "target"),
                                    "PATH": f"{prefix / 'bin'}:{os.environ['PATH']}"}
     with_toolchain.pop("PYTHONPATH", None)
-    pip(prefix, "--no-deps", "--no-index", "--no-build-isolation", DIST / f"referee-{VERSION}.tar.gz",
+    # No wheel cache: pip would reuse a wheel built from an earlier sdist of the same name.
+    pip(prefix, "--no-deps", "--no-index", "--no-build-isolation", "--no-cache-dir", DIST / f"referee-{VERSION}.tar.gz",
         env=with_toolchain)
     smoke(prefix, expected, tmp_path)
 
