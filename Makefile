@@ -112,7 +112,7 @@ dist: $(DIST_BIN)/maturin
 		target=$${wheel%%:*}; policy=$${wheel#*:}; \
 		if [ -d "$$rustlib/$$target/lib" ]; then \
 			echo "make dist: the $$policy wheel for $$target"; \
-			PATH="$(abspath $(DIST_BIN)):$$PATH" $(DIST_BIN)/maturin build --release --zig --target $$target \
+			PATH="$(abspath $(DIST_BIN)):$$PATH" $(DIST_BIN)/maturin build --release --locked --zig --target $$target \
 				--compatibility $$policy --out dist || exit 1; \
 		else \
 			echo "make dist: SKIPPED the $$policy wheel for $$target: Rust's std for $$target is not installed" \
