@@ -31,7 +31,7 @@ serve: install-service
 	exec $(BIN)/gunicorn -c python:referee.gunicorn_conf 'referee.app:create_app()'
 
 # The whole test suite: Rust (lints, then nextest when installed, else cargo test), then Python.
-test: rust-test python-test
+test: rust-test python-test dist-test
 
 # Everything but the slow and the live suites (pytest markers, see docs/development.md): the Rust unit
 # tests, then the Python tests marked neither slow nor live.
@@ -92,6 +92,44 @@ lock:
 	$(PIP_COMPILE) --all-build-deps --only-build-deps -o requirements/build.txt pyproject.toml
 	$(PIP_COMPILE) --extra test -o requirements/test.txt pyproject.toml
 	$(PIP_COMPILE) --extra service --constraint requirements/test.txt -o requirements/service.txt pyproject.toml
+	$(PIP_COMPILE) -o requirements/dist.txt requirements/dist.in
 
 clean:
-	rm -rf $(VENV) $(LOCK_VENV) target dist
+	rm -rf $(VENV) $(LOCK_VENV) $(DIST_VENV) target dist
+
+# Release files (docs/development.md, Releases): the sdist and abi3 wheels in dist/, built by maturin from
+# requirements/build.txt with zig (requirements/dist.txt) as the linker, so that a wheel links against
+# glibc 2.17 (manylinux2014) or musl 1.2 whatever the host's C library. A wheel whose target has no Rust
+# std installed here (`rustup target add TARGET`) is skipped with a message: on a machine with only the
+# host's std that leaves the x86_64 manylinux2014 wheel.
+DIST_VENV ?= .venv-dist
+DIST_BIN := $(DIST_VENV)/bin
+DIST_WHEELS := x86_64-unknown-linux-gnu:manylinux2014 aarch64-unknown-linux-gnu:manylinux2014 \
+	x86_64-unknown-linux-musl:musllinux_1_2
+
+$(DIST_BIN)/maturin: requirements/build.txt requirements/dist.txt
+	$(PYTHON) -m venv $(DIST_VENV)
+	$(DIST_BIN)/python -m pip install --quiet --require-hashes -r requirements/build.txt -r requirements/dist.txt
+	touch $@
+
+.PHONY: dist dist-test
+dist: $(DIST_BIN)/maturin
+	rm -rf dist
+	$(DIST_BIN)/maturin sdist --out dist
+	@rustlib=$$(rustc --print sysroot)/lib/rustlib; \
+	for wheel in $(DIST_WHEELS); do \
+		target=$${wheel%%:*}; policy=$${wheel#*:}; \
+		if [ -d "$$rustlib/$$target/lib" ]; then \
+			echo "make dist: the $$policy wheel for $$target"; \
+			PATH="$(abspath $(DIST_BIN)):$$PATH" $(DIST_BIN)/maturin build --release --locked --zig --target $$target \
+				--compatibility $$policy --out dist || exit 1; \
+		else \
+			echo "make dist: SKIPPED the $$policy wheel for $$target: Rust's std for $$target is not installed" \
+				"(rustup target add $$target)"; \
+		fi; \
+	done
+
+# What dist/ holds, checked: auditwheel's tags, and the smoke test of the x86_64 wheel and of the sdist in
+# fresh venvs without a Rust toolchain (tests/dist_checks.py, tests/smoke.py).
+dist-test: install-test dist
+	$(BIN)/python -m pytest -p no:cacheprovider tests/dist_checks.py

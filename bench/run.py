@@ -24,6 +24,7 @@ Sections (the default runs the first five):
                grew it, /healthz and play while a costly batch streams, the costliest request of each route
     handles    native position handles (bench/handles.py): random playouts from Python against OpenSpiel's
                Othello and Backgammon, rollouts in Rust against perft, the adapters' overhead
+    dist       what `make dist` built (bench/dist.py): each wheel's size, and `import referee`'s time from the wheel
 
 Each section is a module of its own beside this one (core.py, embedding.py, http_load.py, batch.py,
 slow.py, archive.py, soak.py, seals.py, hostile.py, handles.py), whose docstring says what its numbers
@@ -57,6 +58,7 @@ import referee  # noqa: E402
 from archive import bench_archive  # noqa: E402
 from batch import bench_http_batch, bench_stream  # noqa: E402
 from core import bench_core  # noqa: E402
+from dist import bench_dist  # noqa: E402
 from embedding import bench_embedding  # noqa: E402
 from handles import bench_handles  # noqa: E402
 from hostile import bench_hostile  # noqa: E402
@@ -68,7 +70,7 @@ from served import BENCH, server, write_bodies  # noqa: E402
 from slow import bench_slow  # noqa: E402
 from soak import bench_soak  # noqa: E402
 
-SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals", "hostile", "handles")
+SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals", "hostile", "handles", "dist")
 DEFAULT_SECTIONS = SECTIONS[:5]
 SAMPLED_SECTIONS = {"embedding", "http", "batch", "slow", "soak"}  # they need mid-game samples
 SERVED_SECTIONS = {"http", "batch", "slow", "soak"}  # they share one server of the app
@@ -248,6 +250,8 @@ def main() -> None:
         parts.append(bench_hostile(args.hostile_games))
     if "handles" in args.only:
         parts.append(bench_handles(args.handle_seconds, args.handle_rounds, tuple(args.games_list)))
+    if "dist" in args.only:
+        parts.append(bench_dist())
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
     print(report)
     if args.out:

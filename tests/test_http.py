@@ -444,7 +444,7 @@ def test_request_ids(client) -> None:
 
 
 def test_health_readiness_and_not_ready(client, monkeypatch) -> None:
-    assert client.get("/healthz").json == {"status": "ok"}
+    assert client.get("/healthz").json == {"status": "ok", "version": referee.__version__}
     assert client.get("/readyz").json == {"status": "ready", "games": ["iago", "isaac", "hypnosia", "caesar"]}
     monkeypatch.setattr(app_module, "self_test", lambda: ["iago"])
     assert problem(client.get("/readyz"), 503, "not-ready")["games"] == ["iago"]

@@ -59,7 +59,7 @@ def test_every_declared_dependency_is_pinned_within_its_specifier(lock: str, req
             f"requirements/{lock}.txt pins {name}=={version}, outside {requirement}: run `make lock`"
 
 
-@pytest.mark.parametrize("lock", ["build", "service", "test"])
+@pytest.mark.parametrize("lock", ["build", "service", "test", "dist"])
 def test_every_pin_has_hashes(lock: str) -> None:
     assert all(hashes for _, hashes in pins(lock).values())
 

@@ -132,7 +132,7 @@ def test_every_operation_of_a_game(server, game: str) -> None:
 def test_every_operation_of_the_service(server) -> None:
     call = Traffic(server.base)
     assert [game["name"] for game in call("GET", "/v1/games").json()["games"]] == referee.games()
-    assert call("GET", "/healthz").json() == {"status": "ok"}
+    assert call("GET", "/healthz").json() == {"status": "ok", "version": referee.__version__}
     assert call("GET", "/readyz").json()["status"] == "ready"
     assert "referee_request_seconds" in call("GET", "/metrics").text
     assert call("GET", "/openapi.yaml").content == SPEC.read_bytes()

@@ -72,7 +72,7 @@ def self_test() -> list[str]:
 
 @ops.get("/healthz")
 def healthz() -> Response:
-    return json_response({"status": "ok"})
+    return json_response({"status": "ok", "version": _core.__version__})
 
 
 @ops.get("/readyz")

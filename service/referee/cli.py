@@ -147,7 +147,10 @@ def bot_spec(text: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
+    from referee import __version__
+
     root = argparse.ArgumentParser(prog="referee", description="Referee: move validation for four board games.")
+    root.add_argument("--version", action="version", version=f"referee {__version__}")
     commands = root.add_subparsers(dest="command", required=True)
     render_parser(commands)
     match_parser(commands)

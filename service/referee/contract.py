@@ -218,6 +218,8 @@ def document() -> dict[str, Any]:
     shape = template()
     derived = _core.json_schemas()
     doc = {key: value for key, value in copy.deepcopy(shape).items() if not key.startswith("x-")}
+    # The package's version, whose one home is rust_core/Cargo.toml (docs/compatibility.md).
+    doc["info"] = {"title": doc["info"].pop("title"), "version": _core.__version__} | doc["info"]
     components = doc["components"]["schemas"]
     components["ProblemCode"] = problem_code_schema()
     components["Seed"] = seed_schema()
