@@ -334,6 +334,110 @@ impl<'a> Scan<'a> {
     }
 }
 
+/// What JSON text becomes as Python objects (CPython 3.11, 64-bit), in bytes, estimated from above:
+/// each value's object and the reference its container keeps (`{}` is 72 bytes, a one-key object
+/// 224, a number 40, a string 49 bytes and its characters at their width, 1, 2 or 4 bytes). The text
+/// is read in full as JSON (`Err`: why it is not), without building anything; `None` once the
+/// estimate passes `limit` (the reading stops there). It bounds what a route that reads a body as
+/// Python objects makes of it, before it makes any: 8 MB of `{}` would be 190 MiB of dicts.
+pub fn python_bytes(text: &[u8], limit: usize) -> Result<Option<usize>, String> {
+    let mut footprint = Footprint { bytes: 0, limit };
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    let read = serde::de::DeserializeSeed::deserialize(&mut footprint, &mut deserializer)
+        .and_then(|()| deserializer.end());
+    match read {
+        Ok(()) => Ok(Some(footprint.bytes)),
+        Err(_) if footprint.bytes > limit => Ok(None),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// The estimate of `python_bytes` so far; the reading fails once it passes `limit`.
+struct Footprint {
+    bytes: usize,
+    limit: usize,
+}
+
+/// A reference to an object, kept by its container.
+const REFERENCE: usize = 8;
+
+impl Footprint {
+    fn add<E: serde::de::Error>(&mut self, bytes: usize) -> Result<(), E> {
+        self.bytes = self.bytes.saturating_add(bytes);
+        match self.bytes > self.limit {
+            true => Err(E::custom("past the limit")),
+            false => Ok(()),
+        }
+    }
+
+    fn string<E: serde::de::Error>(&mut self, text: &str) -> Result<(), E> {
+        let bytes = match text.is_ascii() {
+            true => 49 + text.len(),
+            false => {
+                let width = match text.chars().map(u32::from).max().unwrap_or(0) {
+                    0..=0xFF => 1,
+                    0x100..=0xFFFF => 2,
+                    _ => 4,
+                };
+                80 + width * text.chars().count()
+            }
+        };
+        self.add(REFERENCE + bytes)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for &mut Footprint {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &mut Footprint {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.add(REFERENCE)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.add(REFERENCE)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.add(REFERENCE + 32)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.add(REFERENCE + 32)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.add(REFERENCE + 24)
+    }
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<(), E> {
+        self.string(text)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.add(REFERENCE + 56)?;
+        while seq.next_element_seed(&mut *self)?.is_some() {
+            self.add(REFERENCE)?; // the list's slot
+        }
+        Ok(())
+    }
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        self.add(REFERENCE + 64)?;
+        let mut first = true;
+        while map.next_key_seed(&mut *self)?.is_some() {
+            // A dict's table: about 40 bytes an entry, and 120 once it has one.
+            self.add(if first { 160 } else { 40 })?;
+            first = false;
+            map.next_value_seed(&mut *self)?;
+        }
+        Ok(())
+    }
+}
+
 /// The positions of the set bits of `mask`, counted from `first`, in order.
 pub(crate) fn bits(mut mask: u64, first: usize) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
@@ -617,6 +721,28 @@ mod tests {
         let fault = fault(r#"{"a": 1, "a": "#).expect("a fault");
         assert!(fault.starts_with("EOF while parsing"), "{fault}");
         assert_eq!(super::fault(r#"{"a": 1,"#), None); // left to the readers' parse
+    }
+
+    #[test]
+    fn python_bytes_are_estimated_from_above_and_stop_past_the_limit() {
+        let of = |text: &str| python_bytes(text.as_bytes(), usize::MAX).unwrap().unwrap();
+        assert_eq!(of("{}"), 72);
+        assert_eq!(of("[]"), 64);
+        assert_eq!(of(r#""abc""#), 8 + 49 + 3);
+        assert_eq!(of(r#""\ud83d\ude00""#), 8 + 80 + 4);
+        assert_eq!(of("[{}, 1, 1.5, null]"), 64 + 4 * 8 + 72 + 40 + 32 + 8);
+        assert!(of(r#"{"a": 1}"#) >= 184 + 50 + 36);
+        let empties = format!("[{}{{}}]", "{},".repeat(100_000));
+        assert_eq!(python_bytes(empties.as_bytes(), 1 << 20), Ok(None));
+        assert_eq!(of(&empties), 64 + 100_001 * 80);
+        for not_json in ["[1,", r#"{"a" 1}"#, "1e400", r#""\ud800""#, "[] []"] {
+            assert!(
+                python_bytes(not_json.as_bytes(), usize::MAX).is_err(),
+                "{not_json}"
+            );
+        }
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert!(python_bytes(deep.as_bytes(), usize::MAX).is_err());
     }
 
     #[test]
