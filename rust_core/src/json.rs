@@ -4,15 +4,18 @@
 //! would disagree on which value counts; with one rule before any reader, they cannot.
 
 use std::borrow::Cow;
+use std::collections::hash_map::RandomState;
 use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::hash::BuildHasher;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Deeper nesting is left to the parser, which refuses it (serde_json's limit is 128 levels), so
 /// that a body of brackets costs this scan no memory.
 const MAX_DEPTH: usize = 129;
 /// Keys of one object compared one by one (by their fingerprints: a state's objects have up to 40
-/// keys); beyond, through a set (a hostile object's thousands of keys cost linear time, not quadratic).
+/// keys); beyond, through a set of their keyed hashes (a hostile object's thousands of keys cost
+/// linear time, not quadratic, and about 10 bytes each: its text takes at least 6 a key).
 const LINEAR_KEYS: usize = 64;
 
 /// The fault of JSON text that the engine refuses before reading it: its syntax error, or else the
@@ -37,6 +40,7 @@ fn duplicate_key(text: &str) -> Option<String> {
         keys: Vec::with_capacity(LINEAR_KEYS),
         frames: Vec::with_capacity(8),
         sets: Vec::new(),
+        random: None,
         string: None,
     };
     // Bytes before `next` are taken (the byte a backslash escapes).
@@ -104,6 +108,10 @@ struct Frame {
     /// whether a key had an escape (then every key is compared).
     seen: u64,
     escapes: bool,
+    /// Where its opening bracket is, and whether its keys are past LINEAR_KEYS (then kept as hashes
+    /// in the scan's `sets`, and only the last one on the stack of keys, for `path`).
+    start: usize,
+    hashed: bool,
 }
 
 /// A key: where its string's contents start, their length (the top bit set when they have an escape),
@@ -149,16 +157,19 @@ impl Key {
     }
 }
 
-/// The keys of a large object (their bytes as their strings say them).
-type KeySet<'a> = HashSet<Cow<'a, [u8]>, BuildHasherDefault<Fnv>>;
+/// The keys of a large object, as their keyed hashes (`Scan::random`): 8 bytes each, whatever their
+/// length. Two keys of one hash are told apart by the object's text (`earlier_key`).
+type HashedKeys = HashSet<u64, BuildHasherDefault<Fnv>>;
 
 struct Scan<'a> {
     text: &'a [u8],
     /// The keys of the open objects, innermost last.
     keys: Vec<Key>,
     frames: Vec<Frame>,
-    /// For objects of more than `LINEAR_KEYS` keys (rare): their depth and their keys as a set.
-    sets: Vec<(usize, KeySet<'a>)>,
+    /// For objects of more than `LINEAR_KEYS` keys (rare): their depth and their keys' hashes, keyed
+    /// by `random` (made with the first such object), so that no text chooses what collides.
+    sets: Vec<(usize, HashedKeys)>,
+    random: Option<RandomState>,
     /// The string being read: where its contents start, whether it is a key, whether it has an escape.
     string: Option<(usize, bool, bool)>,
 }
@@ -179,7 +190,7 @@ impl<'a> Scan<'a> {
                 Some(_) => {}
             },
             b'{' | b'[' if self.frames.len() >= MAX_DEPTH => return Err(None),
-            b'{' | b'[' => self.open(byte == b'{'),
+            b'{' | b'[' => self.open(byte == b'{', at),
             b'}' | b']' => self.close(),
             _ => self.next_member(),
         }
@@ -193,7 +204,7 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn open(&mut self, object: bool) {
+    fn open(&mut self, object: bool, start: usize) {
         if let Some(frame) = self.frames.last_mut() {
             frame.expects_key = false; // a container in key position is no key (not JSON anyway)
         }
@@ -204,6 +215,8 @@ impl<'a> Scan<'a> {
             index: 0,
             seen: 0,
             escapes: false,
+            start,
+            hashed: false,
         });
     }
 
@@ -237,42 +250,82 @@ impl<'a> Scan<'a> {
         let depth = self.frames.len() - 1;
         let frame = &mut self.frames[depth];
         frame.expects_key = false;
+        if frame.hashed {
+            return self.add_hashed(depth, key);
+        }
         let first = frame.first_key;
         let bit =
             1u64 << ((key.head ^ key.length as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58);
         let maybe_seen = frame.seen & bit != 0 || frame.escapes || key.escaped();
         frame.seen |= bit;
         frame.escapes |= key.escaped();
-        let twice = if self.keys.len() - first < LINEAR_KEYS {
-            maybe_seen
-                && self.keys[first..]
-                    .iter()
-                    .any(|&other| self.same(other, key))
-        } else {
-            self.in_set(depth, first, key)
-        };
+        let twice = maybe_seen
+            && self.keys[first..]
+                .iter()
+                .any(|&other| self.same(other, key));
         self.keys.push(key);
+        if !twice && self.keys.len() - first > LINEAR_KEYS {
+            self.hash_keys(depth);
+        }
         twice
     }
 
-    /// Adds a key to the set of the object at `depth` (made of its `first` keys on): true when the set
-    /// has it already.
+    /// The object at `depth` has passed LINEAR_KEYS keys: from now on they are kept as hashes.
     #[cold]
-    fn in_set(&mut self, depth: usize, first: usize, key: Key) -> bool {
-        if self.sets.last().is_none_or(|(at, _)| *at != depth) {
-            let set = self.keys[first..]
-                .iter()
-                .map(|&other| self.key_bytes(other))
-                .collect();
-            self.sets.push((depth, set));
+    fn hash_keys(&mut self, depth: usize) {
+        let random = self.random.get_or_insert_with(RandomState::new).clone();
+        let first = self.frames[depth].first_key;
+        let set = self.keys[first..]
+            .iter()
+            .map(|&key| random.hash_one(&*self.key_bytes(key)))
+            .collect();
+        let last = self.keys[self.keys.len() - 1];
+        self.keys.truncate(first);
+        self.keys.push(last);
+        self.frames[depth].hashed = true;
+        self.sets.push((depth, set));
+    }
+
+    /// Adds a key to the hashes of the object at `depth` (the innermost): true when it has the key.
+    fn add_hashed(&mut self, depth: usize, key: Key) -> bool {
+        let random = self.random.as_ref().expect("made with the object's hashes");
+        let hash = random.hash_one(&*self.key_bytes(key));
+        let first = self.frames[depth].first_key;
+        self.keys[first] = key;
+        let (_, set) = self.sets.last_mut().expect("the object's hashes");
+        !set.insert(hash) && self.earlier_key(depth, key)
+    }
+
+    /// Whether the object at `depth` has `key` before it, read from its text: its hash was seen, so
+    /// it is a key given twice, or (with a keyed 64-bit hash, as good as never) another key's twin.
+    /// Text that is not JSON here says no: the parser reports it.
+    #[cold]
+    fn earlier_key(&self, depth: usize, key: Key) -> bool {
+        /// Reads an object's members until one's key is the name (then `found`).
+        struct Finds<'k>(&'k [u8], &'k std::cell::Cell<bool>);
+        impl<'de> serde::de::Visitor<'de> for Finds<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+                while let Some(name) = map.next_key::<String>()? {
+                    if name.as_bytes() == self.0 {
+                        self.1.set(true);
+                        break;
+                    }
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(())
+            }
         }
-        let bytes = self.key_bytes(key);
-        !self
-            .sets
-            .last_mut()
-            .expect("the object's set")
-            .1
-            .insert(bytes)
+        // The object's text up to the key's opening quote: its members before it, each followed by a
+        // comma (the reading ends with an error, found or not: the object does not end there).
+        let before = &self.text[self.frames[depth].start..key.start - 1];
+        let (name, found) = (self.key_bytes(key), std::cell::Cell::new(false));
+        let mut deserializer = serde_json::Deserializer::from_slice(before);
+        let _ = serde::Deserializer::deserialize_map(&mut deserializer, Finds(&name, &found));
+        found.get()
     }
 
     /// Whether two keys are the same string.
@@ -713,6 +766,22 @@ mod tests {
         assert_eq!(fault(&distinct), None);
         let twice = format!("{{{}, \"k500\": 0}}", members.join(","));
         assert_eq!(fault(&twice).as_deref(), Some("duplicate key at k500"));
+        // Escapes are compared as their strings say them; nested objects after and inside a large one
+        // are named by their paths (its last key kept for them).
+        let escaped = format!("{{{}, \"k\\u0035\": 0}}", members.join(","));
+        assert_eq!(fault(&escaped).as_deref(), Some("duplicate key at k5"));
+        let inside = format!("{{{}, \"in\": {{\"a\": 1, \"a\": 2}}}}", members.join(","));
+        assert_eq!(fault(&inside).as_deref(), Some("duplicate key at in.a"));
+        let after = format!("{{\"big\": {{{}}}, \"x\": 1, \"x\": 2}}", members.join(","));
+        assert_eq!(fault(&after).as_deref(), Some("duplicate key at x"));
+        let nested = format!(
+            "[{{\"big\": {{{}, \"k999\": [], \"z\": 1}}}}]",
+            members.join(",")
+        );
+        assert_eq!(
+            fault(&nested).as_deref(),
+            Some("duplicate key at [0].big.k999")
+        );
     }
 
     #[test]

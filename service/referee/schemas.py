@@ -138,7 +138,9 @@ class MoveRequest(StateRequest):
 class ReplayRequest(NewRequest):
     """A game record as archives hold it (as a line of `referee validate`): any field not named here is the
     archive's own (who played, when) and passes unread. The claim's fields are read by the engine, which
-    judges them (`referee.claims` in the core), so their shapes are checked there."""
+    judges them (`referee.claims` in the core), so their shapes are checked there. The route reads the
+    record natively (`Engine.replay_json`, the archives' reader), with this schema's checks and words:
+    this stays the definition, and a test holds the native check to it."""
 
     class Meta:
         unknown = EXCLUDE
