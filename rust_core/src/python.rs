@@ -659,9 +659,9 @@ fn merge_tallies<'py>(
 }
 
 /// The most a request body read as Python objects (`loads`) may become, as `json::python_bytes`
-/// estimates it: four times the largest state of any game (the largest Hypnosia board's, about 1 MiB
-/// of objects from 85 KB of JSON), so that no body becomes more than this, and none holds the GIL
-/// for more than a few milliseconds while its objects are made.
+/// estimates it from above: twice the estimate of the largest state of any game (the largest Hypnosia
+/// board's: 85 KB of JSON, estimated at 2 MiB of objects, 1 MiB in fact), so that no body becomes more
+/// than this, and none holds the GIL for more than a few milliseconds while its objects are made.
 pub const MAX_PYTHON_BYTES: usize = 4 << 20;
 
 /// A request body read as JSON by the same rules as `play_json` (serde_json: numbers that fit a
@@ -692,8 +692,8 @@ fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
 fn too_many_objects(body_bytes: usize) -> Value {
     let detail = format!(
         "the body's {body_bytes} bytes of JSON would become more than {MAX_PYTHON_BYTES} bytes of \
-         objects (its values are too many or too long); the largest state of any game takes a \
-         quarter of that"
+         objects (its values are too many or too long); the largest state of any game takes half \
+         of that"
     );
     json!({ "code": "payload-too-large", "detail": detail, "limit": MAX_PYTHON_BYTES })
 }

@@ -44,7 +44,7 @@ CODES: dict[str, ProblemCode] = {
         413, "The request body is too large",
         "The body is larger than the limit (however it is framed: Content-Length or chunked); a JSON body "
         "read as objects (`new`, `legal-moves`, `view`, `render`) would become more than `limit` bytes of them "
-        "(4 MiB, four times the largest state of any game); an NDJSON line is longer than its limit (`line` "
+        "(4 MiB as estimated from above, twice the largest state of any game); an NDJSON line is longer than its limit (`line` "
         "numbers it); or a streamed batch's results pass their limit (`index` is the first item not judged)."),
     "request-line-too-long": ProblemCode(
         414, "The request line is too long",
