@@ -20,6 +20,9 @@ use crate::request::{self, Field, MISSING, NOT_A_STRING};
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 /// Longest variant name, in characters.
 const MAX_VARIANT_CHARS: usize = 64;
+/// Errors told about the moves, and about the commitments, at most (the schema tells all: a million
+/// of them would be hundreds of MiB of errors).
+const MAX_ERRORS_A_FIELD: usize = 100;
 
 const NOT_NULL: &str = "Field may not be null.";
 const NOT_A_MAPPING: &str = "Not a valid mapping type.";
@@ -203,49 +206,38 @@ fn hex_seed(text: &str) -> Option<u64> {
 }
 
 /// The errors of a commitments object (one value a player, each the 64 lowercase hex digits of a
-/// SHA-256), each named `commitments.<player>`; one for the whole when it is no object.
+/// SHA-256), each named `commitments.<player>`, at most MAX_ERRORS_A_FIELD of them; one for the
+/// whole when it is no object.
 fn commitment_errors(raw: &RawValue) -> Vec<(String, String)> {
-    let Ok(Members(players)) = serde_json::from_str::<Members>(raw.get()) else {
-        return vec![("commitments".into(), NOT_A_MAPPING.into())];
-    };
-    players
-        .into_iter()
-        .filter_map(|(player, value)| {
-            let message = match value {
-                Field::Text(text) if is_commitment(&text) => return None,
-                Field::Text(_) => NOT_A_COMMITMENT,
-                Field::Null => NOT_NULL,
-                Field::Other => NOT_A_STRING,
-            };
-            Some((format!("commitments.{player}"), message.to_owned()))
-        })
-        .collect()
-}
-
-/// An object's members in order, each value read as a `Field`.
-struct Members<'a>(Vec<(String, Field<'a>)>);
-
-impl<'de> Deserialize<'de> for Members<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MembersVisitor;
-        impl<'de> Visitor<'de> for MembersVisitor {
-            type Value = Members<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<M: serde::de::MapAccess<'de>>(
-                self,
-                mut map: M,
-            ) -> Result<Members<'de>, M::Error> {
-                let mut members = Vec::new();
-                while let Some(member) = map.next_entry()? {
-                    members.push(member);
-                }
-                Ok(Members(members))
-            }
+    struct Errors;
+    impl<'de> Visitor<'de> for Errors {
+        type Value = Vec<(String, String)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
         }
-        deserializer.deserialize_map(MembersVisitor)
+        fn visit_map<M: serde::de::MapAccess<'de>>(
+            self,
+            mut map: M,
+        ) -> Result<Self::Value, M::Error> {
+            let mut errors = Vec::new();
+            while let Some((player, value)) = map.next_entry::<String, Field>()? {
+                let message = match value {
+                    Field::Text(text) if is_commitment(&text) => continue,
+                    Field::Text(_) => NOT_A_COMMITMENT,
+                    Field::Null => NOT_NULL,
+                    Field::Other => NOT_A_STRING,
+                };
+                if errors.len() < MAX_ERRORS_A_FIELD {
+                    errors.push((format!("commitments.{player}"), message.to_owned()));
+                }
+            }
+            Ok(errors)
+        }
     }
+    let mut deserializer = serde_json::Deserializer::from_str(raw.get());
+    deserializer
+        .deserialize_map(Errors)
+        .unwrap_or_else(|_| vec![("commitments".into(), NOT_A_MAPPING.into())])
 }
 
 /// Whether a text is a commitment, as the schema's pattern says (`^[0-9a-f]{64}$`, whose `$` also
@@ -297,6 +289,7 @@ fn moves_of(raw: &RawValue) -> Result<Vec<String>, Vec<(String, String)>> {
         };
         match checked {
             Ok(mv) => moves.push(mv.into_owned()),
+            Err(_) if errors.len() == MAX_ERRORS_A_FIELD => {}
             Err(message) => errors.push((format!("moves.{index}"), message)),
         }
     }
@@ -448,6 +441,25 @@ mod tests {
         let commitments = [("commitments".to_owned(), NOT_A_MAPPING.to_owned())];
         let body = r#"{"moves": [], "commitments": [], "seed": null}"#;
         assert_eq!(errors(&replay(body).unwrap_err()), commitments);
+    }
+
+    #[test]
+    fn errors_about_the_moves_and_the_commitments_are_told_a_hundred_at_most() {
+        let members: Vec<String> = (0..1000).map(|k| format!("\"p{k}\": {k}")).collect();
+        let body = format!(
+            r#"{{"moves": [], "commitments": {{{}}}}}"#,
+            members.join(",")
+        );
+        let reason = replay(&body).unwrap_err();
+        assert_eq!(errors(&reason).len(), MAX_ERRORS_A_FIELD);
+        assert_eq!(
+            errors(&reason)[99],
+            ("commitments.p99".into(), NOT_A_STRING.into())
+        );
+        let engine = Engine::<Iago>::new(setup().clone(), None);
+        let moves = format!("{{\"moves\": [{}0]}}", "0,".repeat(999));
+        let reason = answer_replay::<Iago>(&engine, moves.as_bytes(), 1000).unwrap_err();
+        assert_eq!(errors(&reason).len(), MAX_ERRORS_A_FIELD);
     }
 
     #[test]
