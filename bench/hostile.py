@@ -395,7 +395,8 @@ def distinct_keys() -> Any:
 def big_bodies() -> dict[str, list[tuple[str, bytes]]]:
     """The worst 8 MB bodies found for each route (Iago's): where each reads most, values that become the
     most objects a byte (`{}`, `0`), objects of the most keys (what the check for keys given twice keeps),
-    strings that become the widest (ASCII with one character outside the BMP, 4 bytes a character)."""
+    strings that become the widest (ASCII with one character outside the BMP, 4 bytes a character); and
+    for `new`, the most commitments a body read as objects may have, each checked by the schema."""
     wide = b'"' + b"a" * (BIG_BODY_BYTES - 64) + "😀".encode() + b'"'
     state = {
         "{} repeated": filled(b'{"player":"black","move":"e4","state":[', repeated(b"{}"), b"]}"),
@@ -413,6 +414,8 @@ def big_bodies() -> dict[str, list[tuple[str, bytes]]]:
         "options {} repeated": filled(b'{"options":[', repeated(b"{}"), b"]}"),
         "options of distinct keys": filled(b'{"options":{', distinct_keys(), b"}}"),
         "a wide variant": b'{"variant":%b}' % wide,
+        # the most a body may become as objects (4 MiB estimated), each one a commitment to check
+        "28,000 commitments": b'{"commitments":{%b}}' % b",".join(b'"%x":0' % key for key in range(28_000)),
     }
     batch = {
         "{} items": filled(b"[", repeated(b"{}"), b"]"),

@@ -31,7 +31,8 @@ records = st.fixed_dictionaries(
         "options": st.just({}) | st.just({"penalty": True}) | json_values,
         "seed": st.sampled_from([7, 7.0, 2**53 - 1, 2**53, 2**64, -1, 1e300, True, "07" + "0" * 62, "zz", None])
         | json_values,
-        "commitments": st.dictionaries(st.sampled_from(["black", "white", "x"]), commitment, max_size=3) | json_values,
+        "commitments": st.dictionaries(st.sampled_from(["black", "white", "x"]), commitment, max_size=3)
+        | st.just({f"p{index}": index for index in range(17)}) | json_values,
         "moves": st.lists(st.sampled_from(["e4", "e6", "", "x" * 257]) | json_values, max_size=LIMIT + 2)
         | json_values,
         "game": st.sampled_from(["iago", "isaac"]) | json_values,

@@ -744,6 +744,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // checks and schemas: their one home.
     module.add("MAX_MOVE_CHARS", crate::request::MAX_MOVE_CHARS)?;
     module.add("MAX_PLAYER_CHARS", crate::request::MAX_PLAYER_CHARS)?;
+    module.add("MAX_COMMITMENTS", crate::record::MAX_COMMITMENTS)?;
     module.add("STATE_TYPE_MESSAGE", crate::request::STATE_TYPE_MESSAGE)?;
     module.add(
         "SCHEMA_PREFIXES",

@@ -20,9 +20,12 @@ use crate::request::{self, Field, MISSING, NOT_A_STRING};
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 /// Longest variant name, in characters.
 const MAX_VARIANT_CHARS: usize = 64;
-/// Errors told about the moves, and about the commitments, at most (the schema tells all: a million
-/// of them would be hundreds of MiB of errors).
+/// Errors told about the moves at most (the schema tells all: a million of them would be hundreds of
+/// MiB of errors).
 const MAX_ERRORS_A_FIELD: usize = 100;
+/// The most entries of a request's `commitments`: more than the players of any game (six), few enough
+/// that checking each costs nothing (the service's schemas take it from here).
+pub const MAX_COMMITMENTS: usize = 16;
 
 const NOT_NULL: &str = "Field may not be null.";
 const NOT_A_MAPPING: &str = "Not a valid mapping type.";
@@ -206,8 +209,8 @@ fn hex_seed(text: &str) -> Option<u64> {
 }
 
 /// The errors of a commitments object (one value a player, each the 64 lowercase hex digits of a
-/// SHA-256), each named `commitments.<player>`, at most MAX_ERRORS_A_FIELD of them; one for the
-/// whole when it is no object.
+/// SHA-256), each named `commitments.<player>`; one for the whole when it is no object, or has more
+/// than MAX_COMMITMENTS entries.
 fn commitment_errors(raw: &RawValue) -> Vec<(String, String)> {
     struct Errors;
     impl<'de> Visitor<'de> for Errors {
@@ -219,17 +222,21 @@ fn commitment_errors(raw: &RawValue) -> Vec<(String, String)> {
             self,
             mut map: M,
         ) -> Result<Self::Value, M::Error> {
-            let mut errors = Vec::new();
+            let (mut errors, mut entries) = (Vec::new(), 0);
             while let Some((player, value)) = map.next_entry::<String, Field>()? {
+                entries += 1;
                 let message = match value {
                     Field::Text(text) if is_commitment(&text) => continue,
                     Field::Text(_) => NOT_A_COMMITMENT,
                     Field::Null => NOT_NULL,
                     Field::Other => NOT_A_STRING,
                 };
-                if errors.len() < MAX_ERRORS_A_FIELD {
+                if entries <= MAX_COMMITMENTS {
                     errors.push((format!("commitments.{player}"), message.to_owned()));
                 }
+            }
+            if entries > MAX_COMMITMENTS {
+                return Ok(vec![("commitments".into(), too_many_commitments())]);
             }
             Ok(errors)
         }
@@ -238,6 +245,10 @@ fn commitment_errors(raw: &RawValue) -> Vec<(String, String)> {
     deserializer
         .deserialize_map(Errors)
         .unwrap_or_else(|_| vec![("commitments".into(), NOT_A_MAPPING.into())])
+}
+
+fn too_many_commitments() -> String {
+    format!("More than {MAX_COMMITMENTS} players.")
 }
 
 /// Whether a text is a commitment, as the schema's pattern says (`^[0-9a-f]{64}$`, whose `$` also
@@ -444,18 +455,16 @@ mod tests {
     }
 
     #[test]
-    fn errors_about_the_moves_and_the_commitments_are_told_a_hundred_at_most() {
+    fn errors_about_the_moves_are_told_a_hundred_at_most_and_commitments_are_few() {
         let members: Vec<String> = (0..1000).map(|k| format!("\"p{k}\": {k}")).collect();
-        let body = format!(
-            r#"{{"moves": [], "commitments": {{{}}}}}"#,
-            members.join(",")
-        );
-        let reason = replay(&body).unwrap_err();
-        assert_eq!(errors(&reason).len(), MAX_ERRORS_A_FIELD);
-        assert_eq!(
-            errors(&reason)[99],
-            ("commitments.p99".into(), NOT_A_STRING.into())
-        );
+        let body = |count: usize| {
+            let members = members[..count].join(",");
+            format!(r#"{{"moves": [], "commitments": {{{members}}}}}"#)
+        };
+        let too_many = [("commitments".to_owned(), too_many_commitments())];
+        assert_eq!(errors(&replay(&body(1000)).unwrap_err()), too_many);
+        assert_eq!(errors(&replay(&body(17)).unwrap_err()), too_many);
+        assert_eq!(errors(&replay(&body(16)).unwrap_err()).len(), 16);
         let engine = Engine::<Iago>::new(setup().clone(), None);
         let moves = format!("{{\"moves\": [{}0]}}", "0,".repeat(999));
         let reason = answer_replay::<Iago>(&engine, moves.as_bytes(), 1000).unwrap_err();

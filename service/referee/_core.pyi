@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence, final
 
 __all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records",
            "merge_tallies", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
-           "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "RESULT_FIELDS",
+           "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "RESULT_FIELDS",
            "set_board_cache_bytes", "board_cache_bytes"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
@@ -18,6 +18,8 @@ MAX_SECRET_CHARS: int
 #: The longest move and player name a request gives, in characters (the engine's envelope check, `request.rs`).
 MAX_MOVE_CHARS: int
 MAX_PLAYER_CHARS: int
+#: The most entries of a request's ``commitments`` (more than any game's players).
+MAX_COMMITMENTS: int
 #: What the envelope check says of a state that is neither a JSON object nor a string.
 STATE_TYPE_MESSAGE: str
 #: Each game's prefix of its schema names in ``json_schemas`` (``"iago"``: ``"Iago"``, for ``IagoState``).
