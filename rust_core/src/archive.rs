@@ -64,11 +64,23 @@ impl<'a> RawRecord<'a> {
 }
 
 /// A field of a record as its type, `None` when absent or null.
-fn typed<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<Option<T>, String> {
+/// `Err` names the field and says what is wrong with it.
+fn typed<'a, T: Deserialize<'a>>(
+    raw: Option<&'a RawValue>,
+    name: &str,
+) -> Result<Option<T>, String> {
     match raw {
         None => Ok(None),
-        Some(raw) => serde_json::from_str::<Option<T>>(raw.get()).map_err(|e| e.to_string()),
+        Some(raw) => serde_json::from_str::<Option<T>>(raw.get())
+            .map_err(|error| format!("{name}: {}", field_error(error))),
     }
+}
+
+/// serde's words about a field's value, without their place in its text (which is not the record's).
+pub(crate) fn field_error(error: serde_json::Error) -> String {
+    let place = format!(" at line {} column {}", error.line(), error.column());
+    let message = error.to_string();
+    message.strip_suffix(&place).unwrap_or(&message).to_owned()
 }
 
 /// One game record of an archive: which game, its setup, the moves played, its claim, and the
@@ -89,16 +101,16 @@ impl<'a> Record<'a> {
     fn typed(raw: RawRecord<'a>) -> Result<Record<'a>, String> {
         let not_null = |raw: Option<&'a RawValue>| raw.filter(|raw| raw.get() != "null");
         Ok(Record {
-            game: typed(raw.game)?.ok_or("missing field `game`")?,
+            game: typed(raw.game, "game")?.ok_or("missing field `game`")?,
             variant: not_null(raw.variant),
             options: not_null(raw.options),
-            seed: typed(raw.seed)?,
-            moves: typed(raw.moves)?.ok_or("missing field `moves`")?,
+            seed: typed(raw.seed, "seed")?,
+            moves: typed(raw.moves, "moves")?.ok_or("missing field `moves`")?,
             id: not_null(raw.id),
             claim: Claim {
-                result: typed(raw.result)?,
-                termination: typed(raw.termination)?,
-                by: typed(raw.by)?,
+                result: typed(raw.result, "result")?,
+                termination: typed(raw.termination, "termination")?,
+                by: typed(raw.by, "by")?,
             },
             kept: raw.kept,
         })
@@ -546,6 +558,9 @@ mod tests {
         assert!(detail.contains("unknown variant `resigned`"), "{detail}");
         assert_eq!(results[2]["date"], "x");
         assert_eq!(results[3]["error"]["code"], "malformed-record");
+        let detail = results[3]["error"]["detail"].as_str().unwrap();
+        assert!(detail.starts_with("result: invalid type: string \"1-0\""), "{detail}");
+        assert!(!detail.contains(" at line "), "{detail}");
         assert!(Options::new(vec!["outcome".into()], false, false).is_err());
     }
 

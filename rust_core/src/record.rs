@@ -325,12 +325,8 @@ fn claim_of(record: &RawRecord) -> Result<Claim, Vec<(String, String)>> {
         name: &str,
     ) -> Result<Option<T>, Vec<(String, String)>> {
         let Some(raw) = raw else { return Ok(None) };
-        serde_json::from_str::<Option<T>>(raw.get()).map_err(|error| {
-            let place = format!(" at line {} column {}", error.line(), error.column());
-            let message = error.to_string();
-            let message = message.strip_suffix(&place).unwrap_or(&message).to_owned();
-            vec![(name.to_owned(), message)]
-        })
+        serde_json::from_str::<Option<T>>(raw.get())
+            .map_err(|error| vec![(name.to_owned(), archive::field_error(error))])
     }
     Ok(Claim {
         result: typed(record.result, "result")?,
