@@ -504,6 +504,7 @@ def bench_hostile(search_games: int = 30) -> str:
     proxy = timed("behind nginx", bench_proxy)
     peers = timed("one peer's share", bench_peers)
     read_rate = timed("readers' rate", bench_read_rate)
+    big = timed("big bodies", bench_big_bodies)
     return "\n\n".join([
         "## hostile: what one client can take (one worker, `REFEREE_WORKERS=1`)",
         "### Memory (a worker's resident memory; one fresh server a row)",
@@ -533,6 +534,11 @@ def bench_hostile(search_games: int = 30) -> str:
         "every 20 ms (the clients are Python threads sharing one process: their latencies include their own "
         "waits).",
         proxy,
+        "### Big bodies: what reading them holds, and what they become",
+        "Each route's worst 8 MB bodies found, each sent by 8 clients at once to a fresh worker (their last "
+        "bytes held until the rest is read, then sent together): `/healthz` on another connection while the "
+        "worker judges them, and over the whole exchange (receiving them too); the worker's peak memory.",
+        big,
     ])
 
 
@@ -703,3 +709,149 @@ def bench_pictures_loop(clients: int = 4, seconds: float = 10) -> str:
            str(len(latencies)), f"{p50 * 1000:.1f} ms", f"{p99 * 1000:.1f} ms", f"{worst * 1000:.1f} ms",
            verdict(target, p99 <= P99_LATENCY and worst <= WORST_LATENCY)]
     return table(["clients drawing", "pictures", "probes", "p50", "p99", "worst", "target"], [row])
+
+
+# ------------------------------------------------------------------------------------------ big bodies
+
+#: Issue 39's targets while 8 clients send 8 MB bodies: `/healthz` on another connection, and the
+#: worker's memory with the worst bodies (docs/operations.md, "Memory is budgeted in bytes").
+BIG_CLIENTS = 8
+BIG_BODY_BYTES = 8 * MIB - 4096  # just under REFEREE_MAX_BODY_BYTES's default
+BIG_P99, BIG_WORST = 0.100, 0.250
+MEMORY_CEILING = 250 * MIB
+
+
+def filled(head: bytes, units: Any, tail: bytes) -> bytes:
+    """`head`, then units from the iterator `units` joined by commas up to BIG_BODY_BYTES, then `tail`."""
+    parts, size = [head], len(head) + len(tail)
+    for unit in units:
+        if size + len(unit) + 1 > BIG_BODY_BYTES:
+            break
+        parts.append(unit if len(parts) == 1 else b"," + unit)
+        size += len(unit) + 1
+    return b"".join(parts) + tail
+
+
+def repeated(unit: bytes) -> Any:
+    while True:
+        yield unit
+
+
+def distinct_keys() -> Any:
+    key = 0
+    while True:
+        yield b'"%x":0' % key
+        key += 1
+
+
+def big_bodies() -> dict[str, list[tuple[str, bytes]]]:
+    """The worst 8 MB bodies found for each route (Iago's): where each reads most, values that become the
+    most objects a byte (`{}`, `0`), objects of the most keys (what the check for keys given twice keeps),
+    strings that become the widest (ASCII with one character outside the BMP, 4 bytes a character); and
+    for `new`, the most commitments a body read as objects may have, each checked by the schema."""
+    wide = b'"' + b"a" * (BIG_BODY_BYTES - 64) + "😀".encode() + b'"'
+    state = {
+        "{} repeated": filled(b'{"player":"black","move":"e4","state":[', repeated(b"{}"), b"]}"),
+        "0 repeated": filled(b'{"player":"black","move":"e4","state":[', repeated(b"0"), b"]}"),
+        "distinct keys": filled(b'{"player":"black","move":"e4","state":{', distinct_keys(), b"}}"),
+        "a wide string": b'{"player":"black","move":"e4","state":%b}' % wide,
+    }
+    replay = {
+        "metadata {} repeated": filled(b'{"moves":["e4"],"metadata":[', repeated(b"{}"), b"]}"),
+        "metadata of distinct keys": filled(b'{"moves":["e4"],"metadata":{', distinct_keys(), b"}}"),
+        "metadata a wide string": b'{"moves":["e4"],"metadata":%b}' % wide,
+        "10,000 long moves": filled(b'{"moves":[', repeated(b'"' + b"m" * 800 + b'"'), b"]}"),
+    }
+    new = {
+        "options {} repeated": filled(b'{"options":[', repeated(b"{}"), b"]}"),
+        "options of distinct keys": filled(b'{"options":{', distinct_keys(), b"}}"),
+        "a wide variant": b'{"variant":%b}' % wide,
+        # the most a body may become as objects (4 MiB estimated), each one a commitment to check
+        "28,000 commitments": b'{"commitments":{%b}}' % b",".join(b'"%x":0' % key for key in range(28_000)),
+    }
+    batch = {
+        "{} items": filled(b"[", repeated(b"{}"), b"]"),
+        "an item of distinct keys": filled(b'[{"move":"e4","state":{', distinct_keys(), b"}}]"),
+    }
+    routes = {"replay": replay, "new": new, "batch": batch}
+    routes |= {route: state for route in ("legal-moves", "view", "render", "play", "validate")}
+    return {route: list(bodies.items()) for route, bodies in routes.items()}
+
+
+def healthz_probe(server: Any, stop: threading.Event, latencies: list[tuple[float, float]]) -> None:
+    """`/healthz` on a connection of its own, again and again until `stop`: when each was sent, and its
+    latency."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        assert exchange(server, b"GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n", timeout=60).status == 200
+        latencies.append((started, time.perf_counter() - started))
+        stop.wait(0.005)
+
+
+def send_at_once(server: Any, raw: bytes, clients: int) -> tuple[list[Any], float]:
+    """`clients` connections send `raw` but its last byte, then (once the worker has read the rest) the
+    last bytes all at once: their answers, and when the last bytes were sent. From then on the worker
+    only judges: what it costs to receive the bodies is before."""
+    socks = [socket.create_connection((server.host, server.port), timeout=600) for _ in range(clients)]
+    try:
+        senders = [threading.Thread(target=sock.sendall, args=(raw[:-1],)) for sock in socks]
+        for sender in senders:
+            sender.start()
+        for sender in senders:
+            sender.join()
+        time.sleep(0.5)  # the worker reads what it was sent
+        judged = time.perf_counter()
+        for sock in socks:
+            sock.sendall(raw[-1:])
+        return [read_answer(sock) for sock in socks], judged
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def big_body_row(route: str, bodies: list[tuple[str, bytes]]) -> list[str]:
+    """One fresh worker: each body sent by BIG_CLIENTS clients at once, one body after the other, while
+    `/healthz` is probed; the statuses, the probe's latencies (all of them, and those sent while the
+    worker judged the bodies: after their last bytes), the worker's peak memory."""
+    statuses: dict[int, int] = {}
+    judging: list[tuple[float, float]] = []  # from the last bytes to the last answer of each body
+    with serve(REFEREE_WORKERS="1") as live:
+        worker = worker_of(live)
+        rested = rss_bytes(worker)
+        stop, latencies = threading.Event(), []
+        prober = threading.Thread(target=healthz_probe, args=(live, stop, latencies))
+        prober.start()
+        try:
+            for _, body in bodies:
+                raw = request_bytes("POST", f"/v1/games/iago/{route}", body)
+                answers, judged = send_at_once(live, raw, BIG_CLIENTS)
+                judging.append((judged, time.perf_counter()))
+                for answer in answers:
+                    statuses[answer.status] = statuses.get(answer.status, 0) + 1
+        finally:
+            stop.set()
+            prober.join()
+        peak = rss_bytes(worker, "VmHWM")
+    during = [took for sent, took in latencies if any(start <= sent <= end for start, end in judging)]
+    answered = ", ".join(f"{count} × {status}" for status, count in sorted(statuses.items()))
+    return [route, "; ".join(name for name, _ in bodies), answered, *latency_cells(during),
+            *latency_cells([took for _, took in latencies])[1:3],
+            f"{rested / MIB:.0f} → {peak / MIB:.0f} MiB", verdict("≤ 250 MiB", peak <= MEMORY_CEILING)]
+
+
+def latency_cells(latencies: list[float]) -> list[str]:
+    """The probes' count, p99 and worst, and the verdict on the targets."""
+    p99 = statistics.quantiles(latencies, n=100, method="inclusive")[98] if len(latencies) > 1 else max(latencies)
+    worst = max(latencies)
+    met = p99 <= BIG_P99 and worst <= BIG_WORST
+    return [str(len(latencies)), f"{p99 * 1000:.1f} ms", f"{worst * 1000:.1f} ms",
+            verdict("≤ 100 ms p99, 250 ms worst", met)]
+
+
+def bench_big_bodies() -> str:
+    """Issue 39 (items 2 and 4): `/healthz` while 8 clients send 8 MB bodies to each route, and the worker's
+    peak memory with the worst bodies found for it."""
+    rows = [big_body_row(route, bodies) for route, bodies in big_bodies().items()]
+    return table(["route", "bodies (8 MB, 8 clients each)", "answers", "probes while judged", "/healthz p99",
+                  "worst", "target", "p99 while received too", "worst", "worker memory (rest → peak)", "target"],
+                 rows)

@@ -169,18 +169,13 @@ def test_a_long_replay_is_refused_by_its_count(server) -> None:
     assert problem["errors"] == [{"field": "moves", "message": f"longer than {REPLAY_LIMIT}"}]
 
 
-def test_a_replay_too_long_is_refused_before_its_moves_are_checked(monkeypatch) -> None:
-    """A million moves: the count is checked first, not after the schema has looked at every move."""
-    from referee import api
+def test_a_replay_too_long_is_refused_before_its_moves_are_checked() -> None:
+    """A million moves, none a string: the count is told, not a million errors about the moves."""
     from referee.app import create_app
     from referee.settings import Settings
 
-    def schema_must_not_run(*args, **kwargs):
-        raise AssertionError("the schema checked the moves of a replay over the limit")
-
-    monkeypatch.setattr(api._replay_request, "load", schema_must_not_run)
     client = create_app(Settings(access_log=False, max_body_bytes=16 << 20, max_replay_moves=REPLAY_LIMIT)).test_client()
-    answer = client.post("/v1/games/iago/replay", data=orjson.dumps({"moves": ["e4"] * 1_000_000}),
+    answer = client.post("/v1/games/iago/replay", data=orjson.dumps({"moves": [1] * 1_000_000}),
                          content_type="application/json")
     assert answer.status_code == 400 and answer.json["errors"] == [{"field": "moves", "message": f"longer than {REPLAY_LIMIT}"}]
 

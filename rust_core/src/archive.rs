@@ -18,10 +18,73 @@ use crate::claims::{self, Claim};
 use crate::error::Error;
 use crate::game::{self, Rules};
 use crate::registry::GameKind;
+use crate::request::Checked;
 use crate::tally::Tally;
 
+/// A record's fields as its text gives them, read in one pass (`RecordSeed`): the fields a replay
+/// reads kept as their text (typed by the reader that uses them: `Record::typed` for archives, the
+/// service's `replay` with its envelope's wording), the fields `keep` names as values, every other
+/// field read through (its JSON checked) and dropped. The HTTP route and `referee validate` read
+/// records with this one reader, after the one rule on keys given twice (`json::fault`).
+#[derive(Default)]
+pub(crate) struct RawRecord<'a> {
+    pub game: Option<&'a RawValue>,
+    pub variant: Option<&'a RawValue>,
+    pub options: Option<&'a RawValue>,
+    pub seed: Option<&'a RawValue>,
+    pub moves: Option<&'a RawValue>,
+    pub id: Option<&'a RawValue>,
+    pub result: Option<&'a RawValue>,
+    pub termination: Option<&'a RawValue>,
+    pub by: Option<&'a RawValue>,
+    /// The record's commitments, read when asked for (the service's `replay` checks their shape;
+    /// in an archive they are a field of its own).
+    pub commitments: Option<&'a RawValue>,
+    pub kept: Vec<(String, Value)>,
+}
+
+impl<'a> RawRecord<'a> {
+    /// The record of a JSON text, with its `commitments` when asked for: `Err` when it is not JSON (or
+    /// has a key twice: `json::fault`), or not an object.
+    pub(crate) fn read(
+        text: &'a [u8],
+        keep: &[String],
+        commitments: bool,
+    ) -> Result<RawRecord<'a>, String> {
+        let text = std::str::from_utf8(text).map_err(|e| e.to_string())?;
+        if let Some(fault) = crate::json::fault(text) {
+            return Err(fault);
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        RecordSeed { keep, commitments }
+            .deserialize(&mut deserializer)
+            .and_then(|record| deserializer.end().map(|()| record))
+            .map_err(|error| error.to_string())
+    }
+}
+
+/// A field of a record as its type, `None` when absent or null.
+/// `Err` names the field and says what is wrong with it.
+fn typed<'a, T: Deserialize<'a>>(
+    raw: Option<&'a RawValue>,
+    name: &str,
+) -> Result<Option<T>, String> {
+    match raw {
+        None => Ok(None),
+        Some(raw) => serde_json::from_str::<Option<T>>(raw.get())
+            .map_err(|error| format!("{name}: {}", field_error(error))),
+    }
+}
+
+/// serde's words about a field's value, without their place in its text (which is not the record's).
+pub(crate) fn field_error(error: serde_json::Error) -> String {
+    let place = format!(" at line {} column {}", error.line(), error.column());
+    let message = error.to_string();
+    message.strip_suffix(&place).unwrap_or(&message).to_owned()
+}
+
 /// One game record of an archive: which game, its setup, the moves played, its claim, and the
-/// fields to keep. Read in one pass by `RecordSeed`; other fields are skipped unread.
+/// fields to keep.
 struct Record<'a> {
     game: String,
     variant: Option<&'a RawValue>,
@@ -33,13 +96,40 @@ struct Record<'a> {
     kept: Vec<(String, Value)>,
 }
 
-/// Reads a `Record`, keeping the fields it names.
-struct RecordSeed<'k>(&'k [String]);
+impl<'a> Record<'a> {
+    /// The record of an archive's line, its fields typed (`Err`: why it is no record).
+    fn typed(raw: RawRecord<'a>) -> Result<Record<'a>, String> {
+        let not_null = |raw: Option<&'a RawValue>| raw.filter(|raw| raw.get() != "null");
+        Ok(Record {
+            game: typed(raw.game, "game")?.ok_or("missing field `game`")?,
+            variant: not_null(raw.variant),
+            options: not_null(raw.options),
+            seed: typed(raw.seed, "seed")?,
+            moves: typed(raw.moves, "moves")?.ok_or("missing field `moves`")?,
+            id: not_null(raw.id),
+            claim: Claim {
+                result: typed(raw.result, "result")?,
+                termination: typed(raw.termination, "termination")?,
+                by: typed(raw.by, "by")?,
+            },
+            kept: raw.kept,
+        })
+    }
+}
+
+/// Reads a `RawRecord`, keeping the fields `keep` names, and `commitments` when asked for.
+struct RecordSeed<'k> {
+    keep: &'k [String],
+    commitments: bool,
+}
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
-    type Value = Record<'de>;
+    type Value = RawRecord<'de>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Record<'de>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<RawRecord<'de>, D::Error> {
         deserializer.deserialize_map(self)
     }
 }
@@ -53,53 +143,49 @@ fn once<T, E: de::Error>(slot: &mut Option<T>, name: &'static str, value: T) -> 
 }
 
 impl<'de> Visitor<'de> for RecordSeed<'_> {
-    type Value = Record<'de>;
+    type Value = RawRecord<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a record: {\"game\", \"moves\", ...}")
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Record<'de>, M::Error> {
-        let (mut game, mut variant, mut options, mut seed, mut moves, mut id) =
-            (None, None, None, None, None, None);
-        let (mut result, mut termination, mut by) = (None, None, None);
-        let mut kept: Vec<(String, Value)> = Vec::new();
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawRecord<'de>, M::Error> {
+        let mut record = RawRecord::default();
         while let Some(Key(key)) = map.next_key()? {
-            match key.as_ref() {
-                b"game" => once(&mut game, "game", map.next_value::<String>()?)?,
-                b"variant" => once(&mut variant, "variant", map.next_value()?)?,
-                b"options" => once(&mut options, "options", map.next_value()?)?,
-                b"seed" => once(&mut seed, "seed", map.next_value()?)?,
-                b"moves" => once(&mut moves, "moves", map.next_value::<Vec<String>>()?)?,
-                b"id" => once(&mut id, "id", map.next_value()?)?,
-                b"result" => once(&mut result, "result", map.next_value()?)?,
-                b"termination" => once(&mut termination, "termination", map.next_value()?)?,
-                b"by" => once(&mut by, "by", map.next_value()?)?,
-                name => match self.0.iter().find(|keep| keep.as_bytes() == name) {
-                    Some(keep) if kept.iter().any(|(field, _)| field == keep) => {
-                        return Err(de::Error::custom(format!("duplicate field `{keep}`")));
-                    }
-                    Some(keep) => kept.push((keep.clone(), map.next_value()?)),
-                    None => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                },
+            let slot = match key.as_ref() {
+                b"game" => Some((&mut record.game, "game")),
+                b"variant" => Some((&mut record.variant, "variant")),
+                b"options" => Some((&mut record.options, "options")),
+                b"seed" => Some((&mut record.seed, "seed")),
+                b"moves" => Some((&mut record.moves, "moves")),
+                b"id" => Some((&mut record.id, "id")),
+                b"result" => Some((&mut record.result, "result")),
+                b"termination" => Some((&mut record.termination, "termination")),
+                b"by" => Some((&mut record.by, "by")),
+                b"commitments" if self.commitments => {
+                    Some((&mut record.commitments, "commitments"))
+                }
+                _ => None,
+            };
+            if let Some((slot, name)) = slot {
+                once(slot, name, map.next_value()?)?;
+                continue;
+            }
+            match self
+                .keep
+                .iter()
+                .find(|keep| keep.as_bytes() == key.as_ref())
+            {
+                Some(keep) if record.kept.iter().any(|(field, _)| field == keep) => {
+                    return Err(de::Error::custom(format!("duplicate field `{keep}`")));
+                }
+                Some(keep) => record.kept.push((keep.clone(), map.next_value()?)),
+                None => {
+                    map.next_value::<Checked>()?;
+                }
             }
         }
-        Ok(Record {
-            game: game.ok_or_else(|| de::Error::missing_field("game"))?,
-            variant: variant.flatten(),
-            options: options.flatten(),
-            seed: seed.flatten(),
-            moves: moves.ok_or_else(|| de::Error::missing_field("moves"))?,
-            id: id.flatten(),
-            claim: Claim {
-                result: result.flatten(),
-                termination: termination.flatten(),
-                by: by.flatten(),
-            },
-            kept,
-        })
+        Ok(record)
     }
 }
 
@@ -286,13 +372,10 @@ pub fn replay_records(data: &[u8], first_record: usize, options: &Options) -> Re
 fn record_result(text: &[u8], number: usize, options: &Options) -> Map<String, Value> {
     let mut result = Map::new();
     result.insert("record".into(), number.into());
-    let mut deserializer = serde_json::Deserializer::from_slice(text);
-    let read = RecordSeed(&options.keep)
-        .deserialize(&mut deserializer)
-        .and_then(|record| deserializer.end().map(|()| record));
+    let read = RawRecord::read(text, &options.keep, false).and_then(Record::typed);
     let record = match read {
         Ok(record) => record,
-        Err(error) => return malformed(result, text, &options.keep, error.to_string()),
+        Err(detail) => return malformed(result, text, &options.keep, detail),
     };
     if let Some(id) = record.id {
         result.insert("id".into(), raw_value(id));
@@ -399,8 +482,14 @@ fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Map<S
 
 /// The record's setup, `{"variant"?, "options"?}`, as the game reads it.
 fn setup_of<G: Rules>(record: &Record) -> Result<G::Setup, Error> {
+    serde_json::from_str::<G::Setup>(&setup_text(record.variant, record.options))
+        .map_err(|e| Error::invalid_options("setup", e.to_string()))
+}
+
+/// A setup's JSON text, `{"variant"?, "options"?}`, of a record's fields.
+pub(crate) fn setup_text(variant: Option<&RawValue>, options: Option<&RawValue>) -> String {
     let mut setup = String::from("{");
-    for (name, value) in [("variant", record.variant), ("options", record.options)] {
+    for (name, value) in [("variant", variant), ("options", options)] {
         if let Some(value) = value {
             if setup.len() > 1 {
                 setup.push(',');
@@ -409,8 +498,7 @@ fn setup_of<G: Rules>(record: &Record) -> Result<G::Setup, Error> {
         }
     }
     setup.push('}');
-    serde_json::from_str::<G::Setup>(&setup)
-        .map_err(|e| Error::invalid_options("setup", e.to_string()))
+    setup
 }
 
 #[cfg(test)]
@@ -465,12 +553,32 @@ mod tests {
         assert!(results[1]["error"]["detail"]
             .as_str()
             .unwrap()
-            .contains("duplicate field `date`"));
+            .contains("duplicate key at date"));
         let detail = results[2]["error"]["detail"].as_str().unwrap();
         assert!(detail.contains("unknown variant `resigned`"), "{detail}");
         assert_eq!(results[2]["date"], "x");
         assert_eq!(results[3]["error"]["code"], "malformed-record");
+        let detail = results[3]["error"]["detail"].as_str().unwrap();
+        assert!(detail.starts_with("result: invalid type: string \"1-0\""), "{detail}");
+        assert!(!detail.contains(" at line "), "{detail}");
         assert!(Options::new(vec!["outcome".into()], false, false).is_err());
+    }
+
+    #[test]
+    fn a_key_twice_anywhere_in_a_record_makes_it_no_record() {
+        // The one rule of every reader (`json::fault`), metadata included: as the service's replay.
+        let input =
+            b"{\"game\":\"iago\",\"moves\":[\"e4\"],\"meta\":{\"a\":[{\"b\":1,\"b\":2}]}}\n\
+            {\"game\":\"iago\",\"moves\":[\"e4\"],\"meta\":\"\\ud800\"}\n\
+            {\"game\":\"iago\",\"moves\":[\"e4\"],\"meta\":{\"a\":[{\"b\":1},{\"b\":2}]}}\n";
+        let results = ndjson_values(&replay_records(input, 1, &plain()).ndjson);
+        assert_eq!(results[0]["error"]["code"], "malformed-record");
+        assert_eq!(
+            results[0]["error"]["detail"],
+            "duplicate key at meta.a[0].b"
+        );
+        assert_eq!(results[1]["error"]["code"], "malformed-record");
+        assert_eq!(results[2]["legal"], true);
     }
 
     #[test]

@@ -207,19 +207,19 @@ pub fn validate_array<G: Rules>(
 ) -> Result<(Vec<u8>, usize), Value> {
     let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
     let text = std::str::from_utf8(data).map_err(|e| not_json(e.to_string()))?;
-    let items = array_items(text).map_err(|detail| match json_error(text) {
-        Some(syntax) => not_json(syntax),
-        None => malformed_request(&[(
-            "body".into(),
-            format!("not a JSON array of items: {detail}"),
-        )]),
+    // Items past the limit are counted, not kept: 8 MB of `{}` are 2.7 million of them.
+    let (items, count) = items_within(text, max_items.saturating_add(1)).map_err(|detail| {
+        match json_error(text) {
+            Some(syntax) => not_json(syntax),
+            None => malformed_request(&[(
+                "body".into(),
+                format!("not a JSON array of items: {detail}"),
+            )]),
+        }
     })?;
-    if items.len() > max_items {
+    if count > max_items {
         let message = format!("more than {max_items} items");
-        let detail = format!(
-            "a batch has at most {max_items} items, this one has {}",
-            items.len()
-        );
+        let detail = format!("a batch has at most {max_items} items, this one has {count}");
         return Err(malformed_request_detail(
             &[("body".into(), message)],
             detail,
@@ -259,7 +259,13 @@ pub fn validate_array<G: Rules>(
 /// (`},{` past the middle); that scan is kept only if the first half's scan reaches the same comma
 /// outside every string and nesting, where the two scans are the one pass in two parts. Otherwise
 /// the first scan goes on to the end alone.
+#[cfg(test)]
 fn array_items(text: &str) -> Result<Vec<&str>, String> {
+    items_within(text, usize::MAX).map(|(items, _)| items)
+}
+
+/// `array_items`, keeping at most `keep` items: the items kept, and how many there are.
+fn items_within(text: &str, keep: usize) -> Result<(Vec<&str>, usize), String> {
     let body = text.trim_start_matches(WHITESPACE);
     let at = text.len() - body.len();
     if !body.starts_with('[') {
@@ -275,18 +281,19 @@ fn array_items(text: &str) -> Result<Vec<&str>, String> {
         .flatten()
         .map(|offset| middle + offset + 1);
     let Some(comma) = split else {
-        return scan_items(text, at + 1, None, true).map(|(items, _)| items);
+        return scan_kept(text, at + 1, None, true, keep).map(|(items, count, _)| (items, count));
     };
     let (first, second) = rayon::join(
-        || scan_items(text, at + 1, Some(comma), true),
-        || scan_items(text, comma + 1, None, false),
+        || scan_kept(text, at + 1, Some(comma), true, keep),
+        || scan_kept(text, comma + 1, None, false, keep),
     );
     match first? {
-        (mut items, true) => {
-            items.extend(second?.0);
-            Ok(items)
+        (mut items, count, true) => {
+            let (more, more_count, _) = second?;
+            items.extend(more.into_iter().take(keep.saturating_sub(items.len())));
+            Ok((items, count + more_count))
         }
-        (items, false) => Ok(items),
+        (items, count, false) => Ok((items, count)),
     }
 }
 
@@ -301,18 +308,27 @@ const SPLIT_SCAN_BYTES: usize = 1 << 20;
 /// up to the top-level comma at byte `stop` when the pass meets it. The bytes are classified a
 /// block at a time (`Classes`); in a block without a backslash, where strings are is found from
 /// its quotes alone, and only the commas and brackets outside strings are looked at one by one.
+#[cfg(test)]
 fn scan_items(
     text: &str,
     at: usize,
     stop: Option<usize>,
     first: bool,
 ) -> Result<(Vec<&str>, bool), String> {
+    scan_kept(text, at, stop, first, usize::MAX).map(|(items, _, stopped)| (items, stopped))
+}
+
+/// `scan_items`, keeping at most `keep` items and counting them all: the items kept, how many there
+/// are, and whether the pass met `stop`.
+fn scan_kept(text: &str, at: usize, stop: Option<usize>, first: bool, keep: usize) -> Scanned<'_> {
     let bytes = text.as_bytes();
     let mut cut = Cut {
         text,
         stop,
         first,
         items: Vec::new(),
+        keep,
+        count: 0,
         start: at,
         depth: 0,
     };
@@ -370,13 +386,16 @@ struct Cut<'a> {
     stop: Option<usize>,
     first: bool,
     items: Vec<&'a str>,
+    /// The most items kept; how many there are so far.
+    keep: usize,
+    count: usize,
     /// Where the item under way starts.
     start: usize,
     depth: usize,
 }
 
-/// What `scan_items` answers.
-type Scanned<'a> = Result<(Vec<&'a str>, bool), String>;
+/// What `scan_kept` answers.
+type Scanned<'a> = Result<(Vec<&'a str>, usize, bool), String>;
 
 impl<'a> Cut<'a> {
     /// A comma, bracket or brace outside strings at byte `at`; `Some` when the scan ends there.
@@ -395,22 +414,25 @@ impl<'a> Cut<'a> {
     /// A top-level comma, or the array's `]` (`last`), at byte `at`.
     fn item_end(&mut self, at: usize, last: bool) -> Option<Scanned<'a>> {
         let item = self.text[self.start..at].trim_matches(WHITESPACE);
-        if item.is_empty() && !(last && self.first && self.items.is_empty()) {
+        if item.is_empty() && !(last && self.first && self.count == 0) {
             return Some(Err(format!("expected a value before byte {at}")));
         }
         if !item.is_empty() {
-            self.items.push(item);
+            if self.count < self.keep {
+                self.items.push(item);
+            }
+            self.count += 1;
         }
         if last {
             let rest = self.text[at + 1..].trim_matches(WHITESPACE);
             let items = std::mem::take(&mut self.items);
             return Some(match rest.is_empty() {
-                true => Ok((items, false)),
+                true => Ok((items, self.count, false)),
                 false => Err(format!("trailing characters after byte {at}")),
             });
         }
         if self.stop == Some(at) {
-            return Some(Ok((std::mem::take(&mut self.items), true)));
+            return Some(Ok((std::mem::take(&mut self.items), self.count, true)));
         }
         self.start = at + 1;
         None
@@ -677,6 +699,19 @@ pub(crate) mod tests {
             assert!(array_items(cut).is_err(), "{cut}");
         }
     }
+    #[test]
+    fn items_past_the_limit_are_counted_not_kept() {
+        for count in [3, SPLIT_SCAN_BYTES / 3 + 7] {
+            let text = format!("[{}{{}}]", "{},".repeat(count - 1));
+            let (items, counted) = items_within(&text, 2).unwrap();
+            assert_eq!((items, counted), (vec!["{}", "{}"], count));
+            let refused =
+                validate_array::<Iago>(text.as_bytes(), reader(None), false, 2).unwrap_err();
+            let detail = format!("a batch has at most 2 items, this one has {count}");
+            assert_eq!(refused["detail"], detail);
+        }
+    }
+
     #[test]
     fn a_large_array_scanned_in_two_halves_gives_the_one_pass_answer() {
         let item = r#"{"a":[{"b":1},{"c":"x},{y"}],"d":"\"},{"}"#;

@@ -4,15 +4,18 @@
 //! would disagree on which value counts; with one rule before any reader, they cannot.
 
 use std::borrow::Cow;
+use std::collections::hash_map::RandomState;
 use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::hash::BuildHasher;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Deeper nesting is left to the parser, which refuses it (serde_json's limit is 128 levels), so
 /// that a body of brackets costs this scan no memory.
 const MAX_DEPTH: usize = 129;
 /// Keys of one object compared one by one (by their fingerprints: a state's objects have up to 40
-/// keys); beyond, through a set (a hostile object's thousands of keys cost linear time, not quadratic).
+/// keys); beyond, through a set of their keyed hashes (a hostile object's thousands of keys cost
+/// linear time, not quadratic, and about 10 bytes each: its text takes at least 6 a key).
 const LINEAR_KEYS: usize = 64;
 
 /// The fault of JSON text that the engine refuses before reading it: its syntax error, or else the
@@ -37,6 +40,7 @@ fn duplicate_key(text: &str) -> Option<String> {
         keys: Vec::with_capacity(LINEAR_KEYS),
         frames: Vec::with_capacity(8),
         sets: Vec::new(),
+        random: None,
         string: None,
     };
     // Bytes before `next` are taken (the byte a backslash escapes).
@@ -104,6 +108,10 @@ struct Frame {
     /// whether a key had an escape (then every key is compared).
     seen: u64,
     escapes: bool,
+    /// Where its opening bracket is, and whether its keys are past LINEAR_KEYS (then kept as hashes
+    /// in the scan's `sets`, and only the last one on the stack of keys, for `path`).
+    start: usize,
+    hashed: bool,
 }
 
 /// A key: where its string's contents start, their length (the top bit set when they have an escape),
@@ -149,16 +157,19 @@ impl Key {
     }
 }
 
-/// The keys of a large object (their bytes as their strings say them).
-type KeySet<'a> = HashSet<Cow<'a, [u8]>, BuildHasherDefault<Fnv>>;
+/// The keys of a large object, as their keyed hashes (`Scan::random`): 8 bytes each, whatever their
+/// length. Two keys of one hash are told apart by the object's text (`earlier_key`).
+type HashedKeys = HashSet<u64, BuildHasherDefault<Fnv>>;
 
 struct Scan<'a> {
     text: &'a [u8],
     /// The keys of the open objects, innermost last.
     keys: Vec<Key>,
     frames: Vec<Frame>,
-    /// For objects of more than `LINEAR_KEYS` keys (rare): their depth and their keys as a set.
-    sets: Vec<(usize, KeySet<'a>)>,
+    /// For objects of more than `LINEAR_KEYS` keys (rare): their depth and their keys' hashes, keyed
+    /// by `random` (made with the first such object), so that no text chooses what collides.
+    sets: Vec<(usize, HashedKeys)>,
+    random: Option<RandomState>,
     /// The string being read: where its contents start, whether it is a key, whether it has an escape.
     string: Option<(usize, bool, bool)>,
 }
@@ -179,7 +190,7 @@ impl<'a> Scan<'a> {
                 Some(_) => {}
             },
             b'{' | b'[' if self.frames.len() >= MAX_DEPTH => return Err(None),
-            b'{' | b'[' => self.open(byte == b'{'),
+            b'{' | b'[' => self.open(byte == b'{', at),
             b'}' | b']' => self.close(),
             _ => self.next_member(),
         }
@@ -193,7 +204,7 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn open(&mut self, object: bool) {
+    fn open(&mut self, object: bool, start: usize) {
         if let Some(frame) = self.frames.last_mut() {
             frame.expects_key = false; // a container in key position is no key (not JSON anyway)
         }
@@ -204,6 +215,8 @@ impl<'a> Scan<'a> {
             index: 0,
             seen: 0,
             escapes: false,
+            start,
+            hashed: false,
         });
     }
 
@@ -237,42 +250,82 @@ impl<'a> Scan<'a> {
         let depth = self.frames.len() - 1;
         let frame = &mut self.frames[depth];
         frame.expects_key = false;
+        if frame.hashed {
+            return self.add_hashed(depth, key);
+        }
         let first = frame.first_key;
         let bit =
             1u64 << ((key.head ^ key.length as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58);
         let maybe_seen = frame.seen & bit != 0 || frame.escapes || key.escaped();
         frame.seen |= bit;
         frame.escapes |= key.escaped();
-        let twice = if self.keys.len() - first < LINEAR_KEYS {
-            maybe_seen
-                && self.keys[first..]
-                    .iter()
-                    .any(|&other| self.same(other, key))
-        } else {
-            self.in_set(depth, first, key)
-        };
+        let twice = maybe_seen
+            && self.keys[first..]
+                .iter()
+                .any(|&other| self.same(other, key));
         self.keys.push(key);
+        if !twice && self.keys.len() - first > LINEAR_KEYS {
+            self.hash_keys(depth);
+        }
         twice
     }
 
-    /// Adds a key to the set of the object at `depth` (made of its `first` keys on): true when the set
-    /// has it already.
+    /// The object at `depth` has passed LINEAR_KEYS keys: from now on they are kept as hashes.
     #[cold]
-    fn in_set(&mut self, depth: usize, first: usize, key: Key) -> bool {
-        if self.sets.last().is_none_or(|(at, _)| *at != depth) {
-            let set = self.keys[first..]
-                .iter()
-                .map(|&other| self.key_bytes(other))
-                .collect();
-            self.sets.push((depth, set));
+    fn hash_keys(&mut self, depth: usize) {
+        let random = self.random.get_or_insert_with(RandomState::new).clone();
+        let first = self.frames[depth].first_key;
+        let set = self.keys[first..]
+            .iter()
+            .map(|&key| random.hash_one(&*self.key_bytes(key)))
+            .collect();
+        let last = self.keys[self.keys.len() - 1];
+        self.keys.truncate(first);
+        self.keys.push(last);
+        self.frames[depth].hashed = true;
+        self.sets.push((depth, set));
+    }
+
+    /// Adds a key to the hashes of the object at `depth` (the innermost): true when it has the key.
+    fn add_hashed(&mut self, depth: usize, key: Key) -> bool {
+        let random = self.random.as_ref().expect("made with the object's hashes");
+        let hash = random.hash_one(&*self.key_bytes(key));
+        let first = self.frames[depth].first_key;
+        self.keys[first] = key;
+        let (_, set) = self.sets.last_mut().expect("the object's hashes");
+        !set.insert(hash) && self.earlier_key(depth, key)
+    }
+
+    /// Whether the object at `depth` has `key` before it, read from its text: its hash was seen, so
+    /// it is a key given twice, or (with a keyed 64-bit hash, as good as never) another key's twin.
+    /// Text that is not JSON here says no: the parser reports it.
+    #[cold]
+    fn earlier_key(&self, depth: usize, key: Key) -> bool {
+        /// Reads an object's members until one's key is the name (then `found`).
+        struct Finds<'k>(&'k [u8], &'k std::cell::Cell<bool>);
+        impl<'de> serde::de::Visitor<'de> for Finds<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+                while let Some(name) = map.next_key::<String>()? {
+                    if name.as_bytes() == self.0 {
+                        self.1.set(true);
+                        break;
+                    }
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(())
+            }
         }
-        let bytes = self.key_bytes(key);
-        !self
-            .sets
-            .last_mut()
-            .expect("the object's set")
-            .1
-            .insert(bytes)
+        // The object's text up to the key's opening quote: its members before it, each followed by a
+        // comma (the reading ends with an error, found or not: the object does not end there).
+        let before = &self.text[self.frames[depth].start..key.start - 1];
+        let (name, found) = (self.key_bytes(key), std::cell::Cell::new(false));
+        let mut deserializer = serde_json::Deserializer::from_slice(before);
+        let _ = serde::Deserializer::deserialize_map(&mut deserializer, Finds(&name, &found));
+        found.get()
     }
 
     /// Whether two keys are the same string.
@@ -331,6 +384,110 @@ impl<'a> Scan<'a> {
             }
         }
         path
+    }
+}
+
+/// What JSON text becomes as Python objects (CPython 3.11, 64-bit), in bytes, estimated from above:
+/// each value's object and the reference its container keeps (`{}` is 72 bytes, a one-key object
+/// 224, a number 40, a string 49 bytes and its characters at their width, 1, 2 or 4 bytes). The text
+/// is read in full as JSON (`Err`: why it is not), without building anything; `None` once the
+/// estimate passes `limit` (the reading stops there). It bounds what a route that reads a body as
+/// Python objects makes of it, before it makes any: 8 MB of `{}` would be 190 MiB of dicts.
+pub fn python_bytes(text: &[u8], limit: usize) -> Result<Option<usize>, String> {
+    let mut footprint = Footprint { bytes: 0, limit };
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    let read = serde::de::DeserializeSeed::deserialize(&mut footprint, &mut deserializer)
+        .and_then(|()| deserializer.end());
+    match read {
+        Ok(()) => Ok(Some(footprint.bytes)),
+        Err(_) if footprint.bytes > limit => Ok(None),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// The estimate of `python_bytes` so far; the reading fails once it passes `limit`.
+struct Footprint {
+    bytes: usize,
+    limit: usize,
+}
+
+/// A reference to an object, kept by its container.
+const REFERENCE: usize = 8;
+
+impl Footprint {
+    fn add<E: serde::de::Error>(&mut self, bytes: usize) -> Result<(), E> {
+        self.bytes = self.bytes.saturating_add(bytes);
+        match self.bytes > self.limit {
+            true => Err(E::custom("past the limit")),
+            false => Ok(()),
+        }
+    }
+
+    fn string<E: serde::de::Error>(&mut self, text: &str) -> Result<(), E> {
+        let bytes = match text.is_ascii() {
+            true => 49 + text.len(),
+            false => {
+                let width = match text.chars().map(u32::from).max().unwrap_or(0) {
+                    0..=0xFF => 1,
+                    0x100..=0xFFFF => 2,
+                    _ => 4,
+                };
+                80 + width * text.chars().count()
+            }
+        };
+        self.add(REFERENCE + bytes)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for &mut Footprint {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &mut Footprint {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.add(REFERENCE)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.add(REFERENCE)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.add(REFERENCE + 32)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.add(REFERENCE + 32)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.add(REFERENCE + 24)
+    }
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<(), E> {
+        self.string(text)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.add(REFERENCE + 56)?;
+        while seq.next_element_seed(&mut *self)?.is_some() {
+            self.add(REFERENCE)?; // the list's slot
+        }
+        Ok(())
+    }
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        self.add(REFERENCE + 64)?;
+        let mut first = true;
+        while map.next_key_seed(&mut *self)?.is_some() {
+            // A dict's table: about 40 bytes an entry, and 120 once it has one.
+            self.add(if first { 160 } else { 40 })?;
+            first = false;
+            map.next_value_seed(&mut *self)?;
+        }
+        Ok(())
     }
 }
 
@@ -609,6 +766,22 @@ mod tests {
         assert_eq!(fault(&distinct), None);
         let twice = format!("{{{}, \"k500\": 0}}", members.join(","));
         assert_eq!(fault(&twice).as_deref(), Some("duplicate key at k500"));
+        // Escapes are compared as their strings say them; nested objects after and inside a large one
+        // are named by their paths (its last key kept for them).
+        let escaped = format!("{{{}, \"k\\u0035\": 0}}", members.join(","));
+        assert_eq!(fault(&escaped).as_deref(), Some("duplicate key at k5"));
+        let inside = format!("{{{}, \"in\": {{\"a\": 1, \"a\": 2}}}}", members.join(","));
+        assert_eq!(fault(&inside).as_deref(), Some("duplicate key at in.a"));
+        let after = format!("{{\"big\": {{{}}}, \"x\": 1, \"x\": 2}}", members.join(","));
+        assert_eq!(fault(&after).as_deref(), Some("duplicate key at x"));
+        let nested = format!(
+            "[{{\"big\": {{{}, \"k999\": [], \"z\": 1}}}}]",
+            members.join(",")
+        );
+        assert_eq!(
+            fault(&nested).as_deref(),
+            Some("duplicate key at [0].big.k999")
+        );
     }
 
     #[test]
@@ -617,6 +790,28 @@ mod tests {
         let fault = fault(r#"{"a": 1, "a": "#).expect("a fault");
         assert!(fault.starts_with("EOF while parsing"), "{fault}");
         assert_eq!(super::fault(r#"{"a": 1,"#), None); // left to the readers' parse
+    }
+
+    #[test]
+    fn python_bytes_are_estimated_from_above_and_stop_past_the_limit() {
+        let of = |text: &str| python_bytes(text.as_bytes(), usize::MAX).unwrap().unwrap();
+        assert_eq!(of("{}"), 72);
+        assert_eq!(of("[]"), 64);
+        assert_eq!(of(r#""abc""#), 8 + 49 + 3);
+        assert_eq!(of(r#""\ud83d\ude00""#), 8 + 80 + 4);
+        assert_eq!(of("[{}, 1, 1.5, null]"), 64 + 4 * 8 + 72 + 40 + 32 + 8);
+        assert!(of(r#"{"a": 1}"#) >= 184 + 50 + 36);
+        let empties = format!("[{}{{}}]", "{},".repeat(100_000));
+        assert_eq!(python_bytes(empties.as_bytes(), 1 << 20), Ok(None));
+        assert_eq!(of(&empties), 64 + 100_001 * 80);
+        for not_json in ["[1,", r#"{"a" 1}"#, "1e400", r#""\ud800""#, "[] []"] {
+            assert!(
+                python_bytes(not_json.as_bytes(), usize::MAX).is_err(),
+                "{not_json}"
+            );
+        }
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert!(python_bytes(deep.as_bytes(), usize::MAX).is_err());
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod keys;
 pub mod nullable;
 pub mod opaque;
 pub mod players;
+pub mod record;
 pub mod registry;
 pub mod request;
 pub mod schemas;

@@ -460,6 +460,23 @@ impl Engine {
             .map_err(|reason| raise_reason(py, &reason))
     }
 
+    /// A `replay` request body (a game record as archives hold it, as JSON bytes) answered as JSON
+    /// bytes: the record read by the archives' reader, its envelope checked as the service's schema
+    /// checks it, at most `max_moves` moves, then replayed (see `record`); no Python object is made
+    /// of it, and the GIL is released while it works. Raises MalformedJson, MalformedRequest,
+    /// InvalidOptions, or the replay's refusal.
+    fn replay_json<'py>(
+        &self,
+        py: Python<'py>,
+        body: &[u8],
+        max_moves: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let answer = with_engine!(&self.0, G, engine => py.detach(|| crate::record::answer_replay::<G>(engine, body, max_moves)));
+        answer
+            .map(|bytes| PyBytes::new(py, &bytes))
+            .map_err(|reason| raise_reason(py, &reason))
+    }
+
     /// Replays a record from the initial position of `setup`, and judges its `claim` (a dict of
     /// `result`, `termination` and `by`, each optional: see `claims`); refused when the engine is
     /// `committed`. A malformed claim raises MalformedRequest naming its field.
@@ -641,21 +658,44 @@ fn merge_tallies<'py>(
     Ok(pythonize(py, &merged)?)
 }
 
+/// The most a request body read as Python objects (`loads`) may become, as `json::python_bytes`
+/// estimates it from above: twice the estimate of the largest state of any game (the largest Hypnosia
+/// board's: 85 KB of JSON, estimated at 2 MiB of objects, 1 MiB in fact), so that no body becomes more
+/// than this, and none holds the GIL for more than a few milliseconds while its objects are made.
+pub const MAX_PYTHON_BYTES: usize = 4 << 20;
+
 /// A request body read as JSON by the same rules as `play_json` (serde_json: numbers that fit a
 /// double, no lone surrogate, at most 128 levels of nesting, no key twice in an object), so that
-/// every route takes the same JSON; raises MalformedJson.
+/// every route takes the same JSON; raises MalformedJson, or PayloadTooLarge for a body that would
+/// become more than MAX_PYTHON_BYTES of Python objects. The text is checked and measured without the
+/// GIL; only then does orjson make the objects (its reading of what serde_json takes is the same).
 #[pyfunction]
 fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
-    let refuse = |detail: String| {
-        let reason = request::malformed_json(format!("the body is not valid JSON: {detail}"));
-        raise_reason(py, &reason)
-    };
-    let read = py.detach(|| {
-        let value: Value = serde_json::from_slice(data).map_err(|error| error.to_string())?;
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let checked = py.detach(|| {
+        let not_json =
+            |detail| request::malformed_json(format!("the body is not valid JSON: {detail}"));
+        match crate::json::python_bytes(data, MAX_PYTHON_BYTES) {
+            Err(detail) => return Err(not_json(detail)),
+            Ok(None) => return Err(too_many_objects(data.len())),
+            Ok(Some(_)) => {}
+        }
         let text = std::str::from_utf8(data).expect("JSON text serde_json read is UTF-8");
-        crate::json::fault(text).map_or(Ok(value), Err)
+        crate::json::fault(text).map_or(Ok(()), |detail| Err(not_json(detail)))
     });
-    to_py(py, &read.map_err(refuse)?)
+    checked.map_err(|reason| raise_reason(py, &reason))?;
+    let loads = LOADS.import(py, "orjson", "loads")?;
+    Ok(loads.call1((PyBytes::new(py, data),))?.unbind())
+}
+
+/// The refusal of a body that would become more than MAX_PYTHON_BYTES of Python objects.
+fn too_many_objects(body_bytes: usize) -> Value {
+    let detail = format!(
+        "the body's {body_bytes} bytes of JSON would become more than {MAX_PYTHON_BYTES} bytes of \
+         objects (its values are too many or too long); the largest state of any game takes half \
+         of that"
+    );
+    json!({ "code": "payload-too-large", "detail": detail, "limit": MAX_PYTHON_BYTES })
 }
 
 /// Sets the most bytes of compiled Hypnosia boards the process keeps (64 MiB until set); the oldest
@@ -704,6 +744,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // checks and schemas: their one home.
     module.add("MAX_MOVE_CHARS", crate::request::MAX_MOVE_CHARS)?;
     module.add("MAX_PLAYER_CHARS", crate::request::MAX_PLAYER_CHARS)?;
+    module.add("MAX_COMMITMENTS", crate::record::MAX_COMMITMENTS)?;
     module.add("STATE_TYPE_MESSAGE", crate::request::STATE_TYPE_MESSAGE)?;
     module.add(
         "SCHEMA_PREFIXES",

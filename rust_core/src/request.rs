@@ -29,6 +29,10 @@ pub const MAX_PLAYER_CHARS: usize = 64;
 /// service's `State` field says it).
 pub const STATE_TYPE_MESSAGE: &str = "Not a valid state: a JSON object or a position string.";
 
+/// The schemas' words for a required field that is absent, and for a value that is not a string.
+pub(crate) const MISSING: &str = "Missing data for required field.";
+pub(crate) const NOT_A_STRING: &str = "Not a valid string.";
+
 /// How an engine reads the states it is given and writes those it answers: a position string with
 /// its setup; with seal keys, every state sealed (objects only), without, seals ignored.
 pub struct Reader<'a, G: Rules> {
@@ -322,7 +326,7 @@ impl<'a, G: Rules> ItemState<'a, G> for &'a RawValue {
 
 /// One field of an envelope as the item gives it: a string (borrowed where it has no escape),
 /// `null`, or any other value (skipped).
-enum Field<'a> {
+pub(crate) enum Field<'a> {
     Text(Cow<'a, str>),
     Null,
     Other,
@@ -372,11 +376,11 @@ impl<'de> Deserialize<'de> for Field<'de> {
 
 impl<'a> Field<'a> {
     /// A string of `min..=max` characters, or the schema's message about the field.
-    fn text(self, min: usize, max: usize) -> Result<Cow<'a, str>, String> {
+    pub(crate) fn text(self, min: usize, max: usize) -> Result<Cow<'a, str>, String> {
         match self {
             Field::Text(text) if fits(&text, min, max) => Ok(text),
             Field::Text(_) => Err(format!("Length must be between {min} and {max}.")),
-            Field::Null | Field::Other => Err("Not a valid string.".to_owned()),
+            Field::Null | Field::Other => Err(NOT_A_STRING.to_owned()),
         }
     }
 }
@@ -469,7 +473,7 @@ impl<'a, S> Envelope<'a, S> {
     {
         let mut errors: Vec<(String, String)> = Vec::new();
         let mut error = |field: &str, message: String| errors.push((field.into(), message));
-        let missing = || "Missing data for required field.".to_owned();
+        let missing = || MISSING.to_owned();
         let state = match self.state {
             Some(state) if state.is_state() => Some(state),
             Some(_) => {
@@ -530,7 +534,7 @@ pub fn json_error(text: &str) -> Option<String> {
 
 /// Any JSON value, read in full and kept as nothing: unlike `IgnoredAny`, whose skipped values'
 /// numbers and string escapes go unchecked.
-struct Checked;
+pub(crate) struct Checked;
 
 impl<'de> Deserialize<'de> for Checked {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

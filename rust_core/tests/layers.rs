@@ -39,7 +39,7 @@ const LAYERS: [(&str, &[&str]); 5] = [
             "json", "answer", "request", "batch", "claims", "tally", "archive", "schemas",
         ],
     ),
-    ("bindings", &["engine", "python"]),
+    ("bindings", &["engine", "record", "python"]),
 ];
 
 /// The layer of `module` (its index in `LAYERS`).

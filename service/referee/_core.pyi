@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence, final
 
 __all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records",
            "merge_tallies", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
-           "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "RESULT_FIELDS",
+           "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "RESULT_FIELDS",
            "set_board_cache_bytes", "board_cache_bytes"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
@@ -18,6 +18,8 @@ MAX_SECRET_CHARS: int
 #: The longest move and player name a request gives, in characters (the engine's envelope check, `request.rs`).
 MAX_MOVE_CHARS: int
 MAX_PLAYER_CHARS: int
+#: The most entries of a request's ``commitments`` (more than any game's players).
+MAX_COMMITMENTS: int
 #: What the envelope check says of a state that is neither a JSON object nor a string.
 STATE_TYPE_MESSAGE: str
 #: Each game's prefix of its schema names in ``json_schemas`` (``"iago"``: ``"Iago"``, for ``IagoState``).
@@ -44,7 +46,9 @@ def merge_tallies(tally: dict[str, Any], other: dict[str, Any]) -> dict[str, Any
 
 def loads(data: bytes) -> Any:
     """A request body read as JSON by the engine's rules (numbers that fit a double, no lone surrogate,
-    at most 128 levels of nesting, no key twice in an object); raises ``MalformedJson``."""
+    at most 128 levels of nesting, no key twice in an object); raises ``MalformedJson``, or
+    ``PayloadTooLarge`` for a body that would become more than 4 MiB of Python objects (checked, like the
+    JSON, before any object is made and without the GIL)."""
 
 def set_board_cache_bytes(bytes: int) -> None:
     """Sets the most bytes of compiled Hypnosia boards the process keeps (64 MiB until set)."""
@@ -127,6 +131,11 @@ class Engine:
         MalformedRequest, or the error of the state or the move."""
     def validate_json(self, body: bytes) -> bytes:
         """A ``validate`` request body answered as JSON bytes; an illegal move is a verdict."""
+    def replay_json(self, body: bytes, max_moves: int) -> bytes:
+        """A ``replay`` request body (a game record, JSON bytes) answered as JSON bytes, read natively by
+        the archives' reader (no Python object of it; the GIL released) with at most ``max_moves`` moves;
+        raises MalformedJson, MalformedRequest (worded as the ``ReplayRequest`` schema), InvalidOptions,
+        or the replay's refusal."""
     def replay(
         self, moves: Sequence[str], setup: Mapping[str, Any] | None = None, seed: int | None = None,
         commitments: Mapping[str, str] | None = None, claim: Mapping[str, Any] | None = None,

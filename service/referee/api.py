@@ -21,7 +21,7 @@ from referee.budget import RETRY_AFTER_SECONDS, Budget, Hold, busy
 from referee.errors import RefereeError
 from referee.pages import source
 from referee.problems import Problem, unknown_game
-from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ReplayRequest, ViewRequest, malformed
+from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ViewRequest, malformed
 
 __all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "SPOOL_ROOM_BYTES", "engines", "engine_of", "json_response",
            "longer_line", "stream_memory_bytes"]
@@ -39,7 +39,6 @@ SPOOL_KEY = "REFEREE_SPOOL"
 
 _new_request = NewRequest()
 _legal_moves_request = LegalMovesRequest()
-_replay_request = ReplayRequest()
 _view_request = ViewRequest()
 _render_request = RenderRequest()
 
@@ -63,18 +62,16 @@ def engine_of(game: str) -> _core.Engine:
 
 def parse_json(data: bytes) -> Any:
     """The body as JSON, read by the engine's own reader: every route takes exactly the JSON that
-    `play` and `validate` take (they read it natively)."""
+    `play` and `validate` take (they read it natively), and a body that would become more than a few
+    MiB of objects is refused (413) before any is made (see `_core.loads`)."""
     return engine_call(_core.loads, data)
 
 
-def load(schema: Schema, precheck: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """The JSON object body, checked against the envelope schema (after `precheck`, for limits that
-    must hold before the schema's per-item work)."""
+def load(schema: Schema) -> dict[str, Any]:
+    """The JSON object body, checked against the envelope schema."""
     body = parse_json(body_of(request.environ, JSON))
     if not isinstance(body, dict):
         raise Problem.malformed("body", "not a JSON object", "body: not a JSON object")
-    if precheck is not None:
-        precheck(body)
     try:
         return offload.run(schema.load, body, size=body_size())
     except ValidationError as error:
@@ -171,22 +168,14 @@ def render(game: str) -> Response:
 
 @game_route("/replay", "POST")
 def replay(game: str) -> Response:
-    """A game record, as archives hold it (any other field passes): its verdict, and its claim's."""
+    """A game record, as archives hold it (any other field passes): its verdict, and its claim's. The
+    engine reads the body itself, as `referee validate` reads a record: no Python object is made of it
+    (a record's metadata would have become hundreds of MiB of them), and its envelope is checked there
+    with the `ReplayRequest` schema's words."""
     engine = engine_of(game)
     limit = current_app.config["REFEREE"].max_replay_moves
-    body = load(_replay_request, lambda raw: check_replay_length(raw, limit))
-    if body.get("game", game) != game:
-        raise Problem.malformed("game", f"not {game}", f"the record is a game of {body['game']!r}, not of {game}")
-    claim = {key: body[key] for key in ("result", "termination", "by") if key in body}
-    return json_response(engine_call(engine.replay, body["moves"], setup_of(body), body.get("seed"),
-                                     body.get("commitments"), claim))
-
-
-def check_replay_length(body: dict[str, Any], limit: int) -> None:
-    """A replay's move count, checked before the schema checks every move."""
-    moves = body.get("moves")
-    if isinstance(moves, list) and len(moves) > limit:
-        raise Problem.malformed("moves", f"longer than {limit}", f"a replay has at most {limit} moves")
+    answer = engine_call(engine.replay_json, body_of(request.environ, JSON), limit)
+    return Response(answer, mimetype=JSON)
 
 
 def flag(name: str) -> bool:

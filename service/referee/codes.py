@@ -43,9 +43,10 @@ CODES: dict[str, ProblemCode] = {
         "connection closes."),
     "payload-too-large": ProblemCode(
         413, "The request body is too large",
-        "The body is larger than the limit (however it is framed: Content-Length or chunked); an NDJSON line is "
-        "longer than its limit (`line` numbers it); or a streamed batch's results pass their limit (`index` is "
-        "the first item not judged)."),
+        "The body is larger than the limit (however it is framed: Content-Length or chunked); a JSON body "
+        "read as objects (`new`, `legal-moves`, `view`, `render`) would become more than `limit` bytes of them "
+        "(4 MiB as estimated from above, twice the largest state of any game); an NDJSON line is longer than its limit (`line` "
+        "numbers it); or a streamed batch's results pass their limit (`index` is the first item not judged)."),
     "request-line-too-long": ProblemCode(
         414, "The request line is too long",
         "The request line is longer than 8190 bytes. Answered by the server before any route."),

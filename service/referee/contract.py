@@ -91,7 +91,8 @@ def field_schema(field: fields.Field) -> dict[str, Any]:
         raise TypeError(f"no JSON Schema for {type(field).__name__}")
     for rule in field.validators:
         if isinstance(rule, validate.Length):
-            schema |= {"minLength": rule.min, "maxLength": rule.max}
+            names = ("minProperties", "maxProperties") if schema["type"] == "object" else ("minLength", "maxLength")
+            schema |= {name: bound for name, bound in zip(names, (rule.min, rule.max)) if bound is not None}
         elif isinstance(rule, validate.Range):
             schema |= {"minimum": rule.min, "maximum": rule.max}
         elif isinstance(rule, validate.Regexp):

@@ -9,7 +9,7 @@ from typing import Any
 from referee.codes import CODES
 
 __all__ = [
-    "RefereeError", "UnknownGame", "MalformedJson", "MalformedRequest", "InvalidOptions", "InvalidState",
+    "RefereeError", "UnknownGame", "MalformedJson", "PayloadTooLarge", "MalformedRequest", "InvalidOptions", "InvalidState",
     "InvalidSeal", "InvalidBoard", "MalformedMove", "IllegalMove", "GameOver", "NotYourTurn", "NotThisPlayer",
     "UnknownPlayer",
     "from_reason",
@@ -44,6 +44,11 @@ class UnknownGame(RefereeError):
 class MalformedJson(RefereeError, ValueError):
     """JSON text given to the engine (a request body, a batch) does not parse. Also a ValueError, as
     a bad argument."""
+
+
+class PayloadTooLarge(RefereeError, ValueError):
+    """A JSON body that would become more Python objects than a request may (`referee._core.loads`:
+    ``data["limit"]`` is their bound in bytes). Also a ValueError, as a bad argument."""
 
 
 class MalformedRequest(RefereeError, ValueError):
