@@ -35,7 +35,7 @@ import referee
 from referee.offload import INLINE_BYTES
 
 from hypnosia_boards import largest_board
-from live import cpu_seconds, exchange, read_answer, request_bytes, rss_bytes, serve, workers
+from live import connect, cpu_seconds, exchange, healthz_latencies, read_answer, request_bytes, rss_bytes, serve, workers
 
 from report import progress, table, verdict
 from samples import GAMES, playout
@@ -551,8 +551,6 @@ FLOOD_SECONDS, FLOOD_CONNECTIONS = 3.0, 8
 def flood(server: Any, raw: bytes, stop: threading.Event, statuses: list[int]) -> None:
     """One connection of the flooding peer (127.0.0.2): `raw` again and again, each answer read (a new
     connection when one is closed)."""
-    from proxy import connect
-
     sock = None
     while not stop.is_set():
         try:
@@ -573,11 +571,9 @@ def flood(server: Any, raw: bytes, stop: threading.Event, statuses: list[int]) -
 
 def other_peer(server: Any, raw: bytes, stop: threading.Event, latencies: list[float], statuses: list[int]) -> None:
     """Another peer (127.0.0.3): a `play` on a new connection every 20 ms, timed."""
-    from proxy import exchange as exchange_from
-
     while not stop.is_set():
         started = time.perf_counter()
-        statuses.append(exchange_from(server, raw, peer="127.0.0.3").status)
+        statuses.append(exchange(server, raw, peer="127.0.0.3").status)
         latencies.append(time.perf_counter() - started)
         stop.wait(0.02)
 
@@ -692,11 +688,7 @@ def bench_pictures_loop(clients: int = 4, seconds: float = 10) -> str:
         try:
             time.sleep(0.5)
             deadline = time.monotonic() + seconds
-            while time.monotonic() < deadline:
-                started = time.perf_counter()
-                assert exchange(live, b"GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n", timeout=60).status == 200
-                latencies.append(time.perf_counter() - started)
-                time.sleep(0.01)
+            healthz_latencies(live, lambda: time.monotonic() > deadline, latencies, timeout=60)
         finally:
             stop.set()
             for thread in threads:
@@ -792,7 +784,7 @@ def send_at_once(server: Any, raw: bytes, clients: int) -> tuple[list[Any], floa
     """`clients` connections send `raw` but its last byte, then (once the worker has read the rest) the
     last bytes all at once: their answers, and when the last bytes were sent. From then on the worker
     only judges: what it costs to receive the bodies is before."""
-    socks = [socket.create_connection((server.host, server.port), timeout=600) for _ in range(clients)]
+    socks = [connect(server, f"127.0.0.{10 + index}", timeout=600) for index in range(clients)]  # as many clients
     try:
         senders = [threading.Thread(target=sock.sendall, args=(raw[:-1],)) for sock in socks]
         for sender in senders:

@@ -175,11 +175,28 @@ def read_answer(sock: socket.socket, reader: Any = None, head: bool = False) -> 
     return Answer(status, headers, body)
 
 
-def exchange(server: Server, raw: bytes, timeout: float = 30) -> Answer:
-    """Sends a whole raw request, then reads the answer, as most clients do."""
-    with socket.create_connection((server.host, server.port), timeout=timeout) as sock:
+def connect(server: Server, peer: str | None = None, timeout: float = 30) -> socket.socket:
+    """A connection to the server; from `peer` when given: any address of 127/8 (all loopback on Linux),
+    another client as the service counts clients (each has its share of a worker)."""
+    return socket.create_connection((server.host, server.port), timeout=timeout,
+                                    source_address=(peer, 0) if peer else None)
+
+
+def exchange(server: Server, raw: bytes, timeout: float = 30, peer: str | None = None) -> Answer:
+    """Sends a whole raw request, then reads the answer, as most clients do (from `peer`, when given)."""
+    with connect(server, peer, timeout) as sock:
         sock.sendall(raw)
         return read_answer(sock, head=raw.startswith(b"HEAD "))
+
+
+def healthz_latencies(server: Server, until: Any, latencies: list[float], timeout: float = 30) -> None:
+    """`/healthz` on a connection of its own, again and again (10 ms apart) until `until()` is true (a
+    `threading.Event`'s `is_set`, a deadline): each answer's latency kept. Anything but 200 fails."""
+    while not until():
+        started = time.perf_counter()
+        assert exchange(server, b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n", timeout=timeout).status == 200
+        latencies.append(time.perf_counter() - started)
+        time.sleep(0.01)
 
 
 def request_bytes(method: str, path: str, body: bytes = b"", content_type: str = "application/json",

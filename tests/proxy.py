@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from live import Answer, Server, free_port, read_answer
+from live import Server, free_port
 
 NGINX = shutil.which("nginx") or next((path for path in ["/usr/sbin/nginx"] if os.access(path, os.X_OK)), None)
 CONF = Path(__file__).resolve().parents[1] / "deploy" / "referee.nginx.conf"
@@ -93,12 +93,3 @@ def wait_listening(proxy: Server) -> None:
     raise RuntimeError("nginx did not listen: " + proxy.log_text())
 
 
-def connect(server: Server, peer: str = "127.0.0.1", timeout: float = 10) -> socket.socket:
-    """A connection from `peer`, any address of 127/8 (all loopback on Linux): another client to nginx."""
-    return socket.create_connection((server.host, server.port), timeout=timeout, source_address=(peer, 0))
-
-
-def exchange(server: Server, raw: bytes, peer: str = "127.0.0.1") -> Answer:
-    with connect(server, peer) as sock:
-        sock.sendall(raw)
-        return read_answer(sock)

@@ -5,13 +5,11 @@ and a body that would become more than a few MiB of objects is refused (413)."""
 
 from __future__ import annotations
 
-import socket
 import threading
-import time
 
 import orjson
 
-from live import exchange, read_answer, request_bytes, rss_bytes, serve, workers
+from live import exchange, healthz_latencies, request_bytes, rss_bytes, serve, workers
 
 MIB = 1024 * 1024
 #: The body limit's default, which these bodies fill.
@@ -31,28 +29,17 @@ EMPTY_METADATA = filled(b'{"moves":["e4"],"metadata":[{}', b",{}", b"]}")
 EMPTY_STATE = filled(b'{"player":"black","state":[{}', b",{}", b"]}")
 
 
-def healthz_latencies(live, stop: threading.Event, latencies: list[float]) -> None:
-    """`/healthz` on a connection of its own, again and again until `stop`: each answer's latency."""
-    while not stop.is_set():
-        started = time.perf_counter()
-        with socket.create_connection((live.host, live.port), timeout=30) as sock:
-            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-            assert read_answer(sock).status == 200
-        latencies.append(time.perf_counter() - started)
-        stop.wait(0.01)
-
-
 def send_all(live, requests: list[bytes]) -> tuple[list, list[float], int]:
     """The requests sent at once on connections of their own while `/healthz` is probed: their answers,
     the probe's latencies, and the worker's peak resident memory."""
     [worker] = workers(live)
     stop, latencies = threading.Event(), []
-    prober = threading.Thread(target=healthz_latencies, args=(live, stop, latencies))
+    prober = threading.Thread(target=healthz_latencies, args=(live, stop.is_set, latencies))
     prober.start()
     answers: list = [None] * len(requests)
 
     def client(index: int) -> None:
-        answers[index] = exchange(live, requests[index], timeout=60)
+        answers[index] = exchange(live, requests[index], timeout=60, peer=f"127.0.0.{10 + index}")  # 8 clients
 
     clients = [threading.Thread(target=client, args=(index,)) for index in range(len(requests))]
     try:

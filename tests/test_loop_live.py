@@ -17,11 +17,10 @@ import orjson
 import pytest
 
 import referee
-from live import exchange, read_answer, request_bytes, serve
+from live import exchange, healthz_latencies, read_answer, request_bytes, serve
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
 
-HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n"
 
 
 def largest_small_board() -> dict:
@@ -71,11 +70,7 @@ def test_small_costly_pictures_do_not_hold_healthz() -> None:
             client.start()
         try:
             deadline = time.monotonic() + 3
-            while time.monotonic() < deadline:
-                started = time.perf_counter()
-                assert exchange(live, HEALTHZ, timeout=30).status == 200
-                latencies.append(time.perf_counter() - started)
-                time.sleep(0.01)
+            healthz_latencies(live, lambda: time.monotonic() > deadline, latencies)
         finally:
             stop.set()
             for client in clients:

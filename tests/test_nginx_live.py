@@ -19,8 +19,8 @@ import orjson
 import pytest
 
 import referee
-from live import Answer, Server, read_answer, request_bytes, serve
-from proxy import CONF, connect, exchange, nginx, require_nginx
+from live import Answer, Server, connect, exchange, read_answer, request_bytes, serve
+from proxy import CONF, nginx, require_nginx
 from referee.codes import CODES
 from referee.settings import Settings
 
