@@ -22,7 +22,6 @@ The live-server helpers are the tests' own (tests/live.py), the playouts the oth
 
 from __future__ import annotations
 
-import random
 import socket
 import statistics
 import threading
@@ -35,7 +34,9 @@ import referee
 from referee.offload import INLINE_BYTES
 
 from hypnosia_boards import largest_board
-from live import connect, cpu_seconds, exchange, healthz_latencies, read_answer, request_bytes, rss_bytes, serve, workers
+from live import (
+    connect, cpu_seconds, distinct_lines, exchange, healthz_latencies, read_answer, request_bytes, rss_bytes, serve, workers,
+)
 
 from report import progress, table, verdict
 from samples import GAMES, playout
@@ -360,7 +361,7 @@ def hold_connections(server: Any, peer: str, big: int, streams: int, headers: in
     limit = 8 * MIB
 
     def opened(head: bytes, body: bytes = b"") -> Any:
-        sock = socket.create_connection((server.host, server.port), timeout=120, source_address=(peer, 0))
+        sock = connect(server, peer, timeout=120)
         sock.sendall(head + body)
         return sock
 
@@ -375,9 +376,7 @@ def hold_connections(server: Any, peer: str, big: int, streams: int, headers: in
 
 def timed_exchange(server: Any, peer: str, raw: bytes) -> tuple[float, int]:
     started = time.perf_counter()
-    with socket.create_connection((server.host, server.port), timeout=60, source_address=(peer, 0)) as sock:
-        sock.sendall(raw)
-        status = read_answer(sock).status
+    status = exchange(server, raw, timeout=60, peer=peer).status
     return time.perf_counter() - started, status
 
 
@@ -435,22 +434,6 @@ def bench_peers() -> str:
     rows.append(["the hostile peer's 90", hostile, "", "", f"all ended within {ended:.1f} s",
                  verdict("408 or 429, ended", set(ends) <= {408, 429})])
     return table(["requests", "statuses", "p50", "p99", "worst", "target"], rows)
-
-
-def distinct_lines(count: int) -> bytes:
-    """NDJSON lines of distinct Iago states and moves: results that differ (none `same_as` another) and
-    carry their state, about 550 bytes each."""
-    game, rng, lines = referee.game("iago"), random.Random(1), {}
-    while len(lines) < count:
-        state = game.new()
-        for _ in range(40):
-            moves = game.legal_moves(state)
-            if not moves:
-                break
-            move = rng.choice(moves)
-            lines[orjson.dumps({"state": state, "move": move})] = None
-            state = game.play(state, move)["state"]
-    return b"\n".join(list(lines)[:count]) + b"\n"
 
 
 def read_steadily(server: Any, raw: bytes, rate: float, limit: float) -> tuple[int, bool, float]:

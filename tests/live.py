@@ -199,6 +199,34 @@ def healthz_latencies(server: Server, until: Any, latencies: list[float], timeou
         time.sleep(0.01)
 
 
+def held_back(latencies: list[float]) -> bool:
+    """Whether probes were held back by what a test does: more than one of them a second or more, or any
+    3 s (bounds loose enough for a loaded 2-core machine; what was fixed held them for seconds on end)."""
+    return not latencies or sorted(latencies)[-2:][0] >= 1.0 or max(latencies) >= 3.0
+
+
+def distinct_lines(count: int) -> bytes:
+    """`count` NDJSON items of distinct Iago states and moves met in seeded random games: their results
+    differ (none is answered `same_as` another), each with its state about 550 bytes."""
+    import random
+
+    import orjson
+
+    import referee
+
+    game, rng, lines = referee.game("iago"), random.Random(1), {}
+    while len(lines) < count:
+        state = game.new()
+        for _ in range(40):
+            moves = game.legal_moves(state)
+            if not moves:
+                break
+            move = rng.choice(moves)
+            lines[orjson.dumps({"state": state, "move": move})] = None
+            state = game.play(state, move)["state"]
+    return b"\n".join(list(lines)[:count]) + b"\n"
+
+
 def request_bytes(method: str, path: str, body: bytes = b"", content_type: str = "application/json",
                   chunked: bool = False, extra: str = "") -> bytes:
     """A raw HTTP/1.1 request; a chunked one sends its body in chunks of 64 KiB."""

@@ -295,9 +295,32 @@ def test_what_cannot_be_done_is_said_in_one_line(tmp_path, capsys, monkeypatch) 
     archive(path, 3)  # the source changed: its partitions are not the manifest's
     assert run(str(path), "-o", f"{tmp_path / 'parts'}/", "--part-bytes", "20000", "--resume") == 3
     assert "from other sources" in capsys.readouterr().err
+    manifest = tmp_path / "parts" / "_manifest.json"
+    manifest.write_bytes(manifest.read_bytes().replace(b'"engine": "', b'"engine": "0.0.0-other+'))
+    assert run(str(path), "-o", f"{tmp_path / 'parts'}/", "--part-bytes", "20000", "--resume") == 3
+    assert "was written by referee 0.0.0-other" in capsys.readouterr().err
     assert run(str(tmp_path / "nothing-*.jsonl")) == 2
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "zstandard" else real(name))
     (tmp_path / "records.jsonl.zst").write_bytes(b"")
     assert run(str(tmp_path / "records.jsonl.zst")) == 3
     assert "pip install 'referee[archives]'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["local", "memory://"])
+def test_an_output_that_fails_half_written_is_not_there(tmp_path, where) -> None:
+    """A file output appears whole or not at all, on a local disk and an object store alike: an upload
+    closed on an error was committed half written."""
+    import fsspec
+
+    from referee.archives import whole_file
+
+    path = str(tmp_path / "out.jsonl") if where == "local" else f"memory://{tmp_path.name}/out.jsonl"
+    with pytest.raises(RuntimeError), whole_file(path) as file:
+        file.write(b"half")
+        raise RuntimeError("the run failed")
+    fs, target = fsspec.core.url_to_fs(path)
+    assert not fs.exists(target) and not fs.exists(target + ".partial")
+    with whole_file(path) as file:
+        file.write(b"whole\n")
+    assert fs.cat(target) == b"whole\n" and not fs.exists(target + ".partial")

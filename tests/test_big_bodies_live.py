@@ -9,7 +9,7 @@ import threading
 
 import orjson
 
-from live import exchange, healthz_latencies, request_bytes, rss_bytes, serve, workers
+from live import exchange, healthz_latencies, held_back, request_bytes, rss_bytes, serve, workers
 
 MIB = 1024 * 1024
 #: The body limit's default, which these bodies fill.
@@ -61,7 +61,7 @@ def test_big_records_and_states_hold_neither_the_loop_nor_the_memory() -> None:
         replays = [request_bytes("POST", "/v1/games/iago/replay", EMPTY_METADATA)] * 4
         views = [request_bytes("POST", "/v1/games/iago/view", EMPTY_STATE)] * 4
         answers, latencies, peak = send_all(live, replays + views)
-    assert latencies and max(latencies) < 1.0, sorted(latencies)[-5:]
+    assert not held_back(latencies), sorted(latencies)[-5:]
     assert peak < CEILING, f"the worker reached {peak / MIB:.0f} MiB"
     for answer in answers[:4]:
         assert answer.status == 200 and orjson.loads(answer.body)["plies"] == 1, answer

@@ -6,6 +6,7 @@ import pytest
 
 from referee.budget import Budget, peer_of
 from referee.problems import Problem
+from referee.settings import Settings
 
 
 def test_a_peer_past_its_share_is_told_too_many_requests_and_others_still_take() -> None:
@@ -41,3 +42,13 @@ def test_the_peer_is_the_socket_unless_a_trusted_proxy_forwards_it() -> None:
     assert peer_of("10.0.0.1", "1.2.3.4", proxies) == "10.0.0.1"  # anyone else's header is its own word
     assert peer_of("10.0.0.9", "6.6.6.6, 1.2.3.4", proxies) == "1.2.3.4"  # the address the proxy wrote
     assert peer_of("10.0.0.9", None, proxies) == "10.0.0.9"
+
+
+def test_defaults_derived_from_a_setting_follow_it(monkeypatch) -> None:
+    """A worker that serves fewer connections than a client's default share gives a client all of them
+    (the default of 100 made `REFEREE_WORKER_CONNECTIONS=50` alone stop the service); set, it is checked."""
+    monkeypatch.setenv("REFEREE_WORKER_CONNECTIONS", "50")
+    assert Settings.from_env().peer_connections == 50
+    monkeypatch.setenv("REFEREE_PEER_CONNECTIONS", "60")
+    with pytest.raises(SystemExit, match="REFEREE_PEER_CONNECTIONS"):
+        Settings.from_env()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import random
 import signal
 import socket
 import subprocess
@@ -20,7 +19,7 @@ import orjson
 import pytest
 
 import referee
-from live import APP, GUNICORN, Answer, read_answer, request_bytes, serve
+from live import APP, GUNICORN, Answer, connect, distinct_lines, exchange, read_answer, request_bytes, serve
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
 
@@ -48,18 +47,6 @@ def server():
         yield live
 
 
-def connect(server, peer: str, timeout: float = 15) -> socket.socket:
-    """A connection from `peer` (an address of 127/8)."""
-    return socket.create_connection((server.host, server.port), timeout=timeout, source_address=(peer, 0))
-
-
-def status_from(server, peer: str, raw: bytes, timeout: float = 3) -> Answer:
-    """One request from `peer`, sent whole and answered within `timeout` seconds."""
-    with connect(server, peer, timeout) as sock:
-        sock.sendall(raw)
-        return read_answer(sock)
-
-
 def problem_code(answer: Answer) -> str:
     return json.loads(answer.body)["code"]
 
@@ -82,16 +69,16 @@ def test_one_client_holding_many_connections_denies_no_other_and_its_slow_bodies
     while they are held, another peer's /healthz, /readyz, /metrics and `play` are served; and each of
     the hostile ones ends: 429 once its peer holds its share, 408 once it is below the minimum rate."""
     hostile = "127.0.0.2"
-    almost_whole = [connect(server, hostile) for _ in range(16)]
+    almost_whole = [connect(server, hostile, timeout=15) for _ in range(16)]
     for sock in almost_whole:
         sock.sendall(json_head("/v1/games/iago/replay", BODY_LIMIT) + b" " * (BODY_LIMIT - 1024))
-    streams = [connect(server, hostile) for _ in range(6)]
+    streams = [connect(server, hostile, timeout=15) for _ in range(6)]
     for sock in streams:
         sock.sendall(ndjson_head(10 * MIB))
-    headers_only = [connect(server, hostile) for _ in range(6)]
+    headers_only = [connect(server, hostile, timeout=15) for _ in range(6)]
     for sock in headers_only:
         sock.sendall(json_head("/v1/games/iago/new", BODY_LIMIT - 1))
-    tricklers = [connect(server, hostile) for _ in range(6)]
+    tricklers = [connect(server, hostile, timeout=15) for _ in range(6)]
     for sock in tricklers:
         sock.sendall(json_head("/v1/games/iago/new", 100))
     stop = threading.Event()
@@ -112,11 +99,11 @@ def test_one_client_holding_many_connections_denies_no_other_and_its_slow_bodies
         time.sleep(0.5)  # the server has read what they sent
         other = "127.0.0.3"
         for path in ("/healthz", "/readyz", "/metrics"):
-            answer = status_from(server, other, f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+            answer = exchange(server, peer=other, timeout=3, raw=f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
             assert answer.status == 200, (path, answer.status, answer.body[:200])
-        played = status_from(server, other, request_bytes("POST", "/v1/games/iago/play", PLAY))
+        played = exchange(server, peer=other, timeout=3, raw=request_bytes("POST", "/v1/games/iago/play", PLAY))
         assert played.status == 200 and json.loads(played.body)["position"], played.body[:200]
-        probe = status_from(server, hostile, b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        probe = exchange(server, peer=hostile, timeout=3, raw=b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
         assert probe.status == 200  # probes are never refused by a budget, even the hostile peer's
         started = time.monotonic()
         ends = {name: [problem_code(read_answer(sock)) for sock in group] for name, group in
@@ -135,7 +122,7 @@ def test_one_client_holding_many_connections_denies_no_other_and_its_slow_bodies
 
 
 def test_a_client_past_its_connections_is_refused_at_once_and_another_is_served(server) -> None:
-    held = [connect(server, "127.0.0.4") for _ in range(PEER_CONNECTIONS)]
+    held = [connect(server, "127.0.0.4", timeout=15) for _ in range(PEER_CONNECTIONS)]
     try:
         time.sleep(0.3)  # all accepted
         with connect(server, "127.0.0.4", timeout=3) as sock:
@@ -144,7 +131,7 @@ def test_a_client_past_its_connections_is_refused_at_once_and_another_is_served(
             assert answer.status == 429 and problem_code(answer) == "too-many-requests"
             assert answer.headers["retry-after"] == "1" and answer.headers["connection"] == "close"
             assert sock.recv(1) == b""
-        played = status_from(server, "127.0.0.5", request_bytes("POST", "/v1/games/iago/play", PLAY))
+        played = exchange(server, peer="127.0.0.5", timeout=3, raw=request_bytes("POST", "/v1/games/iago/play", PLAY))
         assert played.status == 200
     finally:
         for sock in held:
@@ -156,7 +143,7 @@ def test_a_trusted_proxy_is_not_one_client_the_address_it_forwards_is(server) ->
     """From a trusted proxy (127.0.0.9) each forwarded address has its own share; the proxy's own
     connections are not counted. `X-Forwarded-For` from anyone else is the client's word: ignored."""
     proxy, almost = "127.0.0.9", b" " * (BODY_LIMIT - 1024)
-    held = [connect(server, proxy) for _ in range(PEER_CONNECTIONS + 4)]  # past a peer's connections
+    held = [connect(server, proxy, timeout=15) for _ in range(PEER_CONNECTIONS + 4)]  # past a peer's connections
     try:
         for sock in held[:5]:  # five almost whole bodies of one forwarded client: past its share
             sock.sendall(json_head("/v1/games/iago/replay", BODY_LIMIT, "X-Forwarded-For: 10.0.0.7, 10.0.0.1\r\n")
@@ -167,7 +154,7 @@ def test_a_trusted_proxy_is_not_one_client_the_address_it_forwards_is(server) ->
             sock.sendall(b" " * 1024)  # the rest of the body: those within the share are judged
             codes.append(read_answer(sock).status)
         assert 429 in codes and 400 in codes, codes  # past the share; within it, judged (blank: malformed)
-        played = status_from(server, proxy, request_bytes("POST", "/v1/games/iago/play", PLAY,
+        played = exchange(server, peer=proxy, timeout=3, raw=request_bytes("POST", "/v1/games/iago/play", PLAY,
                                                           extra="X-Forwarded-For: 10.0.0.2\r\n"))
         assert played.status == 200
     finally:
@@ -180,7 +167,7 @@ def test_a_streamed_batch_over_the_body_limit_with_expect_100_continue_is_judged
     line and per stream, not by the body limit, so it gets `100 Continue` and is judged."""
     lines = (PLAY + b"\n") * (BODY_LIMIT // len(PLAY) + 1000)
     assert len(lines) > BODY_LIMIT
-    with connect(server, "127.0.0.6") as sock:
+    with connect(server, "127.0.0.6", timeout=15) as sock:
         sock.sendall(ndjson_head(len(lines), "Expect: 100-continue\r\n"))
         reader = sock.makefile("rb")
         assert read_answer(sock, reader).status == 100
@@ -191,22 +178,6 @@ def test_a_streamed_batch_over_the_body_limit_with_expect_100_continue_is_judged
 
 
 # ------------------------------------------------------------------ reading answers: a minimum rate
-
-
-def distinct_lines(count: int) -> bytes:
-    """`count` NDJSON lines of distinct states and moves (met in random games): their results differ, so
-    none is answered `same_as` another, and each carries its state (~550 bytes)."""
-    rng, lines = random.Random(1), {}
-    while len(lines) < count:
-        state = IAGO.new()
-        for _ in range(40):
-            moves = IAGO.legal_moves(state)
-            if not moves:
-                break
-            move = rng.choice(moves)
-            lines[orjson.dumps({"state": state, "move": move})] = None
-            state = IAGO.play(state, move)["state"]
-    return b"\n".join(list(lines)[:count]) + b"\n"
 
 
 def read_at(sock: socket.socket, rate: float, limit: float, until: Any = lambda: False) -> tuple[bytes, bool]:

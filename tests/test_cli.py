@@ -16,7 +16,7 @@ import pytest
 import referee
 from records import (assert_records_cover_every_game_and_chance, assert_result_is_the_models,
                      expected_by_game_replay, model_replay, random_records)
-from referee import cli
+from referee import archives, cli
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +154,7 @@ def test_positions_are_every_position_of_a_legal_record_as_its_replay_reaches_th
 
 def test_chunks_hold_whole_lines_within_their_bounds() -> None:
     lines = [b'{"n": %d, "pad": "%s"}\n' % (n, b"x" * (n % 40 * 9)) for n in range(200)]  # up to 370 bytes
-    parts = list(cli.chunks(io.BytesIO(b"".join(lines)), records=50, size=300))
+    parts = list(archives.chunks(io.BytesIO(b"".join(lines)), records=50, size=300))
     assert b"".join(data for _, data in parts) == b"".join(lines)
     assert all(len(data) <= 300 or data.count(b"\n") == 1 for _, data in parts)
     assert all(data.count(b"\n") <= 50 for _, data in parts)

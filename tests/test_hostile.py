@@ -17,7 +17,7 @@ import pytest
 
 import referee
 from hypnosia_boards import largest_board
-from live import Answer, exchange, get, read_answer, request_bytes, rss_bytes, serve, workers
+from live import Answer, exchange, get, held_back, read_answer, request_bytes, rss_bytes, serve, workers
 from referee.codes import CODES
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
@@ -452,7 +452,7 @@ def test_a_long_costly_batch_holds_neither_the_event_loop_nor_the_worker() -> No
     assert len(results) == 1000 and all(result["legal"] for result in results)
     assert took > 2, "the batch should outlast the worker timeout"
     assert "WORKER TIMEOUT" not in log and log.count("Booting worker") == 1, log[-2000:]
-    assert len(latencies) > 10 and max(latencies) < 1.0, latencies
+    assert len(latencies) > 10 and not held_back(latencies), latencies
 
 
 def test_items_that_fail_alike_answer_a_few_bytes_each_and_memory_stays_flat() -> None:
@@ -623,7 +623,7 @@ def test_costly_pictures_at_once_do_not_hold_healthz() -> None:
             for sock in clients:
                 sock.close()
     assert all(answer.status == 200 and answer.body.startswith(b"<svg") for answer in answers)
-    assert latencies and max(latencies) < 1.0, latencies
+    assert not held_back(latencies), latencies
 
 
 # ------------------------------------------------------------------ HTTP at its edges

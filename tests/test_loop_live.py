@@ -5,6 +5,7 @@ resumes from, and the log stays one JSON object a line. Every loop here is bound
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import socket
@@ -17,7 +18,7 @@ import orjson
 import pytest
 
 import referee
-from live import exchange, healthz_latencies, read_answer, request_bytes, serve
+from live import distinct_lines, exchange, healthz_latencies, held_back, read_answer, request_bytes, serve
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/live.py)
 
@@ -76,7 +77,7 @@ def test_small_costly_pictures_do_not_hold_healthz() -> None:
             for client in clients:
                 client.join(timeout=30)
     assert len(drawn) >= 8, "the pictures should keep being drawn"
-    assert statistics.median(latencies) < 0.25 and max(latencies) < 1.0, latencies
+    assert statistics.median(latencies) < 0.25 and not held_back(latencies), latencies
 
 
 # ------------------------------------------------------------------ a full disk
@@ -84,21 +85,6 @@ def test_small_costly_pictures_do_not_hold_healthz() -> None:
 MIB = 1024 * 1024
 IAGO = referee.game("iago")
 ITEM = orjson.dumps({"state": IAGO.new(), "move": "e4"}) + b"\n"
-
-
-def distinct_items(count: int) -> bytes:
-    """NDJSON items of as many positions of a game played out, each with its first legal move: no two
-    results in a row are alike (alike ones are written in a few bytes)."""
-    lines, state = [], IAGO.new()
-    while len(lines) < count:
-        moves = IAGO.legal_moves(state)
-        if not moves:
-            state = IAGO.new()
-            continue
-        move = moves[len(lines) % len(moves)]
-        lines.append(orjson.dumps({"state": state, "move": move}) + b"\n")
-        state = IAGO.play(state, move)["state"]
-    return b"".join(lines)
 
 
 @pytest.fixture
@@ -126,7 +112,7 @@ def test_a_full_disk_ends_big_batches_with_a_problem_line_and_gives_the_spool_ba
     back, so that even a 20-line batch was 503 from then on. Now a big batch gets the results stored
     before the disk filled and a last line `insufficient-storage` naming the first item not answered, or
     a plain 507 when none could be stored; and a small batch after them is answered."""
-    big = request_bytes("POST", "/v1/games/iago/batch?with_state=true", distinct_items(20_000), "application/x-ndjson")
+    big = request_bytes("POST", "/v1/games/iago/batch?with_state=true", distinct_lines(20_000), "application/x-ndjson")
     small = request_bytes("POST", "/v1/games/iago/batch", ITEM * 20, "application/x-ndjson")
     filler = small_disk / "filler"
     with serve(REFEREE_WORKERS="1", REFEREE_WORKER_SPOOL_BYTES=str(12 * MIB), TMPDIR=str(small_disk)) as live:
@@ -169,7 +155,7 @@ def test_a_stream_being_read_when_the_worker_stops_ends_with_a_line_to_resume_fr
     word. Now its reading stops at once, the answer gives the results of the lines judged and a last line
     `service-unavailable` with the index of the first item not judged, and the connection closes, long
     before the graceful timeout; sent again from that index, the rest is judged."""
-    items = distinct_items(8_000)
+    items = distinct_lines(8_000)
     lines = items.splitlines(keepends=True)
     body = request_bytes("POST", "/v1/games/iago/batch/ndjson", items, "application/x-ndjson")
     head = len(body) - len(items)
@@ -203,6 +189,27 @@ def test_a_stream_being_read_when_the_worker_stops_ends_with_a_line_to_resume_fr
     assert len(ndjson_answer(rest)) == len(lines) - index
 
 
+def test_an_answer_being_sent_when_the_worker_stops_is_sent_whole() -> None:
+    """A batch judged, its answer (megabytes, more than the sockets buffer) being read when the server is
+    told to stop: the answer's end waited for bytes the client might still send (under gevent a read
+    with MSG_DONTWAIT waits for its timeout), so the worker was killed at the graceful timeout and the
+    answer cut. Now it is sent whole, its chunked framing ended, before the graceful timeout."""
+    items = distinct_lines(12_000)
+    raw = request_bytes("POST", "/v1/games/iago/batch/ndjson?with_state=true", items, "application/x-ndjson")
+    with serve(REFEREE_WORKERS="1", REFEREE_GRACEFUL_TIMEOUT="8") as live:
+        with socket.create_connection((live.host, live.port), timeout=30) as sock:
+            sock.sendall(raw)
+            reader = sock.makefile("rb")
+            assert reader.readline().startswith(b"HTTP/1.1 200")  # the answer has begun
+            stopped = time.monotonic()
+            live.process.send_signal(signal.SIGTERM)
+            answer = read_answer(sock, io.BufferedReader(io.BytesIO(b"HTTP/1.1 200 OK\r\n" + reader.read())))
+            took = time.monotonic() - stopped
+    results = ndjson_answer(answer)
+    assert [result["index"] for result in results] == list(range(12_000)) and "state" in results[-1]
+    assert took < 7, f"answered {took:.1f} s after SIGTERM (the graceful timeout is 8 s)"
+
+
 def test_refusals_of_big_bodies_and_a_worker_stopping_leave_only_json_lines() -> None:
     """Every refused request over 16 KiB (worked on by the pool) wrote a multi-line traceback to the log,
     and every worker stopped by SIGTERM another: the log is one JSON object a line, and a refusal is
@@ -231,7 +238,7 @@ def test_a_stream_whose_client_is_gone_is_not_judged_as_a_whole() -> None:
     """A client declares 20 MB of lines, sends 1.8 MB and stops sending (here it still reads): what it sent
     was judged to its end as if it were the whole batch. Now the chunk the body ends in is not judged, and
     the answer ends with a `malformed-http` line saying where the body ended."""
-    items = distinct_items(8_000)
+    items = distinct_lines(8_000)
     assert 1.5 * MIB < len(items) < 2 * MIB
     head = (f"POST /v1/games/iago/batch/ndjson HTTP/1.1\r\nHost: test\r\nContent-Type: application/x-ndjson\r\n"
             f"Content-Length: {20 * MIB}\r\n\r\n").encode()

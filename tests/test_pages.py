@@ -36,6 +36,10 @@ ELSEWHERE = {
     "import referee_og as og": "needs the generated client: tests/test_openapi_generator_client.py runs it",
     "referee validate docs/archive/example.jsonl": "tests/test_report.py makes the example's report so and compares",
     "docker build -t referee .": "needs Docker, which CI's image does not run",
+    "pip install referee                # the engine": "the index has no release yet: tests/dist_checks.py (make "
+                                                        "dist-test, part of make test) installs the built wheel in a "
+                                                        "fresh environment without a toolchain and runs each use",
+    "make dist && pip install dist/": "make dist-test (part of make test) builds and installs it, as above",
     "pip install 'referee[dask,archives]' s3fs": "needs object storage and a cluster: tests/test_archives.py runs the "
                                                  "same commands on memory:// and local Dask clusters, a worker and a "
                                                  "scheduler killed, and --resume",

@@ -36,7 +36,7 @@ from typing import IO, Any, NamedTuple
 import orjson
 from tqdm import tqdm
 
-__all__ = ["CHUNK_RECORDS", "Options", "Partition", "Stop", "chunks", "plan", "run_partition", "validate"]
+__all__ = ["CHUNK_RECORDS", "Options", "Partition", "Stop", "chunks", "plan", "run_partition", "validate", "whole_file"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
 CHUNK_RECORDS = 20_000
@@ -305,22 +305,18 @@ def run_partition(part: Partition, options: Options, target: str | None) -> Done
 
 @contextlib.contextmanager
 def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
-    """A file that appears at `path` only once complete: written beside it and renamed (an object store's
-    object appears whole when its upload ends). Removed when the writing fails; a killed run leaves only
-    `PATH.partial`."""
+    """A file that appears at `path` only once complete, on a local disk or an object store alike: written
+    to `PATH.partial` and moved to `PATH` when complete (a rename locally; on an object store, a copy
+    once the upload has ended). Removed when the writing fails; a killed run leaves only `PATH.partial`."""
     if path == "-":
         yield sys.stdout.buffer if "b" in mode else sys.stdout
         return
-    if is_url(path) and not path.startswith("file://"):
-        import fsspec
+    import fsspec
 
-        with fsspec.open(path, mode) as file:
-            yield file
-        return
-    path = path.removeprefix("file://")
-    partial = f"{path}.partial"
+    fs, target = fsspec.core.url_to_fs(path)
+    partial = f"{target}.partial"
     try:
-        file = open(partial, mode, encoding=None if "b" in mode else "utf-8")  # noqa: SIM115 (closed below)
+        file = fs.open(partial, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
     except FileNotFoundError as error:
         raise FileNotFoundError(error.errno, error.strerror, path) from None
     try:
@@ -328,9 +324,9 @@ def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
             yield file
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(partial)
+            fs.rm(partial)
         raise
-    os.replace(partial, path)
+    fs.mv(partial, target)
 
 
 def is_directory(output: str) -> bool:
@@ -582,6 +578,9 @@ def into_directory(directory: Directory, args: argparse.Namespace, options: Opti
         if not args.resume:
             raise Stop(f"{args.output} holds a run already: add --resume to finish it, or write elsewhere")
         manifest = directory.read_manifest()
+        if manifest["engine"] != engine_version():  # its parts would not be those of one run
+            raise Stop(f"{args.output} was written by referee {manifest['engine']}, not {engine_version()}: "
+                       "write elsewhere, or remove it to start over")
         if manifest["options"] != settings:
             raise Stop(f"{args.output} was written with other options: {manifest['options']}")
         if [tuple(entry["partition"][key] for key in ("source", "compression", "start", "end"))

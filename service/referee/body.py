@@ -182,8 +182,11 @@ class Bodies:
         hold = environ[HOLD_KEY] = self.memory.hold(peer)
         try:
             self.take_body(environ, hold)
-        except Problem as problem:
+        except BaseException as error:  # a problem of the body, or the greenlet killed while it reads
             hold.release()
+            if not isinstance(error, Problem):
+                raise
+            problem = error
             environ[CLOSE_KEY] = True
             if problem.code not in UNREADABLE and (declared_length(environ) or 0) <= self.max_drain_bytes:
                 Input(environ["wsgi.input"]).drain(self.max_drain_bytes)

@@ -21,9 +21,9 @@ import sys
 from typing import Any
 
 from referee import archives
-from referee.archives import CHUNK_RECORDS, Stop, chunks
+from referee.archives import CHUNK_RECORDS, Stop
 
-__all__ = ["chunks", "main"]
+__all__ = ["main"]
 
 
 def scene_of(document: dict[str, Any], ply: int | None) -> tuple[str, dict[str, Any], str | None, str | None]:

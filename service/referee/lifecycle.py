@@ -46,10 +46,21 @@ def reading(sock: Any) -> Iterator[None]:
         _reading.discard(sock)
 
 
+#: Most bytes read and discarded at the end of an answer (a client still sending fast is not waited for).
+DISCARD_BYTES = 4 << 20
+
+
 def discard_unread(sock: Any) -> None:
-    """Reads and discards what the client has sent and the worker has not read, without waiting."""
+    """Reads and discards what the client has sent and the worker has not read, without waiting (a
+    timeout of 0: under gevent a socket with a timeout waits for data even with MSG_DONTWAIT)."""
     if sock is None:
         return
-    with contextlib.suppress(OSError):  # nothing more to read (BlockingIOError), or the client gone
-        while sock.recv(1 << 16, socket.MSG_DONTWAIT):
-            pass
+    timeout, left = sock.gettimeout(), DISCARD_BYTES
+    sock.settimeout(0.0)
+    try:
+        with contextlib.suppress(OSError):  # nothing more to read (BlockingIOError), or the client gone
+            while left > 0 and (data := sock.recv(min(1 << 16, left))):
+                left -= len(data)
+    finally:
+        with contextlib.suppress(OSError):
+            sock.settimeout(timeout)

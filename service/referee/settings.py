@@ -119,6 +119,8 @@ class Settings:
         if not os.environ.get("REFEREE_PEER_MEMORY_BYTES", "").strip():
             share = min(settings.worker_memory_bytes, max(settings.worker_memory_bytes // 4, settings.one_request()))
             settings = replace(settings, peer_memory_bytes=share)
+        if not os.environ.get("REFEREE_PEER_CONNECTIONS", "").strip():  # fewer when a worker serves fewer
+            settings = replace(settings, peer_connections=min(settings.peer_connections, settings.worker_connections))
         settings.check()
         return settings
 

@@ -143,6 +143,7 @@ class Paced:
         self.receiving: Pace | None = None
         self.sending: Pace | None = None
         self.sent = 0  # bytes of the answer written to the socket
+        self.queued_before = 0  # bytes of earlier answers still queued when this one began
         sock.settimeout(timeout)
 
     def __getattr__(self, name: str) -> Any:
@@ -193,10 +194,12 @@ class Paced:
     def send(self, data: Any, *flags: int) -> int:
         if self.receiving is not None and self.sending is None:  # the answer's first byte
             self.sending, self.sent = Pace(self.head_start, self.min_read_rate), 0
+            # What a pipelining client left of its previous answer is still queued: not this answer's.
+            self.queued_before = unsent_bytes(self.sock)
         pace = self.sending
         while True:
             if pace is not None:
-                pace.moved = self.sent - unsent_bytes(self.sock)
+                pace.moved = max(0, self.sent - max(0, unsent_bytes(self.sock) - self.queued_before))
             self.bound(pace, silence=False)
             try:
                 sent = self.sock.send(data, *flags)
@@ -240,9 +243,17 @@ class RefereeWorker(GeventWorker):
             gc.unfreeze()
             gc.collect()
 
-    def handle_exit(self, sig: int, frame: Any) -> None:
-        super().handle_exit(sig, frame)
-        lifecycle.stop()  # open streams end with a problem line, before the graceful timeout
+    @property
+    def alive(self) -> bool:
+        return self._alive
+
+    @alive.setter
+    def alive(self, alive: bool) -> None:
+        # However the worker comes to stop (SIGTERM, recycled by REFEREE_MAX_REQUESTS, its parent gone),
+        # open streams end with a problem line before the graceful timeout ends.
+        self._alive = alive
+        if not alive:
+            lifecycle.stop()
 
     def handle_quit(self, sig: int, frame: Any) -> None:
         lifecycle.stop()
