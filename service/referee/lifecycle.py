@@ -3,7 +3,8 @@
 On SIGTERM gunicorn stops a worker gracefully: it accepts nothing more and lets the requests in hand
 finish within `REFEREE_GRACEFUL_TIMEOUT` seconds, then kills it. A streamed batch still being read (a
 long upload, a client trickling its lines) does not finish: it was cut mid-line after its 200, and its
-client could not tell where. So the worker's signal handler calls `stop`: every stream being read stops
+client could not tell where. So a worker that stops (its signal handler, or gunicorn recycling it after
+`REFEREE_MAX_REQUESTS`: whatever sets its `alive` false) calls `stop`: every stream being read stops
 reading at once (its socket's reading side is shut, which wakes a read waiting for the client) and ends
 its answer with a `service-unavailable` problem line naming the first item not judged; the connection
 then closes, long before the graceful timeout, and the client sends the rest again from that index.
