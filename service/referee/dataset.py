@@ -105,8 +105,8 @@ def rows(source: str, first: int, data: bytes, output: bytes, games: Games) -> d
         if result.get("legal") is not True:
             continue
         number = result["record"]
-        record_rows(columns, source, number, orjson.loads(lines[number - first]), result["positions"],
-                    games.of(result))
+        record = orjson.loads(lines[number - first])
+        record_rows(columns, source, number, record, result["positions"], games.of(record))
     return columns
 
 
