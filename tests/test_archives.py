@@ -388,3 +388,16 @@ def test_a_dataset_is_a_row_a_ply_of_every_legal_record_and_resumes(tmp_path) ->
     assert lost.read_bytes() == whole and (directory / "_SUCCESS").exists()
     assert all((directory / name).stat().st_mtime_ns == mtime for name, mtime in kept.items())
     assert dataset_rows(directory) == rows
+    assert run(str(path), "--dataset", f"{directory}/", "-o", str(tmp_path / "also.jsonl")) == 3  # one output
+
+
+def test_on_a_dask_cluster_each_task_writes_its_dataset_part(tmp_path, monkeypatch) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    pytest.importorskip("pyarrow")
+    path = archive(tmp_path / "records.jsonl", 2)
+    assert run(str(path), "--dataset", f"{tmp_path / 'local'}/", "--part-bytes", "4000") == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert run(str(path), "--dataset", f"{tmp_path / 'cluster'}/", "--part-bytes", "4000",
+                   "--scheduler", cluster.scheduler_address) == 1
+    assert parts_of(tmp_path / "cluster") == parts_of(tmp_path / "local") and (tmp_path / "cluster" / "_SUCCESS").exists()
