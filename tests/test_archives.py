@@ -333,7 +333,7 @@ def dataset_rows(directory: Path):
     table = pq.read_table(directory)
     frame = pandas.read_parquet(directory)
     assert frame.shape == (table.num_rows, 10) and list(frame["position"]) == table.column("position").to_pylist()
-    assert [None if value != value else value for value in frame["action"]] == table.column("action").to_pylist()
+    assert [None if pandas.isna(value) else value for value in frame["action"]] == table.column("action").to_pylist()
     return table.to_pylist()
 
 

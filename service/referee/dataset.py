@@ -2,12 +2,13 @@
 
 Each partition's task writes `part-NNNNN.parquet` (pyarrow: `pip install 'referee[dataset]'`), one row a
 ply of every legal record, its start included. The positions are the native replay's (`--positions`); the
-player to move, the action ids and the returns come from a position handle pushed along the same moves,
+player to move, the action ids and the returns come from a position handle on the same start pushed along the same moves,
 checked against those positions at every ply. A record with an illegal move (or no record) gives no row.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 from collections.abc import Iterator
@@ -52,17 +53,19 @@ class Games:
 def record_rows(columns: dict[str, list], source: str, number: int, record: dict[str, Any], positions: list[str],
                 game: Any) -> None:
     """Appends a legal record's rows: its start and one a ply."""
-    handle = game.start(record.get("seed"))
+    handle = game.load(positions[0])  # the native replay's start, its seed too (drawn when a record has none)
     record_id = record.get("id")
     record_id = record_id if record_id is None or isinstance(record_id, str) else orjson.dumps(record_id).decode()
     moves: list[str] = record["moves"]
-    movers, actions = [handle.to_move], [None]
+    movers: list[str | None] = [handle.to_move]
+    actions: list[int | None] = [None]
     for ply, move in enumerate(moves):
-        action = one_decision(handle, move, positions[ply + 1])
+        try:
+            action = one_decision(handle, move, positions[ply + 1])
+        except RuntimeError as error:  # a bug of ours, never of the record: said where
+            raise RuntimeError(f"{source}:{number}: ply {ply + 1}: {error}") from None
         movers.append(handle.to_move)
         actions.append(action)
-    if handle.position() != positions[-1]:
-        raise RuntimeError(f"{source}:{number}: the handle's replay differs from the record's positions")
     returns = handle.returns()
     count = len(moves) + 1
     columns["source"].extend([source] * count)
@@ -79,20 +82,23 @@ def record_rows(columns: dict[str, list], source: str, number: int, record: dict
 
 def one_decision(handle: Any, move: str, after: str) -> int | None:
     """Plays `move` on the handle; returns its action id when the move is one decision (the id pushed alone
-    plays the move: the position after is the record's), else None (the move pushed as notation)."""
+    plays the move: the position after is the record's), else None (the move pushed as notation).
+    RuntimeError when the position after is not `after`, which a replay of the same moves never gives."""
+    from referee.errors import RefereeError
+
     try:
-        action = handle.action_of(move)
-    except Exception:  # not one decision's notation (a Hypnosia turn's two die moves, a Caesar! move with a draw)
+        action: int | None = handle.action_of(move)
+    except RefereeError:  # not one decision's notation (a Hypnosia turn's two die moves, a Caesar! move with a draw)
         action = None
-    if action is not None:
-        try:
+    with contextlib.suppress(RefereeError):  # the id is not legal here: the move is not that one decision
+        if action is not None:
             handle.push(action)
             if handle.position() == after:
                 return action
             handle.pop()
-        except Exception:
-            pass
     handle.push(move)
+    if handle.position() != after:
+        raise RuntimeError(f"{move} gives {handle.position()}, the native replay {after}")
     return None
 
 
