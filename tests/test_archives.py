@@ -389,6 +389,7 @@ def test_a_dataset_is_a_row_a_ply_of_every_legal_record_and_resumes(tmp_path) ->
     assert all((directory / name).stat().st_mtime_ns == mtime for name, mtime in kept.items())
     assert dataset_rows(directory) == rows
     assert run(str(path), "--dataset", f"{directory}/", "-o", str(tmp_path / "also.jsonl")) == 3  # one output
+    assert run(str(path), "--dataset", f"{tmp_path / 'other'}/", "--keep", "date") == 3  # its own columns
 
 
 def test_on_a_dask_cluster_each_task_writes_its_dataset_part(tmp_path, monkeypatch) -> None:

@@ -515,8 +515,8 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
 
     if args.jobs:
         os.environ["RAYON_NUM_THREADS"] = str(args.jobs)  # read when the native pool first starts
-    if args.dataset is not None and args.output != "-":
-        raise Stop("--dataset DIR/ is the run's output: no -o beside it")
+    if args.dataset is not None and (args.output != "-" or args.keep):
+        raise Stop("--dataset DIR/ is the run's output, with its own columns: no -o or --keep beside it")
     output = args.dataset if args.dataset is not None else args.output
     directory = Directory(output) if args.dataset is not None or is_directory(output) else None
     if args.resume and directory is None:
