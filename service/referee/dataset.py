@@ -36,22 +36,23 @@ def schema() -> Any:
 
 
 class Games:
-    """One `referee.Game` a setup (game, variant, options), made once a task."""
+    """One `referee.Game` a setup (game, variant, options), made once a task, with the action ids of the
+    moves' notations met (an id does not depend on the position)."""
 
     def __init__(self) -> None:
-        self.games: dict[bytes, Any] = {}
+        self.games: dict[bytes, tuple[Any, dict[str, int | None]]] = {}
 
-    def of(self, record: dict[str, Any]) -> Any:
+    def of(self, record: dict[str, Any]) -> tuple[Any, dict[str, int | None]]:
         import referee
 
         key = orjson.dumps([record["game"], record.get("variant"), record.get("options")], option=orjson.OPT_SORT_KEYS)
         if key not in self.games:
-            self.games[key] = referee.game(record["game"], record.get("variant"), record.get("options"))
+            self.games[key] = referee.game(record["game"], record.get("variant"), record.get("options")), {}
         return self.games[key]
 
 
 def record_rows(columns: dict[str, list], source: str, number: int, record: dict[str, Any], positions: list[str],
-                game: Any) -> None:
+                game: Any, actions_of: dict[str, int | None]) -> None:
     """Appends a legal record's rows: its start and one a ply."""
     handle = game.load(positions[0])  # the native replay's start, its seed too (drawn when a record has none)
     record_id = record.get("id")
@@ -60,12 +61,13 @@ def record_rows(columns: dict[str, list], source: str, number: int, record: dict
     movers: list[str | None] = [handle.to_move]
     actions: list[int | None] = [None]
     for ply, move in enumerate(moves):
+        if move not in actions_of:
+            actions_of[move] = action_of(game, move)
         try:
-            action = one_decision(handle, move, positions[ply + 1])
+            actions.append(one_decision(handle, move, actions_of[move], positions[ply + 1]))
         except RuntimeError as error:  # a bug of ours, never of the record: said where
             raise RuntimeError(f"{source}:{number}: ply {ply + 1}: {error}") from None
         movers.append(handle.to_move)
-        actions.append(action)
     returns = handle.returns()
     count = len(moves) + 1
     columns["source"].extend([source] * count)
@@ -80,18 +82,25 @@ def record_rows(columns: dict[str, list], source: str, number: int, record: dict
     columns["returns"].extend([returns] * count)
 
 
-def one_decision(handle: Any, move: str, after: str) -> int | None:
-    """Plays `move` on the handle; returns its action id when the move is one decision (the id pushed alone
-    plays the move: the position after is the record's), else None (the move pushed as notation).
-    RuntimeError when the position after is not `after`, which a replay of the same moves never gives."""
+def action_of(game: Any, move: str) -> int | None:
+    """The action id of a move's notation in the game's action space, None when it names no one decision
+    (a Hypnosia turn's two die moves, a Caesar! move with a draw)."""
     from referee.errors import RefereeError
 
     try:
-        action: int | None = handle.action_of(move)
-    except RefereeError:  # not one decision's notation (a Hypnosia turn's two die moves, a Caesar! move with a draw)
-        action = None
-    with contextlib.suppress(RefereeError):  # the id is not legal here: the move is not that one decision
-        if action is not None:
+        return game.action_of(move)
+    except RefereeError:
+        return None
+
+
+def one_decision(handle: Any, move: str, action: int | None, after: str) -> int | None:
+    """Plays `move` on the handle; returns its action id when the move is that one decision (the id pushed
+    alone plays the move: the position after is the record's), else None (the move pushed as notation).
+    RuntimeError when the position after is not `after`, which a replay of the same moves never gives."""
+    from referee.errors import RefereeError
+
+    if action is not None:
+        with contextlib.suppress(RefereeError):  # the id is not legal here: the move is not that decision
             handle.push(action)
             if handle.position() == after:
                 return action
@@ -112,7 +121,7 @@ def rows(source: str, first: int, data: bytes, output: bytes, games: Games) -> d
             continue
         number = result["record"]
         record = orjson.loads(lines[number - first])
-        record_rows(columns, source, number, record, result["positions"], games.of(record))
+        record_rows(columns, source, number, record, result["positions"], *games.of(record))
     return columns
 
 
