@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import importlib.util
 import multiprocessing
 import os
 import random
@@ -114,6 +115,7 @@ ARCHIVE_RUNS = {
     "--positions": ("claimed", ("--positions",)),
     "plain `.zst`": ("plain.zst", ()),
     "plain, `-o DIR/`": ("plain", ("-o", "{workdir}/parts/")),
+    "--dataset": ("claimed", ("--dataset", "{workdir}/dataset/")),
 }
 DASK_RUNS = ("plain", "claims and metadata", "--positions", "plain, `-o DIR/`")
 
@@ -147,10 +149,11 @@ def validate_archive(path: Path, workdir: Path, options: tuple[str, ...], cluste
     time, the CPU time it took (the subprocess's, and a Dask cluster's workers' and scheduler's), and the
     bytes of results it wrote."""
     out = workdir / "out.jsonl"
-    command = [sys.executable, "-m", "referee.cli", "validate", str(path), "-o", str(out), "--no-progress",
-               *(option.format(workdir=workdir) for option in options)]
-    if "-o" in options:  # results into a directory (the last -o wins): its parts' bytes
-        out = Path(options[options.index("-o") + 1].format(workdir=workdir))
+    into = "--dataset" if "--dataset" in options else "-o"
+    command = [sys.executable, "-m", "referee.cli", "validate", str(path), "--no-progress",
+               *(["-o", str(out)] if into not in options else []), *(option.format(workdir=workdir) for option in options)]
+    if into in options:  # results (or the data set) into a directory: its parts' bytes
+        out = Path(options[options.index(into) + 1].format(workdir=workdir))
     workers = []
     if cluster is not None:
         command += ["--scheduler", cluster.scheduler_address]
@@ -181,8 +184,9 @@ def cluster_client(cluster: Any) -> Any:
 def archive_rates(args: argparse.Namespace, archive: Archive, workdir: Path, runs: tuple[str, ...],
                   cluster: Any) -> dict[str, ArchiveRun]:
     """Each run's best wall time and best CPU time over --repeat rounds (the runs taking turns in each)."""
+    runs = tuple(run for run in runs if (ARCHIVE_RUNS[run][0] != "plain.zst" or zst_of(archive.plain).exists())
+                 and (run != "--dataset" or importlib.util.find_spec("pyarrow") is not None))
     best = {run: ArchiveRun() for run in runs}
-    runs = tuple(run for run in runs if ARCHIVE_RUNS[run][0] != "plain.zst" or zst_of(archive.plain).exists())
     for _ in range(args.repeat):
         for run in runs:
             form, options = ARCHIVE_RUNS[run]
@@ -209,7 +213,8 @@ def archive_rows(args: argparse.Namespace, archive: Archive, runs: dict[str, Arc
             f"{archive.plain.stat().st_size / 1e6:,.0f} / {archive.claimed.stat().st_size / 1e6:,.0f}",
             f"{number(rate['plain'])} ({plain.cpu:,.1f} CPU s)", versus_plain(claimed),
             verdict(f"≥ {CLAIMS_TARGET:.2f}×", met), versus_plain("+ --keep, --report"), versus_plain("--positions"),
-            f"{runs['--positions'].size / 1e6:,.0f}", versus_plain("plain `.zst`"), versus_plain("plain, `-o DIR/`")]
+            f"{runs['--positions'].size / 1e6:,.0f}", versus_plain("plain `.zst`"), versus_plain("plain, `-o DIR/`"),
+            versus_plain("--dataset"), f"{runs['--dataset'].size / 1e6:,.1f}" if "--dataset" in runs else "—"]
 
 
 def bench_archive(args: argparse.Namespace, workdir: Path) -> str:
@@ -226,7 +231,7 @@ def bench_archive(args: argparse.Namespace, workdir: Path) -> str:
                 dask.append(archive_rows(args, archive, archive_rates(args, archive, workdir, DASK_RUNS, cluster)))
     headers = ["game", "records", "plies/game", "MB plain / with claims", "plain records/s",
                "claims and metadata records/s", "target", "+ `--keep`, `--report`", "`--positions`",
-               "MB of positions", "plain `.zst`", "plain, `-o DIR/`"]
+               "MB of positions", "plain `.zst`", "plain, `-o DIR/`", "`--dataset`", "MB of data set"]
     text = [
         "## archive: `referee validate` on a generated archive",
         "",
@@ -241,7 +246,8 @@ def bench_archive(args: argparse.Namespace, workdir: Path) -> str:
         f"(exit status 0). Claims and metadata target ≥ {CLAIMS_TARGET:.2f}× plain records' rate (issue 32); "
         "`+ --keep, --report` keeps two fields and writes the report; `--positions` writes every position "
         "(its results' size in its own column); `plain .zst` reads the plain archive compressed by zstd (level 3), "
-        "`plain, -o DIR/` writes it into a directory of parts with a manifest. Each cell: records/s by wall time (best round), × plain's, and "
+        "`plain, -o DIR/` writes it into a directory of parts with a manifest; `--dataset` writes the data set "
+        "for learning (Parquet, a row a ply; pyarrow installed), its parts' size in its own column. Each cell: records/s by wall time (best round), × plain's, and "
         "*CPU* × plain's: plain's CPU seconds ÷ the run's (the command's, and on Dask also the workers' and the "
         "scheduler's; best round), which other work sharing the machine moves far less than wall time. The target "
         "is judged on records/s.",

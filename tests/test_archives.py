@@ -324,3 +324,81 @@ def test_an_output_that_fails_half_written_is_not_there(tmp_path, where) -> None
     with whole_file(path) as file:
         file.write(b"whole\n")
     assert fs.cat(target) == b"whole\n" and not fs.exists(target + ".partial")
+
+
+def dataset_rows(directory: Path):
+    """The data set's rows as pyarrow and as pandas read them (both skip `_manifest.json` and `_SUCCESS`)."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pandas = pytest.importorskip("pandas")
+    table = pq.read_table(directory)
+    frame = pandas.read_parquet(directory)
+    assert frame.shape == (table.num_rows, 10) and list(frame["position"]) == table.column("position").to_pylist()
+    assert [None if pandas.isna(value) else value for value in frame["action"]] == table.column("action").to_pylist()
+    return table.to_pylist()
+
+
+def test_a_dataset_is_a_row_a_ply_of_every_legal_record_and_resumes(tmp_path) -> None:
+    import referee
+
+    path = archive(tmp_path / "records.jsonl", 2)
+    assert run(str(path), "--positions", "-o", str(tmp_path / "results.jsonl")) == 1  # the example has illegal records
+    directory = tmp_path / "dataset"
+    assert run(str(path), "--dataset", f"{directory}/", "--part-bytes", "4000") == 1
+    manifest = json.loads((directory / "_manifest.json").read_bytes())
+    assert len(manifest["parts"]) > 2 and (directory / "_SUCCESS").exists()
+    assert all(entry["part"].endswith(".parquet") for entry in manifest["parts"])
+
+    rows = dataset_rows(directory)
+    records = {number: json.loads(line) for number, line in enumerate(path.read_bytes().splitlines(), 1)}
+    answers = {answer["record"]: answer for answer in results(tmp_path / "results.jsonl")}
+    legal = [number for number, answer in answers.items() if answer.get("legal") is True]
+    assert len(legal) < len(answers)  # illegal records (and a line no record) ...
+    assert {row["record"] for row in rows} == set(legal)  # ... give no row
+    assert len(rows) == sum(len(records[number]["moves"]) + 1 for number in legal)
+    for number in legal:
+        mine = [row for row in rows if row["record"] == number]
+        record, answer = records[number], answers[number]
+        assert [row["ply"] for row in mine] == list(range(len(record["moves"]) + 1))
+        assert [row["position"] for row in mine] == answer["positions"]
+        assert [row["move"] for row in mine] == [None, *record["moves"]]
+        assert {row["id"] for row in mine} == {record.get("id")} and {row["game"] for row in mine} == {record["game"]}
+        assert {row["source"] for row in mine} == {str(path)}
+        game = referee.game(record["game"], record.get("variant"), record.get("options"))
+        handle = game.start(record.get("seed"))
+        assert mine[0]["to_move"] == handle.to_move and mine[-1]["to_move"] == answer["outcome"]["to_move"]
+        for row in mine[1:]:
+            if row["action"] is not None:  # one move, one decision: the action id is that move's
+                assert game.move_of(row["action"]) == row["move"] or game.action_of(row["move"]) == row["action"]
+        returns = mine[0]["returns"]
+        assert all(row["returns"] == returns for row in mine) and len(returns) == len(handle.players)
+        winner = answer["outcome"]["winner"]
+        if answer["outcome"]["status"] == "ongoing":
+            assert returns == [0.0] * len(returns)
+        elif winner is not None:
+            assert returns[handle.players.index(winner)] == max(returns) == 1.0
+    assert any(row["action"] is not None for row in rows) and any(row["action"] is None and row["ply"] for row in rows)
+
+    # Resume: the parts not complete are redone, byte for byte; the others are left as they were.
+    lost = directory / manifest["parts"][1]["part"]
+    whole = lost.read_bytes()
+    kept = {entry["part"]: (directory / entry["part"]).stat().st_mtime_ns for entry in manifest["parts"][2:]}
+    lost.unlink()
+    (directory / "_SUCCESS").unlink()
+    assert run(str(path), "--dataset", f"{directory}/", "--part-bytes", "4000", "--resume") == 1
+    assert lost.read_bytes() == whole and (directory / "_SUCCESS").exists()
+    assert all((directory / name).stat().st_mtime_ns == mtime for name, mtime in kept.items())
+    assert dataset_rows(directory) == rows
+    assert run(str(path), "--dataset", f"{directory}/", "-o", str(tmp_path / "also.jsonl")) == 3  # one output
+    assert run(str(path), "--dataset", f"{tmp_path / 'other'}/", "--keep", "date") == 3  # its own columns
+
+
+def test_on_a_dask_cluster_each_task_writes_its_dataset_part(tmp_path, monkeypatch) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    pytest.importorskip("pyarrow")
+    path = archive(tmp_path / "records.jsonl", 2)
+    assert run(str(path), "--dataset", f"{tmp_path / 'local'}/", "--part-bytes", "4000") == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert run(str(path), "--dataset", f"{tmp_path / 'cluster'}/", "--part-bytes", "4000",
+                   "--scheduler", cluster.scheduler_address) == 1
+    assert parts_of(tmp_path / "cluster") == parts_of(tmp_path / "local") and (tmp_path / "cluster" / "_SUCCESS").exists()

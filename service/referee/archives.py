@@ -69,6 +69,7 @@ class Options(NamedTuple):
     tally: bool
     chunk: int
     name_sources: bool  # each result names its `source` (several sources, a glob or a directory)
+    dataset: bool = False  # parts are Parquet, a row a ply (`--dataset`, referee.dataset), not results
 
 
 @dataclass(frozen=True)
@@ -252,13 +253,21 @@ def chunks(lines: Iterable[bytes], records: int, size: int, first: int = 1) -> I
         yield first, b"".join(batch)
 
 
-def replay_partition(part: Partition, options: Options) -> Iterator[tuple[bytes, Counts, Tally | None, int]]:
-    """A partition's results chunk by chunk, each with its counts, tally and bytes of records."""
+def replayed(part: Partition, options: Options) -> Iterator[tuple[int, bytes, bytes, Counts, Tally | None]]:
+    """A partition replayed chunk by chunk: each chunk's first record number, records, results, counts and
+    tally. A data set's rows are made of every position, which the native replay gives."""
     from referee import _core
 
+    positions = options.positions or options.dataset
+    for first, data in chunks(open_lines(part), options.chunk, CHUNK_BYTES[positions], part.first):
+        output, counts, tally = _core.replay_records(data, first, options.keep, positions, options.tally)
+        yield first, data, output, counts, tally
+
+
+def replay_partition(part: Partition, options: Options) -> Iterator[tuple[bytes, Counts, Tally | None, int]]:
+    """A partition's results chunk by chunk, each with its counts, tally and bytes of records."""
     name = b',"source":' + orjson.dumps(part.source) + b"}\n" if options.name_sources else None
-    for first, data in chunks(open_lines(part), options.chunk, CHUNK_BYTES[options.positions], part.first):
-        output, counts, tally = _core.replay_records(data, first, options.keep, options.positions, options.tally)
+    for _, data, output, counts, tally in replayed(part, options):
         if name is not None:  # a result's last `}` is the one a line ends with (a JSON line has no raw \n)
             output = output.replace(b"}\n", name)
         yield output, counts, tally, len(data)
@@ -289,6 +298,11 @@ def merge(tally: Tally | None, part: Tally | None) -> Tally | None:
 def run_partition(part: Partition, options: Options, target: str | None) -> Done:
     """One task, locally or on a Dask worker (which imports the installed package): replays a partition
     and writes its results to `target` (a part of a `DIR/` output), or returns them when there is none."""
+    if options.dataset:
+        assert target is not None
+        from referee import dataset
+
+        return dataset.write_part(part, replayed(part, options), target)
     counts: Counts = dict.fromkeys(COUNT_KEYS, 0)
     tally, digest, size = None, hashlib.sha256(), 0
     kept = io.BytesIO()  # the results, when there is no part to write them to
@@ -364,8 +378,8 @@ class Directory:
         return entry.get("done") is not None and self.fs.exists(name) and self.fs.size(name) == entry["done"]["size"]
 
 
-def part_name(index: int) -> str:
-    return f"part-{index:05}.jsonl"
+def part_name(index: int, dataset: bool = False) -> str:
+    return f"part-{index:05}.{'parquet' if dataset else 'jsonl'}"
 
 
 def plain_json(value: Any) -> Any:
@@ -486,7 +500,7 @@ def names_sources(sources: list[str]) -> bool:
 
 def manifest_options(args: argparse.Namespace, options: Options, part_bytes: int) -> dict[str, Any]:
     return {"keep": options.keep, "positions": options.positions, "tally": options.tally, "chunk": options.chunk,
-            "name_sources": options.name_sources, "part_bytes": part_bytes}
+            "name_sources": options.name_sources, "dataset": options.dataset, "part_bytes": part_bytes}
 
 
 def resume_command(argv: list[str] | None) -> str:
@@ -501,11 +515,19 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
 
     if args.jobs:
         os.environ["RAYON_NUM_THREADS"] = str(args.jobs)  # read when the native pool first starts
-    directory = Directory(args.output) if is_directory(args.output) else None
+    if args.dataset is not None and (args.output != "-" or args.keep):
+        raise Stop("--dataset DIR/ is the run's output, with its own columns: no -o or --keep beside it")
+    output = args.dataset if args.dataset is not None else args.output
+    directory = Directory(output) if args.dataset is not None or is_directory(output) else None
     if args.resume and directory is None:
-        raise Stop("--resume finishes a run into a directory: -o DIR/")
-    part_bytes = args.part_bytes or PART_BYTES[args.positions]
-    options = Options(args.keep, args.positions, args.report is not None, args.chunk, names_sources(args.sources))
+        raise Stop("--resume finishes a run into a directory: -o DIR/ or --dataset DIR/")
+    if args.dataset is not None:
+        from referee import dataset
+
+        dataset.check_installed()
+    part_bytes = args.part_bytes or PART_BYTES[args.positions or args.dataset is not None]
+    options = Options(args.keep, args.positions, args.report is not None, args.chunk, names_sources(args.sources),
+                      args.dataset is not None)
     if args.scheduler and "-" in args.sources:
         raise Stop("standard input cannot go to a cluster: its workers read the sources themselves")
     cluster = Cluster(args.scheduler) if args.scheduler else None
@@ -576,20 +598,20 @@ def into_directory(directory: Directory, args: argparse.Namespace, options: Opti
     parts = plan(args.sources, part_bytes)
     if directory.exists(MANIFEST):
         if not args.resume:
-            raise Stop(f"{args.output} holds a run already: add --resume to finish it, or write elsewhere")
+            raise Stop(f"{directory.url} holds a run already: add --resume to finish it, or write elsewhere")
         manifest = directory.read_manifest()
         if manifest["engine"] != engine_version():  # its parts would not be those of one run
-            raise Stop(f"{args.output} was written by referee {manifest['engine']}, not {engine_version()}: "
+            raise Stop(f"{directory.url} was written by referee {manifest['engine']}, not {engine_version()}: "
                        "write elsewhere, or remove it to start over")
         if manifest["options"] != settings:
-            raise Stop(f"{args.output} was written with other options: {manifest['options']}")
+            raise Stop(f"{directory.url} was written with other options: {manifest['options']}")
         if [tuple(entry["partition"][key] for key in ("source", "compression", "start", "end"))
                 for entry in manifest["parts"]] != [part.key() for part in parts]:
-            raise Stop(f"{args.output} was written from other sources (or they changed): {manifest['sources']}")
+            raise Stop(f"{directory.url} was written from other sources (or they changed): {manifest['sources']}")
         entries = manifest["parts"]
     else:
         directory.fs.makedirs(directory.root, exist_ok=True)
-        entries = [{"part": part_name(index), "partition": asdict(part), "done": None}
+        entries = [{"part": part_name(index, options.dataset), "partition": asdict(part), "done": None}
                    for index, part in enumerate(number(parts, run))]
         manifest = {"engine": engine_version(), "sources": args.sources, "options": settings, "parts": entries}
         directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))

@@ -186,6 +186,8 @@ def validate_parser(commands: Any) -> None:
                          help="copy these fields of each record into its result, unchanged (e.g. --keep date,players)")
     command.add_argument("--positions", action="store_true",
                          help="add every position of each legal record: the start's, then one a ply")
+    command.add_argument("--dataset", metavar="DIR/",
+                         help="write a data set instead of results: Parquet, a row a ply of every legal record (referee[dataset])")
     command.add_argument("--report", metavar="FILE.html", help="also write a report for people, one HTML page")
     progress = command.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
