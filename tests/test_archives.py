@@ -402,3 +402,99 @@ def test_on_a_dask_cluster_each_task_writes_its_dataset_part(tmp_path, monkeypat
         assert run(str(path), "--dataset", f"{tmp_path / 'cluster'}/", "--part-bytes", "4000",
                    "--scheduler", cluster.scheduler_address) == 1
     assert parts_of(tmp_path / "cluster") == parts_of(tmp_path / "local") and (tmp_path / "cluster" / "_SUCCESS").exists()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def s3(monkeypatch):
+    """An S3-compatible server on loopback (moto's server mode) with a bucket `archives`, reached as any
+    S3 store is: through s3fs and the standard AWS_* variables, which the referee processes inherit."""
+    moto_server = pytest.importorskip("moto.server")
+    s3fs = pytest.importorskip("s3fs")
+    port = free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    for name, value in {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "referee",
+                        "AWS_SECRET_ACCESS_KEY": "referee", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    s3fs.S3FileSystem.clear_instance_cache()  # a file system made for another test's server
+    store = s3fs.S3FileSystem()
+    store.mkdir("archives")
+    yield store
+    s3fs.S3FileSystem.clear_instance_cache()
+    server.stop()
+
+
+def s3_parts(store, directory: str) -> bytes:
+    manifest = json.loads(store.cat(f"{directory}/_manifest.json"))
+    return b"".join(store.cat(f"{directory}/{entry['part']}") for entry in manifest["parts"])
+
+
+def s3_done(store, directory: str) -> int:
+    try:
+        manifest = json.loads(store.cat(f"{directory}/_manifest.json"))
+    except (OSError, ValueError):
+        return 0
+    return sum(entry["done"] is not None for entry in manifest["parts"])
+
+
+@pytest.mark.slow
+def test_archives_on_an_s3_store_a_killed_run_resumes_as_an_unbroken_run(tmp_path, s3) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    data = b"".join(example_lines() * 30)  # 1,500 records a month
+    for month in range(1, 9):
+        s3.pipe(f"archives/2026-{month:02}.jsonl.zst", zstandard.ZstdCompressor().compress(data))
+    s3.pipe("archives/2026-09.jsonl.gz", gzip.compress(data))
+    assert run("s3://archives/2026-*.jsonl.zst", "-o", "s3://archives/unbroken/") == 1
+    manifest = json.loads(s3.cat("archives/unbroken/_manifest.json"))
+    assert [entry["partition"]["source"] for entry in manifest["parts"]] == [
+        f"s3://archives/2026-{month:02}.jsonl.zst" for month in range(1, 9)]
+    assert s3.exists("archives/unbroken/_SUCCESS")
+
+    command = ["s3://archives/2026-*.jsonl.zst", "-o", "s3://archives/out/"]
+    killed_mid_run(command, lambda: s3_done(s3, "archives/out") >= 2)
+    assert 2 <= s3_done(s3, "archives/out") < 8 and not s3.exists("archives/out/_SUCCESS")
+    assert run(*command, "--resume") == 1
+    assert s3_parts(s3, "archives/out") == s3_parts(s3, "archives/unbroken") and s3.exists("archives/out/_SUCCESS")
+
+    # One file, of every month (.zst and .gz): there only once complete.
+    started = time.monotonic()
+    assert run("s3://archives/2026-*", "-o", "s3://archives/whole.jsonl") == 1
+    unbroken = time.monotonic() - started
+    whole = s3.cat("archives/whole.jsonl")
+    assert whole.count(b"\n") == 9 * len(example_lines()) * 30
+    s3.rm("archives/whole.jsonl")
+    page, begun = tmp_path / "report.html.partial", []
+
+    def writing() -> bool:  # the outputs open (the report's .partial there), then a third of a run's time
+        if page.exists() and not begun:
+            begun.append(time.monotonic())
+        return bool(begun) and time.monotonic() - begun[0] > unbroken / 3
+
+    killed_mid_run(["s3://archives/2026-*", "-o", "s3://archives/x.jsonl", "--report", str(tmp_path / "report.html")], writing)
+    s3.invalidate_cache()
+    assert not s3.exists("archives/x.jsonl") and not s3.exists("archives/x.jsonl.partial")
+    assert run("s3://archives/2026-*", "-o", "s3://archives/x.jsonl") == 1
+    assert s3.cat("archives/x.jsonl") == whole
+
+
+@pytest.mark.slow
+def test_on_a_dask_cluster_the_client_killed_resumes_as_an_unbroken_run(tmp_path, monkeypatch) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    path = archive(tmp_path / "records.jsonl", 300)
+    assert run(str(path), "-o", f"{tmp_path / 'local'}/", "--part-bytes", "400000") == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")
+    directory = tmp_path / "parts"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        command = [str(path), "-o", f"{directory}/", "--part-bytes", "400000", "--scheduler", cluster.scheduler_address]
+        killed_mid_run(command, lambda: manifest_done(directory) >= 2)  # the client, its tasks on the workers
+        assert 2 <= manifest_done(directory) < 36 and not (directory / "_SUCCESS").exists()
+        assert run(*command, "--resume") == 1
+    assert parts_of(directory) == parts_of(tmp_path / "local") and (directory / "_SUCCESS").exists()
