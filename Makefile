@@ -88,7 +88,8 @@ PIP_COMPILE := $(LOCK_VENV)/bin/pip-compile --quiet --generate-hashes --strip-ex
 	--no-emit-index-url --unsafe-package referee $(UPGRADE)
 lock:
 	$(PYTHON) -m venv $(LOCK_VENV)
-	$(LOCK_VENV)/bin/python -m pip install --quiet 'pip-tools>=7.4,<8'
+	# A current pip: 23.2's resolver (Python 3.11's) gives up backtracking on the test extra's botocore pins.
+	$(LOCK_VENV)/bin/python -m pip install --quiet 'pip>=25,<26' 'pip-tools>=7.4,<8'
 	$(PIP_COMPILE) --all-build-deps --only-build-deps -o requirements/build.txt pyproject.toml
 	$(PIP_COMPILE) --extra test -o requirements/test.txt pyproject.toml
 	$(PIP_COMPILE) --extra service --constraint requirements/test.txt -o requirements/service.txt pyproject.toml
