@@ -9,7 +9,6 @@ use super::board::{
     LETTERS, PAWNS, SEATS, SPACE_BASE,
 };
 use super::setup::{compiled_game, CompiledSetup, Setup};
-use super::state::Parts;
 use super::Hypnosia;
 use crate::chance::{self, Chance, ChanceKeys, SeedText};
 use crate::digits::{decimal, push_number};
@@ -201,6 +200,17 @@ impl Position {
         }
         ranking
     }
+}
+
+/// The untrusted content of a state, from JSON or from the position notation; its names are any
+/// strings (`String`, or borrowed from the text they were read from).
+pub(super) struct Parts<S> {
+    pub(super) pawns: Vec<(S, Vec<S>)>,
+    pub(super) to_move: Option<S>,
+    pub(super) dice: Option<Vec<i64>>,
+    pub(super) centre: Vec<S>,
+    pub(super) captures: Vec<(S, i64)>,
+    pub(super) scores: Option<Vec<(S, i64)>>,
 }
 
 pub(super) fn parse_position(
