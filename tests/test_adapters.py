@@ -154,3 +154,28 @@ def test_match_writes_records_that_validate_replays(tmp_path, capsys) -> None:  
     assert main(["validate", str(tampered), "-o", str(tmp_path / "tampered-results.jsonl"), "--no-progress"]) == 1
     assert json.loads((tmp_path / "tampered-results.jsonl").read_text())["claim"] == "disagrees"
     assert "wins by bot" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["hypnosia", "caesar"])
+def test_chance_is_sampled_by_rust_as_random_choices_would(name: str) -> None:
+    """The bots' and PettingZoo's one sampling of chance (Rust's `decisions::sample_at`) takes one
+    `rng.random()` and answers what `random.choices` over the outcomes answers (the records seeded
+    matches wrote before it came stay the same)."""
+    rng = random.Random(3)
+    position = referee.game(name).start(seed=11)
+    chance_nodes = 0
+    while not position.is_over() and chance_nodes < 40:
+        if not position.is_chance():
+            with pytest.raises(ValueError):
+                position.sample_chance(rng)
+            position.push(rng.choice(position.legal_actions()))
+            continue
+        chance_nodes += 1
+        outcomes = position.chance_outcomes(ids=True)
+        for seed in range(25):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            assert position.sample_chance(ours) == theirs.choices([a for a, _ in outcomes],
+                                                                  [p for _, p in outcomes])[0]
+            assert ours.getstate() == theirs.getstate()
+        position.push(position.sample_chance(rng))
+    assert chance_nodes > 0

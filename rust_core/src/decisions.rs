@@ -180,7 +180,15 @@ pub fn node_hash<G: Decisions>(node: &Node<G>) -> u64 {
 /// The outcome chosen by `chance` among weighted outcomes.
 pub fn sample(outcomes: &[(usize, f64)], chance: &mut Chance) -> usize {
     // 2^24 steps: exact for the games' probabilities (multiples of 1/36 and of 1/(bag size)).
-    let mut point = f64::from(chance.below(1 << 24)) / f64::from(1u32 << 24);
+    sample_at(
+        outcomes,
+        f64::from(chance.below(1 << 24)) / f64::from(1u32 << 24),
+    )
+}
+
+/// The outcome at `point` (in [0, 1)) of weighted outcomes laid end to end: the one sampling of
+/// chance, for Rust's playouts and (with a point from Python's `random`) the Python bots.
+pub fn sample_at(outcomes: &[(usize, f64)], mut point: f64) -> usize {
     for &(action, probability) in outcomes {
         if point < probability {
             return action;

@@ -175,12 +175,7 @@ impl<G: Rules> Engine<G> {
     /// The checked position of a position string of the engine's setup; refused with keys (it
     /// cannot carry a seal).
     pub fn read_notation(&self, text: &str) -> Result<(G::Position, Form), Error> {
-        if self.keys.is_some() {
-            return Err(seal::position_refused());
-        }
-        // Without keys (refused above), so without chance keys.
-        let position = G::parse_position(text, &self.setup, None)?;
-        Ok((position, Form::Notation))
+        incoming::read_notation::<G>(|| Ok(text.into()), &self.setup, self.keys())
     }
 
     /// A position written in notation, for `setup` (else the engine's own): a game's start for a

@@ -3,6 +3,7 @@
 //! exactly those bytes; without keys, read with its `seal` set aside but for its form (a string as
 //! the contract states it, else `invalid-seal`). Every read keys chance with the engine's keys.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -13,7 +14,7 @@ use serde_json::Value;
 
 use crate::canonical::{self, Key, SEAL_FIELD};
 use crate::error::Error;
-use crate::game::{read_json, Rules};
+use crate::game::{read_json, Checked, Rules};
 use crate::keys::{chance_of, SealKeys};
 use crate::opaque::{self, Form, OPAQUE_FIELD};
 use crate::seal::{self, invalid_seal, seal_parts, unknown_key};
@@ -99,6 +100,23 @@ fn open<'a, G: Rules>(text: &'a str, keys: Option<&SealKeys>) -> Result<Opened<'
             Ok(Opened::Vouched(canonical, Form::Object))
         }
     }
+}
+
+/// A position string of `setup`, read into a position: refused with keys (a string has no room
+/// for a seal), before its text is read (`text`, which may fail); else parsed without chance keys
+/// (none without keys).
+pub fn read_notation<'a, G: Rules>(
+    text: impl FnOnce() -> Result<Cow<'a, str>, Error>,
+    setup: &Checked<G::Setup>,
+    keys: Option<&SealKeys>,
+) -> Result<(G::Position, Form), Error> {
+    if keys.is_some() {
+        return Err(invalid_seal(
+            "missing: a state given as a position string cannot carry a seal; send the state object",
+        ));
+    }
+    let position = G::parse_position(&text()?, setup, None)?;
+    Ok((position, Form::Notation))
 }
 
 /// A state object given as JSON text, read into a position, and its form: opened (see `open`),

@@ -19,7 +19,6 @@ use crate::game::{self, Rules, Verdict};
 use crate::incoming::{self, Unsealed};
 use crate::keys::SealKeys;
 use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
-use crate::seal;
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
 pub const MAX_MOVE_CHARS: usize = 256;
@@ -143,14 +142,12 @@ pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Positi
     if !json.starts_with('"') {
         return incoming::read_object::<G>(json, reader.keys);
     }
-    if reader.keys.is_some() {
-        return Err(seal::position_refused());
-    }
-    let text: String =
-        serde_json::from_str(json).map_err(|e| Error::invalid_state("state", e.to_string()))?;
-    // Without keys (refused above), so without chance keys.
-    let position = G::parse_position(&text, reader.setup, None)?;
-    Ok((position, Form::Notation))
+    let text = || {
+        serde_json::from_str::<String>(json)
+            .map(Cow::Owned)
+            .map_err(|e| Error::invalid_state("state", e.to_string()))
+    };
+    incoming::read_notation::<G>(text, reader.setup, reader.keys)
 }
 
 /// A state as a request gives it, in either form, or a value of another type (skipped).
@@ -304,10 +301,9 @@ impl<G: Rules> ItemState<'_, G> for StateIn<Unsealed<G>> {
         match self {
             StateIn::Object(Unsealed(position)) => position.map(|p| (p, Form::Object)),
             StateIn::Notation(text) => {
-                // Read so only without keys (see `take_item`), hence without chance keys.
+                // Read so only without keys (see `take_item`).
                 debug_assert!(reader.keys.is_none());
-                let position = G::parse_position(&text, reader.setup, None);
-                position.map(|p| (p, Form::Notation))
+                incoming::read_notation::<G>(|| Ok(text.into()), reader.setup, reader.keys)
             }
             StateIn::Other => unreachable!("read only when it is a state"),
         }
@@ -602,6 +598,7 @@ mod tests {
     use crate::batch::tests::{reader, setup, start};
     use crate::batch::validate_array;
     use crate::iago::Iago;
+    use crate::seal;
 
     /// The answer to an item as the service words it: the position read, or the reason.
     fn answer(item: &str, keys: Option<&SealKeys>) -> Result<String, Value> {

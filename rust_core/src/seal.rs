@@ -127,14 +127,6 @@ pub(crate) fn invalid_seal(detail: impl Into<String>) -> Error {
     }
 }
 
-/// The refusal of a state given as a position string to an engine with keys: a string has no room
-/// for a seal.
-pub fn position_refused() -> Error {
-    invalid_seal(
-        "missing: a state given as a position string cannot carry a seal; send the state object",
-    )
-}
-
 /// The refusal of a key id that is none of the keys'.
 pub(crate) fn unknown_key(id: &str) -> Error {
     invalid_seal(format!(

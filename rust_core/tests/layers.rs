@@ -172,3 +172,79 @@ fn the_check_finds_a_module_reaching_up() {
     modules.get_mut("game").unwrap().insert("seal".into());
     assert_eq!(upward(&modules), ["game (rules) names seal (trust)"]);
 }
+
+/// Each file of a game folder (`mod.rs`, the folder's face, aside) and the files of the same folder
+/// its code names through `super::<file>` paths, grouped ones included (its tests left out).
+fn files_of(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(folder);
+    let texts: BTreeMap<String, String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .map(|path| {
+            let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            (name, fs::read_to_string(&path).unwrap())
+        })
+        .filter(|(name, _)| name != "mod")
+        .collect();
+    let mut files = BTreeMap::new();
+    for (file, text) in &texts {
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let mut named = BTreeSet::new();
+        for (at, _) in code.match_indices("super::") {
+            let rest = &code[at + "super::".len()..];
+            // `super::{a::X, b}` names `a` and `b`; `super::a::X` names `a`.
+            let group = match rest.strip_prefix('{') {
+                Some(group) => &group[..group.find('}').unwrap_or(group.len())],
+                None => rest
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap(),
+            };
+            for item in group.split(',') {
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if texts.contains_key(&name) && &name != file {
+                    named.insert(name);
+                }
+            }
+        }
+        files.insert(file.clone(), named);
+    }
+    files
+}
+
+#[test]
+fn no_file_of_a_game_folder_reaches_a_file_that_reaches_it_back() {
+    let mut cycles = Vec::new();
+    for folder in LAYERS[1].1.iter().filter(|module| **module != "registry") {
+        let files = files_of(folder);
+        assert!(
+            files.values().any(|named| named.contains("board")),
+            "{folder}: no paths read"
+        );
+        cycles.extend(
+            files
+                .keys()
+                .filter(|file| reached(&files, file).contains(*file))
+                .map(|file| format!("{folder}/{file} -> {:?}", files[file])),
+        );
+    }
+    assert!(
+        cycles.is_empty(),
+        "files in a cycle:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn the_folder_check_finds_a_cycle() {
+    let mut files = files_of("iago");
+    files.get_mut("board").unwrap().insert("state".into());
+    assert!(reached(&files, "board").contains("board"));
+}

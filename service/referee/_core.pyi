@@ -213,6 +213,8 @@ class Position:
         """Whether chance takes the next decision."""
     def chance_outcomes(self, ids: bool = False) -> list[tuple[Any, float]]:
         """At a chance node ``[(move, probability)]`` (action ids with ``ids=True``), summing to 1."""
+    def sample_chance(self, rng: Any) -> int:
+        """At a chance node, an outcome's action id chosen by its probabilities with one ``rng.random()``."""
     def outcome(self) -> dict[str, Any]: ...
     def returns(self) -> list[float]:
         """Per player in ``players`` order: +1 winner, -1 other (Hypnosia by rank), 0 while going on."""

@@ -23,15 +23,13 @@ from referee.pages import source
 from referee.problems import Problem, unknown_game
 from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ViewRequest, malformed
 
-__all__ = ["v1", "GAMES", "INFO", "ENGINES_KEY", "SPOOL_KEY", "SPOOL_ROOM_BYTES", "engines", "engine_of", "json_response",
+__all__ = ["v1", "GAMES", "ENGINES_KEY", "SPOOL_KEY", "SPOOL_ROOM_BYTES", "engines", "engine_of", "json_response",
            "longer_line", "stream_memory_bytes"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 log = logging.getLogger("referee.http")
 
 GAMES: list[str] = _core.games()
-#: Static game descriptions, built once: they never change while the process runs.
-INFO: dict[str, dict[str, Any]] = {name: _core.Engine(name).info() for name in GAMES}
 #: Where an app keeps its engines (`engines`): with the app's seal keys, if any.
 ENGINES_KEY = "REFEREE_ENGINES"
 #: Where an app keeps its worker's budget of bytes of streamed answers in temporary files.
@@ -113,8 +111,8 @@ def setup_of(body: dict[str, Any]) -> dict[str, Any]:
 def list_games() -> Response:
     games = [
         {key: info[key] for key in ("name", "title", "rules", "players", "chance", "hidden_information")}
-        | {"variants": [variant["name"] for variant in info["variants"]], "href": f"/v1/games/{name}"}
-        for name, info in INFO.items()
+        | {"variants": [variant["name"] for variant in info["variants"]], "href": f"/v1/games/{info['name']}"}
+        for info in map(pictures.info_of, GAMES)
     ]
     return json_response({"games": games})
 
@@ -122,7 +120,7 @@ def list_games() -> Response:
 @game_route("", "GET")
 def game_info(game: str) -> Response:
     engine_of(game)  # unknown games are a 404 problem
-    return json_response(INFO[game])
+    return json_response(pictures.info_of(game))
 
 
 @game_route("/new", "POST")

@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from referee import _core, logs, metrics
 from referee._game import commitment
-from referee.api import ENGINES_KEY, INFO, SPOOL_KEY, engines, json_response, v1
+from referee.api import ENGINES_KEY, SPOOL_KEY, engines, json_response, v1
 from referee.body import Bodies
 from referee.budget import Budget
 from referee.codes import CODES
@@ -26,6 +26,7 @@ from referee.logs import REQUEST_ID_KEY, request_id
 from referee.moves import MoveRoutes
 from referee.observe import ROUTE_KEY, Observed, RoutedRequest
 from referee.pages import Page, built
+from referee.pictures import info_of
 from referee.playground import playground
 from referee.problems import Problem, internal_error, method_not_allowed, options_answer
 from referee.settings import Settings
@@ -57,7 +58,7 @@ def self_test() -> list[str]:
         try:
             # A committed game proves its players with secrets: the self-test is both players, with secrets
             # of its own, fresh each time (they open nothing but this one test state).
-            players = INFO[name]["players"] if engine.committed else []
+            players = info_of(name)["players"] if engine.committed else []
             secrets = {player: randomness.token_urlsafe(24) for player in players}
             state = engine.new_state(None, None, {p: commitment(s) for p, s in secrets.items()} or None)
             secret = secrets.get(engine.outcome(state)["to_move"])

@@ -28,7 +28,7 @@ from referee.problems import Problem
 
 __all__ = [
     "Bodies", "BODY_KEY", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "UNREADABLE", "body_of", "media_type",
-    "is_stream", "unsupported_media_type",
+    "is_stream", "StartResponse", "unsupported_media_type",
 ]
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
@@ -48,6 +48,7 @@ PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
 
+#: The WSGI `start_response` callable (one name for every layer that answers).
 StartResponse = Callable[..., Any]
 
 

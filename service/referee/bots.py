@@ -67,8 +67,7 @@ class MCTSBot:
         node, path = root, [root]
         while not pos.is_over():
             if pos.is_chance():
-                outcomes = pos.chance_outcomes(ids=True)
-                action = self.rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+                action = pos.sample_chance(self.rng)
             else:
                 legal = pos.legal_actions()
                 untried = [a for a in legal if a not in node.children]
@@ -117,8 +116,7 @@ def play_game(game: referee.Game[Any, Any, Any, Any], bots: dict[str, Bot], seed
     position = game.start(seed=seed)
     while not position.is_over() and position.ply < max_decisions:
         if position.is_chance():
-            outcomes = position.chance_outcomes(ids=True)
-            position.push(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+            position.push(position.sample_chance(rng))
         else:
             position.push(bots[position.to_move].choose(position))  # type: ignore[index]
     return position

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 
 from referee import _core, offload
 from referee.api import v1
-from referee.body import JSON, body_of
+from referee.body import JSON, StartResponse, body_of
 from referee.errors import RefereeError
 from referee.logs import REQUEST_ID_KEY
 from referee.observe import ROUTE_KEY
@@ -36,8 +36,6 @@ ENDPOINTS: dict[str, Callable[[_core.Engine], Callable[[bytes], bytes]]] = {
 }
 #: The methods the routes take (every other is 405).
 ALLOWED = ("POST", "OPTIONS")
-
-StartResponse = Callable[..., Any]
 
 
 def request_path(environ: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from flask import Request
 from werkzeug.routing import Rule
 
 from referee import logs, metrics
-from referee.body import CLOSE_KEY
+from referee.body import CLOSE_KEY, StartResponse
 from referee.logs import REQUEST_ID_KEY
 
 __all__ = ["ROUTE_KEY", "Observed", "RoutedRequest", "new_request_id"]
@@ -25,8 +25,6 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
 #: Where the matched route's pattern waits for the metrics (a bounded label, unlike the path).
 ROUTE_KEY = "referee.route"
-
-StartResponse = Callable[..., Any]
 
 
 def close_after(start_response: StartResponse) -> None:

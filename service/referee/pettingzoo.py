@@ -65,8 +65,7 @@ class RefereeEnv(AECEnv):  # type: ignore[misc]
         """Chance's decisions, drawn from the environment's generator by their probabilities."""
         assert self.position is not None
         while self.position.is_chance():
-            outcomes = self.position.chance_outcomes(ids=True)
-            self.position.push(self._rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+            self.position.push(self.position.sample_chance(self._rng))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.position is not None

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
 
-from referee.api import GAMES, INFO, engine_of
+from referee.api import GAMES, engine_of
 from referee.pages import Page, built
-from referee.pictures import STYLES
+from referee.pictures import STYLES, info_of
 
 __all__ = ["playground"]
 
@@ -22,7 +22,7 @@ def page(game: str) -> Response:
 
 
 def build(game: str) -> Page:
-    info = INFO[game]
+    info = info_of(game)
     # A committed (opaque Caesar!) service draws each game's seed itself and refuses one given.
     config = {"game": game, "title": info["title"], "players": info["players"], "games": list(GAMES),
               "committed": engine_of(game).committed}

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from functools import cache
 from typing import Any, Mapping
 
 from referee import _core
-from referee.pictures import charts
+from referee.pictures import charts, info_of
 from referee.pictures.svg import PLAYER_COLOURS
 
 __all__ = ["merge", "page"]
@@ -43,11 +42,6 @@ CLAIMS = [("agrees", "agree"), ("disagrees", "disagree"), ("absent", "absent")]
 def merge(tally: Tally | None, part: Tally) -> Tally:
     """The tally of two chunks' records (`tally` None: the first chunk's)."""
     return part if tally is None else _core.merge_tallies(tally, part)
-
-
-@cache
-def info(game: str) -> dict[str, Any]:
-    return _core.Engine(game).info()
 
 
 def add(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
@@ -105,13 +99,13 @@ def summary(body: ET.Element, counts: Mapping[str, int], tally: Tally) -> None:
 
 
 def game_section(body: ET.Element, name: str, tally: Tally) -> None:
-    title = info(name)["title"]
+    title = info_of(name)["title"]
     section = add(body, "section", id=f"game-{name}", data_game=name)
     add(section, "h2", title)
     keys = ["records", "legal", "illegal", "errors", "finished"]
     table(section, ["records", "legal", "illegal", "not records", "finished games"],
           [[counted(tally[key]) for key in keys]], class_="game-counts")
-    players = [player for player in info(name)["players"] if player in tally["scores"] or player in tally["winners"]]
+    players = [player for player in info_of(name)["players"] if player in tally["scores"] or player in tally["winners"]]
     winners = [(player, tally["winners"].get(player, 0)) for player in players]
     winners += [(label, count) for label, count in tally["winners"].items() if label not in players]
     drawn = [

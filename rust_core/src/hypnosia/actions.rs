@@ -9,7 +9,7 @@
 //!
 //! Every decision is a move the engine plays: a roll supplied, one die move of a turn, or `pass`.
 
-use super::board::{on_space, CAPTURED, CENTRE, COLOURS, SPACE_BASE};
+use super::board::COLOURS;
 use super::moves::{parse_move, Die, DieMove, HomeSquare, Start, Turn};
 use super::{observation, Hypnosia, Move, Position};
 use crate::decisions::{self, Decisions, Node};
@@ -182,17 +182,6 @@ impl Decisions for Hypnosia {
             .iter()
             .map(|&seat| COLOURS[usize::from(seat)])
             .collect()
-    }
-}
-
-/// A pawn's index in the observation's block of its player: home squares, spaces, centre, captured.
-pub(super) fn location_index(position: &Position, loc: u16) -> usize {
-    let spaces = position.board().space_count();
-    match loc {
-        CENTRE => 4 + spaces,
-        CAPTURED => 5 + spaces,
-        _ if loc < SPACE_BASE => usize::from(loc),
-        _ => 4 + usize::from(loc - on_space(0)),
     }
 }
 

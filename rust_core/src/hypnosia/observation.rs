@@ -5,7 +5,7 @@
 //! the unused dice, two one-hot blocks of 7 (index 0: no die). Length n (S + 8) + 14 for n players.
 //! No hidden information: every player sees the whole position.
 
-use super::actions::location_index;
+use super::board::{on_space, CAPTURED, CENTRE, SPACE_BASE};
 use super::Position;
 
 pub fn size(position: &Position) -> usize {
@@ -40,4 +40,15 @@ pub fn features(position: &Position, player: usize) -> Vec<f32> {
         tensor[dice + 7 * slot + usize::from(die)] = 1.0;
     }
     tensor
+}
+
+/// A pawn's index in the observation's block of its player: home squares, spaces, centre, captured.
+pub(super) fn location_index(position: &Position, loc: u16) -> usize {
+    let spaces = position.board().space_count();
+    match loc {
+        CENTRE => 4 + spaces,
+        CAPTURED => 5 + spaces,
+        _ if loc < SPACE_BASE => usize::from(loc),
+        _ => 4 + usize::from(loc - on_space(0)),
+    }
 }

@@ -9,7 +9,6 @@ use super::board::{
     LETTERS, PAWNS, SEATS, SPACE_BASE,
 };
 use super::setup::{compiled_game, CompiledSetup, Setup};
-use super::state::Parts;
 use super::Hypnosia;
 use crate::chance::{self, Chance, ChanceKeys, SeedText};
 use crate::digits::{decimal, push_number};
@@ -203,35 +202,33 @@ impl Position {
     }
 }
 
+/// The untrusted content of a state, from JSON or from the position notation; its names are any
+/// strings (`String`, or borrowed from the text they were read from).
+pub(super) struct Parts<S> {
+    pub(super) pawns: Vec<(S, Vec<S>)>,
+    pub(super) to_move: Option<S>,
+    pub(super) dice: Option<Vec<i64>>,
+    pub(super) centre: Vec<S>,
+    pub(super) captures: Vec<(S, i64)>,
+    pub(super) scores: Option<Vec<(S, i64)>>,
+}
+
 pub(super) fn parse_position(
     text: &str,
     setup: &Checked<Setup>,
     keys: Option<&ChanceKeys>,
 ) -> Result<Position> {
     let game = compiled_game(setup);
-    let bad = |why: &str| Error::invalid_state("position", why.to_owned());
     let fields: Vec<&str> = text.split(' ').collect();
     let [pawns, to_move, dice, centre, captures, rng] = fields.as_slice() else {
         return Err(bad("a position is six fields separated by single spaces: pawns, player to move, dice, centre, captures, random source"));
     };
-    let letter_seat = |letter: u8| seat_of_letter(letter).map(|s| COLOURS[s]);
-    let mut pawn_parts = Vec::new();
-    for player in pawns.split('/') {
-        let (letter, locs) = player
-            .split_once(':')
-            .ok_or_else(|| bad("each player's pawns are written <letter>:<locations>"))?;
-        let name = match letter.as_bytes() {
-            [l] => letter_seat(*l),
-            _ => None,
-        }
-        .ok_or_else(|| bad("colour letters are r y g b p o"))?;
-        pawn_parts.push((name, locs.split(',').collect()));
-    }
+    let pawns = parse_pawns(pawns)?;
     let to_move = match to_move.as_bytes() {
         [b'-'] => None,
-        [l] => {
-            Some(letter_seat(*l).ok_or_else(|| bad("the player to move is a colour letter or -"))?)
-        }
+        [l] => Some(
+            letter_colour(*l).ok_or_else(|| bad("the player to move is a colour letter or -"))?,
+        ),
         _ => return Err(bad("the player to move is a colour letter or -")),
     };
     let dice = match *dice {
@@ -248,30 +245,20 @@ pub(super) fn parse_position(
         letters => letters
             .bytes()
             .map(|l| {
-                letter_seat(l)
+                letter_colour(l)
                     .ok_or_else(|| bad("the centre is colour letters in order of entry, or -"))
             })
             .collect::<Result<_>>()?,
     };
-    let counts: Vec<&str> = captures.split('/').collect();
-    if counts.len() != game.seats.len() {
-        return Err(bad(
-            "captures are one count per seated player, in seat order, separated by /",
-        ));
-    }
-    let mut capture_parts = Vec::new();
-    for (&seat, count) in game.seats.iter().zip(counts) {
-        let n = decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
-        capture_parts.push((COLOURS[usize::from(seat)], i64::from(n)));
-    }
+    let captures = parse_captures(captures, &game.seats)?;
     let rng = chance::parse_notation(rng, SeedText::Short)?;
     let chance = Chance::from_state(&rng, "position", keys)?;
     let parts = Parts {
-        pawns: pawn_parts,
+        pawns,
         to_move,
         dice,
         centre,
-        captures: capture_parts,
+        captures,
         scores: None,
     };
     let position = Position::from_parts(game, chance, parts)?;
@@ -283,6 +270,51 @@ pub(super) fn parse_position(
         ));
     }
     Ok(position)
+}
+
+/// A refusal of the position text, saying why.
+fn bad(why: &str) -> Error {
+    Error::invalid_state("position", why.to_owned())
+}
+
+/// The colour a letter names, if it names one.
+fn letter_colour(letter: u8) -> Option<&'static str> {
+    seat_of_letter(letter).map(|s| COLOURS[s])
+}
+
+/// The pawns field: `<letter>:<locations>` per player, separated by `/`.
+fn parse_pawns(field: &str) -> Result<Vec<(&'static str, Vec<&str>)>> {
+    let mut pawns = Vec::new();
+    for player in field.split('/') {
+        let (letter, locs) = player
+            .split_once(':')
+            .ok_or_else(|| bad("each player's pawns are written <letter>:<locations>"))?;
+        let name = match letter.as_bytes() {
+            [l] => letter_colour(*l),
+            _ => None,
+        }
+        .ok_or_else(|| bad("colour letters are r y g b p o"))?;
+        pawns.push((name, locs.split(',').collect()));
+    }
+    Ok(pawns)
+}
+
+/// The captures field: one decimal count per seated player, in seat order, separated by `/`.
+fn parse_captures(field: &str, seats: &[u8]) -> Result<Vec<(&'static str, i64)>> {
+    let counts: Vec<&str> = field.split('/').collect();
+    if counts.len() != seats.len() {
+        return Err(bad(
+            "captures are one count per seated player, in seat order, separated by /",
+        ));
+    }
+    seats
+        .iter()
+        .zip(counts)
+        .map(|(&seat, count)| {
+            let n = decimal(count).ok_or_else(|| bad("a capture count is a decimal number"))?;
+            Ok((COLOURS[usize::from(seat)], i64::from(n)))
+        })
+        .collect()
 }
 
 pub(super) fn position_text(position: &Position) -> String {

@@ -14,7 +14,7 @@ use super::board::{
     CENTRE, CENTRE_SPACES, COLOURS, SEATS,
 };
 use super::moves::Start;
-use super::position::{Position, NOBODY};
+use super::position::{Parts, Position, NOBODY};
 use super::setup::{CompiledSetup, Options, Setup, Variant};
 use super::{moves, Hypnosia};
 use crate::borrowed::Name;
@@ -126,17 +126,6 @@ impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Deserialize<'de> for E
         }
         deserializer.deserialize_map(EntriesVisitor(PhantomData))
     }
-}
-
-/// The untrusted content of a state, from JSON or from the position notation; its names are any
-/// strings (`String`, or borrowed from the text they were read from).
-pub(super) struct Parts<S> {
-    pub(super) pawns: Vec<(S, Vec<S>)>,
-    pub(super) to_move: Option<S>,
-    pub(super) dice: Option<Vec<i64>>,
-    pub(super) centre: Vec<S>,
-    pub(super) captures: Vec<(S, i64)>,
-    pub(super) scores: Option<Vec<(S, i64)>>,
 }
 
 pub(super) fn parse_loc(text: &str, board: &Board) -> std::result::Result<Loc, String> {

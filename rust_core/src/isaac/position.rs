@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 
 use super::board::{Piece, LENGTHS, PIECES_PER_PLAYER, SUPPLY, TARGET};
-use super::state::{IndexedPiece, Parts};
 use super::{Color, Config, Setup};
 use crate::digits::push_number;
 use crate::error::{Error, Result};
@@ -261,6 +260,22 @@ fn push_or_dash(text: &mut String, letters: impl Iterator<Item = char>) {
     if text.len() == before {
         text.push('-');
     }
+}
+
+/// The parsed fields of a state or position string, before the checks of `from_parts`.
+/// A piece with its index in its state's list (for errors; `None` in a position string).
+pub(super) type IndexedPiece = (Piece, Option<usize>);
+
+pub(super) struct Parts {
+    /// Each player's pieces with the index of each in its state's list (for errors; `None` in a
+    /// position string).
+    pub(super) pieces: [Vec<IndexedPiece>; 2],
+    pub(super) phase: Phase,
+    pub(super) to_move: Option<Color>,
+    pub(super) scores: [i64; 2],
+    pub(super) first_to_pass: Option<Color>,
+    pub(super) passed: [bool; 2],
+    pub(super) removed: [Vec<i64>; 2],
 }
 
 /// A refusal of a position string's syntax.

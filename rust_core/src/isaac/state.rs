@@ -8,7 +8,7 @@ use super::board::{
     SUPPLY,
 };
 use super::invariants::{check_removal_order, check_to_move};
-use super::position::{Phase, Position};
+use super::position::{IndexedPiece, Parts, Phase, Position};
 use super::setup::{standard, Config, Options, Setup, VariantName};
 use super::{Color, Isaac};
 use crate::borrowed::Name;
@@ -163,22 +163,6 @@ impl<S: AsRef<str>> State<S> {
             removed: self.removed.into_values(),
         })
     }
-}
-
-/// The parsed fields of a state or position string, before the checks of `from_parts`.
-/// A piece with its index in its state's list (for errors; `None` in a position string).
-pub(super) type IndexedPiece = (Piece, Option<usize>);
-
-pub(super) struct Parts {
-    /// Each player's pieces with the index of each in its state's list (for errors; `None` in a
-    /// position string).
-    pub(super) pieces: [Vec<IndexedPiece>; 2],
-    pub(super) phase: Phase,
-    pub(super) to_move: Option<Color>,
-    pub(super) scores: [i64; 2],
-    pub(super) first_to_pass: Option<Color>,
-    pub(super) passed: [bool; 2],
-    pub(super) removed: [Vec<i64>; 2],
 }
 
 /// The field that holds a piece, for an error about it: written only then.

@@ -456,6 +456,17 @@ impl PyPosition {
             .unbind())
     }
 
+    /// At a chance node, the action id of an outcome chosen by its probabilities with one
+    /// `rng.random()` (as `random.choices` would); else a `ValueError`.
+    fn sample_chance(&self, rng: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let outcomes = self.0.chance_outcomes();
+        if outcomes.is_empty() {
+            return Err(PyValueError::new_err("not a chance node"));
+        }
+        let point: f64 = rng.call_method0("random")?.extract()?;
+        Ok(decisions::sample_at(&outcomes, point))
+    }
+
     /// Status, player to move, scores, and the winner once over (as `game.outcome`).
     fn outcome(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         value_to_py(py, &self.0.outcome())

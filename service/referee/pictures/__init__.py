@@ -18,7 +18,7 @@ from referee.pictures import caesar, hypnosia, iago, isaac
 from referee.pictures.scene import Scene
 from referee.pictures.svg import Svg, style_text
 
-__all__ = ["MAX_SIZE", "MIN_SIZE", "STYLES", "render"]
+__all__ = ["MAX_SIZE", "MIN_SIZE", "STYLES", "info_of", "render"]
 
 #: The widths in pixels one may ask for (without one, a picture is as wide as its drawing: 470 to 1000).
 MIN_SIZE, MAX_SIZE = 64, 4096
@@ -36,6 +36,8 @@ STYLES: dict[str, str] = {
 
 @cache
 def info_of(game: str) -> dict[str, Any]:
+    """A game's static description (`GET /v1/games/{game}`), made once a process: the one cache of it,
+    for the API, the pages, the pictures and the reports. Read it, never change it."""
     return _core.Engine(game).info()
 
 
