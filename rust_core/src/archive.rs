@@ -457,8 +457,7 @@ impl<'de> Visitor<'de> for Echo<'_> {
 }
 
 fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Map<String, Value>) {
-    let setup = setup_of::<G>(&record).and_then(G::check_setup);
-    let setup = match setup {
+    let setup = match checked_setup::<G>(record.variant, record.options) {
         Ok(setup) => setup,
         Err(error) => {
             result.insert("error".into(), error.reason());
@@ -480,14 +479,19 @@ fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Map<S
     claims::judge(&record.claim, &replay).write_into(result);
 }
 
-/// The record's setup, `{"variant"?, "options"?}`, as the game reads it.
-fn setup_of<G: Rules>(record: &Record) -> Result<G::Setup, Error> {
-    serde_json::from_str::<G::Setup>(&setup_text(record.variant, record.options))
-        .map_err(|e| Error::invalid_options("setup", e.to_string()))
+/// A record's setup, `{"variant"?, "options"?}` of its fields, read and checked as the game's: the one
+/// reader of a record's setup (archives here, single records in `record`).
+pub(crate) fn checked_setup<G: Rules>(
+    variant: Option<&RawValue>,
+    options: Option<&RawValue>,
+) -> Result<game::Checked<G::Setup>, Error> {
+    let setup = serde_json::from_str::<G::Setup>(&setup_text(variant, options))
+        .map_err(|e| Error::invalid_options("setup", e.to_string()))?;
+    G::check_setup(setup)
 }
 
 /// A setup's JSON text, `{"variant"?, "options"?}`, of a record's fields.
-pub(crate) fn setup_text(variant: Option<&RawValue>, options: Option<&RawValue>) -> String {
+fn setup_text(variant: Option<&RawValue>, options: Option<&RawValue>) -> String {
     let mut setup = String::from("{");
     for (name, value) in [("variant", variant), ("options", options)] {
         if let Some(value) = value {
