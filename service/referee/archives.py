@@ -214,9 +214,14 @@ def open_lines(part: Partition) -> Iterator[bytes]:
             yield line
 
 
+def is_record(line: bytes) -> bool:
+    """Whether a line is a record (numbered, replayed): any line but a blank one."""
+    return bool(line.strip())
+
+
 def count_records(part: Partition) -> int:
-    """A partition's records (lines not blank), counted where the data is."""
-    return sum(1 for line in open_lines(part) if line.strip())
+    """A partition's records, counted where the data is, as `chunks` numbers them."""
+    return sum(1 for line in open_lines(part) if is_record(line))
 
 
 def number(parts: list[Partition], run: Callable[[Callable, list], Iterable]) -> list[Partition]:
@@ -237,11 +242,12 @@ def number(parts: list[Partition], run: Callable[[Callable, list], Iterable]) ->
 
 def chunks(lines: Iterable[bytes], records: int, size: int, first: int = 1) -> Iterator[tuple[int, bytes]]:
     """Chunks of whole lines, at most `records` lines and (but for a longer line) `size` bytes each, each
-    with the number of its first record (`first` that of the first). Blank lines are not records."""
+    with the number of its first record (`first` that of the first). The one chunker of every source
+    (`open_lines` reads them all, whole or by range, plain or compressed) and of every output."""
     batch: list[bytes] = []
     length = 0
     for line in lines:
-        if line.strip():
+        if is_record(line):
             if batch and length + len(line) > size:
                 yield first, b"".join(batch)
                 first, batch, length = first + len(batch), [], 0
