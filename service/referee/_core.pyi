@@ -41,11 +41,12 @@ def replay_records(
     ``disagrees``, ``absent``); and with ``tally``, what a report shows of them (``referee.report``).
     ValueError for a field to keep that results already have."""
 
+@final
 class Tally:
     """What a report shows of records, as ``replay_records`` counts it: merged natively across chunks,
     read as Python values once (``as_dict``); pickled as its JSON."""
 
-    def __init__(self, json: bytes | None = None) -> None:
+    def __new__(cls, json: bytes | None = None) -> Tally:
         """A tally from its JSON (``json``), or the tally of no records."""
     @staticmethod
     def from_dict(value: dict[str, Any]) -> Tally:
