@@ -478,7 +478,12 @@ fn raw_value(raw: &RawValue) -> Value {
 
 /// The result of a line that is no record: its error, and, to help find it, the `id` and the fields
 /// to keep of a JSON object (read again, everything else skipped).
-fn malformed(mut result: RecordResult, text: &[u8], keep: &[String], detail: String) -> RecordResult {
+fn malformed(
+    mut result: RecordResult,
+    text: &[u8],
+    keep: &[String],
+    detail: String,
+) -> RecordResult {
     let mut deserializer = serde_json::Deserializer::from_slice(text);
     if let Ok((id, kept)) = Echo(keep).deserialize(&mut deserializer) {
         result.id = id;
@@ -541,7 +546,9 @@ fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Recor
     if options.positions && replay.failure.is_none() {
         result.positions = Some(positions);
     }
-    let failure = replay.failure.map(|(ply, error)| (ply, record.moves[ply].clone(), error.reason()));
+    let failure = replay
+        .failure
+        .map(|(ply, error)| (ply, record.moves[ply].clone(), error.reason()));
     result.verdict = Some(Verdict {
         legal: failure.is_none(),
         plies: replay.plies,
@@ -635,7 +642,10 @@ mod tests {
         assert_eq!(results[2]["date"], "x");
         assert_eq!(results[3]["error"]["code"], "malformed-record");
         let detail = results[3]["error"]["detail"].as_str().unwrap();
-        assert!(detail.starts_with("result: invalid type: string \"1-0\""), "{detail}");
+        assert!(
+            detail.starts_with("result: invalid type: string \"1-0\""),
+            "{detail}"
+        );
         assert!(!detail.contains(" at line "), "{detail}");
         assert!(Options::new(vec!["outcome".into()], false, false).is_err());
     }

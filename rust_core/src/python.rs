@@ -682,7 +682,10 @@ impl NativeTally {
     }
 
     fn json<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &serde_json::to_vec(&self.0).expect("a tally serializes"))
+        PyBytes::new(
+            py,
+            &serde_json::to_vec(&self.0).expect("a tally serializes"),
+        )
     }
 
     fn __reduce__<'py>(

@@ -85,7 +85,8 @@ pub fn answer_replay<G: Rules>(
             &Claim::default(),
         )
     } else {
-        let setup = archive::checked_setup::<G>(record.variant, record.options).map_err(|error| error.reason())?;
+        let setup = archive::checked_setup::<G>(record.variant, record.options)
+            .map_err(|error| error.reason())?;
         let claim = claim_of(&record).map_err(|errors| request::malformed_request(&errors))?;
         engine.replay(&envelope.moves, Some(setup), envelope.seed, None, &claim)
     };

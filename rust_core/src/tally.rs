@@ -138,7 +138,10 @@ impl Tally {
             return;
         }
         let tally = by_game.expect("a replayed record names its game");
-        let verdict = result.verdict.as_ref().expect("a replayed record has a verdict");
+        let verdict = result
+            .verdict
+            .as_ref()
+            .expect("a replayed record has a verdict");
         tally.add(verdict, result.claim.as_ref());
         if let Some((ply, played, reason)) = &verdict.failure {
             count(&mut self.refusals, &refusal_key(reason), 1);
@@ -284,7 +287,11 @@ mod tests {
         claim: ClaimVerdict,
     ) -> RecordResult {
         let outcome = Outcome {
-            status: if winner.is_some() { Status::Finished } else { Status::Ongoing },
+            status: if winner.is_some() {
+                Status::Finished
+            } else {
+                Status::Ongoing
+            },
             to_move: None,
             scores: BTreeMap::from([("black", 10), ("white", 8)]),
             winner,
@@ -320,7 +327,11 @@ mod tests {
                 3,
                 2,
                 None,
-                Some((2, "e5".into(), json!({"code": "illegal-move", "rule": "centre", "detail": "x"}))),
+                Some((
+                    2,
+                    "e5".into(),
+                    json!({"code": "illegal-move", "rule": "centre", "detail": "x"}),
+                )),
                 ClaimVerdict::Absent,
             ),
             RecordResult {
@@ -373,7 +384,13 @@ mod tests {
         let mut tally = Tally::default();
         for record in 0..200 {
             let reason = json!({"code": "malformed-move", "detail": "x"});
-            let failed = replayed(record, 0, None, Some((0, "x".into(), reason)), ClaimVerdict::Absent);
+            let failed = replayed(
+                record,
+                0,
+                None,
+                Some((0, "x".into(), reason)),
+                ClaimVerdict::Absent,
+            );
             tally.add(&failed, record as u64);
         }
         assert_eq!(tally.refused.len(), NOTED);
