@@ -277,8 +277,9 @@ def test_a_kept_null_is_kept_and_a_known_game_with_bad_options_counts_in_its_gam
     assert [("date" in result, result["date"]) for result in results(tmp_path / "out.jsonl")] == [(True, None)] * 3
     options = archives.Options(["date"], False, True, 10, False)
     done = archives.run_partition(archives.plan([str(path)], 1 << 20)[0], options, None)
-    caesar = done.tally["games"]["caesar"]
-    assert (caesar["records"], caesar["errors"]) == (1, 1) and done.tally["errors"]["invalid-options"] == 1
+    tally = done.tally.as_dict()
+    caesar = tally["games"]["caesar"]
+    assert (caesar["records"], caesar["errors"]) == (1, 1) and tally["errors"]["invalid-options"] == 1
 
 
 def test_what_cannot_be_done_is_said_in_one_line(tmp_path, capsys, monkeypatch) -> None:

@@ -5,18 +5,20 @@
 //! the archive's own (who played, when, where) and passes unread, unless `keep` names it.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::ser::{Error as _, SerializeMap};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::batch::lines;
-use crate::claims::{self, Claim};
+use crate::claims::{self, Claim, ClaimVerdict};
 use crate::error::Error;
-use crate::game::{self, Rules};
+use crate::game::{self, Outcome, Rules};
 use crate::registry::GameKind;
 use crate::request::Checked;
 use crate::tally::Tally;
@@ -274,17 +276,17 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, result: &Map<String, Value>) {
+    fn add(&mut self, result: &RecordResult) {
         self.records += 1;
-        match result.get("legal").and_then(Value::as_bool) {
+        match result.verdict.as_ref().map(|verdict| verdict.legal) {
             Some(true) => self.legal += 1,
             Some(false) => self.illegal += 1,
             None => self.errors += 1,
         }
-        match result.get("claim").and_then(Value::as_str) {
-            Some("agrees") => self.agrees += 1,
-            Some("disagrees") => self.disagrees += 1,
-            Some(_) => self.absent += 1,
+        match result.claim {
+            Some(ClaimVerdict::Agrees) => self.agrees += 1,
+            Some(ClaimVerdict::Disagrees(_)) => self.disagrees += 1,
+            Some(ClaimVerdict::Absent) => self.absent += 1,
             None => {}
         }
     }
@@ -297,6 +299,78 @@ impl Counts {
         self.agrees += other.agrees;
         self.disagrees += other.disagrees;
         self.absent += other.absent;
+    }
+}
+
+/// One record's result, made once: what `Counts` and `Tally` read, written as its NDJSON line.
+#[derive(Debug, Default)]
+pub struct RecordResult {
+    pub record: usize,
+    pub id: Option<Value>,
+    /// The record's fields to keep (`--keep`), by name (none is a result's field: `Options::new`).
+    pub kept: BTreeMap<String, Value>,
+    /// The record's game, when it names one (known or not).
+    pub game: Option<String>,
+    /// Why the line is no record its game replays.
+    pub error: Option<Value>,
+    pub verdict: Option<Verdict>,
+    pub positions: Option<Vec<String>>,
+    pub claim: Option<ClaimVerdict>,
+}
+
+/// The verdict on a replayed record.
+#[derive(Debug)]
+pub struct Verdict {
+    pub legal: bool,
+    pub plies: usize,
+    pub outcome: Outcome,
+    pub position: String,
+    /// The first illegal ply: its index, its move and why.
+    pub failure: Option<(usize, String, Value)>,
+}
+
+/// A result's fields in their names' order, the kept ones among them (as a JSON object's keys sorted,
+/// which results have always been).
+impl Serialize for RecordResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        let mut kept = self.kept.iter().peekable();
+        let verdict = self.verdict.as_ref();
+        let failure = verdict.and_then(|verdict| verdict.failure.as_ref());
+        let reason = match &self.claim {
+            Some(ClaimVerdict::Disagrees(reason)) => Some(reason),
+            _ => None,
+        };
+        macro_rules! field {
+            ($name:literal, $value:expr) => {
+                while let Some((name, value)) = kept.next_if(|(name, _)| name.as_str() < $name) {
+                    map.serialize_entry(name, value)?;
+                }
+                if let Some(value) = $value {
+                    map.serialize_entry($name, &value)?;
+                }
+            };
+        }
+        field!("claim", self.claim.as_ref().map(ClaimVerdict::name));
+        field!("claim_reason", reason);
+        field!("error", self.error.as_ref());
+        field!("game", self.game.as_ref());
+        field!("id", self.id.as_ref());
+        field!("legal", verdict.map(|verdict| verdict.legal));
+        field!("move", failure.map(|failure| &failure.1));
+        // As a JSON object's keys sorted, as the other fields.
+        let outcome = verdict.map(|verdict| serde_json::to_value(&verdict.outcome));
+        field!("outcome", outcome.transpose().map_err(S::Error::custom)?);
+        field!("plies", verdict.map(|verdict| verdict.plies));
+        field!("ply", failure.map(|failure| failure.0));
+        field!("position", verdict.map(|verdict| &verdict.position));
+        field!("positions", self.positions.as_ref());
+        field!("reason", failure.map(|failure| &failure.2));
+        field!("record", Some(self.record));
+        for (name, value) in kept {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
     }
 }
 
@@ -369,19 +443,19 @@ pub fn replay_records(data: &[u8], first_record: usize, options: &Options) -> Re
 }
 
 /// One record's result: `record`, `id`, `game`, the kept fields, and the verdict (or `error`).
-fn record_result(text: &[u8], number: usize, options: &Options) -> Map<String, Value> {
-    let mut result = Map::new();
-    result.insert("record".into(), number.into());
+fn record_result(text: &[u8], number: usize, options: &Options) -> RecordResult {
+    let mut result = RecordResult {
+        record: number,
+        ..RecordResult::default()
+    };
     let read = RawRecord::read(text, &options.keep, false).and_then(Record::typed);
-    let record = match read {
+    let mut record = match read {
         Ok(record) => record,
         Err(detail) => return malformed(result, text, &options.keep, detail),
     };
-    if let Some(id) = record.id {
-        result.insert("id".into(), raw_value(id));
-    }
-    result.extend(record.kept.iter().cloned());
-    result.insert("game".into(), record.game.as_str().into());
+    result.id = record.id.map(raw_value);
+    result.kept = std::mem::take(&mut record.kept).into_iter().collect();
+    result.game = Some(record.game.clone());
     match GameKind::named(&record.game) {
         None => {
             let detail = format!(
@@ -389,8 +463,7 @@ fn record_result(text: &[u8], number: usize, options: &Options) -> Map<String, V
                 record.game,
                 GameKind::names().join(", ")
             );
-            let error = serde_json::json!({ "code": "unknown-game", "detail": detail });
-            result.insert("error".into(), error);
+            result.error = Some(serde_json::json!({ "code": "unknown-game", "detail": detail }));
         }
         Some(kind) => {
             crate::with_game!(kind, G => replay_record::<G>(record, options, &mut result))
@@ -406,20 +479,17 @@ fn raw_value(raw: &RawValue) -> Value {
 /// The result of a line that is no record: its error, and, to help find it, the `id` and the fields
 /// to keep of a JSON object (read again, everything else skipped).
 fn malformed(
-    mut result: Map<String, Value>,
+    mut result: RecordResult,
     text: &[u8],
     keep: &[String],
     detail: String,
-) -> Map<String, Value> {
+) -> RecordResult {
     let mut deserializer = serde_json::Deserializer::from_slice(text);
     if let Ok((id, kept)) = Echo(keep).deserialize(&mut deserializer) {
-        if let Some(id) = id {
-            result.insert("id".into(), id);
-        }
-        result.extend(kept);
+        result.id = id;
+        result.kept = kept.into_iter().collect();
     }
-    let error = serde_json::json!({ "code": "malformed-record", "detail": detail });
-    result.insert("error".into(), error);
+    result.error = Some(serde_json::json!({ "code": "malformed-record", "detail": detail }));
     result
 }
 
@@ -456,38 +526,51 @@ impl<'de> Visitor<'de> for Echo<'_> {
     }
 }
 
-fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Map<String, Value>) {
-    let setup = setup_of::<G>(&record).and_then(G::check_setup);
-    let setup = match setup {
+fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut RecordResult) {
+    let setup = match checked_setup::<G>(record.variant, record.options) {
         Ok(setup) => setup,
         Err(error) => {
-            result.insert("error".into(), error.reason());
+            result.error = Some(error.reason());
             return;
         }
     };
     let mut positions = Vec::new();
     let replay = if options.positions {
         game::replay_watched::<G, _>(&setup, record.seed, None, &record.moves, |position| {
-            positions.push(Value::from(G::position_text(position)));
+            positions.push(G::position_text(position));
         })
     } else {
         game::replay::<G, _>(&setup, record.seed, None, &record.moves)
     };
-    result.extend(replay.verdict(&record.moves));
+    result.claim = Some(claims::judge(&record.claim, &replay));
     if options.positions && replay.failure.is_none() {
-        result.insert("positions".into(), Value::Array(positions));
+        result.positions = Some(positions);
     }
-    claims::judge(&record.claim, &replay).write_into(result);
+    let failure = replay
+        .failure
+        .map(|(ply, error)| (ply, record.moves[ply].clone(), error.reason()));
+    result.verdict = Some(Verdict {
+        legal: failure.is_none(),
+        plies: replay.plies,
+        position: G::position_text(&replay.position),
+        outcome: replay.outcome,
+        failure,
+    });
 }
 
-/// The record's setup, `{"variant"?, "options"?}`, as the game reads it.
-fn setup_of<G: Rules>(record: &Record) -> Result<G::Setup, Error> {
-    serde_json::from_str::<G::Setup>(&setup_text(record.variant, record.options))
-        .map_err(|e| Error::invalid_options("setup", e.to_string()))
+/// A record's setup, `{"variant"?, "options"?}` of its fields, read and checked as the game's: the one
+/// reader of a record's setup (archives here, single records in `record`).
+pub(crate) fn checked_setup<G: Rules>(
+    variant: Option<&RawValue>,
+    options: Option<&RawValue>,
+) -> Result<game::Checked<G::Setup>, Error> {
+    let setup = serde_json::from_str::<G::Setup>(&setup_text(variant, options))
+        .map_err(|e| Error::invalid_options("setup", e.to_string()))?;
+    G::check_setup(setup)
 }
 
 /// A setup's JSON text, `{"variant"?, "options"?}`, of a record's fields.
-pub(crate) fn setup_text(variant: Option<&RawValue>, options: Option<&RawValue>) -> String {
+fn setup_text(variant: Option<&RawValue>, options: Option<&RawValue>) -> String {
     let mut setup = String::from("{");
     for (name, value) in [("variant", variant), ("options", options)] {
         if let Some(value) = value {
@@ -559,7 +642,10 @@ mod tests {
         assert_eq!(results[2]["date"], "x");
         assert_eq!(results[3]["error"]["code"], "malformed-record");
         let detail = results[3]["error"]["detail"].as_str().unwrap();
-        assert!(detail.starts_with("result: invalid type: string \"1-0\""), "{detail}");
+        assert!(
+            detail.starts_with("result: invalid type: string \"1-0\""),
+            "{detail}"
+        );
         assert!(!detail.contains(" at line "), "{detail}");
         assert!(Options::new(vec!["outcome".into()], false, false).is_err());
     }

@@ -632,30 +632,68 @@ fn replay_records<'py>(
     keep: Vec<String>,
     positions: bool,
     tally: bool,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>, Option<NativeTally>)> {
     let options = archive::Options::new(keep, positions, tally).map_err(PyValueError::new_err)?;
     let output = py.detach(|| archive::replay_records(data, first_record, &options));
     let bytes = PyBytes::new(py, &output.ndjson);
     Ok((
         bytes,
         pythonize(py, &output.counts)?,
-        pythonize(py, &output.tally)?,
+        output.tally.map(NativeTally),
     ))
 }
 
-/// Two tallies of `replay_records` (of different records) as one.
-#[pyfunction]
-fn merge_tallies<'py>(
-    py: Python<'py>,
-    tally: &Bound<'py, PyAny>,
-    other: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let read = |value: &Bound<'py, PyAny>| {
-        depythonize::<Tally>(value).map_err(|e| PyValueError::new_err(format!("not a tally: {e}")))
-    };
-    let mut merged = read(tally)?;
-    merged.merge(read(other)?);
-    Ok(pythonize(py, &merged)?)
+/// What a report shows of records (`tally::Tally`), as `replay_records` counts it: merged across chunks
+/// and partitions natively, read as Python values (`as_dict`) once, for the report and the manifest.
+/// Pickled as its JSON (Dask sends it from a worker).
+#[pyclass(name = "Tally", module = "referee._core")]
+struct NativeTally(Tally);
+
+#[pymethods]
+impl NativeTally {
+    /// A tally from its JSON (`json`), or the tally of no records.
+    #[new]
+    #[pyo3(signature = (json=None))]
+    fn new(json: Option<&[u8]>) -> PyResult<Self> {
+        match json {
+            None => Ok(NativeTally(Tally::default())),
+            Some(json) => serde_json::from_slice(json)
+                .map(NativeTally)
+                .map_err(|e| PyValueError::new_err(format!("not a tally: {e}"))),
+        }
+    }
+
+    /// The tally of a dict `as_dict` gave.
+    #[staticmethod]
+    fn from_dict(value: &Bound<'_, PyAny>) -> PyResult<Self> {
+        depythonize::<Tally>(value)
+            .map(NativeTally)
+            .map_err(|e| PyValueError::new_err(format!("not a tally: {e}")))
+    }
+
+    /// Adds the tally of other records to this one.
+    fn merge(&mut self, other: &NativeTally) {
+        self.0.merge(other.0.clone());
+    }
+
+    /// The tally as Python values (its histograms keyed by numbers, as `pythonize` keeps them).
+    fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pythonize(py, &self.0)?)
+    }
+
+    fn json<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(
+            py,
+            &serde_json::to_vec(&self.0).expect("a tally serializes"),
+        )
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let json = slf.borrow().json(slf.py());
+        Ok((slf.get_type().into_any(), (json,)))
+    }
 }
 
 /// The most a request body read as Python objects (`loads`) may become, as `json::python_bytes`
@@ -730,7 +768,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(handle::action_space, module)?)?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
-    module.add_function(wrap_pyfunction!(merge_tallies, module)?)?;
+    module.add_class::<NativeTally>()?;
     module.add("RESULT_FIELDS", archive::RESULT_FIELDS.to_vec())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(json_schemas, module)?)?;

@@ -12,7 +12,6 @@ use serde_json::Value;
 use crate::archive::{self, RawRecord};
 use crate::claims::Claim;
 use crate::engine::Engine;
-use crate::error::Error;
 use crate::game::Rules;
 use crate::request::{self, Field, MISSING, NOT_A_STRING};
 
@@ -86,7 +85,8 @@ pub fn answer_replay<G: Rules>(
             &Claim::default(),
         )
     } else {
-        let setup = setup_of::<G>(&record).map_err(|error| error.reason())?;
+        let setup = archive::checked_setup::<G>(record.variant, record.options)
+            .map_err(|error| error.reason())?;
         let claim = claim_of(&record).map_err(|errors| request::malformed_request(&errors))?;
         engine.replay(&envelope.moves, Some(setup), envelope.seed, None, &claim)
     };
@@ -308,14 +308,6 @@ fn moves_of(raw: &RawValue) -> Result<Vec<String>, Vec<(String, String)>> {
         true => Ok(moves),
         false => Err(errors),
     }
-}
-
-/// The record's setup, `{"variant"?, "options"?}`, read and checked as the game's.
-fn setup_of<G: Rules>(record: &RawRecord) -> Result<crate::game::Checked<G::Setup>, Error> {
-    let setup = archive::setup_text(record.variant, record.options);
-    let setup = serde_json::from_str::<G::Setup>(&setup)
-        .map_err(|e| Error::invalid_options("setup", e.to_string()))?;
-    G::check_setup(setup)
 }
 
 /// The record's claim, or the field at fault and why (serde's words, without a place in the text).

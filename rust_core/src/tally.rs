@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::archive::{RecordResult, Verdict};
+use crate::claims::ClaimVerdict;
+use crate::game::Status;
 use crate::registry::GameKind;
 
 /// Records kept in each list of a tally.
@@ -83,12 +86,17 @@ fn add_counts<K: Ord>(into: &mut BTreeMap<K, u64>, from: BTreeMap<K, u64>) {
     }
 }
 
-/// The fields of `result` named, as an object.
-fn excerpt(result: &Map<String, Value>, fields: &[&str]) -> Value {
-    let picked = fields
-        .iter()
-        .filter_map(|&field| Some((field.to_owned(), result.get(field)?.clone())));
-    Value::Object(picked.collect())
+/// What a list notes of every result: `record`, and `id` and `game` when it has them.
+fn noted(result: &RecordResult) -> Map<String, Value> {
+    let mut noted = Map::new();
+    noted.insert("record".into(), result.record.into());
+    if let Some(id) = &result.id {
+        noted.insert("id".into(), id.clone());
+    }
+    if let Some(game) = &result.game {
+        noted.insert("game".into(), game.as_str().into());
+    }
+    noted
 }
 
 fn record_number(noted: &Value) -> u64 {
@@ -110,14 +118,11 @@ fn refusal_key(reason: &Value) -> String {
 
 impl Tally {
     /// Counts one result, judged in `micros`.
-    pub fn add(&mut self, result: &Map<String, Value>, micros: u64) {
+    pub fn add(&mut self, result: &RecordResult, micros: u64) {
         self.note_slow(result, micros);
-        let game = result
-            .get("game")
-            .and_then(Value::as_str)
-            .filter(|name| GameKind::named(name).is_some());
+        let game = (result.game.as_deref()).filter(|name| GameKind::named(name).is_some());
         let mut by_game = game.map(|name| game_tally(&mut self.games, name));
-        if let Some(error) = result.get("error") {
+        if let Some(error) = &result.error {
             count(
                 &mut self.errors,
                 error["code"].as_str().unwrap_or("unknown"),
@@ -127,47 +132,56 @@ impl Tally {
                 tally.records += 1;
                 tally.errors += 1;
             }
-            note_first(
-                &mut self.refused,
-                excerpt(result, &["record", "id", "game", "error"]),
-            );
+            let mut refused = noted(result);
+            refused.insert("error".into(), error.clone());
+            note_first(&mut self.refused, refused.into());
             return;
         }
         let tally = by_game.expect("a replayed record names its game");
-        tally.add(result);
-        if let Some(reason) = result.get("reason") {
+        let verdict = result
+            .verdict
+            .as_ref()
+            .expect("a replayed record has a verdict");
+        tally.add(verdict, result.claim.as_ref());
+        if let Some((ply, played, reason)) = &verdict.failure {
             count(&mut self.refusals, &refusal_key(reason), 1);
-            let noted = excerpt(result, &["record", "id", "game", "ply", "move", "reason"]);
-            note_first(&mut self.refused, noted);
+            let mut refused = noted(result);
+            refused.insert("ply".into(), (*ply).into());
+            refused.insert("move".into(), played.as_str().into());
+            refused.insert("reason".into(), reason.clone());
+            note_first(&mut self.refused, refused.into());
         }
-        if let Some(reason) = result.get("claim_reason") {
+        if let Some(ClaimVerdict::Disagrees(reason)) = &result.claim {
             count(
                 &mut self.claim_reasons,
                 reason["code"].as_str().unwrap_or("unknown"),
                 1,
             );
-            note_first(
-                &mut self.disputed,
-                excerpt(result, &["record", "id", "game", "claim_reason"]),
-            );
+            let mut disputed = noted(result);
+            disputed.insert("claim_reason".into(), reason.clone());
+            note_first(&mut self.disputed, disputed.into());
         }
     }
 
     /// Notes a record among the slowest if it is one: put in its place (no sort a record).
-    fn note_slow(&mut self, result: &Map<String, Value>, micros: u64) {
-        let record = result
-            .get("record")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX);
+    fn note_slow(&mut self, result: &RecordResult, micros: u64) {
+        let record = result.record as u64;
         let at = self
             .slowest
             .partition_point(|noted| slowness(noted) <= (Reverse(micros), record));
         if at >= NOTED {
             return;
         }
-        let mut noted = excerpt(result, &["record", "id", "game", "legal", "plies", "error"]);
-        noted["micros"] = micros.into();
-        self.slowest.insert(at, noted);
+        let mut slow = noted(result);
+        if let Some(verdict) = &result.verdict {
+            slow.insert("legal".into(), verdict.legal.into());
+            slow.insert("plies".into(), verdict.plies.into());
+        }
+        if let Some(error) = &result.error {
+            slow.insert("error".into(), error.clone());
+        }
+        slow.insert("micros".into(), micros.into());
+        self.slowest.insert(at, slow.into());
         self.slowest.truncate(NOTED);
     }
 
@@ -211,39 +225,34 @@ fn note_first(list: &mut Vec<Value>, noted: Value) {
 }
 
 impl GameTally {
-    fn add(&mut self, result: &Map<String, Value>) {
+    fn add(&mut self, verdict: &Verdict, claim: Option<&ClaimVerdict>) {
         self.records += 1;
-        if let Some(claim) = result.get("claim").and_then(Value::as_str) {
-            count(&mut self.claims, claim, 1);
+        if let Some(claim) = claim {
+            count(&mut self.claims, claim.name(), 1);
         }
-        if result.get("legal") != Some(&Value::Bool(true)) {
+        if !verdict.legal {
             self.illegal += 1;
             return;
         }
         self.legal += 1;
-        let plies = result.get("plies").and_then(Value::as_u64).unwrap_or(0);
-        *self.plies.entry(plies).or_default() += 1;
-        let outcome = &result["outcome"];
-        if outcome["status"] != "finished" {
+        *self.plies.entry(verdict.plies as u64).or_default() += 1;
+        let outcome = &verdict.outcome;
+        if outcome.status != Status::Finished {
             return;
         }
         self.finished += 1;
-        count(
-            &mut self.winners,
-            outcome["winner"].as_str().unwrap_or(NO_WINNER),
-            1,
-        );
+        count(&mut self.winners, outcome.winner.unwrap_or(NO_WINNER), 1);
         count(
             &mut self.decided_by,
-            outcome["decided_by"].as_str().unwrap_or(NO_WINNER),
+            outcome.decided_by.unwrap_or(NO_WINNER),
             1,
         );
-        for (player, score) in outcome["scores"].as_object().into_iter().flatten() {
+        for (&player, &score) in &outcome.scores {
             if !self.scores.contains_key(player) {
-                self.scores.insert(player.clone(), BTreeMap::new());
+                self.scores.insert(player.to_owned(), BTreeMap::new());
             }
             let scores = self.scores.get_mut(player).expect("inserted");
-            *scores.entry(score.as_i64().unwrap_or(0)).or_default() += 1;
+            *scores.entry(score).or_default() += 1;
         }
     }
 
@@ -266,18 +275,47 @@ impl GameTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Outcome;
     use serde_json::json;
 
-    fn result(value: Value) -> Map<String, Value> {
-        value.as_object().unwrap().clone()
+    /// An Iago record's result: its verdict (`failure`: its first illegal ply) and claim.
+    fn replayed(
+        record: usize,
+        plies: usize,
+        winner: Option<&'static str>,
+        failure: Option<(usize, String, Value)>,
+        claim: ClaimVerdict,
+    ) -> RecordResult {
+        let outcome = Outcome {
+            status: if winner.is_some() {
+                Status::Finished
+            } else {
+                Status::Ongoing
+            },
+            to_move: None,
+            scores: BTreeMap::from([("black", 10), ("white", 8)]),
+            winner,
+            decided_by: winner.map(|_| "score"),
+            ranking: None,
+        };
+        let verdict = Verdict {
+            legal: failure.is_none(),
+            plies,
+            outcome,
+            position: String::new(),
+            failure,
+        };
+        RecordResult {
+            record,
+            game: Some("iago".into()),
+            verdict: Some(verdict),
+            claim: Some(claim),
+            ..RecordResult::default()
+        }
     }
 
-    fn finished(record: u64, winner: &str, plies: u64) -> Map<String, Value> {
-        result(
-            json!({"record": record, "game": "iago", "legal": true, "plies": plies, "claim": "agrees",
-            "outcome": {"status": "finished", "winner": winner, "decided_by": "score",
-                        "scores": {"black": 10, "white": 8}}}),
-        )
+    fn finished(record: usize, winner: &'static str, plies: usize) -> RecordResult {
+        replayed(record, plies, Some(winner), None, ClaimVerdict::Agrees)
     }
 
     #[test]
@@ -285,15 +323,28 @@ mod tests {
         let results = [
             finished(1, "black", 40),
             finished(2, "white", 40),
-            result(
-                json!({"record": 3, "game": "iago", "legal": false, "plies": 2, "ply": 2, "move": "e5",
-                "reason": {"code": "illegal-move", "rule": "centre", "detail": "x"}, "claim": "absent",
-                "outcome": {"status": "ongoing"}}),
+            replayed(
+                3,
+                2,
+                None,
+                Some((
+                    2,
+                    "e5".into(),
+                    json!({"code": "illegal-move", "rule": "centre", "detail": "x"}),
+                )),
+                ClaimVerdict::Absent,
             ),
-            result(json!({"record": 4, "error": {"code": "malformed-record", "detail": "y"}})),
-            result(
-                json!({"record": 5, "game": "iago", "legal": true, "plies": 9, "claim": "disagrees",
-                "claim_reason": {"code": "claim-not-over", "detail": "z"}, "outcome": {"status": "ongoing"}}),
+            RecordResult {
+                record: 4,
+                error: Some(json!({"code": "malformed-record", "detail": "y"})),
+                ..RecordResult::default()
+            },
+            replayed(
+                5,
+                9,
+                None,
+                None,
+                ClaimVerdict::Disagrees(json!({"code": "claim-not-over", "detail": "z"})),
             ),
         ];
         let mut whole = Tally::default();
@@ -332,11 +383,15 @@ mod tests {
     fn a_tally_keeps_a_bounded_number_of_records() {
         let mut tally = Tally::default();
         for record in 0..200 {
-            let failed = result(
-                json!({"record": record, "game": "iago", "legal": false, "plies": 0,
-                "reason": {"code": "malformed-move", "detail": "x"}, "claim": "absent"}),
+            let reason = json!({"code": "malformed-move", "detail": "x"});
+            let failed = replayed(
+                record,
+                0,
+                None,
+                Some((0, "x".into(), reason)),
+                ClaimVerdict::Absent,
             );
-            tally.add(&failed, record);
+            tally.add(&failed, record as u64);
         }
         assert_eq!(tally.refused.len(), NOTED);
         assert_eq!(tally.slowest.len(), NOTED);

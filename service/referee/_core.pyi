@@ -8,7 +8,7 @@ classes of ``referee.errors``."""
 from typing import Any, Mapping, Sequence, final
 
 __all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records",
-           "merge_tallies", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
+           "Tally", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
            "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "RESULT_FIELDS",
            "set_board_cache_bytes", "board_cache_bytes"]
 __version__: str
@@ -34,15 +34,28 @@ def games() -> list[str]:
 
 def replay_records(
     data: bytes, first_record: int = 1, keep: Sequence[str] = ..., positions: bool = False, tally: bool = False
-) -> tuple[bytes, dict[str, int], dict[str, Any] | None]:
+) -> tuple[bytes, dict[str, int], Tally | None]:
     """Replays NDJSON game records (any mix of games) in parallel and judges their claims: the NDJSON
     results, numbered from ``first_record``, with the fields ``keep`` names and (``positions``) every
     position of a legal record; the counts (``records``, ``legal``, ``illegal``, ``errors``, ``agrees``,
     ``disagrees``, ``absent``); and with ``tally``, what a report shows of them (``referee.report``).
     ValueError for a field to keep that results already have."""
 
-def merge_tallies(tally: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-    """Two tallies of ``replay_records`` (of different records) as one."""
+@final
+class Tally:
+    """What a report shows of records, as ``replay_records`` counts it: merged natively across chunks,
+    read as Python values once (``as_dict``); pickled as its JSON."""
+
+    def __new__(cls, json: bytes | None = None) -> Tally:
+        """A tally from its JSON (``json``), or the tally of no records."""
+    @staticmethod
+    def from_dict(value: dict[str, Any]) -> Tally:
+        """The tally of a dict ``as_dict`` gave."""
+    def merge(self, other: Tally) -> None:
+        """Adds the tally of other records to this one."""
+    def as_dict(self) -> dict[str, Any]:
+        """The tally as Python values (its histograms keyed by numbers)."""
+    def json(self) -> bytes: ...
 
 def loads(data: bytes) -> Any:
     """A request body read as JSON by the engine's rules (numbers that fit a double, no lone surrogate,

@@ -36,6 +36,8 @@ from typing import IO, Any, NamedTuple
 import orjson
 from tqdm import tqdm
 
+from referee._core import Tally  # a native tally, merged without leaving Rust
+
 __all__ = ["CHUNK_RECORDS", "Options", "Partition", "Stop", "chunks", "plan", "run_partition", "validate", "whole_file"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
@@ -54,7 +56,6 @@ SUCCESS = "_SUCCESS"
 COUNT_KEYS = ("records", "legal", "illegal", "errors", "agrees", "disagrees", "absent")
 
 Counts = dict[str, int]  # records, legal, illegal, errors (not records), agrees, disagrees, absent (claims)
-Tally = dict[str, Any]
 
 
 class Stop(Exception):
@@ -213,9 +214,14 @@ def open_lines(part: Partition) -> Iterator[bytes]:
             yield line
 
 
+def is_record(line: bytes) -> bool:
+    """Whether a line is a record (numbered, replayed): any line but a blank one."""
+    return bool(line.strip())
+
+
 def count_records(part: Partition) -> int:
-    """A partition's records (lines not blank), counted where the data is."""
-    return sum(1 for line in open_lines(part) if line.strip())
+    """A partition's records, counted where the data is, as `chunks` numbers them."""
+    return sum(1 for line in open_lines(part) if is_record(line))
 
 
 def number(parts: list[Partition], run: Callable[[Callable, list], Iterable]) -> list[Partition]:
@@ -236,11 +242,12 @@ def number(parts: list[Partition], run: Callable[[Callable, list], Iterable]) ->
 
 def chunks(lines: Iterable[bytes], records: int, size: int, first: int = 1) -> Iterator[tuple[int, bytes]]:
     """Chunks of whole lines, at most `records` lines and (but for a longer line) `size` bytes each, each
-    with the number of its first record (`first` that of the first). Blank lines are not records."""
+    with the number of its first record (`first` that of the first). The one chunker of every source
+    (`open_lines` reads them all, whole or by range, plain or compressed) and of every output."""
     batch: list[bytes] = []
     length = 0
     for line in lines:
-        if line.strip():
+        if is_record(line):
             if batch and length + len(line) > size:
                 yield first, b"".join(batch)
                 first, batch, length = first + len(batch), [], 0
@@ -290,9 +297,11 @@ def add_counts(total: Counts, counts: Counts) -> Counts:
 
 
 def merge(tally: Tally | None, part: Tally | None) -> Tally | None:
-    from referee import _core
-
-    return part if tally is None else tally if part is None else _core.merge_tallies(tally, part)
+    """Two tallies as one, natively (`tally` is added to: a run's first tally is its own)."""
+    if tally is None or part is None:
+        return part if tally is None else tally
+    tally.merge(part)
+    return tally
 
 
 def run_partition(part: Partition, options: Options, target: str | None) -> Done:
@@ -480,15 +489,6 @@ def summary_line(counts: Counts, elapsed: float) -> str:
             f"{counts['absent']} absent; in {elapsed:.1f} s ({rate:,.0f} records/s)")
 
 
-def empty_tally() -> Tally:
-    """The tally of an archive without records."""
-    from referee import _core
-
-    tally = _core.replay_records(b"", 1, [], False, True)[2]
-    assert tally is not None
-    return tally
-
-
 def names_sources(sources: list[str]) -> bool:
     """Results name their source unless the command names one file (or `-`)."""
     if len(sources) != 1 or sources[0] == "-":
@@ -547,7 +547,7 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
             if page is not None:
                 name = (args.sources[0] if len(args.sources) == 1 else f"{len(args.sources)} sources")
                 name = "standard input" if name == "-" else os.path.basename(name.rstrip("/")) or name
-                page.write(report.page(counts, tally or empty_tally(), source=name, seconds=elapsed))
+                page.write(report.page(counts, (tally or Tally()).as_dict(), source=name, seconds=elapsed))
     except Exception as error:
         if cluster is None or not scheduler_lost(error):
             raise
@@ -622,13 +622,14 @@ def into_directory(directory: Directory, args: argparse.Namespace, options: Opti
                   else run(lambda task: part_task(task, options), tasks))
         for index, done in mapped:
             entries[index]["done"] = {"counts": done.counts, "size": done.size, "sha256": done.sha256,
-                                      "tally": plain_json(done.tally)}
+                                      "tally": plain_json(done.tally and done.tally.as_dict())}
             directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
             bar.update(done.read or 0)
     counts, tally = dict.fromkeys(COUNT_KEYS, 0), None
     for entry in entries:
         counts = add_counts(counts, entry["done"]["counts"])
-        tally = merge(tally, tally_of(entry["done"]["tally"]))
+        part_tally = entry["done"]["tally"]
+        tally = merge(tally, None if part_tally is None else Tally.from_dict(tally_of(part_tally)))
     manifest["counts"] = counts
     directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
     directory.write(SUCCESS, b"")

@@ -4,7 +4,7 @@ refusal rule, claims agreeing and disagreeing, game lengths, wins by player, sco
 slowest and the refused records with their reasons.
 
 It is drawn from the tally the engine counts as it replays (`_core.replay_records(..., tally=True)`,
-one a chunk, merged with `merge`), never from the results themselves: it takes the same memory for ten
+one a chunk, merged natively with `_core.Tally.merge`, read as Python values once), never from the results themselves: it takes the same memory for ten
 records or ten million. Every figure carries its numbers (`data-count` on the tables' cells; the charts'
 `data-label` and `data-value`, see `referee.pictures.charts`), so a test reads them back and compares
 them with the results file. What was measured rather than counted (times) sits in elements marked
@@ -20,7 +20,7 @@ from referee import _core
 from referee.pictures import charts, info_of
 from referee.pictures.svg import PLAYER_COLOURS
 
-__all__ = ["merge", "page"]
+__all__ = ["page"]
 
 Tally = dict[str, Any]
 
@@ -37,11 +37,6 @@ th { background: #f3f3f3; } td.number { text-align: right; font-variant-numeric:
 #: Records by verdict and by claim verdict, in the order the page shows them.
 VERDICTS = [("legal", "legal"), ("illegal", "illegal"), ("errors", "not records")]
 CLAIMS = [("agrees", "agree"), ("disagrees", "disagree"), ("absent", "absent")]
-
-
-def merge(tally: Tally | None, part: Tally) -> Tally:
-    """The tally of two chunks' records (`tally` None: the first chunk's)."""
-    return part if tally is None else _core.merge_tallies(tally, part)
 
 
 def add(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
