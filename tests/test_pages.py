@@ -40,9 +40,9 @@ ELSEWHERE = {
                                                         "dist-test, part of make test) installs the built wheel in a "
                                                         "fresh environment without a toolchain and runs each use",
     "make dist && pip install dist/": "make dist-test (part of make test) builds and installs it, as above",
-    "pip install 'referee[dask,archives]' s3fs": "needs object storage and a cluster: tests/test_archives.py runs the "
-                                                 "same commands on memory:// and local Dask clusters, a worker and a "
-                                                 "scheduler killed, and --resume",
+    "pip install 'referee[dask,archives,s3]'": "needs a cluster and real object storage: tests/test_archives.py runs "
+                                               "the same commands on an S3 server on loopback (moto) and local Dask "
+                                               "clusters, a worker, the scheduler and the client killed, and --resume",
     ".venv/bin/pip install -e '.[test]'": "the developer's loop: installs, then runs the tests this run is part of",
     "make test        # clippy, every Rust test": "`make test` and `make test-fast` are what CI runs",
     "make lock                   # after changing": "re-locks the dependencies from the index: tests/test_locks.py "

@@ -38,7 +38,8 @@ from tqdm import tqdm
 
 from referee._core import Tally  # a native tally, merged without leaving Rust
 
-__all__ = ["CHUNK_RECORDS", "Options", "Partition", "Stop", "chunks", "plan", "run_partition", "validate", "whole_file"]
+__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Options", "Partition", "Stop", "add_counts", "chunks", "merge", "plan",
+           "run_partition", "validate", "whole_file"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
 CHUNK_RECORDS = 20_000

@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+__all__ = ["COLUMNS", "check_installed", "write_part"]
+
 #: The columns, in order.
 COLUMNS = ("source", "record", "id", "game", "ply", "position", "move", "action", "to_move", "returns")
 
