@@ -25,6 +25,7 @@ pub mod players;
 pub mod record;
 pub mod registry;
 pub mod request;
+pub mod result;
 pub mod schemas;
 pub mod seal;
 pub mod strict;

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::archive::{RecordResult, Verdict};
 use crate::claims::ClaimVerdict;
 use crate::game::Status;
 use crate::registry::GameKind;
+use crate::result::{RecordResult, Verdict};
 
 /// Records kept in each list of a tally.
 pub const NOTED: usize = 20;
