@@ -753,16 +753,6 @@ def big_bodies() -> dict[str, list[tuple[str, bytes]]]:
     return {route: list(bodies.items()) for route, bodies in routes.items()}
 
 
-def healthz_probe(server: Any, stop: threading.Event, latencies: list[tuple[float, float]]) -> None:
-    """`/healthz` on a connection of its own, again and again until `stop`: when each was sent, and its
-    latency."""
-    while not stop.is_set():
-        started = time.perf_counter()
-        assert exchange(server, b"GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n", timeout=60).status == 200
-        latencies.append((started, time.perf_counter() - started))
-        stop.wait(0.005)
-
-
 def send_at_once(server: Any, raw: bytes, clients: int) -> tuple[list[Any], float]:
     """`clients` connections send `raw` but its last byte, then (once the worker has read the rest) the
     last bytes all at once: their answers, and when the last bytes were sent. From then on the worker
@@ -793,8 +783,8 @@ def big_body_row(route: str, bodies: list[tuple[str, bytes]]) -> list[str]:
     with serve(REFEREE_WORKERS="1") as live:
         worker = worker_of(live)
         rested = rss_bytes(worker)
-        stop, latencies = threading.Event(), []
-        prober = threading.Thread(target=healthz_probe, args=(live, stop, latencies))
+        stop, latencies, sent = threading.Event(), [], []
+        prober = threading.Thread(target=healthz_latencies, args=(live, stop.is_set, latencies, 60, sent))
         prober.start()
         try:
             for _, body in bodies:
@@ -807,10 +797,10 @@ def big_body_row(route: str, bodies: list[tuple[str, bytes]]) -> list[str]:
             stop.set()
             prober.join()
         peak = rss_bytes(worker, "VmHWM")
-    during = [took for sent, took in latencies if any(start <= sent <= end for start, end in judging)]
+    during = [took for asked, took in zip(sent, latencies) if any(start <= asked <= end for start, end in judging)]
     answered = ", ".join(f"{count} × {status}" for status, count in sorted(statuses.items()))
     return [route, "; ".join(name for name, _ in bodies), answered, *latency_cells(during),
-            *latency_cells([took for _, took in latencies])[1:3],
+            *latency_cells(latencies)[1:3],
             f"{rested / MIB:.0f} → {peak / MIB:.0f} MiB", verdict("≤ 250 MiB", peak <= MEMORY_CEILING)]
 
 

@@ -189,13 +189,17 @@ def exchange(server: Server, raw: bytes, timeout: float = 30, peer: str | None =
         return read_answer(sock, head=raw.startswith(b"HEAD "))
 
 
-def healthz_latencies(server: Server, until: Any, latencies: list[float], timeout: float = 30) -> None:
+def healthz_latencies(server: Server, until: Any, latencies: list[float], timeout: float = 30,
+                      sent: list[float] | None = None) -> None:
     """`/healthz` on a connection of its own, again and again (10 ms apart) until `until()` is true (a
-    `threading.Event`'s `is_set`, a deadline): each answer's latency kept. Anything but 200 fails."""
+    `threading.Event`'s `is_set`, a deadline): each answer's latency kept (and, in `sent`, when it was
+    asked: `time.perf_counter()`). Anything but 200 fails."""
     while not until():
         started = time.perf_counter()
         assert exchange(server, b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n", timeout=timeout).status == 200
         latencies.append(time.perf_counter() - started)
+        if sent is not None:
+            sent.append(started)
         time.sleep(0.01)
 
 
