@@ -37,7 +37,7 @@ import referee
 from report import number, progress, ratio, table, verdict
 from samples import playout
 
-__all__ = ["bench_archive"]
+__all__ = ["bench_archive", "bench_scale"]
 
 
 @functools.cache
@@ -272,3 +272,97 @@ def dask_cluster() -> Any:
     except ImportError:
         return None
     return LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+
+
+# --- scale: the cluster against local on an archive of tens of megabytes (issue 40) -------------------
+
+#: Runs `referee validate` as the CLI does, after importing what the run imports (the modules' files are
+#: not the archive's bytes), and says on its last line of standard error the bytes the process read
+#: (/proc/self/io `rchar`: files and sockets alike) from then to its exit: the archive's bytes the client
+#: read, and what it received from the cluster.
+MEASURED_CLI = """
+import atexit, sys
+import fsspec.core, referee.archives, referee.cli, referee.report
+fsspec.core.url_to_fs(".")  # fsspec's registry, read from every package's entry points
+if "--scheduler" in sys.argv:
+    import dask.distributed
+def rchar():
+    return int(dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())["rchar"])
+before = rchar()
+atexit.register(lambda: print(f"rchar {rchar() - before}", file=sys.stderr))
+sys.exit(referee.cli.main(sys.argv[1:]))
+"""
+
+
+@dataclass
+class ScaleRun:
+    """The best round of a run: the command's wall time, the run's own (the summary line's: after
+    imports and the cluster's connection), and the bytes the client read meanwhile."""
+    seconds: float = float("inf")
+    run_seconds: float = float("inf")
+    read: int = 0
+
+
+def scale_run(path: Path, workdir: Path, cluster: Any) -> tuple[float, float, int]:
+    out = workdir / "parts"
+    command = [sys.executable, "-c", MEASURED_CLI, "validate", str(path), "--no-progress", "-o", f"{out}/",
+               *(["--scheduler", cluster.scheduler_address] if cluster is not None else [])]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=3600, check=False)
+    seconds = time.perf_counter() - start
+    shutil.rmtree(out, ignore_errors=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"referee validate failed ({done.returncode}): {done.stderr[-500:]}")
+    lines = done.stderr.splitlines()
+    run_seconds = float(lines[-2].rsplit(" in ", 1)[1].split(" s ")[0])
+    return seconds, run_seconds, int(lines[-1].split()[1])
+
+
+def scale_archive(args: argparse.Namespace, name: str, workdir: Path) -> tuple[Archive, int]:
+    """An archive of about --scale-mb megabytes of plain records, and its records."""
+    sample = write_archive(argparse.Namespace(archive_games=args.archive_distinct, archive_distinct=args.archive_distinct,
+                                              seed=args.seed), name, workdir)
+    records = int(args.scale_mb * 1e6 * args.archive_distinct / sample.plain.stat().st_size)
+    return write_archive(argparse.Namespace(archive_games=records, archive_distinct=args.archive_distinct,
+                                            seed=args.seed), name, workdir), records
+
+
+def bench_scale(args: argparse.Namespace, workdir: Path) -> str:
+    cluster = dask_cluster()
+    if cluster is None:
+        return "## scale\n\nDask is not installed (`pip install '.[dask]'`): no run on a cluster."
+    rows = []
+    with cluster:
+        for name in args.games_list:
+            archive, records = scale_archive(args, name, workdir)
+            progress(f"scale: {name}, {records:,} records, locally and on the cluster in turn")
+            best = {"local": ScaleRun(), "cluster": ScaleRun()}
+            for _ in range(args.repeat):
+                for where, on in (("local", None), ("cluster", cluster)):
+                    seconds, run_seconds, read = scale_run(archive.plain, workdir, on)
+                    kept = best[where]
+                    best[where] = ScaleRun(min(kept.seconds, seconds), min(kept.run_seconds, run_seconds),
+                                           read if kept.read == 0 else min(kept.read, read))
+            size = archive.plain.stat().st_size
+            local, remote = best["local"], best["cluster"]
+            rows.append([name, number(records), f"{size / 1e6:,.0f}",
+                         f"{number(records / local.seconds)} / {number(records / local.run_seconds)}",
+                         f"{number(records / remote.seconds)} / {number(records / remote.run_seconds)}",
+                         f"{local.seconds / remote.seconds:.2f}× / {local.run_seconds / remote.run_seconds:.2f}×",
+                         f"{100 * local.read / size:.1f}% / {100 * remote.read / size:.2f}%"])
+    headers = ["game", "records", "MB", "local records/s: command / run", "cluster records/s: command / run",
+               "cluster × local: command / run", "bytes the client read ÷ the archive's: local / cluster"]
+    return "\n".join([
+        "## scale: the cluster against local on an archive of tens of megabytes",
+        "",
+        f"For each game, a plain archive of about {args.scale_mb} MB (`--scale-mb`; "
+        f"{number(args.archive_distinct)} distinct seeded games repeated) into `-o DIR/`, locally and on a Dask "
+        "`LocalCluster` of 2 worker processes with 1 thread each on the same cores, taking turns, best of "
+        f"{args.repeat}. *command*: the whole command's wall time (process start and imports included: Dask's "
+        "client takes a second or two to import); *run*: the run's own time, as its summary line says (from "
+        "the sources' planning to `_SUCCESS`). The bytes the client read are `rchar` of /proc/self/io from "
+        "after its imports to its exit: files and sockets alike, so on the cluster the counts and tallies "
+        "received and the scheduler's messages.",
+        "",
+        table(headers, rows),
+    ])

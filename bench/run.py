@@ -17,6 +17,8 @@ Sections (the default runs the first five):
     slow       64 clients trickling bodies at a byte a second: /healthz and every game's play meanwhile
     archive    `referee validate` on a generated archive of random games of each game (--archive-games), plain
                and with metadata and claims, --keep and --report, --positions; locally and on a Dask cluster
+    scale      `referee validate` into `-o DIR/` on a ~60 MB archive of each game (--scale-mb), locally and on a
+               Dask cluster of the same cores in turn: records/s, and the bytes the client read
     soak       every game's play at full load in turn, --soak-seconds (600) in all: errors, restarts, memory
     seals      play with seals (REFEREE_SEAL_KEYS, keyed chance) and opaque states (REFEREE_OPAQUE_STATES)
                against without, every game: in process and over HTTP
@@ -27,7 +29,7 @@ Sections (the default runs the first five):
     dist       what `make dist` built (bench/dist.py): each wheel's size, and `import referee`'s time from the wheel
 
 Each section is a module of its own beside this one (core.py, embedding.py, http_load.py, batch.py,
-slow.py, archive.py, soak.py, seals.py, hostile.py, handles.py), whose docstring says what its numbers
+slow.py, archive.py (archive and scale), soak.py, seals.py, hostile.py, handles.py), whose docstring says what its numbers
 mean; they share samples.py (playouts and mid-game samples), served.py (gunicorn, wrk), timing.py and
 report.py, and the tests' live-server helpers (tests/live.py). (`games`, the old section of Isaac, Hypnosia and
 Caesar! against their models, is now part of `core` and still accepted as its name.) The targets of
@@ -55,7 +57,7 @@ sys.path.insert(1, str(ROOT / "tests"))
 
 import referee  # noqa: E402
 
-from archive import bench_archive  # noqa: E402
+from archive import bench_archive, bench_scale  # noqa: E402
 from batch import bench_http_batch, bench_stream  # noqa: E402
 from core import bench_core  # noqa: E402
 from dist import bench_dist  # noqa: E402
@@ -70,7 +72,7 @@ from served import BENCH, server, write_bodies  # noqa: E402
 from slow import bench_slow  # noqa: E402
 from soak import bench_soak  # noqa: E402
 
-SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "soak", "seals", "hostile", "handles", "dist")
+SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "scale", "soak", "seals", "hostile", "handles", "dist")
 DEFAULT_SECTIONS = SECTIONS[:5]
 SAMPLED_SECTIONS = {"embedding", "http", "batch", "slow", "soak"}  # they need mid-game samples
 SERVED_SECTIONS = {"http", "batch", "slow", "soak"}  # they share one server of the app
@@ -175,6 +177,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                            help="records in each game's archive (default: 100000)")
     embedding.add_argument("--archive-distinct", type=int, default=2000,
                            help="distinct random games in each archive, repeated to fill it (default: 2000)")
+    embedding.add_argument("--scale-mb", type=int, default=60,
+                           help="scale: megabytes of each game's plain archive (default: 60)")
     embedding.add_argument("--soak-seconds", type=int, default=600, help="seconds of the soak in all (default: 600)")
     web = parser.add_argument_group("http")
     web.add_argument("--duration", type=int, default=4, help="seconds of each wrk run (default: 4)")
@@ -241,6 +245,9 @@ def main() -> None:
     if "archive" in args.only:
         with tempfile.TemporaryDirectory(prefix="referee-archive-") as workdir:
             parts.append(bench_archive(args, Path(workdir)))
+    if "scale" in args.only:
+        with tempfile.TemporaryDirectory(prefix="referee-scale-") as workdir:
+            parts.append(bench_scale(args, Path(workdir)))
     if SERVED_SECTIONS & set(args.only):
         parts.append(served_sections(args, games, samples, json_rates))
     if "seals" in args.only:
