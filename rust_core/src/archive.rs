@@ -385,12 +385,8 @@ fn record_result(text: &[u8], number: usize, options: &Options) -> RecordResult 
     result.game = Some(record.game.clone());
     match GameKind::named(&record.game) {
         None => {
-            let detail = format!(
-                "unknown game {:?}; known games: {}",
-                record.game,
-                GameKind::names().join(", ")
-            );
-            result.error = Some(serde_json::json!({ "code": "unknown-game", "detail": detail }));
+            let unknown = Error::unknown_game(&record.game, &GameKind::names());
+            result.error = Some(unknown.reason());
         }
         Some(kind) => {
             crate::with_game!(kind, G => replay_record::<G>(record, options, &mut result))
@@ -416,7 +412,7 @@ fn malformed(
         result.id = id;
         result.kept = kept.into_iter().collect();
     }
-    result.error = Some(serde_json::json!({ "code": "malformed-record", "detail": detail }));
+    result.error = Some(Error::malformed_record(detail).reason());
     result
 }
 

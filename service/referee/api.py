@@ -54,7 +54,7 @@ def engines(seal_keys: _core.SealKeys | None = None) -> dict[str, _core.Engine]:
 def engine_of(game: str) -> _core.Engine:
     engine = current_app.config[ENGINES_KEY].get(game)
     if engine is None:
-        raise unknown_game(game, GAMES)
+        raise unknown_game(game)
     return engine
 
 
