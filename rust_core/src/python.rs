@@ -746,6 +746,16 @@ fn unknown_game(py: Python<'_>, game: &str) -> Py<PyAny> {
         .into_any()
 }
 
+/// The refusal of a request's envelope whose `(field, message)`s are at fault
+/// (`referee.errors.MalformedRequest`), worded as the engine's own checks word it: the service's
+/// schemas refuse with it.
+#[pyfunction]
+fn malformed_request(py: Python<'_>, errors: Vec<(String, String)>) -> Py<PyAny> {
+    raise(py, &Error::malformed_request(errors))
+        .into_value(py)
+        .into_any()
+}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     purge_at_once();
@@ -780,6 +790,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // Every code of the engine's refusals: a test holds them to `referee.codes`.
     module.add("ERROR_CODES", Error::CODES.to_vec())?;
     module.add_function(wrap_pyfunction!(unknown_game, module)?)?;
+    module.add_function(wrap_pyfunction!(malformed_request, module)?)?;
     module.add(
         "SCHEMA_PREFIXES",
         crate::schemas::GAMES.into_py_dict(module.py())?,

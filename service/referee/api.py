@@ -73,7 +73,7 @@ def load(schema: Schema) -> dict[str, Any]:
     try:
         return offload.run(schema.load, body, size=body_size())
     except ValidationError as error:
-        raise Problem("malformed-request", **malformed(error)) from None
+        raise Problem.from_engine(malformed(error)) from None
 
 
 def body_size() -> int:

@@ -15,6 +15,7 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
 from referee import _core
 from referee._game import MAX_SECRET_CHARS, MIN_SECRET_CHARS
+from referee.errors import MalformedRequest
 from referee.pictures import MAX_SIZE, MIN_SIZE
 
 __all__ = [
@@ -218,10 +219,9 @@ class BatchItem(MoveRequest):
     """A batch item is a move request's body."""
 
 
-def malformed(error: ValidationError) -> dict[str, Any]:
-    """A schema's verdict as the facts of a `malformed-request`: a `detail` and per-field `errors`."""
-    errors = field_errors(error.messages)
-    return {"detail": "; ".join(f"{e['field']}: {e['message']}" for e in errors), "errors": errors}
+def malformed(error: ValidationError) -> MalformedRequest:
+    """A schema's verdict as the engine's `malformed-request` (its `detail` and per-field `errors`)."""
+    return _core.malformed_request([(e["field"], e["message"]) for e in field_errors(error.messages)])
 
 
 def field_errors(messages: dict | list, prefix: str = "") -> list[dict[str, str]]:
