@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate
 
 import referee
-from referee import contract
+from referee import _core, contract
 from referee.app import create_app
-from referee.codes import CLAIM_CODES, CODES, claim_code_schema, problem_code_schema
+from referee.codes import CLAIM_CODES, CODES, RECORD_CODES, claim_code_schema, problem_code_schema
 from referee.errors import InvalidOptions, InvalidState, RefereeError
 from referee.problems import Problem
 from referee.settings import Settings
@@ -26,6 +26,7 @@ from referee.settings import Settings
 from hypnosia_boards import default_board
 
 SPEC = Path(__file__).resolve().parent.parent / "openapi.yaml"
+RUST_SOURCES = Path(__file__).resolve().parent.parent / "rust_core" / "src"
 app = create_app(Settings(access_log=False))
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", app)
 
@@ -53,6 +54,26 @@ def test_the_contract_problem_codes_are_the_one_table() -> None:
     engine_errors = {cls.code for cls in RefereeError.__subclasses__()}
     assert engine_errors <= set(CODES) and "illegal-move" in engine_errors
     assert all(Problem(code, "x").status == CODES[code].status for code in CODES)
+
+
+def test_the_engine_s_refusals_are_codes_of_the_table() -> None:
+    """Every kind of the engine's one error type (`_core.ERROR_CODES`) is a code of `referee.codes` (a
+    problem, or why a line of an archive is no record), and every problem among them raises its class."""
+    engine_codes = set(_core.ERROR_CODES)
+    assert engine_codes <= set(CODES) | set(RECORD_CODES)
+    assert {cls.code for cls in RefereeError.__subclasses__()} == engine_codes - set(RECORD_CODES)
+
+
+def test_the_engine_builds_every_refusal_with_its_error_type() -> None:
+    """No code of `referee.codes` is spelled in the engine's code outside its error type (error.rs, where
+    each is worded once): a refusal built as raw JSON elsewhere would be worded apart. Tests (after
+    `#[cfg(test)]`) aside."""
+    spelled = []
+    for path in sorted(RUST_SOURCES.rglob("*.rs")):
+        code = path.read_text().split("#[cfg(test)]")[0]
+        spelled += [f"{path.relative_to(RUST_SOURCES)}: {name}" for name in (*CODES, *RECORD_CODES)
+                    if f'"{name}"' in code and path.name != "error.rs"]
+    assert spelled == []
 
 
 def test_every_engine_game_has_its_own_typed_routes() -> None:

@@ -30,10 +30,28 @@ def test_games_lists_every_game(client) -> None:
     assert games[0]["rules"] == "iago@1" and games[0]["variants"] == ["standard", "loose", "simple"]
 
 
-def test_unknown_game(client) -> None:
-    body = problem(client.get("/v1/games/chess"), 404, "unknown-game")
-    assert body["known"] == ["iago", "isaac", "hypnosia", "caesar"]
-    problem(post(client, "/v1/games/chess/play", {"state": {}, "move": "e4"}), 404, "unknown-game")
+def test_unknown_game_is_one_answer_from_every_entry_point(client) -> None:
+    """`unknown-game` is worded once (the engine's error type): the same code, detail and facts from a
+    route of each owner (Flask's game info, batches and replays; the native move routes), the Python
+    binding, and an archive's record."""
+    expected = {"code": "unknown-game", "detail": 'unknown game "chess"; known games: iago, isaac, hypnosia, caesar',
+                "game": "chess", "known": ["iago", "isaac", "hypnosia", "caesar"]}
+    answers = [
+        client.get("/v1/games/chess"),
+        post(client, "/v1/games/chess/play", {"state": {}, "move": "e4"}),
+        post(client, "/v1/games/chess/validate", {"state": {}, "move": "e4"}),
+        post(client, "/v1/games/chess/batch", [{"state": {}, "move": "e4"}]),
+        post(client, "/v1/games/chess/replay", {"moves": []}),
+    ]
+    for answer in answers:
+        body = problem(answer, 404, "unknown-game")
+        assert {key: body[key] for key in expected} == expected
+        assert set(body) - set(expected) == {"type", "title", "status", "request_id"}
+    with pytest.raises(referee.UnknownGame) as caught:
+        referee.game("chess")
+    assert caught.value.as_reason() == expected
+    output = referee.replay_records(orjson.dumps({"game": "chess", "moves": []}) + b"\n")
+    assert orjson.loads(output)["error"] == expected
 
 
 # ------------------------------------------------------------------ every game: one table of states and moves
@@ -352,7 +370,7 @@ def test_moves_refuse_as_every_route_does(client, endpoint: str) -> None:
     for content_type in ("application/json", "text/plain"):
         unknown = problem(client.post(f"/v1/games/chess/{endpoint}", data=b"{}", content_type=content_type),
                           404, "unknown-game")
-        assert unknown["known"] == referee.games() and unknown["detail"].startswith("unknown game 'chess'")
+        assert unknown["known"] == referee.games() and unknown["detail"].startswith('unknown game "chess"')
     for blank in (b"", b" \r\n\t"):
         empty = problem(client.post(f"/v1/games/iago/{endpoint}", data=blank, content_type="application/json"),
                         400, "malformed-json")

@@ -63,7 +63,7 @@ def schema_errors(record) -> list[dict[str, str]]:
         ReplayRequest().load(record)
         return []
     except ValidationError as error:
-        return malformed(error)["errors"]
+        return malformed(error).data["errors"]
 
 
 def test_the_native_replay_envelope_agrees_with_the_marshmallow_schema() -> None:

@@ -385,12 +385,7 @@ fn record_result(text: &[u8], number: usize, options: &Options) -> RecordResult 
     result.game = Some(record.game.clone());
     match GameKind::named(&record.game) {
         None => {
-            let detail = format!(
-                "unknown game {:?}; known games: {}",
-                record.game,
-                GameKind::names().join(", ")
-            );
-            result.error = Some(serde_json::json!({ "code": "unknown-game", "detail": detail }));
+            result.error = Some(Error::unknown_game(&record.game, &GameKind::names()));
         }
         Some(kind) => {
             crate::with_game!(kind, G => replay_record::<G>(record, options, &mut result))
@@ -416,7 +411,7 @@ fn malformed(
         result.id = id;
         result.kept = kept.into_iter().collect();
     }
-    result.error = Some(serde_json::json!({ "code": "malformed-record", "detail": detail }));
+    result.error = Some(Error::malformed_record(detail));
     result
 }
 
@@ -457,7 +452,7 @@ fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Recor
     let setup = match checked_setup::<G>(record.variant, record.options) {
         Ok(setup) => setup,
         Err(error) => {
-            result.error = Some(error.reason());
+            result.error = Some(error);
             return;
         }
     };

@@ -8,14 +8,11 @@ use std::io::Write as _;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use serde_json::{json, Value};
 
+use crate::error::Error;
 use crate::game::{self, Rules, Verdict};
 use crate::json::{bits, prefix_xor, Classes, BLOCK};
-use crate::request::{
-    json_error, malformed_json, malformed_request, malformed_request_detail, played_json,
-    take_item, Judged, Reader, Taken,
-};
+use crate::request::{json_error, played_json, take_item, Judged, Reader, Taken};
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,24 +201,20 @@ pub fn validate_array<G: Rules>(
     reader: Reader<G>,
     with_state: bool,
     max_items: usize,
-) -> Result<(Vec<u8>, usize), Value> {
-    let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
-    let text = std::str::from_utf8(data).map_err(|e| not_json(e.to_string()))?;
+) -> Result<(Vec<u8>, usize), Error> {
+    let text = std::str::from_utf8(data).map_err(Error::not_json)?;
     // Items past the limit are counted, not kept: 8 MB of `{}` are 2.7 million of them.
     let (items, count) = items_within(text, max_items.saturating_add(1)).map_err(|detail| {
         match json_error(text) {
-            Some(syntax) => not_json(syntax),
-            None => malformed_request(&[(
-                "body".into(),
-                format!("not a JSON array of items: {detail}"),
-            )]),
+            Some(syntax) => Error::not_json(syntax),
+            None => Error::malformed_field("body", format!("not a JSON array of items: {detail}")),
         }
     })?;
     if count > max_items {
         let message = format!("more than {max_items} items");
         let detail = format!("a batch has at most {max_items} items, this one has {count}");
-        return Err(malformed_request_detail(
-            &[("body".into(), message)],
+        return Err(Error::malformed_request_detail(
+            vec![("body".into(), message)],
             detail,
         ));
     }
@@ -236,11 +229,11 @@ pub fn validate_array<G: Rules>(
                     out.push(b',');
                 }
                 write_result::<G>(&mut out, item, reader, index, with_state)
-                    .map_err(|detail| not_json(format!("item {index}: {detail}")))?;
+                    .map_err(|detail| Error::not_json(format!("item {index}: {detail}")))?;
             }
             Ok(out)
         })
-        .collect::<Result<_, Value>>()?;
+        .collect::<Result<_, Error>>()?;
     let mut out = Vec::with_capacity(chunks.iter().map(Vec::len).sum::<usize>() + 2);
     out.push(b'[');
     for chunk in &chunks {
@@ -451,8 +444,14 @@ fn write_result<G: Rules>(
 ) -> Result<(), String> {
     let ((position, form), mv, player) = match take_item::<G>(item, "item", reader) {
         Taken::NotJson(detail) => return Err(detail),
-        Taken::Refused(reason) => {
-            write_indexed(out, index, &json!({ "error": reason }));
+        Taken::Refused(error) => {
+            write_indexed(
+                out,
+                index,
+                &Failed {
+                    error: error.reason_out(),
+                },
+            );
             return Ok(());
         }
         Taken::Item(position, mv, player, _) => (position, mv, player),
@@ -498,6 +497,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::iago::Iago;
     use crate::keys::SealKeys;
+    use serde_json::Value;
 
     pub(crate) fn setup() -> &'static game::Checked<<Iago as Rules>::Setup> {
         static SETUP: std::sync::OnceLock<game::Checked<<Iago as Rules>::Setup>> =
@@ -672,14 +672,20 @@ pub(crate) mod tests {
         }
         // Items are cut at top-level commas only; each is parsed later, which finds `[1 2]` is no JSON.
         assert_eq!(array_items("[1 2]").unwrap(), ["1 2"]);
-        let refused = validate_array::<Iago>(b"[1 2]", reader(None), false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"[1 2]", reader(None), false, 10)
+            .unwrap_err()
+            .reason();
         assert_eq!(refused["code"], "malformed-json");
         assert!(refused["detail"].as_str().unwrap().contains("item 0"));
         // JSON that is no array is a malformed request; text that is no JSON, malformed JSON.
-        let refused = validate_array::<Iago>(b"{}", reader(None), false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"{}", reader(None), false, 10)
+            .unwrap_err()
+            .reason();
         assert_eq!(refused["code"], "malformed-request");
         assert_eq!(refused["errors"][0]["field"], "body");
-        let refused = validate_array::<Iago>(b"{bad", reader(None), false, 10).unwrap_err();
+        let refused = validate_array::<Iago>(b"{bad", reader(None), false, 10)
+            .unwrap_err()
+            .reason();
         assert_eq!(refused["code"], "malformed-json");
     }
     #[test]
@@ -705,8 +711,9 @@ pub(crate) mod tests {
             let text = format!("[{}{{}}]", "{},".repeat(count - 1));
             let (items, counted) = items_within(&text, 2).unwrap();
             assert_eq!((items, counted), (vec!["{}", "{}"], count));
-            let refused =
-                validate_array::<Iago>(text.as_bytes(), reader(None), false, 2).unwrap_err();
+            let refused = validate_array::<Iago>(text.as_bytes(), reader(None), false, 2)
+                .unwrap_err()
+                .reason();
             let detail = format!("a batch has at most 2 items, this one has {count}");
             assert_eq!(refused["detail"], detail);
         }

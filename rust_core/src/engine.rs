@@ -19,36 +19,8 @@ use crate::incoming;
 use crate::keys::{self, SealKeys};
 use crate::opaque::{Commitments, Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
-use crate::request::{self, Reader};
+use crate::request::Reader;
 use crate::seal::{self, Stamped};
-
-/// Why an engine refused a call: the game's error (a setup, a state, a move, a player), or a fault
-/// of the call's own arguments, as the wire words it (`malformed-request` with its fields).
-#[derive(Debug)]
-pub enum Refusal {
-    Game(Error),
-    Request(Value),
-}
-
-impl Refusal {
-    /// The reason object `{"code", "detail", ...}` a client receives.
-    pub fn reason(&self) -> Value {
-        match self {
-            Refusal::Game(error) => error.reason(),
-            Refusal::Request(reason) => reason.clone(),
-        }
-    }
-
-    fn field(field: &str, message: String) -> Refusal {
-        Refusal::Request(request::malformed_request(&[(field.into(), message)]))
-    }
-}
-
-impl From<Error> for Refusal {
-    fn from(error: Error) -> Refusal {
-        Refusal::Game(error)
-    }
-}
 
 /// One game's engine (see the module's doc).
 pub struct Engine<G: Rules> {
@@ -103,7 +75,7 @@ impl<G: Rules> Engine<G> {
 
     /// The commitments a new game starts with: required when the engine `commits`; otherwise
     /// ignored (a client may send them whatever the service's mode).
-    pub fn commitments(&self, given: Option<&Value>) -> Result<Option<Commitments>, Refusal> {
+    pub fn commitments(&self, given: Option<&Value>) -> Result<Option<Commitments>, Error> {
         if !self.commits() {
             return Ok(None);
         }
@@ -112,11 +84,11 @@ impl<G: Rules> Engine<G> {
                 "Missing: this service keeps {} states opaque; give each player's commitment, the SHA-256 (hex) of their secret.",
                 G::NAME
             );
-            return Err(Refusal::field(COMMITMENTS_FIELD, message));
+            return Err(Error::malformed_field(COMMITMENTS_FIELD, message));
         };
         Commitments::parse::<G>(given)
             .map(Some)
-            .map_err(|(field, message)| Refusal::field(&field, message))
+            .map_err(|(field, message)| Error::malformed_field(field, message))
     }
 
     /// A new game (of `setup`, else the engine's own), and the commitments its states carry. In
@@ -128,7 +100,7 @@ impl<G: Rules> Engine<G> {
         setup: Option<Checked<G::Setup>>,
         seed: Option<u64>,
         commitments: Option<&Value>,
-    ) -> Result<(G::Position, Option<Commitments>), Refusal> {
+    ) -> Result<(G::Position, Option<Commitments>), Error> {
         let setup = setup.unwrap_or_else(|| self.setup.clone());
         let commitments = self.commitments(commitments)?;
         if self.commits() {
@@ -139,20 +111,20 @@ impl<G: Rules> Engine<G> {
     }
 
     /// Refuses what a committed start must not be given: a seed, or starting hands.
-    fn committed_start(&self, setup: &G::Setup, seed: Option<u64>) -> Result<(), Refusal> {
+    fn committed_start(&self, setup: &G::Setup, seed: Option<u64>) -> Result<(), Error> {
         if seed.is_some() {
             let message = format!(
                 "Not allowed: this service keeps {} states opaque and draws each game's seed itself; a seed given would let anyone start a copy of a game under way.",
                 G::NAME
             );
-            return Err(Refusal::field("seed", message));
+            return Err(Error::malformed_field("seed", message));
         }
         if G::fixes_hidden_start(setup) {
             let detail = format!(
                 "not allowed: this service keeps {} states opaque and draws the starting hands itself; hands given would let anyone start a copy of a game under way",
                 G::NAME
             );
-            return Err(Error::invalid_options("options.hands", detail).into());
+            return Err(Error::invalid_options("options.hands", detail));
         }
         Ok(())
     }
@@ -237,16 +209,14 @@ impl<G: Rules> Engine<G> {
         seed: Option<u64>,
         commitments: Option<&Value>,
         claim: &Claim,
-    ) -> Result<Value, Refusal> {
+    ) -> Result<Value, Error> {
         if self.commits() {
             let detail = format!(
                 "opaque: this service keeps {} states opaque, and a replay would show hands without a secret; play the moves one by one with `play`",
                 G::NAME
             );
-            let fields = [("moves".into(), detail.clone())];
-            return Err(Refusal::Request(request::malformed_request_detail(
-                &fields, detail,
-            )));
+            let fields = vec![("moves".into(), detail.clone())];
+            return Err(Error::malformed_request_detail(fields, detail));
         }
         let setup = setup.unwrap_or_else(|| self.setup.clone());
         let commitments = self.commitments(commitments)?;
@@ -455,7 +425,7 @@ mod tests {
     use serde_json::{json, Value};
     use sha2::{Digest, Sha256};
 
-    use super::{AnyEngine, Engine, Refusal, Shown};
+    use super::{AnyEngine, Engine, Shown};
     use crate::caesar::Caesar;
     use crate::error::Error;
     use crate::game::Rules;
@@ -486,7 +456,7 @@ mod tests {
     }
 
     /// The code of a refusal, and the field a `malformed-request` names.
-    fn refused<T>(result: Result<T, Refusal>) -> (String, Value) {
+    fn refused<T>(result: Result<T, Error>) -> (String, Value) {
         let Err(refusal) = result else {
             panic!("not refused")
         };

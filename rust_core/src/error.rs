@@ -4,9 +4,34 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-/// Why a request about a game cannot be answered with a next state.
+/// Why a request about a game cannot be answered with a next state: every refusal the core makes,
+/// each worded here once. `referee.codes` (Python) gives each code its status and title; a test holds
+/// `Error::CODES` to that table.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
+    /// The body (or an NDJSON line) is not JSON that the engine's reader takes.
+    #[error("malformed JSON: {detail}")]
+    MalformedJson { detail: String },
+    /// A request's envelope does not have the expected shape: `errors` lists each field at fault
+    /// with the schemas' message (`SchemaMessage`).
+    #[error("malformed request: {detail}")]
+    MalformedRequest {
+        errors: Vec<(String, String)>,
+        detail: String,
+    },
+    /// A JSON body that would become more than `limit` bytes of Python objects.
+    #[error("payload too large: {detail}")]
+    PayloadTooLarge { detail: String, limit: usize },
+    /// No game of that name: `game` the name asked, `known` the games there are.
+    #[error("unknown game: {detail}")]
+    UnknownGame {
+        game: String,
+        known: Vec<String>,
+        detail: String,
+    },
+    /// A line of an archive that is no record (not JSON, or a field of the wrong shape).
+    #[error("malformed record: {detail}")]
+    MalformedRecord { detail: String },
     /// The game options (variant, option flags) are unknown or do not combine.
     #[error("invalid options: {detail}")]
     InvalidOptions { field: String, detail: String },
@@ -54,9 +79,33 @@ pub enum Error {
 }
 
 impl Error {
+    /// Every code `code` gives, in the order of the variants.
+    pub const CODES: [&'static str; 15] = [
+        "malformed-json",
+        "malformed-request",
+        "payload-too-large",
+        "unknown-game",
+        "malformed-record",
+        "invalid-options",
+        "invalid-state",
+        "invalid-seal",
+        "invalid-board",
+        "malformed-move",
+        "illegal-move",
+        "game-over",
+        "not-your-turn",
+        "not-this-player",
+        "unknown-player",
+    ];
+
     /// The stable machine code of this error.
     pub fn code(&self) -> &'static str {
         match self {
+            Error::MalformedJson { .. } => "malformed-json",
+            Error::MalformedRequest { .. } => "malformed-request",
+            Error::PayloadTooLarge { .. } => "payload-too-large",
+            Error::UnknownGame { .. } => "unknown-game",
+            Error::MalformedRecord { .. } => "malformed-record",
             Error::InvalidOptions { .. } => "invalid-options",
             Error::InvalidState { .. } => "invalid-state",
             Error::InvalidSeal { .. } => "invalid-seal",
@@ -80,6 +129,60 @@ impl Error {
                 | Error::GameOver
                 | Error::NotYourTurn { .. }
         )
+    }
+
+    /// JSON text the engine does not read, as a request's body.
+    pub fn not_json(detail: impl std::fmt::Display) -> Self {
+        Error::malformed_json(format!("the body is not valid JSON: {detail}"))
+    }
+
+    pub fn malformed_json(detail: impl Into<String>) -> Self {
+        Error::MalformedJson {
+            detail: detail.into(),
+        }
+    }
+
+    /// A request's envelope at fault, field by field (`field: message; ...` its detail).
+    pub fn malformed_request(errors: Vec<(String, String)>) -> Self {
+        let told: Vec<String> = errors
+            .iter()
+            .map(|(field, message)| format!("{field}: {message}"))
+            .collect();
+        Error::malformed_request_detail(errors, told.join("; "))
+    }
+
+    /// A request's envelope at fault, with a detail of its own.
+    pub fn malformed_request_detail(errors: Vec<(String, String)>, detail: String) -> Self {
+        Error::MalformedRequest { errors, detail }
+    }
+
+    /// One field of a request at fault.
+    pub fn malformed_field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::malformed_request(vec![(field.into(), message.into())])
+    }
+
+    pub fn payload_too_large(detail: impl Into<String>, limit: usize) -> Self {
+        Error::PayloadTooLarge {
+            detail: detail.into(),
+            limit,
+        }
+    }
+
+    /// No game named `game`: every entry point (a route, a binding, an archive's record) says so in
+    /// these words, with these facts.
+    pub fn unknown_game<S: AsRef<str>>(game: &str, known: &[S]) -> Self {
+        let known: Vec<String> = known.iter().map(|name| name.as_ref().to_owned()).collect();
+        Error::UnknownGame {
+            game: game.to_owned(),
+            detail: format!("unknown game {game:?}; known games: {}", known.join(", ")),
+            known,
+        }
+    }
+
+    pub fn malformed_record(detail: impl Into<String>) -> Self {
+        Error::MalformedRecord {
+            detail: detail.into(),
+        }
     }
 
     pub fn invalid_state(field: impl Into<String>, detail: impl Into<String>) -> Self {
@@ -131,7 +234,12 @@ impl Error {
 
     fn detail_text(&self) -> &str {
         match self {
-            Error::InvalidOptions { detail, .. }
+            Error::MalformedJson { detail }
+            | Error::MalformedRequest { detail, .. }
+            | Error::PayloadTooLarge { detail, .. }
+            | Error::UnknownGame { detail, .. }
+            | Error::MalformedRecord { detail }
+            | Error::InvalidOptions { detail, .. }
             | Error::InvalidState { detail, .. }
             | Error::InvalidSeal { detail }
             | Error::InvalidBoard { detail, .. }
@@ -157,6 +265,17 @@ impl Error {
     /// The structured facts of the error as a JSON object (`field`, `rule`, rule data).
     pub fn data(&self) -> Value {
         match self {
+            Error::MalformedRequest { errors, .. } => {
+                let errors: Vec<Value> = errors
+                    .iter()
+                    .map(|(field, message)| serde_json::json!({ "field": field, "message": message }))
+                    .collect();
+                serde_json::json!({ "errors": errors })
+            }
+            Error::PayloadTooLarge { limit, .. } => serde_json::json!({ "limit": limit }),
+            Error::UnknownGame { game, known, .. } => {
+                serde_json::json!({ "game": game, "known": known })
+            }
             Error::InvalidOptions { field, .. }
             | Error::InvalidState { field, .. }
             | Error::InvalidBoard { field, .. } => {
@@ -176,7 +295,11 @@ impl Error {
             Error::NotThisPlayer { player, .. } => {
                 serde_json::json!({ "field": "secret", "player": player })
             }
-            Error::MalformedMove { .. } | Error::GameOver | Error::NotYourTurn { .. } => {
+            Error::MalformedJson { .. }
+            | Error::MalformedRecord { .. }
+            | Error::MalformedMove { .. }
+            | Error::GameOver
+            | Error::NotYourTurn { .. } => {
                 serde_json::json!({})
             }
         }
@@ -246,6 +369,52 @@ impl Serialize for Entry<'_> {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The messages of a `malformed-request`'s fields, worded once: the native checks of envelopes
+/// (`request`, `record`) give them, and the service's marshmallow schemas take them from here
+/// (`referee._core.SCHEMA_MESSAGES`, by marshmallow's names for them), so that both say the same.
+pub mod message {
+    pub const MISSING: &str = "Missing data for required field.";
+    pub const NOT_NULL: &str = "Field may not be null.";
+    pub const NOT_A_STRING: &str = "Not a valid string.";
+    pub const NOT_AN_INTEGER: &str = "Not a valid integer.";
+    pub const NOT_A_LIST: &str = "Not a valid list.";
+    pub const NOT_A_MAPPING: &str = "Not a valid mapping type.";
+    pub const UNKNOWN_FIELD: &str = "Unknown field.";
+    /// A string's length out of bounds: marshmallow's `Length` fills `{min}` and `{max}` in.
+    pub const LENGTH: &str = "Length must be between {min} and {max}.";
+    /// A state that is neither an object nor a string.
+    pub const STATE_TYPE: &str = "Not a valid state: a JSON object or a position string.";
+    pub const NOT_A_COMMITMENT: &str = "Not 64 lowercase hex digits (the SHA-256 of a secret).";
+    /// A seed out of bounds (`record::MAX_SEED`, held to it by a test there).
+    pub const NOT_A_SEED: &str = "Not a seed: a whole number 0..9007199254740991, or the 64 \
+         hexadecimal digits of a state's `rng.seed` (16 digits, then 48 zeros).";
+    /// More commitments than `record::MAX_COMMITMENTS` (held to it by a test there).
+    pub const TOO_MANY_PLAYERS: &str = "More than 16 players.";
+
+    /// Every message by its name in the schemas (marshmallow's error keys where it has one).
+    pub const ALL: [(&str, &str); 12] = [
+        ("required", MISSING),
+        ("null", NOT_NULL),
+        ("string", NOT_A_STRING),
+        ("integer", NOT_AN_INTEGER),
+        ("list", NOT_A_LIST),
+        ("mapping", NOT_A_MAPPING),
+        ("unknown", UNKNOWN_FIELD),
+        ("length", LENGTH),
+        ("state", STATE_TYPE),
+        ("commitment", NOT_A_COMMITMENT),
+        ("seed", NOT_A_SEED),
+        ("too_many", TOO_MANY_PLAYERS),
+    ];
+
+    /// `LENGTH` filled in.
+    pub fn length(min: usize, max: usize) -> String {
+        LENGTH
+            .replace("{min}", &min.to_string())
+            .replace("{max}", &max.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,9 +428,100 @@ mod tests {
         reason
     }
 
+    /// The place of a kind in `Error::CODES`: this match stops compiling when a kind is added, until
+    /// it (and its code in `CODES`) is.
+    fn listed_at(error: &Error) -> usize {
+        match error {
+            Error::MalformedJson { .. } => 0,
+            Error::MalformedRequest { .. } => 1,
+            Error::PayloadTooLarge { .. } => 2,
+            Error::UnknownGame { .. } => 3,
+            Error::MalformedRecord { .. } => 4,
+            Error::InvalidOptions { .. } => 5,
+            Error::InvalidState { .. } => 6,
+            Error::InvalidSeal { .. } => 7,
+            Error::InvalidBoard { .. } => 8,
+            Error::MalformedMove { .. } => 9,
+            Error::IllegalMove { .. } => 10,
+            Error::GameOver => 11,
+            Error::NotYourTurn { .. } => 12,
+            Error::NotThisPlayer { .. } => 13,
+            Error::UnknownPlayer { .. } => 14,
+        }
+    }
+
+    fn one_of_each() -> Vec<Error> {
+        vec![
+            Error::not_json("EOF"),
+            Error::malformed_field("move", message::MISSING),
+            Error::payload_too_large("too many objects", 4),
+            Error::unknown_game("chess", &["iago", "isaac"]),
+            Error::malformed_record("not a record"),
+            Error::invalid_options("variant", "no such"),
+            Error::invalid_state("board", "row a"),
+            Error::InvalidSeal {
+                detail: "missing".into(),
+            },
+            Error::InvalidBoard {
+                field: "board".into(),
+                detail: "no cells".into(),
+            },
+            Error::malformed_move("zz"),
+            Error::illegal_move("occupied", "e4 is taken", Value::Null),
+            Error::GameOver,
+            Error::NotYourTurn {
+                detail: "white".into(),
+            },
+            Error::NotThisPlayer {
+                player: None,
+                detail: "missing".into(),
+            },
+            Error::unknown_player("x", &["black", "white"]),
+        ]
+    }
+
+    #[test]
+    fn codes_are_every_kind_s_code_once() {
+        let errors = one_of_each();
+        let places: Vec<usize> = errors.iter().map(listed_at).collect();
+        assert_eq!(places, (0..Error::CODES.len()).collect::<Vec<_>>());
+        let codes: Vec<&str> = errors.iter().map(Error::code).collect();
+        assert_eq!(codes, Error::CODES);
+    }
+
+    #[test]
+    fn the_facts_of_the_request_s_refusals() {
+        let unknown = Error::unknown_game("chess", &["iago", "isaac"]).reason();
+        let expected = serde_json::json!({
+            "code": "unknown-game",
+            "detail": "unknown game \"chess\"; known games: iago, isaac",
+            "game": "chess",
+            "known": ["iago", "isaac"],
+        });
+        assert_eq!(unknown, expected);
+        let errors = vec![("state".into(), "x".into()), ("move".into(), "y".into())];
+        let malformed = Error::malformed_request(errors).reason();
+        assert_eq!(malformed["detail"], "state: x; move: y");
+        assert_eq!(
+            malformed["errors"][1],
+            serde_json::json!({"field": "move", "message": "y"})
+        );
+        let large = Error::payload_too_large("big", 4).reason();
+        assert_eq!(
+            large,
+            serde_json::json!({"code": "payload-too-large", "detail": "big", "limit": 4})
+        );
+    }
+
+    #[test]
+    fn a_length_message_is_filled_in() {
+        assert_eq!(message::length(1, 64), "Length must be between 1 and 64.");
+    }
+
     #[test]
     fn a_written_reason_is_the_built_one_byte_for_byte() {
-        let errors = [
+        let mut errors = one_of_each();
+        errors.extend([
             Error::illegal_move(
                 "occupied",
                 "e4 is taken",
@@ -284,7 +544,7 @@ mod tests {
             Error::InvalidSeal {
                 detail: "no seal".into(),
             },
-        ];
+        ]);
         for error in &errors {
             let written = serde_json::to_string(&error.reason_out()).unwrap();
             assert_eq!(written, serde_json::to_string(&built(error)).unwrap());

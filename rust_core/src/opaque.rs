@@ -719,7 +719,9 @@ mod tests {
             None,
             Some(if secret == CAESARS { POMPEYS } else { CAESARS }),
         ] {
-            let reason = answer_request::<Caesar>(&body(refused), reader, true).unwrap_err();
+            let reason = answer_request::<Caesar>(&body(refused), reader, true)
+                .unwrap_err()
+                .reason();
             assert_eq!(reason["code"], "not-this-player", "{reason}");
             assert_eq!(reason["player"], mover);
         }

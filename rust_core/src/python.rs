@@ -12,12 +12,12 @@ use pyo3::types::{IntoPyDict, PyBytes, PyString};
 use pythonize::{depythonize, pythonize};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::archive;
 use crate::batch;
 use crate::claims::Claim;
-use crate::engine::{self, AnyEngine, Refusal, SetupOf};
+use crate::engine::{self, AnyEngine, SetupOf};
 use crate::error::Error;
 use crate::game::{self, Rules, StateOf};
 use crate::keys::SealKeys;
@@ -47,16 +47,12 @@ fn purge_at_once() {
     unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 0) };
 }
 
+/// The exception of `referee.errors` for an error (its class named after its code).
 fn raise(py: Python<'_>, error: &Error) -> PyErr {
-    raise_reason(py, &error.reason())
-}
-
-/// The exception of `referee.errors` for a reason object `{"code", "detail", ...facts}`.
-fn raise_reason(py: Python<'_>, reason: &Value) -> PyErr {
     let build = || -> PyResult<PyErr> {
         let from_reason = py.import("referee.errors")?.getattr("from_reason")?;
         Ok(PyErr::from_value(
-            from_reason.call1((pythonize(py, reason)?,))?,
+            from_reason.call1((pythonize(py, &error.reason())?,))?,
         ))
     };
     build().unwrap_or_else(|failure| failure)
@@ -99,12 +95,10 @@ fn claim_of(py: Python<'_>, claim: Option<&Bound<'_, PyAny>>) -> PyResult<Claim>
     let Some(claim) = claim.filter(|claim| !claim.is_none()) else {
         return Ok(Claim::default());
     };
-    let fields = from_python::<serde_json::Map<String, Value>>(claim).map_err(|detail| {
-        raise_reason(py, &request::malformed_request(&[("body".into(), detail)]))
-    })?;
-    Claim::from_fields(fields).map_err(|(field, message)| {
-        raise_reason(py, &request::malformed_request(&[(field, message)]))
-    })
+    let fields = from_python::<serde_json::Map<String, Value>>(claim)
+        .map_err(|detail| raise(py, &Error::malformed_field("body", detail)))?;
+    Claim::from_fields(fields)
+        .map_err(|(field, message)| raise(py, &Error::malformed_field(field, message)))
 }
 
 /// Seal keys, read once (`id:SECRET,...`, see `keys`): the first seals, all verify; `opaque`, the
@@ -180,10 +174,6 @@ impl SetupOf for PySetup<'_, '_> {
     }
 }
 
-fn raise_refusal(py: Python<'_>, refusal: &Refusal) -> PyErr {
-    raise_reason(py, &refusal.reason())
-}
-
 /// The setup given (checked), if any.
 fn setup_given<G: Rules>(
     py: Python<'_>,
@@ -202,12 +192,9 @@ fn commitments_given<G: Rules>(
     let Some(given) = given.filter(|given| !given.is_none() && engine.commits()) else {
         return Ok(None);
     };
-    from_python::<Value>(given).map(Some).map_err(|detail| {
-        raise_reason(
-            py,
-            &request::malformed_request(&[(COMMITMENTS_FIELD.into(), detail)]),
-        )
-    })
+    from_python::<Value>(given)
+        .map(Some)
+        .map_err(|detail| raise(py, &Error::malformed_field(COMMITMENTS_FIELD, detail)))
 }
 
 /// The checked position of an untrusted state in any form, and its form: a dict (its seal first,
@@ -268,12 +255,7 @@ impl Engine {
             Some(kind) => AnyEngine::new(kind, keys, PySetup(setup))
                 .map(Engine)
                 .map_err(|e| raise(py, &e)),
-            None => {
-                let known = GameKind::names();
-                let detail = format!("unknown game {game:?}; known games: {}", known.join(", "));
-                let reason = json!({ "code": "unknown-game", "detail": detail, "known": known });
-                Err(raise_reason(py, &reason))
-            }
+            None => Err(raise(py, &Error::unknown_game(game, &GameKind::names()))),
         }
     }
 
@@ -338,7 +320,7 @@ impl Engine {
             let commitments = commitments_given(py, engine, commitments)?;
             let (position, commitments) = engine
                 .start(setup, seed, commitments.as_ref())
-                .map_err(|refusal| raise_refusal(py, &refusal))?;
+                .map_err(|error| raise(py, &error))?;
             to_py(py, &engine.stamp(&position, commitments.as_ref()))
         })
     }
@@ -449,7 +431,7 @@ impl Engine {
         let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine.reader(), true)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
-            .map_err(|reason| raise_reason(py, &reason))
+            .map_err(|error| raise(py, &error))
     }
 
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
@@ -457,7 +439,7 @@ impl Engine {
         let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine.reader(), false)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
-            .map_err(|reason| raise_reason(py, &reason))
+            .map_err(|error| raise(py, &error))
     }
 
     /// A `replay` request body (a game record as archives hold it, as JSON bytes) answered as JSON
@@ -474,7 +456,7 @@ impl Engine {
         let answer = with_engine!(&self.0, G, engine => py.detach(|| crate::record::answer_replay::<G>(engine, body, max_moves)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
-            .map_err(|reason| raise_reason(py, &reason))
+            .map_err(|error| raise(py, &error))
     }
 
     /// Replays a record from the initial position of `setup`, and judges its `claim` (a dict of
@@ -502,7 +484,7 @@ impl Engine {
                 let commitments = commitments_given(py, engine, commitments)?;
                 replay(setup, commitments, claim_of(py, claim)?)
             };
-            to_py(py, &summary.map_err(|refusal| raise_refusal(py, &refusal))?)
+            to_py(py, &summary.map_err(|error| raise(py, &error))?)
         })
     }
 
@@ -556,7 +538,7 @@ impl Engine {
         let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_array::<G>(data, engine.reader(), with_state, max_items)));
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
-            .map_err(|reason| raise_reason(py, &reason))
+            .map_err(|error| raise(py, &error))
     }
 
     /// What `player` may see of a state (games with hidden information hide the rest), or the whole
@@ -711,29 +693,27 @@ pub const MAX_PYTHON_BYTES: usize = 4 << 20;
 fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
     static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let checked = py.detach(|| {
-        let not_json =
-            |detail| request::malformed_json(format!("the body is not valid JSON: {detail}"));
         match crate::json::python_bytes(data, MAX_PYTHON_BYTES) {
-            Err(detail) => return Err(not_json(detail)),
+            Err(detail) => return Err(Error::not_json(detail)),
             Ok(None) => return Err(too_many_objects(data.len())),
             Ok(Some(_)) => {}
         }
         let text = std::str::from_utf8(data).expect("JSON text serde_json read is UTF-8");
-        crate::json::fault(text).map_or(Ok(()), |detail| Err(not_json(detail)))
+        crate::json::fault(text).map_or(Ok(()), |detail| Err(Error::not_json(detail)))
     });
-    checked.map_err(|reason| raise_reason(py, &reason))?;
+    checked.map_err(|error| raise(py, &error))?;
     let loads = LOADS.import(py, "orjson", "loads")?;
     Ok(loads.call1((PyBytes::new(py, data),))?.unbind())
 }
 
 /// The refusal of a body that would become more than MAX_PYTHON_BYTES of Python objects.
-fn too_many_objects(body_bytes: usize) -> Value {
+fn too_many_objects(body_bytes: usize) -> Error {
     let detail = format!(
         "the body's {body_bytes} bytes of JSON would become more than {MAX_PYTHON_BYTES} bytes of \
          objects (its values are too many or too long); the largest state of any game takes half \
          of that"
     );
-    json!({ "code": "payload-too-large", "detail": detail, "limit": MAX_PYTHON_BYTES })
+    Error::payload_too_large(detail, MAX_PYTHON_BYTES)
 }
 
 /// Sets the most bytes of compiled Hypnosia boards the process keeps (64 MiB until set); the oldest
@@ -755,6 +735,25 @@ fn board_cache_bytes() -> (usize, usize) {
 #[pyfunction]
 fn json_schemas(py: Python<'_>) -> PyResult<Py<PyAny>> {
     to_py(py, &crate::schemas::all())
+}
+
+/// The refusal of a name that is no game (`referee.errors.UnknownGame`), as every entry point words
+/// it: the service's routes answer it too.
+#[pyfunction]
+fn unknown_game(py: Python<'_>, game: &str) -> Py<PyAny> {
+    raise(py, &Error::unknown_game(game, &GameKind::names()))
+        .into_value(py)
+        .into_any()
+}
+
+/// The refusal of a request's envelope whose `(field, message)`s are at fault
+/// (`referee.errors.MalformedRequest`), worded as the engine's own checks word it: the service's
+/// schemas refuse with it.
+#[pyfunction]
+fn malformed_request(py: Python<'_>, errors: Vec<(String, String)>) -> Py<PyAny> {
+    raise(py, &Error::malformed_request(errors))
+        .into_value(py)
+        .into_any()
 }
 
 #[pymodule]
@@ -783,7 +782,15 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("MAX_MOVE_CHARS", crate::request::MAX_MOVE_CHARS)?;
     module.add("MAX_PLAYER_CHARS", crate::request::MAX_PLAYER_CHARS)?;
     module.add("MAX_COMMITMENTS", crate::record::MAX_COMMITMENTS)?;
-    module.add("STATE_TYPE_MESSAGE", crate::request::STATE_TYPE_MESSAGE)?;
+    module.add("MAX_SEED", crate::record::MAX_SEED)?;
+    module.add(
+        "SCHEMA_MESSAGES",
+        crate::error::message::ALL.into_py_dict(module.py())?,
+    )?;
+    // Every code of the engine's refusals: a test holds them to `referee.codes`.
+    module.add("ERROR_CODES", Error::CODES.to_vec())?;
+    module.add_function(wrap_pyfunction!(unknown_game, module)?)?;
+    module.add_function(wrap_pyfunction!(malformed_request, module)?)?;
     module.add(
         "SCHEMA_PREFIXES",
         crate::schemas::GAMES.into_py_dict(module.py())?,

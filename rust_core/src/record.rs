@@ -12,8 +12,13 @@ use serde_json::Value;
 use crate::archive::{self, RawRecord};
 use crate::claims::Claim;
 use crate::engine::Engine;
+use crate::error::message::{
+    MISSING, NOT_AN_INTEGER, NOT_A_COMMITMENT, NOT_A_LIST, NOT_A_MAPPING, NOT_A_SEED, NOT_A_STRING,
+    NOT_NULL, TOO_MANY_PLAYERS,
+};
+use crate::error::Error;
 use crate::game::Rules;
-use crate::request::{self, Field, MISSING, NOT_A_STRING};
+use crate::request::{self, Field};
 
 /// The largest seed a request gives as a number (a JavaScript number holds it exactly).
 pub const MAX_SEED: u64 = (1 << 53) - 1;
@@ -26,19 +31,6 @@ const MAX_ERRORS_A_FIELD: usize = 100;
 /// that checking each costs nothing (the service's schemas take it from here).
 pub const MAX_COMMITMENTS: usize = 16;
 
-const NOT_NULL: &str = "Field may not be null.";
-const NOT_A_MAPPING: &str = "Not a valid mapping type.";
-const NOT_A_LIST: &str = "Not a valid list.";
-const NOT_AN_INTEGER: &str = "Not a valid integer.";
-const NOT_A_COMMITMENT: &str = "Not 64 lowercase hex digits (the SHA-256 of a secret).";
-
-fn not_a_seed() -> String {
-    format!(
-        "Not a seed: a whole number 0..{MAX_SEED}, or the 64 hexadecimal digits of a state's \
-         `rng.seed` (16 digits, then 48 zeros)."
-    )
-}
-
 /// A `replay` body (JSON bytes) answered as JSON bytes: the replay's summary with its claim's
 /// verdict. `Err` is the reason there is none: `malformed-json`, `malformed-request` (the envelope;
 /// more than `max_moves` moves, told before anything else about them; a record of another game),
@@ -47,17 +39,15 @@ pub fn answer_replay<G: Rules>(
     engine: &Engine<G>,
     body: &[u8],
     max_moves: usize,
-) -> Result<Vec<u8>, Value> {
-    let not_json =
-        |detail: String| request::malformed_json(format!("the body is not valid JSON: {detail}"));
-    let text = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
+) -> Result<Vec<u8>, Error> {
+    let text = std::str::from_utf8(body).map_err(Error::not_json)?;
     if let Some(detail) = request::json_error(text) {
-        return Err(not_json(detail));
+        return Err(Error::not_json(detail));
     }
     let record = RawRecord::read(body, &[], true).map_err(|detail| match detail {
         // Valid JSON without a key twice: the only fault left is not being an object.
-        _ if crate::json::fault(text).is_some() => not_json(detail),
-        _ => request::malformed_request(&[("body".into(), "not a JSON object".into())]),
+        _ if crate::json::fault(text).is_some() => Error::not_json(detail),
+        _ => Error::malformed_field("body", "not a JSON object"),
     })?;
     if record
         .moves
@@ -65,15 +55,14 @@ pub fn answer_replay<G: Rules>(
         .is_some_and(|count| count > max_moves)
     {
         let detail = format!("a replay has at most {max_moves} moves");
-        let errors = [("moves".into(), format!("longer than {max_moves}"))];
-        return Err(request::malformed_request_detail(&errors, detail));
+        let errors = vec![("moves".into(), format!("longer than {max_moves}"))];
+        return Err(Error::malformed_request_detail(errors, detail));
     }
-    let envelope =
-        Envelope::checked(&record).map_err(|errors| request::malformed_request(&errors))?;
+    let envelope = Envelope::checked(&record).map_err(Error::malformed_request)?;
     if let Some(game) = envelope.game.filter(|game| game != G::NAME) {
-        let errors = [("game".into(), format!("not {}", G::NAME))];
+        let errors = vec![("game".into(), format!("not {}", G::NAME))];
         let detail = format!("the record is a game of {game:?}, not of {}", G::NAME);
-        return Err(request::malformed_request_detail(&errors, detail));
+        return Err(Error::malformed_request_detail(errors, detail));
     }
     let replayed = if engine.commits() {
         // A committed engine refuses a replay before reading what it is given.
@@ -85,12 +74,11 @@ pub fn answer_replay<G: Rules>(
             &Claim::default(),
         )
     } else {
-        let setup = archive::checked_setup::<G>(record.variant, record.options)
-            .map_err(|error| error.reason())?;
-        let claim = claim_of(&record).map_err(|errors| request::malformed_request(&errors))?;
+        let setup = archive::checked_setup::<G>(record.variant, record.options)?;
+        let claim = claim_of(&record).map_err(Error::malformed_request)?;
         engine.replay(&envelope.moves, Some(setup), envelope.seed, None, &claim)
     };
-    let summary = replayed.map_err(|refusal| refusal.reason())?;
+    let summary = replayed?;
     Ok(serde_json::to_vec(&summary).expect("a summary serializes"))
 }
 
@@ -185,13 +173,13 @@ fn field(raw: &RawValue) -> Result<Field<'_>, String> {
 /// the seed little-endian, then 48 zeros).
 fn seed_of(raw: &RawValue) -> Result<u64, String> {
     match serde_json::from_str::<Value>(raw.get()) {
-        Ok(Value::String(text)) => hex_seed(&text).ok_or_else(not_a_seed),
+        Ok(Value::String(text)) => hex_seed(&text).ok_or_else(|| NOT_A_SEED.to_owned()),
         Ok(Value::Number(number)) => match (number.as_u64(), number.as_i64(), number.as_f64()) {
             (Some(seed), _, _) if seed <= MAX_SEED => Ok(seed),
-            (Some(_), _, _) | (None, Some(_), _) => Err(not_a_seed()),
+            (Some(_), _, _) | (None, Some(_), _) => Err(NOT_A_SEED.to_owned()),
             (None, None, Some(float)) if float.fract() == 0.0 => match float {
                 0.0..=9_007_199_254_740_991.0 => Ok(float as u64),
-                _ => Err(not_a_seed()),
+                _ => Err(NOT_A_SEED.to_owned()),
             },
             _ => Err(NOT_AN_INTEGER.into()),
         },
@@ -236,7 +224,7 @@ fn commitment_errors(raw: &RawValue) -> Vec<(String, String)> {
                 }
             }
             if entries > MAX_COMMITMENTS {
-                return Ok(vec![("commitments".into(), too_many_commitments())]);
+                return Ok(vec![("commitments".into(), TOO_MANY_PLAYERS.to_owned())]);
             }
             Ok(errors)
         }
@@ -245,10 +233,6 @@ fn commitment_errors(raw: &RawValue) -> Vec<(String, String)> {
     deserializer
         .deserialize_map(Errors)
         .unwrap_or_else(|_| vec![("commitments".into(), NOT_A_MAPPING.into())])
-}
-
-fn too_many_commitments() -> String {
-    format!("More than {MAX_COMMITMENTS} players.")
 }
 
 /// Whether a text is a commitment, as the schema's pattern says (`^[0-9a-f]{64}$`, whose `$` also
@@ -333,10 +317,20 @@ mod tests {
     use crate::batch::tests::setup;
     use crate::iago::Iago;
 
+    #[test]
+    fn the_messages_name_the_bounds_checked() {
+        assert!(NOT_A_SEED.contains(&format!(" 0..{MAX_SEED},")));
+        assert_eq!(
+            TOO_MANY_PLAYERS,
+            format!("More than {MAX_COMMITMENTS} players.")
+        );
+    }
+
     fn replay(body: &str) -> Result<Value, Value> {
         let engine = Engine::<Iago>::new(setup().clone(), None);
         answer_replay::<Iago>(&engine, body.as_bytes(), 5)
             .map(|bytes| serde_json::from_slice(&bytes).unwrap())
+            .map_err(|error| error.reason())
     }
 
     fn errors(reason: &Value) -> Vec<(String, String)> {
@@ -415,7 +409,7 @@ mod tests {
         let expected = [
             ("variant", NOT_NULL),
             ("options", NOT_A_MAPPING),
-            ("seed", &not_a_seed()),
+            ("seed", NOT_A_SEED),
             ("commitments.a", NOT_A_STRING),
             ("commitments.b", NOT_A_COMMITMENT),
             ("commitments.c", NOT_NULL),
@@ -449,13 +443,15 @@ mod tests {
             let members = members[..count].join(",");
             format!(r#"{{"moves": [], "commitments": {{{members}}}}}"#)
         };
-        let too_many = [("commitments".to_owned(), too_many_commitments())];
+        let too_many = [("commitments".to_owned(), TOO_MANY_PLAYERS.to_owned())];
         assert_eq!(errors(&replay(&body(1000)).unwrap_err()), too_many);
         assert_eq!(errors(&replay(&body(17)).unwrap_err()), too_many);
         assert_eq!(errors(&replay(&body(16)).unwrap_err()).len(), 16);
         let engine = Engine::<Iago>::new(setup().clone(), None);
         let moves = format!("{{\"moves\": [{}0]}}", "0,".repeat(999));
-        let reason = answer_replay::<Iago>(&engine, moves.as_bytes(), 1000).unwrap_err();
+        let reason = answer_replay::<Iago>(&engine, moves.as_bytes(), 1000)
+            .unwrap_err()
+            .reason();
         assert_eq!(errors(&reason).len(), MAX_ERRORS_A_FIELD);
     }
 
@@ -468,7 +464,11 @@ mod tests {
         let hex = format!("\"0700000000000000{}\"", "0".repeat(48));
         assert_eq!(seed(&hex), Ok(7));
         for out_of_range in ["9007199254740992", "-1", "1e300", "18446744073709551616"] {
-            assert_eq!(seed(out_of_range), Err(not_a_seed()), "{out_of_range}");
+            assert_eq!(
+                seed(out_of_range),
+                Err(NOT_A_SEED.to_owned()),
+                "{out_of_range}"
+            );
         }
         for not_integer in ["1.5", "true", "[]", "{}"] {
             assert_eq!(
@@ -477,10 +477,13 @@ mod tests {
                 "{not_integer}"
             );
         }
-        assert_eq!(seed(&hex.replace("\"07", "\"0g")), Err(not_a_seed()));
+        assert_eq!(
+            seed(&hex.replace("\"07", "\"0g")),
+            Err(NOT_A_SEED.to_owned())
+        );
         assert_eq!(
             seed(&format!("\"07{}\"", "0".repeat(61))),
-            Err(not_a_seed())
+            Err(NOT_A_SEED.to_owned())
         );
     }
 

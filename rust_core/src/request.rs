@@ -2,9 +2,7 @@
 //! read and checked, its state parsed, and a `play` or `validate` answered as JSON bytes.
 //!
 //! Envelopes are checked here exactly as the service's marshmallow schemas check them (same fields,
-//! same messages); a test holds the two together. `batch` runs the same reading over many items.
-
-use std::fmt::Write as _;
+//! same messages: `error::message`, which the schemas take too); a test holds the two together. `batch` runs the same reading over many items.
 
 use std::borrow::Cow;
 
@@ -14,6 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::answer::Played;
+use crate::error::message::{self, MISSING, NOT_A_STRING, STATE_TYPE};
 use crate::error::Error;
 use crate::game::{self, Rules, Verdict};
 use crate::incoming::{self, Unsealed};
@@ -24,14 +23,6 @@ use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
 pub const MAX_MOVE_CHARS: usize = 256;
 /// Longest player name of a batch item, in characters.
 pub const MAX_PLAYER_CHARS: usize = 64;
-/// What the envelope check says of a state that is neither an object nor a string (as the
-/// service's `State` field says it).
-pub const STATE_TYPE_MESSAGE: &str = "Not a valid state: a JSON object or a position string.";
-
-/// The schemas' words for a required field that is absent, and for a value that is not a string.
-pub(crate) const MISSING: &str = "Missing data for required field.";
-pub(crate) const NOT_A_STRING: &str = "Not a valid string.";
-
 /// How an engine reads the states it is given and writes those it answers: a position string with
 /// its setup; with seal keys, every state sealed (objects only), without, seals ignored.
 pub struct Reader<'a, G: Rules> {
@@ -57,17 +48,15 @@ pub fn answer_request<G: Rules>(
     body: &[u8],
     reader: Reader<G>,
     play: bool,
-) -> Result<Vec<u8>, Value> {
-    let not_json = |detail: String| malformed_json(format!("the body is not valid JSON: {detail}"));
-    let body = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
+) -> Result<Vec<u8>, Error> {
+    let body = std::str::from_utf8(body).map_err(Error::not_json)?;
     let ((position, form), mv, player) = match take_item::<G>(body, "body", reader) {
         Taken::Item(position, mv, player, _) => (position, mv, player),
-        Taken::Refused(reason) => return Err(reason),
-        Taken::NotJson(detail) => return Err(not_json(detail)),
+        Taken::Refused(error) => return Err(error),
+        Taken::NotJson(detail) => return Err(Error::not_json(detail)),
     };
     let answer = if play {
-        let (next, effects) =
-            game::play_text::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?;
+        let (next, effects) = game::play_text::<G>(&position, &mv, player.as_deref())?;
         let mover = G::to_move(&position);
         // The next state is about as long as the one given: written once into room for both.
         let mut answer = Vec::with_capacity(body.len() + ANSWER_EXTRA_BYTES);
@@ -77,7 +66,7 @@ pub fn answer_request<G: Rules>(
         )
         .map(|()| answer)
     } else {
-        serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref()).map_err(|e| e.reason())?)
+        serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref())?)
     };
     Ok(answer.expect("an answer serializes"))
 }
@@ -207,7 +196,7 @@ pub(crate) enum Taken<'a, P> {
         Option<Cow<'a, str>>,
     ),
     /// Why there is no item: a `malformed-request` about the envelope, or the state's error.
-    Refused(Value),
+    Refused(Error),
     /// Not JSON at all; why.
     NotJson(String),
 }
@@ -234,7 +223,7 @@ pub(crate) fn take_item<'a, G: Rules>(
         Taken::Item((position, form), mv, player, secret) => {
             match form.act_as_mover::<G>(&position, secret.as_deref()) {
                 Ok(()) => Taken::Item((position, form), mv, player, secret),
-                Err(refusal) => Taken::Refused(refusal.reason()),
+                Err(refusal) => Taken::Refused(refusal),
             }
         }
         taken => taken,
@@ -254,12 +243,12 @@ fn read_item<'a, G: Rules, S: ItemState<'a, G>>(
             // The JSON first: a state kept as text for the seal check was skipped over unchecked.
             Err(error) => match json_error(item) {
                 Some(detail) => Taken::NotJson(detail),
-                None => Taken::Refused(error.reason()),
+                None => Taken::Refused(error),
             },
         },
         Err(errors) => match json_error(item) {
             Some(detail) => Taken::NotJson(detail),
-            None => Taken::Refused(malformed_request(&errors)),
+            None => Taken::Refused(Error::malformed_request(errors)),
         },
     })
 }
@@ -275,12 +264,8 @@ fn worded_item<'a, G: Rules>(
     if let Some(detail) = json_error(item) {
         return Taken::NotJson(detail);
     }
-    read_item::<G, &RawValue>(item, reader).unwrap_or_else(|| {
-        Taken::Refused(malformed_request(&[(
-            whole.into(),
-            "not a JSON object".into(),
-        )]))
-    })
+    read_item::<G, &RawValue>(item, reader)
+        .unwrap_or_else(|| Taken::Refused(Error::malformed_field(whole, "not a JSON object")))
 }
 
 /// How the one pass takes an item's state: read by the game's reader as it goes (an engine without
@@ -375,7 +360,7 @@ impl<'a> Field<'a> {
     pub(crate) fn text(self, min: usize, max: usize) -> Result<Cow<'a, str>, String> {
         match self {
             Field::Text(text) if fits(&text, min, max) => Ok(text),
-            Field::Text(_) => Err(format!("Length must be between {min} and {max}.")),
+            Field::Text(_) => Err(message::length(min, max)),
             Field::Null | Field::Other => Err(NOT_A_STRING.to_owned()),
         }
     }
@@ -473,7 +458,7 @@ impl<'a, S> Envelope<'a, S> {
         let state = match self.state {
             Some(state) if state.is_state() => Some(state),
             Some(_) => {
-                error("state", STATE_TYPE_MESSAGE.into());
+                error("state", STATE_TYPE.into());
                 None
             }
             None => {
@@ -506,7 +491,7 @@ impl<'a, S> Envelope<'a, S> {
         let player = optional("player", self.player, 1, MAX_PLAYER_CHARS);
         let secret = optional("secret", self.secret, MIN_SECRET_CHARS, MAX_SECRET_CHARS);
         for field in self.unknown {
-            error(&field, "Unknown field.".into());
+            error(&field, message::UNKNOWN_FIELD.into());
         }
         match (state, mv) {
             (Some(state), Some(mv)) if errors.is_empty() => Ok((state, mv, player, secret)),
@@ -571,27 +556,6 @@ impl<'de> Visitor<'de> for Checked {
     }
 }
 
-pub(crate) fn malformed_json(detail: String) -> Value {
-    json!({ "code": "malformed-json", "detail": detail })
-}
-
-pub(crate) fn malformed_request(errors: &[(String, String)]) -> Value {
-    let mut detail = String::new();
-    for (index, (field, message)) in errors.iter().enumerate() {
-        let separator = if index == 0 { "" } else { "; " };
-        let _ = write!(detail, "{separator}{field}: {message}");
-    }
-    malformed_request_detail(errors, detail)
-}
-
-pub(crate) fn malformed_request_detail(errors: &[(String, String)], detail: String) -> Value {
-    let errors: Vec<Value> = errors
-        .iter()
-        .map(|(field, message)| json!({ "field": field, "message": message }))
-        .collect();
-    json!({ "code": "malformed-request", "detail": detail, "errors": errors })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,8 +570,8 @@ mod tests {
             Taken::Item((_, form), mv, player, secret) => {
                 Ok(format!("{form:?} {mv} {player:?} {secret:?}"))
             }
-            Taken::Refused(reason) => Err(reason),
-            Taken::NotJson(detail) => Err(malformed_json(detail)),
+            Taken::Refused(error) => Err(error.reason()),
+            Taken::NotJson(detail) => Err(Error::malformed_json(detail).reason()),
         }
     }
 
@@ -651,10 +615,7 @@ mod tests {
             let reason = answer(&format!(r#"{{"state":{wrong},"move":4}}"#), None).unwrap_err();
             assert_eq!(
                 errors(&reason),
-                [
-                    ("state", STATE_TYPE_MESSAGE),
-                    ("move", "Not a valid string.")
-                ]
+                [("state", STATE_TYPE), ("move", "Not a valid string.")]
             );
         }
         // A state the game's reader stops on (an unknown field) is worded from the state alone,

@@ -9,6 +9,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::claims::ClaimVerdict;
+use crate::error::Error;
 use crate::game::Outcome;
 
 /// One record's result, made once: what `Counts` and `Tally` read, written as its NDJSON line.
@@ -21,7 +22,7 @@ pub struct RecordResult {
     /// The record's game, when it names one (known or not).
     pub game: Option<String>,
     /// Why the line is no record its game replays.
-    pub error: Option<Value>,
+    pub error: Option<Error>,
     pub verdict: Option<Verdict>,
     pub positions: Option<Vec<String>>,
     pub claim: Option<ClaimVerdict>,
@@ -62,7 +63,7 @@ impl Serialize for RecordResult {
         }
         field!("claim", self.claim.as_ref().map(ClaimVerdict::name));
         field!("claim_reason", reason);
-        field!("error", self.error.as_ref());
+        field!("error", self.error.as_ref().map(Error::reason_out));
         field!("game", self.game.as_ref());
         field!("id", self.id.as_ref());
         field!("legal", verdict.map(|verdict| verdict.legal));

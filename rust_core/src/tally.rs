@@ -123,17 +123,13 @@ impl Tally {
         let game = (result.game.as_deref()).filter(|name| GameKind::named(name).is_some());
         let mut by_game = game.map(|name| game_tally(&mut self.games, name));
         if let Some(error) = &result.error {
-            count(
-                &mut self.errors,
-                error["code"].as_str().unwrap_or("unknown"),
-                1,
-            );
+            count(&mut self.errors, error.code(), 1);
             if let Some(tally) = by_game.as_mut() {
                 tally.records += 1;
                 tally.errors += 1;
             }
             let mut refused = noted(result);
-            refused.insert("error".into(), error.clone());
+            refused.insert("error".into(), error.reason());
             note_first(&mut self.refused, refused.into());
             return;
         }
@@ -178,7 +174,7 @@ impl Tally {
             slow.insert("plies".into(), verdict.plies.into());
         }
         if let Some(error) = &result.error {
-            slow.insert("error".into(), error.clone());
+            slow.insert("error".into(), error.reason());
         }
         slow.insert("micros".into(), micros.into());
         self.slowest.insert(at, slow.into());
@@ -336,7 +332,7 @@ mod tests {
             ),
             RecordResult {
                 record: 4,
-                error: Some(json!({"code": "malformed-record", "detail": "y"})),
+                error: Some(crate::error::Error::malformed_record("y")),
                 ..RecordResult::default()
             },
             replayed(

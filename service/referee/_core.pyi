@@ -7,10 +7,13 @@ classes of ``referee.errors``."""
 
 from typing import Any, Mapping, Sequence, final
 
+from referee.errors import MalformedRequest, UnknownGame
+
 __all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records",
            "Tally", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
-           "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "STATE_TYPE_MESSAGE", "SCHEMA_PREFIXES", "RESULT_FIELDS",
-           "set_board_cache_bytes", "board_cache_bytes"]
+           "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "MAX_SEED", "SCHEMA_MESSAGES", "SCHEMA_PREFIXES",
+           "RESULT_FIELDS", "ERROR_CODES", "unknown_game", "malformed_request", "set_board_cache_bytes",
+           "board_cache_bytes"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
 MIN_SECRET_CHARS: int
@@ -20,8 +23,13 @@ MAX_MOVE_CHARS: int
 MAX_PLAYER_CHARS: int
 #: The most entries of a request's ``commitments`` (more than any game's players).
 MAX_COMMITMENTS: int
-#: What the envelope check says of a state that is neither a JSON object nor a string.
-STATE_TYPE_MESSAGE: str
+#: The largest seed a request gives as a number (a JavaScript number holds it exactly).
+MAX_SEED: int
+#: Every message about a field at fault, by name (``required``, ``string``, ``length``, ``state``, ...), as the
+#: engine's envelope checks word them (``error.rs``); ``referee.schemas`` gives them to marshmallow.
+SCHEMA_MESSAGES: dict[str, str]
+#: Every code of the engine's refusals (its one error type, ``error.rs``): codes of ``referee.codes``.
+ERROR_CODES: list[str]
 #: Each game's prefix of its schema names in ``json_schemas`` (``"iago"``: ``"Iago"``, for ``IagoState``).
 SCHEMA_PREFIXES: dict[str, str]
 #: The fields of every result of ``replay_records``: ``keep`` may not name one.
@@ -56,6 +64,12 @@ class Tally:
     def as_dict(self) -> dict[str, Any]:
         """The tally as Python values (its histograms keyed by numbers)."""
     def json(self) -> bytes: ...
+
+def unknown_game(game: str) -> UnknownGame:
+    """The ``UnknownGame`` of a name that is no game, as every entry point words it (``game``, ``known``)."""
+
+def malformed_request(errors: Sequence[tuple[str, str]]) -> MalformedRequest:
+    """The ``MalformedRequest`` of these ``(field, message)``s, worded as the engine's own checks word it."""
 
 def loads(data: bytes) -> Any:
     """A request body read as JSON by the engine's rules (numbers that fit a double, no lone surrogate,

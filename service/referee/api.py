@@ -54,7 +54,7 @@ def engines(seal_keys: _core.SealKeys | None = None) -> dict[str, _core.Engine]:
 def engine_of(game: str) -> _core.Engine:
     engine = current_app.config[ENGINES_KEY].get(game)
     if engine is None:
-        raise unknown_game(game, GAMES)
+        raise unknown_game(game)
     return engine
 
 
@@ -73,7 +73,7 @@ def load(schema: Schema) -> dict[str, Any]:
     try:
         return offload.run(schema.load, body, size=body_size())
     except ValidationError as error:
-        raise Problem("malformed-request", **malformed(error)) from None
+        raise Problem.from_engine(malformed(error)) from None
 
 
 def body_size() -> int:

@@ -34,7 +34,8 @@ CODES: dict[str, ProblemCode] = {
         "with chunked, broken chunked framing, a body shorter than its Content-Length). Answered by the server "
         "before any route, with `X-Request-ID`; the connection closes."),
     "not-found": ProblemCode(404, "No such resource", "No resource at that path."),
-    "unknown-game": ProblemCode(404, "No such game", "No game of that name; `known` lists the games."),
+    "unknown-game": ProblemCode(
+        404, "No such game", "No game of that name: `game` is the name asked, `known` lists the games."),
     "method-not-allowed": ProblemCode(405, "Method not allowed", "The method is not allowed on that path."),
     "request-timeout": ProblemCode(
         408, "The client stopped sending the request",

@@ -49,11 +49,10 @@ class MoveRoute:
     """One game's `play` or `validate`, a WSGI app: a known game's, or any other name's (`call` None),
     which answers `unknown-game`. `label`: the route's pattern in the metrics."""
 
-    def __init__(self, label: str, call: Callable[[bytes], bytes] | None, game: str, known: list[str]) -> None:
+    def __init__(self, label: str, call: Callable[[bytes], bytes] | None, game: str) -> None:
         self.label = label
         self.call = call
         self.game = game
-        self.known = known
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         method = environ["REQUEST_METHOD"].upper()
@@ -63,7 +62,7 @@ class MoveRoute:
         request_id = environ.get(REQUEST_ID_KEY)
         try:
             if self.call is None:
-                raise unknown_game(self.game, self.known)
+                raise unknown_game(self.game)
             body = body_of(environ, JSON)
             answer = offload.run(self.call, body, size=len(body))
         except RefereeError as error:
@@ -93,10 +92,9 @@ class MoveRoutes:
     none of them (`referee.app.Dispatcher` answers it 404)."""
 
     def __init__(self, engines: dict[str, _core.Engine]) -> None:
-        self.known = list(engines)
         # The app's engines, taken once: they are made with the app and never replaced.
         self.routes = {
-            f"{PREFIX}{name}/{endpoint}": MoveRoute(f"{PREFIX}{name}/{endpoint}", call_of(engine), name, self.known)
+            f"{PREFIX}{name}/{endpoint}": MoveRoute(f"{PREFIX}{name}/{endpoint}", call_of(engine), name)
             for name, engine in engines.items()
             for endpoint, call_of in ENDPOINTS.items()
         }
@@ -115,4 +113,4 @@ class MoveRoutes:
         if not game or endpoint not in ENDPOINTS:
             return None
         name = game.encode("latin-1").decode(errors="replace")  # as werkzeug hands a view its argument
-        return MoveRoute(f"{PREFIX}<game>/{endpoint}", None, name, self.known)
+        return MoveRoute(f"{PREFIX}<game>/{endpoint}", None, name)

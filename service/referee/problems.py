@@ -9,6 +9,7 @@ from typing import Any, Iterable
 import orjson
 from flask import Response
 
+from referee import _core
 from referee.codes import CODES
 from referee.errors import RefereeError
 from referee.logs import request_id as current_request_id
@@ -92,5 +93,6 @@ def options_answer(allowed: Iterable[str]) -> Response:
     return response
 
 
-def unknown_game(name: str, known: list[str]) -> Problem:
-    return Problem("unknown-game", f"unknown game {name!r}; known games: {', '.join(known)}", known=known)
+def unknown_game(name: str) -> Problem:
+    """No game named `name`, in the engine's words (as its bindings and archives say it)."""
+    return Problem.from_engine(_core.unknown_game(name))

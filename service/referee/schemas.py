@@ -3,7 +3,8 @@ which checks them; these schemas check everything around them. (A JSON object's 
 strings, so the object fields check the type only: checking every key again cost a third of a request.)
 
 The hot paths (`play`, `validate` and batch items) check their envelope natively, without making Python
-objects; `MoveRequest` stays the definition, and a test holds the native check to it."""
+objects; `MoveRequest` stays the definition, and a test holds the native check to it. Both word a field's
+faults alike: the words are the engine's (`MESSAGES`), given here to marshmallow's fields."""
 
 from __future__ import annotations
 
@@ -14,31 +15,55 @@ from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
 from referee import _core
 from referee._game import MAX_SECRET_CHARS, MIN_SECRET_CHARS
+from referee.errors import MalformedRequest
 from referee.pictures import MAX_SIZE, MIN_SIZE
 
 __all__ = [
     "NewRequest", "LegalMovesRequest", "MoveRequest", "ReplayRequest", "ViewRequest", "RenderRequest",
-    "BatchItem", "Seed", "MAX_SEED", "SEED_HEX", "malformed",
+    "BatchItem", "Seed", "MAX_SEED", "SEED_HEX", "MESSAGES", "malformed",
 ]
+
+#: Every message about a field at fault, by name, as the engine's own checks word them (their one home).
+MESSAGES: dict[str, str] = _core.SCHEMA_MESSAGES
+#: Any field's messages when it is missing or null.
+FIELD_MESSAGES = {"required": MESSAGES["required"], "null": MESSAGES["null"]}
 
 #: The largest seed a request gives as a number: one every client language holds exactly (a JavaScript
 #: number, a double). Larger seeds travel as a state carries them (`SEED_HEX`).
-MAX_SEED = 2**53 - 1
+MAX_SEED: int = _core.MAX_SEED
 #: A seed as a state's `rng.seed` writes it, when it was made from a 64-bit seed (every seed the service
 #: draws or is given): the seed little-endian in 16 hexadecimal digits, then 48 zeros.
 SEED_HEX = re.compile(r"^[0-9a-fA-F]{16}0{48}$")
-MOVE = validate.Length(min=1, max=_core.MAX_MOVE_CHARS)
-PLAYER = validate.Length(min=1, max=_core.MAX_PLAYER_CHARS)
-SECRET = validate.Length(min=MIN_SECRET_CHARS, max=MAX_SECRET_CHARS)
+MOVE = validate.Length(min=1, max=_core.MAX_MOVE_CHARS, error=MESSAGES["length"])
+PLAYER = validate.Length(min=1, max=_core.MAX_PLAYER_CHARS, error=MESSAGES["length"])
+SECRET = validate.Length(min=MIN_SECRET_CHARS, max=MAX_SECRET_CHARS, error=MESSAGES["length"])
 #: The most entries of a request's `commitments` (more than any game's players): checked before each is.
 MAX_COMMITMENTS = _core.MAX_COMMITMENTS
-COMMITMENT = validate.Regexp(r"^[0-9a-f]{64}$", error="Not 64 lowercase hex digits (the SHA-256 of a secret).")
+COMMITMENT = validate.Regexp(r"^[0-9a-f]{64}$", error=MESSAGES["commitment"])
+
+
+class Envelope(Schema):
+    """A request's envelope: a field it does not know is refused in the engine's words."""
+
+    error_messages = {"unknown": MESSAGES["unknown"]}
+
+
+class String(fields.String):
+    default_error_messages = {**FIELD_MESSAGES, "invalid": MESSAGES["string"]}
+
+
+class List(fields.List):
+    default_error_messages = {**FIELD_MESSAGES, "invalid": MESSAGES["list"]}
+
+
+class Dict(fields.Dict):
+    default_error_messages = {**FIELD_MESSAGES, "invalid": MESSAGES["mapping"]}
 
 
 def secret_field(whose: str) -> fields.String:
     """A player's secret: with an opaque state of a game with hidden information, the proof that the
     request is that player's (its SHA-256 is the player's commitment); ignored for any other state."""
-    return fields.String(validate=SECRET, allow_none=True, metadata={"description": (
+    return String(validate=SECRET, allow_none=True, metadata={"description": (
         f"{whose} (16 to 256 characters), for an opaque state of a game with hidden information "
         "(Caesar! with `REFEREE_OPAQUE_STATES`): its SHA-256 must be that player's commitment, else "
         "`not-this-player`. Ignored for any other state.")})
@@ -46,6 +71,8 @@ def secret_field(whose: str) -> fields.String:
 
 class WholeNumber(fields.Integer):
     """A JSON integer as JSON Schema counts them: `3` and `3.0` alike; never a boolean or a string."""
+
+    default_error_messages = {**FIELD_MESSAGES, "invalid": MESSAGES["integer"]}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
         if isinstance(value, bool):
@@ -59,9 +86,7 @@ class Seed(WholeNumber):
     """A game's seed: a whole number 0..MAX_SEED, or a state's `rng.seed` (`SEED_HEX`), so that a game the
     service seeded itself (64 bits) replays from what its states carry."""
 
-    default_error_messages = {"seed": (
-        f"Not a seed: a whole number 0..{MAX_SEED}, or the 64 hexadecimal digits of a state's `rng.seed` "
-        "(16 digits, then 48 zeros).")}
+    default_error_messages = {"seed": MESSAGES["seed"]}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
         if isinstance(value, str):
@@ -74,12 +99,12 @@ class Seed(WholeNumber):
         return seed
 
 
-class PerPlayer(fields.Dict):
+class PerPlayer(Dict):
     """A JSON object of one value a player, whose errors name the player (`commitments.pompey`), not
     marshmallow's `commitments.pompey.value`; at most MAX_COMMITMENTS of them, counted before any is
     checked (28,000 errors about them cost a worker 0.4 s)."""
 
-    default_error_messages = {"too_many": f"More than {MAX_COMMITMENTS} players."}
+    default_error_messages = {"too_many": MESSAGES["too_many"]}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
         if isinstance(value, dict) and len(value) > MAX_COMMITMENTS:
@@ -93,11 +118,11 @@ class PerPlayer(fields.Dict):
                                    else messages for key, messages in error.messages.items()}) from None
 
 
-class NewRequest(Schema):
-    variant = fields.String(validate=validate.Length(min=1, max=64))
-    options = fields.Dict()
+class NewRequest(Envelope):
+    variant = String(validate=validate.Length(min=1, max=64, error=MESSAGES["length"]))
+    options = Dict()
     seed = Seed(strict=True, allow_none=True)
-    commitments = PerPlayer(keys=fields.String(), values=fields.String(validate=COMMITMENT), allow_none=True,
+    commitments = PerPlayer(keys=String(), values=String(validate=COMMITMENT), allow_none=True,
                             validate=validate.Length(max=MAX_COMMITMENTS),
                               metadata={"description": (
         "Each player's commitment, `{\"<player>\": \"<SHA-256 of the player's secret, 64 lowercase hex>\"}`: "
@@ -111,7 +136,7 @@ class State(fields.Field):
     """A state in either form: the game's JSON object, or its position notation (a string, read with
     the game's default setup). The engine checks what is inside."""
 
-    default_error_messages = {"invalid": _core.STATE_TYPE_MESSAGE}
+    default_error_messages = {**FIELD_MESSAGES, "invalid": MESSAGES["state"]}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any] | str:
         if not isinstance(value, (dict, str)):
@@ -119,7 +144,7 @@ class State(fields.Field):
         return value
 
 
-class StateRequest(Schema):
+class StateRequest(Envelope):
     state = State(required=True)
 
 
@@ -138,8 +163,8 @@ class LegalMovesRequest(StateRequest):
 
 
 class MoveRequest(StateRequest):
-    move = fields.String(required=True, validate=MOVE)
-    player = fields.String(validate=PLAYER, allow_none=True)
+    move = String(required=True, validate=MOVE)
+    player = String(validate=PLAYER, allow_none=True)
     secret = secret_field("The secret of the player to move")
 
 
@@ -153,8 +178,8 @@ class ReplayRequest(NewRequest):
     class Meta:
         unknown = EXCLUDE
 
-    moves = fields.List(fields.String(validate=MOVE), required=True)
-    game = fields.String(metadata={"description": (
+    moves = List(String(validate=MOVE), required=True)
+    game = String(metadata={"description": (
         "The record's game, as an archive's record names it; when given, it must be the route's game.")})
     result = fields.Raw(allow_none=True, metadata={"description": (
         "The result the record claims, judged against the moves (`claim`).")})
@@ -166,18 +191,18 @@ class ReplayRequest(NewRequest):
 
 
 class ViewRequest(StateRequest):
-    player = fields.String(required=True, validate=PLAYER)
+    player = String(required=True, validate=PLAYER)
     secret = secret_field("The secret of the viewed player")
 
 
 class RenderRequest(StateRequest):
     """What `render` draws: the state, or the state after `move` with what it did marked."""
 
-    move = fields.String(validate=MOVE, allow_none=True, metadata={"description": (
+    move = String(validate=MOVE, allow_none=True, metadata={"description": (
         "A move to play on `state` first, as `play` would: the picture shows the state after it, with what "
         "the move did marked (the cell or border played, captures, releases, closures, markers, the die "
         "moves). Refused as `play` refuses it.")})
-    player = fields.String(validate=PLAYER, allow_none=True, metadata={"description": (
+    player = String(validate=PLAYER, allow_none=True, metadata={"description": (
         "The player the picture is drawn for: their side at the bottom, and in a game with hidden information "
         "only what they may see (Caesar!: the other hand face down, no legal moves marked unless they are to "
         "move). A name that is no player of the game is `unknown-player`.")})
@@ -194,10 +219,9 @@ class BatchItem(MoveRequest):
     """A batch item is a move request's body."""
 
 
-def malformed(error: ValidationError) -> dict[str, Any]:
-    """A schema's verdict as the facts of a `malformed-request`: a `detail` and per-field `errors`."""
-    errors = field_errors(error.messages)
-    return {"detail": "; ".join(f"{e['field']}: {e['message']}" for e in errors), "errors": errors}
+def malformed(error: ValidationError) -> MalformedRequest:
+    """A schema's verdict as the engine's `malformed-request` (its `detail` and per-field `errors`)."""
+    return _core.malformed_request([(e["field"], e["message"]) for e in field_errors(error.messages)])
 
 
 def field_errors(messages: dict | list, prefix: str = "") -> list[dict[str, str]]:

@@ -11,7 +11,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyBytes, PyList};
 use serde_json::Value;
 
-use super::{raise, raise_refusal, whole_position_of, Engine};
+use super::{raise, whole_position_of, Engine};
 use crate::chance::Chance;
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Error;
@@ -600,7 +600,7 @@ pub fn start(py: Python<'_>, engine: &Engine, seed: Option<u64>) -> PyResult<PyP
         refuse_committed(py, engine, game.commits())?;
         let (position, _) = game
             .start(None, seed, None)
-            .map_err(|refusal| raise_refusal(py, &refusal))?;
+            .map_err(|error| raise(py, &error))?;
         Ok(PyPosition(Walker::<G>::boxed(position, game.shared_keys())))
     })
 }
