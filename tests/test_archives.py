@@ -393,6 +393,50 @@ def test_a_dataset_is_a_row_a_ply_of_every_legal_record_and_resumes(tmp_path) ->
     assert run(str(path), "--dataset", f"{tmp_path / 'other'}/", "--keep", "date") == 3  # its own columns
 
 
+def one_decision(handle, move: str) -> int | None:
+    """The action id of `move` at the handle's position when that id alone plays the move (the position
+    after is the move's), else None: what a data set's `action` says, found with the public handle."""
+    from referee.errors import RefereeError
+
+    played = handle.copy(stack=False)
+    played.push(move)
+    try:
+        action = handle.action_of(move)
+        decided = handle.copy(stack=False)
+        decided.push(action)
+    except RefereeError:  # no one decision's notation, or the id not legal here
+        return None
+    return action if decided.at_turn_start() and decided.position() == played.position() else None
+
+
+def test_a_dataset_s_players_to_move_action_ids_and_returns_are_a_position_handle_s(tmp_path) -> None:
+    """The native replay's `to_move`, `action` and `returns` of every row of every game against a position
+    handle started from the record's seed and pushed along its moves: a row a ply out of step, a wrong id,
+    an id given to a move of several decisions or returns of another position would each differ."""
+    import referee
+
+    path = archive(tmp_path / "records.jsonl", 1)
+    assert run(str(path), "--dataset", f"{tmp_path / 'dataset'}/", "--part-bytes", "4000") == 1
+    records = {number: json.loads(line) for number, line in enumerate(path.read_bytes().splitlines(), 1)}
+    by_record: dict[int, list[dict]] = {}
+    for row in dataset_rows(tmp_path / "dataset"):
+        by_record.setdefault(row["record"], []).append(row)
+    actions: dict[str, set[bool]] = {}
+    for number, rows in by_record.items():
+        record = records[number]
+        handle = referee.game(record["game"], record.get("variant"), record.get("options")).start(record["seed"])
+        expected = [(0, handle.to_move, None)]
+        for ply, move in enumerate(record["moves"], 1):
+            action = one_decision(handle, move)
+            handle.push(move)
+            expected.append((ply, handle.to_move, action))
+            actions.setdefault(record["game"], set()).add(action is not None)
+        assert [(row["ply"], row["to_move"], row["action"]) for row in rows] == expected, record["id"]
+        assert all(row["returns"] == handle.returns() for row in rows), record["id"]
+    assert {game for game, kinds in actions.items() if True in kinds} == set(referee.games())  # ids in every game
+    assert {game for game, kinds in actions.items() if False in kinds} == {"hypnosia", "caesar"}  # and moves of several
+
+
 def test_on_a_dask_cluster_each_task_writes_its_dataset_part(tmp_path, monkeypatch) -> None:
     distributed = pytest.importorskip("dask.distributed")
     pytest.importorskip("pyarrow")

@@ -344,24 +344,25 @@ pub fn replay<G: Rules, S: AsRef<str>>(
     keys: Option<&ChanceKeys>,
     moves: &[S],
 ) -> Replay<G> {
-    replay_watched(setup, seed, keys, moves, |_| {})
+    replay_watched(setup, seed, keys, moves, |_, _| {})
 }
 
-/// `replay`, showing `watch` the initial position and the position after every legal ply.
+/// `replay`, showing `watch` the initial position and the position after every legal ply, with how it
+/// was reached: the position before and the move played (none at the start).
 pub fn replay_watched<G: Rules, S: AsRef<str>>(
     setup: &Checked<G::Setup>,
     seed: Option<u64>,
     keys: Option<&ChanceKeys>,
     moves: &[S],
-    mut watch: impl FnMut(&G::Position),
+    mut watch: impl FnMut(&G::Position, Option<(&G::Position, &str)>),
 ) -> Replay<G> {
     let mut position = G::start(setup, seed, keys);
-    watch(&position);
+    watch(&position, None);
     for (index, mv) in moves.iter().enumerate() {
         match play_text::<G>(&position, mv.as_ref(), None) {
             Ok((next, _)) => {
+                watch(&next, Some((&position, mv.as_ref())));
                 position = next;
-                watch(&position);
             }
             Err(error) => {
                 return Replay {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::claims::ClaimVerdict;
 use crate::game::Outcome;
+use crate::rows::Plies;
 
 /// One record's result, made once: what `Counts` and `Tally` read, written as its NDJSON line.
 #[derive(Debug, Default)]
@@ -24,6 +25,8 @@ pub struct RecordResult {
     pub error: Option<Value>,
     pub verdict: Option<Verdict>,
     pub positions: Option<Vec<String>>,
+    /// A legal record's plies, for a data set's rows (`--dataset`; not written in the result's line).
+    pub plies: Option<Plies>,
     pub claim: Option<ClaimVerdict>,
 }
 

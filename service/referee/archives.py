@@ -38,8 +38,8 @@ from tqdm import tqdm
 
 from referee._core import Tally  # a native tally, merged without leaving Rust
 
-__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Options", "Partition", "Stop", "add_counts", "chunks", "merge", "plan",
-           "run_partition", "validate", "whole_file"]
+__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Options", "Partition", "Stop", "add_counts", "chunks", "merge",
+           "partition_chunks", "plan", "run_partition", "validate", "whole_file"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
 CHUNK_RECORDS = 20_000
@@ -261,21 +261,20 @@ def chunks(lines: Iterable[bytes], records: int, size: int, first: int = 1) -> I
         yield first, b"".join(batch)
 
 
-def replayed(part: Partition, options: Options) -> Iterator[tuple[int, bytes, bytes, Counts, Tally | None]]:
-    """A partition replayed chunk by chunk: each chunk's first record number, records, results, counts and
-    tally. A data set's rows are made of every position, which the native replay gives."""
-    from referee import _core
-
-    positions = options.positions or options.dataset
-    for first, data in chunks(open_lines(part), options.chunk, CHUNK_BYTES[positions], part.first):
-        output, counts, tally = _core.replay_records(data, first, options.keep, positions, options.tally)
-        yield first, data, output, counts, tally
+def partition_chunks(part: Partition, options: Options) -> Iterator[tuple[int, bytes]]:
+    """A partition's records chunk by chunk (one native replay each), each with its first record's number;
+    smaller chunks when every position is written (`--positions`, `--dataset`)."""
+    size = CHUNK_BYTES[options.positions or options.dataset]
+    return chunks(open_lines(part), options.chunk, size, part.first)
 
 
 def replay_partition(part: Partition, options: Options) -> Iterator[tuple[bytes, Counts, Tally | None, int]]:
     """A partition's results chunk by chunk, each with its counts, tally and bytes of records."""
+    from referee import _core
+
     name = b',"source":' + orjson.dumps(part.source) + b"}\n" if options.name_sources else None
-    for _, data, output, counts, tally in replayed(part, options):
+    for first, data in partition_chunks(part, options):
+        output, counts, tally = _core.replay_records(data, first, options.keep, options.positions, options.tally)
         if name is not None:  # a result's last `}` is the one a line ends with (a JSON line has no raw \n)
             output = output.replace(b"}\n", name)
         yield output, counts, tally, len(data)
@@ -312,7 +311,7 @@ def run_partition(part: Partition, options: Options, target: str | None) -> Done
         assert target is not None
         from referee import dataset
 
-        return dataset.write_part(part, replayed(part, options), target)
+        return dataset.write_part(part, options, target)
     counts: Counts = dict.fromkeys(COUNT_KEYS, 0)
     tally, digest, size = None, hashlib.sha256(), 0
     kept = io.BytesIO()  # the results, when there is no part to write them to
