@@ -25,6 +25,7 @@ import importlib.util
 import io
 import logging
 import os
+import secrets
 import sys
 import time
 from collections import deque
@@ -39,7 +40,7 @@ from tqdm import tqdm
 from referee._core import Tally  # a native tally, merged without leaving Rust
 
 __all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Options", "Partition", "Stop", "add_counts", "chunks", "merge",
-           "partition_chunks", "plan", "run_partition", "validate", "whole_file"]
+           "partial_of", "partition_chunks", "plan", "run_partition", "validate", "whole_file"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
 CHUNK_RECORDS = 20_000
@@ -326,18 +327,30 @@ def run_partition(part: Partition, options: Options, target: str | None) -> Done
 
 # --- 3. Outputs that cannot lie -------------------------------------------------------------------------
 
+#: What names an attempt's file until it is whole: `PATH.partial-<token>`, the token the attempt's own.
+PARTIAL = ".partial-"
+
+
+def partial_of(target: str) -> str:
+    """The name an attempt writes `target` under: its own, so that two attempts at one file (a killed
+    client's task still running on a worker beside a resumed run's) never write into one another."""
+    return f"{target}{PARTIAL}{secrets.token_hex(8)}"
+
+
 @contextlib.contextmanager
 def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
     """A file that appears at `path` only once complete, on a local disk or an object store alike: written
-    to `PATH.partial` and moved to `PATH` when complete (a rename locally; on an object store, a copy
-    once the upload has ended). Removed when the writing fails; a killed run leaves only `PATH.partial`."""
+    to `PATH.partial-<token>` (`partial_of`) and moved to `PATH` when complete (a rename locally; on an
+    object store, a copy once the upload has ended). Removed when the writing fails; a killed run leaves
+    only its partial file, which nothing reads (a resumed run removes those of its directory). Two
+    attempts at one file each move a whole file into place: the last one stays."""
     if path == "-":
         yield sys.stdout.buffer if "b" in mode else sys.stdout
         return
     import fsspec
 
     fs, target = fsspec.core.url_to_fs(path)
-    partial = f"{target}.partial"
+    partial = partial_of(target)
     try:
         file = fs.open(partial, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
     except FileNotFoundError as error:
@@ -380,6 +393,14 @@ class Directory:
     def write(self, name: str, data: bytes) -> None:
         with whole_file(self.path(name)) as file:
             file.write(data)
+
+    def remove_partials(self) -> None:
+        """Removes the partial files that killed attempts left (`whole_file`): never a part, which is only
+        ever moved into place whole. Before a run's tasks start, so that none is theirs."""
+        for name in self.fs.ls(self.root.rstrip("/"), detail=False):
+            if PARTIAL in name.rsplit("/", 1)[-1]:
+                with contextlib.suppress(OSError):  # gone already (its attempt ended meanwhile)
+                    self.fs.rm(name)
 
     def part_complete(self, entry: dict[str, Any]) -> bool:
         """A part the manifest says is complete, there with its size."""
@@ -615,6 +636,7 @@ def into_directory(directory: Directory, args: argparse.Namespace, options: Opti
                    for index, part in enumerate(number(parts, run))]
         manifest = {"engine": engine_version(), "sources": args.sources, "options": settings, "parts": entries}
         directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    directory.remove_partials()  # a killed run's, never complete: its parts are redone under new names
     todo = [index for index, entry in enumerate(entries) if not directory.part_complete(entry)]
     tasks = [(index, Partition(**entries[index]["partition"]), directory.path(entries[index]["part"])) for index in todo]
     with progress_bar(args, [task[1] for task in tasks]) as bar:
