@@ -500,23 +500,20 @@ fn replay_record<G: Decisions>(record: Record, options: &Options, result: &mut R
         game::replay::<G, _>(&setup, record.seed, None, &record.moves)
     };
     result.claim = Some(claims::judge(&record.claim, &replay));
-    let failure = replay
-        .failure
-        .map(|(ply, error)| (ply, record.moves[ply].clone(), error.reason()));
-    if failure.is_none() && options.dataset {
-        plies.moves = record.moves;
-        plies.returns = decisions::returns::<G>(&replay.position);
-        result.plies = Some(plies);
-    } else if failure.is_none() && options.positions {
-        result.positions = Some(plies.positions);
+    let returns = options
+        .dataset
+        .then(|| decisions::returns::<G>(&replay.position));
+    let verdict = Verdict::of(replay, &record.moves);
+    match returns {
+        Some(returns) if verdict.legal => {
+            plies.moves = record.moves;
+            plies.returns = returns;
+            result.plies = Some(plies);
+        }
+        None if verdict.legal && options.positions => result.positions = Some(plies.positions),
+        _ => {} // an illegal record: no positions, no rows
     }
-    result.verdict = Some(Verdict {
-        legal: failure.is_none(),
-        plies: replay.plies,
-        position: G::position_text(&replay.position),
-        outcome: replay.outcome,
-        failure,
-    });
+    result.verdict = Some(verdict);
 }
 
 /// Keeps a ply's position (`--positions`), and with a data set the player to move there and the action

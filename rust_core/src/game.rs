@@ -319,25 +319,6 @@ pub struct Replay<G: Rules> {
     pub outcome: Outcome,
 }
 
-impl<G: Rules> Replay<G> {
-    /// The verdict on the record: `legal`, `plies`, the final `position` and `outcome`, and the
-    /// failing ply (`ply`, `move`, `reason`) if any.
-    pub fn verdict<S: AsRef<str>>(&self, moves: &[S]) -> serde_json::Map<String, Value> {
-        let mut result = serde_json::Map::new();
-        result.insert("legal".into(), self.failure.is_none().into());
-        result.insert("plies".into(), self.plies.into());
-        let outcome = serde_json::to_value(&self.outcome).expect("an outcome serializes");
-        result.insert("outcome".into(), outcome);
-        result.insert("position".into(), G::position_text(&self.position).into());
-        if let Some((ply, error)) = &self.failure {
-            result.insert("ply".into(), (*ply).into());
-            result.insert("move".into(), moves[*ply].as_ref().into());
-            result.insert("reason".into(), error.reason());
-        }
-        result
-    }
-}
-
 pub fn replay<G: Rules, S: AsRef<str>>(
     setup: &Checked<G::Setup>,
     seed: Option<u64>,
