@@ -5,6 +5,7 @@ partitions that give the results of one run however the work is cut; outputs tha
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import json
 import lzma
@@ -65,7 +66,7 @@ def test_partitions_give_the_results_of_one_run_however_the_work_is_cut(tmp_path
         assert len(manifest["parts"]) == -(-path.stat().st_size // part_bytes)
         assert parts_of(directory) == whole and (directory / "_SUCCESS").exists()
         assert sum(entry["done"]["counts"]["records"] for entry in manifest["parts"]) == manifest["counts"]["records"] == 6 * len(example_lines())
-    assert not list(tmp_path.glob("*.partial"))
+    assert not list(tmp_path.glob("*.partial*"))
 
 
 def test_many_compressed_files_a_glob_and_a_directory_name_each_result_s_source(tmp_path) -> None:
@@ -131,6 +132,15 @@ def killed_mid_run(command: list[str], started: callable, env: dict | None = Non
     return process
 
 
+def partial_written(path: Path) -> bool:
+    """Whether an attempt at `path` (`PATH.partial-<token>`, `whole_file`) has written bytes yet."""
+    for partial in path.parent.glob(f"{path.name}.partial-*"):
+        with contextlib.suppress(FileNotFoundError):  # moved into place meanwhile
+            if partial.stat().st_size:
+                return True
+    return False
+
+
 def manifest_done(directory: Path) -> int:
     try:
         manifest = json.loads((directory / "_manifest.json").read_bytes())
@@ -142,10 +152,8 @@ def manifest_done(directory: Path) -> int:
 def test_a_killed_run_leaves_nothing_at_its_paths_and_resume_ends_as_an_unbroken_run(tmp_path) -> None:
     path = archive(tmp_path / "records.jsonl", 300)  # 15,000 records, 14 MB
     out, page = tmp_path / "results.jsonl", tmp_path / "report.html"
-    partial = tmp_path / "results.jsonl.partial"
-    killed_mid_run([str(path), "-o", str(out), "--report", str(page)],
-                   lambda: partial.exists() and partial.stat().st_size > 0)
-    assert not out.exists() and not page.exists()  # only the .partial files say a run was under way
+    killed_mid_run([str(path), "-o", str(out), "--report", str(page)], lambda: partial_written(out))
+    assert not out.exists() and not page.exists()  # only the partial files say a run was under way
 
     directory = tmp_path / "parts"
     command = [str(path), "-o", f"{directory}/", "--part-bytes", "400000", "--report", str(page)]
@@ -195,8 +203,7 @@ def test_on_a_dask_cluster_a_lost_worker_loses_nothing(tmp_path, monkeypatch) ->
             pids = client.run(os.getpid)
             thread, answer = in_a_thread(run, str(path), "-o", str(out), "--part-bytes", "400000",
                                          "--scheduler", cluster.scheduler_address)
-            partial = out.with_name("results.jsonl.partial")
-            while not (partial.exists() and partial.stat().st_size) and thread.is_alive():
+            while not partial_written(out) and thread.is_alive():
                 time.sleep(0.005)  # the first results written
             assert thread.is_alive()
             os.kill(next(iter(pids.values())), signal.SIGKILL)
@@ -321,10 +328,61 @@ def test_an_output_that_fails_half_written_is_not_there(tmp_path, where) -> None
         file.write(b"half")
         raise RuntimeError("the run failed")
     fs, target = fsspec.core.url_to_fs(path)
-    assert not fs.exists(target) and not fs.exists(target + ".partial")
+    assert not fs.exists(target) and not fs.glob(target + ".partial*")
     with whole_file(path) as file:
         file.write(b"whole\n")
-    assert fs.cat(target) == b"whole\n" and not fs.exists(target + ".partial")
+    assert fs.cat(target) == b"whole\n" and not fs.glob(target + ".partial*")
+
+
+def test_two_attempts_at_one_part_each_write_their_own_file_and_leave_it_whole(tmp_path) -> None:
+    """A killed client's task still running on a worker beside a resumed run's task for the same part: both
+    open the part at once and write it in step; each writes under its own name and moves a whole part into
+    place (with one shared `PATH.partial` the second found its file moved away under it)."""
+    from referee.archives import whole_file
+
+    part = tmp_path / "part-00001.jsonl"
+    lines = [b'{"record":%d}\n' % number for number in range(2000)]
+    both_open, halfway, failures = threading.Barrier(2), threading.Barrier(2), []
+
+    def attempt() -> None:
+        try:
+            with whole_file(str(part)) as file:
+                both_open.wait(10)
+                file.write(b"".join(lines[:1000]))
+                file.flush()
+                halfway.wait(10)
+                file.write(b"".join(lines[1000:]))
+        except Exception as error:  # noqa: BLE001 - said by the assertion below
+            failures.append(error)
+
+    attempts = [threading.Thread(target=attempt) for _ in range(2)]
+    for thread in attempts:
+        thread.start()
+    for thread in attempts:
+        thread.join(30)
+    assert not failures and part.read_bytes() == b"".join(lines)
+    assert sorted(path.name for path in tmp_path.iterdir()) == [part.name]  # no partial file left
+
+
+def test_a_killed_run_s_partial_part_is_not_done_and_a_resumed_run_removes_it(tmp_path) -> None:
+    from referee.archives import partial_of
+
+    path = archive(tmp_path / "records.jsonl", 2)
+    directory = tmp_path / "parts"
+    assert run(str(path), "-o", f"{directory}/", "--part-bytes", "4000") == 1
+    whole = parts_of(directory)
+    # As a run killed while writing part 1 leaves it: the manifest without it, its bytes in a partial file.
+    manifest = json.loads((directory / "_manifest.json").read_bytes())
+    manifest["parts"][1]["done"] = None
+    (directory / "_manifest.json").write_text(json.dumps(manifest))
+    lost = directory / manifest["parts"][1]["part"]
+    stale = Path(partial_of(str(lost)))
+    stale.write_bytes(lost.read_bytes()[:100])
+    lost.unlink()
+    (directory / "_SUCCESS").unlink()
+    assert run(str(path), "-o", f"{directory}/", "--part-bytes", "4000", "--resume") == 1
+    assert parts_of(directory) == whole and (directory / "_SUCCESS").exists()
+    assert not stale.exists() and not list(directory.glob("*.partial*"))
 
 
 def dataset_rows(directory: Path):
@@ -391,6 +449,50 @@ def test_a_dataset_is_a_row_a_ply_of_every_legal_record_and_resumes(tmp_path) ->
     assert dataset_rows(directory) == rows
     assert run(str(path), "--dataset", f"{directory}/", "-o", str(tmp_path / "also.jsonl")) == 3  # one output
     assert run(str(path), "--dataset", f"{tmp_path / 'other'}/", "--keep", "date") == 3  # its own columns
+
+
+def one_decision(handle, move: str) -> int | None:
+    """The action id of `move` at the handle's position when that id alone plays the move (the position
+    after is the move's), else None: what a data set's `action` says, found with the public handle."""
+    from referee.errors import RefereeError
+
+    played = handle.copy(stack=False)
+    played.push(move)
+    try:
+        action = handle.action_of(move)
+        decided = handle.copy(stack=False)
+        decided.push(action)
+    except RefereeError:  # no one decision's notation, or the id not legal here
+        return None
+    return action if decided.at_turn_start() and decided.position() == played.position() else None
+
+
+def test_a_dataset_s_players_to_move_action_ids_and_returns_are_a_position_handle_s(tmp_path) -> None:
+    """The native replay's `to_move`, `action` and `returns` of every row of every game against a position
+    handle started from the record's seed and pushed along its moves: a row a ply out of step, a wrong id,
+    an id given to a move of several decisions or returns of another position would each differ."""
+    import referee
+
+    path = archive(tmp_path / "records.jsonl", 1)
+    assert run(str(path), "--dataset", f"{tmp_path / 'dataset'}/", "--part-bytes", "4000") == 1
+    records = {number: json.loads(line) for number, line in enumerate(path.read_bytes().splitlines(), 1)}
+    by_record: dict[int, list[dict]] = {}
+    for row in dataset_rows(tmp_path / "dataset"):
+        by_record.setdefault(row["record"], []).append(row)
+    actions: dict[str, set[bool]] = {}
+    for number, rows in by_record.items():
+        record = records[number]
+        handle = referee.game(record["game"], record.get("variant"), record.get("options")).start(record["seed"])
+        expected = [(0, handle.to_move, None)]
+        for ply, move in enumerate(record["moves"], 1):
+            action = one_decision(handle, move)
+            handle.push(move)
+            expected.append((ply, handle.to_move, action))
+            actions.setdefault(record["game"], set()).add(action is not None)
+        assert [(row["ply"], row["to_move"], row["action"]) for row in rows] == expected, record["id"]
+        assert all(row["returns"] == handle.returns() for row in rows), record["id"]
+    assert {game for game, kinds in actions.items() if True in kinds} == set(referee.games())  # ids in every game
+    assert {game for game, kinds in actions.items() if False in kinds} == {"hypnosia", "caesar"}  # and moves of several
 
 
 def test_on_a_dask_cluster_each_task_writes_its_dataset_part(tmp_path, monkeypatch) -> None:
@@ -472,16 +574,16 @@ def test_archives_on_an_s3_store_a_killed_run_resumes_as_an_unbroken_run(tmp_pat
     whole = s3.cat("archives/whole.jsonl")
     assert whole.count(b"\n") == 9 * len(example_lines()) * 30
     s3.rm("archives/whole.jsonl")
-    page, begun = tmp_path / "report.html.partial", []
+    begun: list[float] = []
 
-    def writing() -> bool:  # the outputs open (the report's .partial there), then a third of a run's time
-        if page.exists() and not begun:
+    def writing() -> bool:  # the outputs open (the report's partial file there), then a third of a run's time
+        if any(tmp_path.glob("report.html.partial-*")) and not begun:
             begun.append(time.monotonic())
         return bool(begun) and time.monotonic() - begun[0] > unbroken / 3
 
     killed_mid_run(["s3://archives/2026-*", "-o", "s3://archives/x.jsonl", "--report", str(tmp_path / "report.html")], writing)
     s3.invalidate_cache()
-    assert not s3.exists("archives/x.jsonl") and not s3.exists("archives/x.jsonl.partial")
+    assert not s3.exists("archives/x.jsonl") and not s3.glob("archives/x.jsonl.partial*")
     assert run("s3://archives/2026-*", "-o", "s3://archives/x.jsonl") == 1
     assert s3.cat("archives/x.jsonl") == whole
 

@@ -2,13 +2,17 @@
 //! it (`StateOut`), a replay's summary; states sealed or opaque as the engine's keys say (see
 //! `seal::stamp`).
 
-use serde::Serialize;
+use std::collections::BTreeMap;
+
+use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::claims::ClaimVerdict;
 use crate::game::{Outcome, Replay, Rules, StateOf};
 use crate::keys::SealKeys;
 use crate::opaque::{Commitments, Form};
+use crate::result::{write_claim, Fields, Verdict};
 use crate::seal::{self, Stamped};
 
 /// A state as an answer gives it, in the form of the request's (an object sealed when there are
@@ -78,21 +82,47 @@ impl<'a, G: Rules> Played<'a, G> {
 }
 
 impl<G: Rules> Replay<G> {
-    /// The result as clients receive it: the verdict with the final state (sealed when there are
-    /// keys; opaque, without its notation, with `commitments` when the game has hidden information).
+    /// The answer to a replay of `moves`, as clients receive it: the verdict, the claim's, and the final
+    /// state (sealed when there are keys; opaque, without its notation, with `commitments` when the
+    /// game has hidden information).
     pub fn summary<S: AsRef<str>>(
-        &self,
+        self,
         moves: &[S],
         keys: Option<&SealKeys>,
         commitments: Option<&Commitments>,
+        claim: ClaimVerdict,
     ) -> Value {
         let state = seal::stamp::<G>(&self.position, keys, commitments);
-        let mut result = self.verdict(moves);
-        if state.is_opaque() {
-            result.remove("position");
-        }
+        let opaque = state.is_opaque();
         let state = serde_json::to_value(state).expect("a state serializes");
-        result.insert("state".into(), state);
-        Value::Object(result)
+        let summary = ReplaySummary {
+            verdict: Verdict::of(self, moves),
+            claim,
+            state,
+            opaque,
+        };
+        serde_json::to_value(summary).expect("a summary serializes")
+    }
+}
+
+/// A replay's answer: the record's verdict (the one an archive's result gives), its claim's, and the
+/// final state; an opaque state comes without the position's notation, which would show it all.
+struct ReplaySummary {
+    verdict: Verdict,
+    claim: ClaimVerdict,
+    state: Value,
+    opaque: bool,
+}
+
+/// The fields in their names' order (as a JSON object's keys sorted, which replays have always been).
+impl Serialize for ReplaySummary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let no_kept_fields = BTreeMap::new();
+        let mut fields = Fields::new(serializer.serialize_map(None)?, &no_kept_fields);
+        write_claim(Some(&self.claim), &mut fields)?;
+        self.verdict.write(&mut fields, !self.opaque)?;
+        self.verdict.write_reason(&mut fields)?;
+        fields.field("state", Some(&self.state))?;
+        fields.end()
     }
 }

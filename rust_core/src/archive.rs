@@ -15,11 +15,13 @@ use serde_json::Value;
 
 use crate::batch::lines;
 use crate::claims::{self, Claim, ClaimVerdict};
+use crate::decisions::{self, Decisions, Node};
 use crate::error::Error;
 use crate::game::{self, Rules};
 use crate::registry::GameKind;
 use crate::request::Checked;
 use crate::result::{RecordResult, Verdict};
+use crate::rows::{Plies, Rows};
 use crate::tally::Tally;
 
 /// A record's fields as its text gives them, read in one pass (`RecordSeed`): the fields a replay
@@ -241,6 +243,8 @@ pub struct Options {
     positions: bool,
     /// Counts what a report shows (`--report`).
     tally: bool,
+    /// A data set's rows instead of results (`--dataset`).
+    dataset: bool,
 }
 
 impl Options {
@@ -256,7 +260,17 @@ impl Options {
             keep,
             positions,
             tally,
+            dataset: false,
         })
+    }
+
+    /// A data set's rows (`Rows`) instead of results, and their tally when asked for.
+    pub fn dataset(tally: bool) -> Options {
+        Options {
+            tally,
+            dataset: true,
+            ..Options::default()
+        }
     }
 }
 
@@ -301,10 +315,12 @@ impl Counts {
     }
 }
 
-/// The results of an archive's records, as NDJSON, their counts, and their tally when asked for.
+/// The results of an archive's records, as NDJSON (or a data set's rows instead), their counts, and
+/// their tally when asked for.
 #[derive(Debug, Default)]
 pub struct RecordsOutput {
     pub ndjson: Vec<u8>,
+    pub rows: Option<Rows>,
     pub counts: Counts,
     pub tally: Option<Tally>,
 }
@@ -313,6 +329,7 @@ impl RecordsOutput {
     fn new(options: &Options) -> Self {
         RecordsOutput {
             tally: options.tally.then(Tally::default),
+            rows: options.dataset.then(Rows::new),
             ..RecordsOutput::default()
         }
     }
@@ -325,13 +342,25 @@ impl RecordsOutput {
         if let (Some(tally), Some(started)) = (&mut self.tally, started) {
             tally.add(&result, started.elapsed().as_micros() as u64);
         }
-        serde_json::to_writer(&mut self.ndjson, &result).expect("a JSON value serializes");
-        self.ndjson.push(b'\n');
+        match (&mut self.rows, &result.plies) {
+            (Some(rows), Some(plies)) => {
+                let game = result.game.as_deref().expect("a replayed record's game");
+                rows.add(number, result.id.as_ref(), game, plies);
+            }
+            (Some(_), None) => {} // no row: an illegal record, a line no record
+            (None, _) => {
+                serde_json::to_writer(&mut self.ndjson, &result).expect("a JSON value serializes");
+                self.ndjson.push(b'\n');
+            }
+        }
     }
 
     /// Appends the results of the records that follow.
     fn append(&mut self, next: RecordsOutput) {
         self.ndjson.extend_from_slice(&next.ndjson);
+        if let (Some(rows), Some(more)) = (&mut self.rows, next.rows) {
+            rows.append(more);
+        }
         self.counts.merge(&next.counts);
         if let (Some(tally), Some(more)) = (&mut self.tally, next.tally) {
             tally.merge(more);
@@ -448,7 +477,7 @@ impl<'de> Visitor<'de> for Echo<'_> {
     }
 }
 
-fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut RecordResult) {
+fn replay_record<G: Decisions>(record: Record, options: &Options, result: &mut RecordResult) {
     let setup = match checked_setup::<G>(record.variant, record.options) {
         Ok(setup) => setup,
         Err(error) => {
@@ -456,28 +485,59 @@ fn replay_record<G: Rules>(record: Record, options: &Options, result: &mut Recor
             return;
         }
     };
-    let mut positions = Vec::new();
-    let replay = if options.positions {
-        game::replay_watched::<G, _>(&setup, record.seed, None, &record.moves, |position| {
-            positions.push(G::position_text(position));
-        })
+    let mut plies = Plies::default();
+    let replay = if options.positions || options.dataset {
+        let watch = |position: &G::Position, reached: Option<(&G::Position, &str)>| {
+            watch_ply::<G>(&mut plies, options.dataset, position, reached);
+        };
+        game::replay_watched::<G, _>(&setup, record.seed, None, &record.moves, watch)
     } else {
         game::replay::<G, _>(&setup, record.seed, None, &record.moves)
     };
     result.claim = Some(claims::judge(&record.claim, &replay));
-    if options.positions && replay.failure.is_none() {
-        result.positions = Some(positions);
+    let returns = options
+        .dataset
+        .then(|| decisions::returns::<G>(&replay.position));
+    let verdict = Verdict::of(replay, &record.moves);
+    match returns {
+        Some(returns) if verdict.legal => {
+            plies.moves = record.moves;
+            plies.returns = returns;
+            result.plies = Some(plies);
+        }
+        None if verdict.legal && options.positions => result.positions = Some(plies.positions),
+        _ => {} // an illegal record: no positions, no rows
     }
-    let failure = replay
-        .failure
-        .map(|(ply, error)| (ply, record.moves[ply].clone(), error.reason()));
-    result.verdict = Some(Verdict {
-        legal: failure.is_none(),
-        plies: replay.plies,
-        position: G::position_text(&replay.position),
-        outcome: replay.outcome,
-        failure,
-    });
+    result.verdict = Some(verdict);
+}
+
+/// Keeps a ply's position (`--positions`), and with a data set the player to move there and the action
+/// id of the move that led there.
+fn watch_ply<G: Decisions>(
+    plies: &mut Plies,
+    dataset: bool,
+    position: &G::Position,
+    reached: Option<(&G::Position, &str)>,
+) {
+    plies.positions.push(G::position_text(position));
+    if dataset {
+        plies.to_move.push(G::to_move(position));
+        if let Some((before, mv)) = reached {
+            plies.actions.push(one_decision::<G>(before, mv));
+        }
+    }
+}
+
+/// The action id of a move that is one decision of the game's action space (`decisions`): the id its
+/// notation names, which, taken alone at the position before, completes that very move (the position
+/// after is the replay's: a decision plays its move as `Rules` does). None when the move is several
+/// decisions (or names none).
+fn one_decision<G: Decisions>(before: &G::Position, mv: &str) -> Option<usize> {
+    let action = G::action_of(before, mv).ok()?;
+    let mut node = Node::new(before.clone());
+    let completed = G::apply(&mut node, action).ok()?;
+    let played = G::parse_move(mv).ok()?;
+    (node.at_turn_start() && completed == Some(played)).then_some(action)
 }
 
 /// A record's setup, `{"variant"?, "options"?}` of its fields, read and checked as the game's: the one
@@ -509,6 +569,7 @@ fn setup_text(variant: Option<&RawValue>, options: Option<&RawValue>) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::batch::lines as lines_of;
     use crate::batch::tests::ndjson_values;
 
     fn plain() -> Options {
@@ -601,5 +662,32 @@ mod tests {
             results[1].get("positions").is_none(),
             "an illegal record has none"
         );
+    }
+
+    #[test]
+    fn a_data_set_s_rows_are_the_legal_records_plies_the_same_however_tasks_cut_them() {
+        // More records than a task replays (`RECORDS_PER_TASK`): the tasks' rows are appended, their
+        // offsets and validity bits moved along, as one task would have written them.
+        let lines = [
+            "{\"game\":\"iago\",\"moves\":[\"e4\",\"e6\"],\"id\":\"a\"}",
+            "{\"game\":\"iago\",\"moves\":[\"e4\",\"e5\"]}",
+            "{\"game\":\"hypnosia\",\"seed\":3,\"moves\":[\"roll\"],\"id\":7}",
+            "broken",
+        ];
+        let input: String = (0..70).map(|i| format!("{}\n", lines[i % 4])).collect();
+        let options = Options::dataset(false);
+        let output = replay_records(input.as_bytes(), 1, &options);
+        let mut one_task = RecordsOutput::new(&options);
+        for (number, &(_, text)) in lines_of(input.as_bytes()).iter().enumerate() {
+            one_task.add(text, number + 1, &options);
+        }
+        let rows = output.rows.expect("rows");
+        assert_eq!(Some(&rows), one_task.rows.as_ref());
+        assert!(output.ndjson.is_empty());
+        assert_eq!((output.counts.legal, output.counts.records), (18 + 17, 70));
+        assert_eq!(rows.rows, 18 * 3 + 17 * 2); // a legal record of n moves: n + 1 rows
+        assert_eq!(rows.id.validity.nulls, 0);
+        assert_eq!(rows.moves.validity.nulls, 18 + 17); // the starts
+        assert_eq!(rows.returns_offsets.len(), 4 * (rows.rows + 1));
     }
 }

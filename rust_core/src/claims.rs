@@ -232,14 +232,6 @@ impl ClaimVerdict {
             ClaimVerdict::Disagrees(_) => "disagrees",
         }
     }
-
-    /// Adds `claim`, and `claim_reason` when the claim disagrees, to a result object.
-    pub fn write_into(self, result: &mut Map<String, Value>) {
-        result.insert("claim".into(), self.name().into());
-        if let ClaimVerdict::Disagrees(reason) = self {
-            result.insert("claim_reason".into(), reason);
-        }
-    }
 }
 
 /// Judges a record's claim against its replay.

@@ -222,11 +222,8 @@ impl<G: Rules> Engine<G> {
         let commitments = self.commitments(commitments)?;
         let keys = self.keys();
         let replay = game::replay::<G, _>(&setup, seed, self.chance_keys(), moves);
-        let mut summary = replay.summary(moves, keys, commitments.as_ref());
-        if let Some(result) = summary.as_object_mut() {
-            claims::judge(claim, &replay).write_into(result);
-        }
-        Ok(summary)
+        let claim = claims::judge(claim, &replay);
+        Ok(replay.summary(moves, keys, commitments.as_ref(), claim))
     }
 
     /// What `player` may see of a state of `form` (the whole state when `None`), as a request with

@@ -319,49 +319,31 @@ pub struct Replay<G: Rules> {
     pub outcome: Outcome,
 }
 
-impl<G: Rules> Replay<G> {
-    /// The verdict on the record: `legal`, `plies`, the final `position` and `outcome`, and the
-    /// failing ply (`ply`, `move`, `reason`) if any.
-    pub fn verdict<S: AsRef<str>>(&self, moves: &[S]) -> serde_json::Map<String, Value> {
-        let mut result = serde_json::Map::new();
-        result.insert("legal".into(), self.failure.is_none().into());
-        result.insert("plies".into(), self.plies.into());
-        let outcome = serde_json::to_value(&self.outcome).expect("an outcome serializes");
-        result.insert("outcome".into(), outcome);
-        result.insert("position".into(), G::position_text(&self.position).into());
-        if let Some((ply, error)) = &self.failure {
-            result.insert("ply".into(), (*ply).into());
-            result.insert("move".into(), moves[*ply].as_ref().into());
-            result.insert("reason".into(), error.reason());
-        }
-        result
-    }
-}
-
 pub fn replay<G: Rules, S: AsRef<str>>(
     setup: &Checked<G::Setup>,
     seed: Option<u64>,
     keys: Option<&ChanceKeys>,
     moves: &[S],
 ) -> Replay<G> {
-    replay_watched(setup, seed, keys, moves, |_| {})
+    replay_watched(setup, seed, keys, moves, |_, _| {})
 }
 
-/// `replay`, showing `watch` the initial position and the position after every legal ply.
+/// `replay`, showing `watch` the initial position and the position after every legal ply, with how it
+/// was reached: the position before and the move played (none at the start).
 pub fn replay_watched<G: Rules, S: AsRef<str>>(
     setup: &Checked<G::Setup>,
     seed: Option<u64>,
     keys: Option<&ChanceKeys>,
     moves: &[S],
-    mut watch: impl FnMut(&G::Position),
+    mut watch: impl FnMut(&G::Position, Option<(&G::Position, &str)>),
 ) -> Replay<G> {
     let mut position = G::start(setup, seed, keys);
-    watch(&position);
+    watch(&position, None);
     for (index, mv) in moves.iter().enumerate() {
         match play_text::<G>(&position, mv.as_ref(), None) {
             Ok((next, _)) => {
+                watch(&next, Some((&position, mv.as_ref())));
                 position = next;
-                watch(&position);
             }
             Err(error) => {
                 return Replay {

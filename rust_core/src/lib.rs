@@ -26,6 +26,7 @@ pub mod record;
 pub mod registry;
 pub mod request;
 pub mod result;
+pub mod rows;
 pub mod schemas;
 pub mod seal;
 pub mod strict;

@@ -29,6 +29,7 @@ use crate::with_engine;
 
 mod handle;
 mod plain;
+mod rows;
 
 // Batches allocate and free many small strings from every core at once, where glibc's allocator took
 // a third of the time (perf); mimalloc keeps a heap per thread.
@@ -767,6 +768,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(handle::action_space, module)?)?;
     module.add_function(wrap_pyfunction!(games, module)?)?;
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
+    module.add_function(wrap_pyfunction!(rows::replay_rows, module)?)?;
     module.add_class::<NativeTally>()?;
     module.add("RESULT_FIELDS", archive::RESULT_FIELDS.to_vec())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;

@@ -1,8 +1,10 @@
 //! One record's result (`referee validate`, an archive's line): made once by `archive`, read by field by
 //! its counts and `tally`, and written once as its NDJSON line. Apart from `archive`, so that the tally
-//! reads results without reaching the archive that makes them.
+//! reads results without reaching the archive that makes them. Its `Verdict` is also the service's
+//! `replay` answer's (`answer::ReplaySummary`), written by the same code.
 
-use std::collections::BTreeMap;
+use std::collections::{btree_map, BTreeMap};
+use std::iter::Peekable;
 
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Serialize, Serializer};
@@ -10,7 +12,8 @@ use serde_json::Value;
 
 use crate::claims::ClaimVerdict;
 use crate::error::Error;
-use crate::game::Outcome;
+use crate::game::{Outcome, Replay, Rules};
+use crate::rows::Plies;
 
 /// One record's result, made once: what `Counts` and `Tally` read, written as its NDJSON line.
 #[derive(Debug, Default)]
@@ -25,10 +28,13 @@ pub struct RecordResult {
     pub error: Option<Error>,
     pub verdict: Option<Verdict>,
     pub positions: Option<Vec<String>>,
+    /// A legal record's plies, for a data set's rows (`--dataset`; not written in the result's line).
+    pub plies: Option<Plies>,
     pub claim: Option<ClaimVerdict>,
 }
 
-/// The verdict on a replayed record.
+/// The verdict on a replayed record: what a record's result (`RecordResult`) and the service's `replay`
+/// answer (`answer::ReplaySummary`) say of it.
 #[derive(Debug)]
 pub struct Verdict {
     pub legal: bool,
@@ -39,47 +45,116 @@ pub struct Verdict {
     pub failure: Option<(usize, String, Value)>,
 }
 
-/// A result's fields in their names' order, the kept ones among them (as a JSON object's keys sorted,
-/// which results have always been).
+impl Verdict {
+    /// The verdict on a replay of `moves`.
+    pub fn of<G: Rules, S: AsRef<str>>(replay: Replay<G>, moves: &[S]) -> Verdict {
+        let failure = replay
+            .failure
+            .map(|(ply, error)| (ply, moves[ply].as_ref().to_owned(), error.reason()));
+        Verdict {
+            legal: failure.is_none(),
+            plies: replay.plies,
+            position: G::position_text(&replay.position),
+            outcome: replay.outcome,
+            failure,
+        }
+    }
+
+    /// Writes `legal`, `move`, `outcome`, `plies`, `ply` and (unless `position` is false) `position`:
+    /// all but `reason` (`write_reason`), which other fields may come before.
+    pub(crate) fn write<M: SerializeMap>(
+        &self,
+        fields: &mut Fields<'_, M>,
+        position: bool,
+    ) -> Result<(), M::Error> {
+        let failure = self.failure.as_ref();
+        fields.field("legal", Some(self.legal))?;
+        fields.field("move", failure.map(|failure| &failure.1))?;
+        // As a JSON object's keys sorted, as the other fields.
+        let outcome = serde_json::to_value(&self.outcome).map_err(M::Error::custom)?;
+        fields.field("outcome", Some(outcome))?;
+        fields.field("plies", Some(self.plies))?;
+        fields.field("ply", failure.map(|failure| failure.0))?;
+        fields.field("position", Some(&self.position).filter(|_| position))
+    }
+
+    /// Writes `reason`, why the first illegal ply is.
+    pub(crate) fn write_reason<M: SerializeMap>(
+        &self,
+        fields: &mut Fields<'_, M>,
+    ) -> Result<(), M::Error> {
+        fields.field("reason", self.failure.as_ref().map(|failure| &failure.2))
+    }
+}
+
+/// Writes a claim's verdict: `claim`, and `claim_reason` when the claim disagrees.
+pub(crate) fn write_claim<M: SerializeMap>(
+    claim: Option<&ClaimVerdict>,
+    fields: &mut Fields<'_, M>,
+) -> Result<(), M::Error> {
+    let reason = match claim {
+        Some(ClaimVerdict::Disagrees(reason)) => Some(reason),
+        _ => None,
+    };
+    fields.field("claim", claim.map(ClaimVerdict::name))?;
+    fields.field("claim_reason", reason)
+}
+
+/// An answer's fields written in their names' order (as a JSON object's keys sorted, which results and
+/// replays have always been), a record's kept fields placed among them by name.
+pub(crate) struct Fields<'a, M> {
+    map: M,
+    kept: Peekable<btree_map::Iter<'a, String, Value>>,
+}
+
+impl<'a, M: SerializeMap> Fields<'a, M> {
+    pub(crate) fn new(map: M, kept: &'a BTreeMap<String, Value>) -> Self {
+        Fields {
+            map,
+            kept: kept.iter().peekable(),
+        }
+    }
+
+    /// Writes a field when it has a value, after the kept fields whose names come before its name.
+    pub(crate) fn field<T: Serialize>(
+        &mut self,
+        name: &'static str,
+        value: Option<T>,
+    ) -> Result<(), M::Error> {
+        while let Some((kept, value)) = self.kept.next_if(|(kept, _)| kept.as_str() < name) {
+            self.map.serialize_entry(kept, value)?;
+        }
+        match value {
+            Some(value) => self.map.serialize_entry(name, &value),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the kept fields left, and ends the object.
+    pub(crate) fn end(mut self) -> Result<M::Ok, M::Error> {
+        for (name, value) in self.kept {
+            self.map.serialize_entry(name, value)?;
+        }
+        self.map.end()
+    }
+}
+
+/// A result's fields in their names' order, the kept ones among them.
 impl Serialize for RecordResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        let mut kept = self.kept.iter().peekable();
-        let verdict = self.verdict.as_ref();
-        let failure = verdict.and_then(|verdict| verdict.failure.as_ref());
-        let reason = match &self.claim {
-            Some(ClaimVerdict::Disagrees(reason)) => Some(reason),
-            _ => None,
-        };
-        macro_rules! field {
-            ($name:literal, $value:expr) => {
-                while let Some((name, value)) = kept.next_if(|(name, _)| name.as_str() < $name) {
-                    map.serialize_entry(name, value)?;
-                }
-                if let Some(value) = $value {
-                    map.serialize_entry($name, &value)?;
-                }
-            };
+        let mut fields = Fields::new(serializer.serialize_map(None)?, &self.kept);
+        write_claim(self.claim.as_ref(), &mut fields)?;
+        fields.field("error", self.error.as_ref().map(Error::reason_out))?;
+        fields.field("game", self.game.as_ref())?;
+        fields.field("id", self.id.as_ref())?;
+        if let Some(verdict) = &self.verdict {
+            verdict.write(&mut fields, true)?;
         }
-        field!("claim", self.claim.as_ref().map(ClaimVerdict::name));
-        field!("claim_reason", reason);
-        field!("error", self.error.as_ref().map(Error::reason_out));
-        field!("game", self.game.as_ref());
-        field!("id", self.id.as_ref());
-        field!("legal", verdict.map(|verdict| verdict.legal));
-        field!("move", failure.map(|failure| &failure.1));
-        // As a JSON object's keys sorted, as the other fields.
-        let outcome = verdict.map(|verdict| serde_json::to_value(&verdict.outcome));
-        field!("outcome", outcome.transpose().map_err(S::Error::custom)?);
-        field!("plies", verdict.map(|verdict| verdict.plies));
-        field!("ply", failure.map(|failure| failure.0));
-        field!("position", verdict.map(|verdict| &verdict.position));
-        field!("positions", self.positions.as_ref());
-        field!("reason", failure.map(|failure| &failure.2));
-        field!("record", Some(self.record));
-        for (name, value) in kept {
-            map.serialize_entry(name, value)?;
+        fields.field("positions", self.positions.as_ref())?;
+        if let Some(verdict) = &self.verdict {
+            verdict.write_reason(&mut fields)?;
         }
-        map.end()
+        fields.field("record", Some(self.record))?;
+        fields.end()
     }
 }

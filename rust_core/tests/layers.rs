@@ -36,7 +36,8 @@ const LAYERS: [(&str, &[&str]); 5] = [
     (
         "wire",
         &[
-            "json", "answer", "request", "batch", "claims", "result", "tally", "archive", "schemas",
+            "json", "answer", "request", "batch", "claims", "result", "rows", "tally", "archive",
+            "schemas",
         ],
     ),
     ("bindings", &["engine", "record", "python"]),

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence, final
 
 from referee.errors import MalformedRequest, UnknownGame
 
-__all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records",
+__all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records", "replay_rows",
            "Tally", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
            "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "MAX_SEED", "SCHEMA_MESSAGES", "SCHEMA_PREFIXES",
            "RESULT_FIELDS", "ERROR_CODES", "unknown_game", "malformed_request", "set_board_cache_bytes",
@@ -48,6 +48,14 @@ def replay_records(
     position of a legal record; the counts (``records``, ``legal``, ``illegal``, ``errors``, ``agrees``,
     ``disagrees``, ``absent``); and with ``tally``, what a report shows of them (``referee.report``).
     ValueError for a field to keep that results already have."""
+
+def replay_rows(
+    data: bytes, first_record: int = 1, tally: bool = False
+) -> tuple[dict[str, Any], dict[str, int], Tally | None]:
+    """The same replay as ``replay_records``, giving a data set's rows instead of results (one a ply of
+    every legal record, its start included): ``rows`` (how many) and each column but ``source`` as its
+    Arrow buffers (``bytes``, a validity bitmap ``None`` without nulls) in ``pyarrow.Array.from_buffers``'
+    order, ``returns_values`` the float64s of ``returns``; the counts; and with ``tally``, the tally."""
 
 @final
 class Tally:

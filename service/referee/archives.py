@@ -25,6 +25,7 @@ import importlib.util
 import io
 import logging
 import os
+import secrets
 import sys
 import time
 from collections import deque
@@ -38,8 +39,8 @@ from tqdm import tqdm
 
 from referee._core import Tally  # a native tally, merged without leaving Rust
 
-__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Options", "Partition", "Stop", "add_counts", "chunks", "merge", "plan",
-           "run_partition", "validate", "whole_file"]
+__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Options", "Partition", "Stop", "add_counts", "chunks", "merge",
+           "partial_of", "partition_chunks", "plan", "run_partition", "validate", "whole_file"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
 CHUNK_RECORDS = 20_000
@@ -261,21 +262,20 @@ def chunks(lines: Iterable[bytes], records: int, size: int, first: int = 1) -> I
         yield first, b"".join(batch)
 
 
-def replayed(part: Partition, options: Options) -> Iterator[tuple[int, bytes, bytes, Counts, Tally | None]]:
-    """A partition replayed chunk by chunk: each chunk's first record number, records, results, counts and
-    tally. A data set's rows are made of every position, which the native replay gives."""
-    from referee import _core
-
-    positions = options.positions or options.dataset
-    for first, data in chunks(open_lines(part), options.chunk, CHUNK_BYTES[positions], part.first):
-        output, counts, tally = _core.replay_records(data, first, options.keep, positions, options.tally)
-        yield first, data, output, counts, tally
+def partition_chunks(part: Partition, options: Options) -> Iterator[tuple[int, bytes]]:
+    """A partition's records chunk by chunk (one native replay each), each with its first record's number;
+    smaller chunks when every position is written (`--positions`, `--dataset`)."""
+    size = CHUNK_BYTES[options.positions or options.dataset]
+    return chunks(open_lines(part), options.chunk, size, part.first)
 
 
 def replay_partition(part: Partition, options: Options) -> Iterator[tuple[bytes, Counts, Tally | None, int]]:
     """A partition's results chunk by chunk, each with its counts, tally and bytes of records."""
+    from referee import _core
+
     name = b',"source":' + orjson.dumps(part.source) + b"}\n" if options.name_sources else None
-    for _, data, output, counts, tally in replayed(part, options):
+    for first, data in partition_chunks(part, options):
+        output, counts, tally = _core.replay_records(data, first, options.keep, options.positions, options.tally)
         if name is not None:  # a result's last `}` is the one a line ends with (a JSON line has no raw \n)
             output = output.replace(b"}\n", name)
         yield output, counts, tally, len(data)
@@ -312,7 +312,7 @@ def run_partition(part: Partition, options: Options, target: str | None) -> Done
         assert target is not None
         from referee import dataset
 
-        return dataset.write_part(part, replayed(part, options), target)
+        return dataset.write_part(part, options, target)
     counts: Counts = dict.fromkeys(COUNT_KEYS, 0)
     tally, digest, size = None, hashlib.sha256(), 0
     kept = io.BytesIO()  # the results, when there is no part to write them to
@@ -327,18 +327,30 @@ def run_partition(part: Partition, options: Options, target: str | None) -> Done
 
 # --- 3. Outputs that cannot lie -------------------------------------------------------------------------
 
+#: What names an attempt's file until it is whole: `PATH.partial-<token>`, the token the attempt's own.
+PARTIAL = ".partial-"
+
+
+def partial_of(target: str) -> str:
+    """The name an attempt writes `target` under: its own, so that two attempts at one file (a killed
+    client's task still running on a worker beside a resumed run's) never write into one another."""
+    return f"{target}{PARTIAL}{secrets.token_hex(8)}"
+
+
 @contextlib.contextmanager
 def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
     """A file that appears at `path` only once complete, on a local disk or an object store alike: written
-    to `PATH.partial` and moved to `PATH` when complete (a rename locally; on an object store, a copy
-    once the upload has ended). Removed when the writing fails; a killed run leaves only `PATH.partial`."""
+    to `PATH.partial-<token>` (`partial_of`) and moved to `PATH` when complete (a rename locally; on an
+    object store, a copy once the upload has ended). Removed when the writing fails; a killed run leaves
+    only its partial file, which nothing reads (a resumed run removes those of its directory). Two
+    attempts at one file each move a whole file into place: the last one stays."""
     if path == "-":
         yield sys.stdout.buffer if "b" in mode else sys.stdout
         return
     import fsspec
 
     fs, target = fsspec.core.url_to_fs(path)
-    partial = f"{target}.partial"
+    partial = partial_of(target)
     try:
         file = fs.open(partial, mode, **({} if "b" in mode else {"encoding": "utf-8"}))
     except FileNotFoundError as error:
@@ -381,6 +393,14 @@ class Directory:
     def write(self, name: str, data: bytes) -> None:
         with whole_file(self.path(name)) as file:
             file.write(data)
+
+    def remove_partials(self) -> None:
+        """Removes the partial files that killed attempts left (`whole_file`): never a part, which is only
+        ever moved into place whole. Before a run's tasks start, so that none is theirs."""
+        for name in self.fs.ls(self.root.rstrip("/"), detail=False):
+            if PARTIAL in name.rsplit("/", 1)[-1]:
+                with contextlib.suppress(OSError):  # gone already (its attempt ended meanwhile)
+                    self.fs.rm(name)
 
     def part_complete(self, entry: dict[str, Any]) -> bool:
         """A part the manifest says is complete, there with its size."""
@@ -616,6 +636,7 @@ def into_directory(directory: Directory, args: argparse.Namespace, options: Opti
                    for index, part in enumerate(number(parts, run))]
         manifest = {"engine": engine_version(), "sources": args.sources, "options": settings, "parts": entries}
         directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    directory.remove_partials()  # a killed run's, never complete: its parts are redone under new names
     todo = [index for index, entry in enumerate(entries) if not directory.part_complete(entry)]
     tasks = [(index, Partition(**entries[index]["partition"]), directory.path(entries[index]["part"])) for index in todo]
     with progress_bar(args, [task[1] for task in tasks]) as bar:

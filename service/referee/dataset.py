@@ -1,20 +1,17 @@
 """`referee validate --dataset DIR/`: a data set for learning, written by the archive pipeline's own tasks.
 
 Each partition's task writes `part-NNNNN.parquet` (pyarrow: `pip install 'referee[dataset]'`), one row a
-ply of every legal record, its start included. The positions are the native replay's (`--positions`); the
-player to move, the action ids and the returns come from a position handle on the same start pushed along the same moves,
-checked against those positions at every ply. A record with an illegal move (or no record) gives no row.
+ply of every legal record, its start included. Every column is the native replay's (`_core.replay_rows`:
+the replay that judges the record, which with a data set also says at each ply the player to move and the
+move's action id, and the record's returns), handed to pyarrow as Arrow buffers, no value one by one. A
+record with an illegal move (or no record) gives no row.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
-from collections.abc import Iterator
 from typing import Any
-
-import orjson
 
 __all__ = ["COLUMNS", "check_installed", "write_part"]
 
@@ -37,94 +34,24 @@ def schema() -> Any:
                       ("action", pa.int32()), ("to_move", pa.string()), ("returns", pa.list_(pa.float64()))])
 
 
-class Games:
-    """One `referee.Game` a setup (game, variant, options), made once a task, with the action ids of the
-    moves' notations met (an id does not depend on the position)."""
+def table(source: str, columns: dict[str, Any], table_schema: Any) -> Any:
+    """A chunk's rows as a table: the native replay's columns (`_core.replay_rows`: each column's Arrow
+    buffers) taken whole, and the partition's source on every row."""
+    import pyarrow as pa
 
-    def __init__(self) -> None:
-        self.games: dict[bytes, tuple[Any, dict[str, int | None]]] = {}
+    count = columns["rows"]
 
-    def of(self, record: dict[str, Any]) -> tuple[Any, dict[str, int | None]]:
-        import referee
+    def array(kind: Any, length: int, buffers: list[bytes | None], children: tuple = ()) -> Any:
+        return pa.Array.from_buffers(kind, length, [None if data is None else pa.py_buffer(data) for data in buffers],
+                                     children=list(children))
 
-        key = orjson.dumps([record["game"], record.get("variant"), record.get("options")], option=orjson.OPT_SORT_KEYS)
-        if key not in self.games:
-            self.games[key] = referee.game(record["game"], record.get("variant"), record.get("options")), {}
-        return self.games[key]
-
-
-def record_rows(columns: dict[str, list], source: str, number: int, record: dict[str, Any], positions: list[str],
-                game: Any, actions_of: dict[str, int | None]) -> None:
-    """Appends a legal record's rows: its start and one a ply."""
-    handle = game.load(positions[0])  # the native replay's start, its seed too (drawn when a record has none)
-    record_id = record.get("id")
-    record_id = record_id if record_id is None or isinstance(record_id, str) else orjson.dumps(record_id).decode()
-    moves: list[str] = record["moves"]
-    movers: list[str | None] = [handle.to_move]
-    actions: list[int | None] = [None]
-    for ply, move in enumerate(moves):
-        if move not in actions_of:
-            actions_of[move] = action_of(game, move)
-        try:
-            actions.append(one_decision(handle, move, actions_of[move], positions[ply + 1]))
-        except RuntimeError as error:  # a bug of ours, never of the record: said where
-            raise RuntimeError(f"{source}:{number}: ply {ply + 1}: {error}") from None
-        movers.append(handle.to_move)
-    returns = handle.returns()
-    count = len(moves) + 1
-    columns["source"].extend([source] * count)
-    columns["record"].extend([number] * count)
-    columns["id"].extend([record_id] * count)
-    columns["game"].extend([record["game"]] * count)
-    columns["ply"].extend(range(count))
-    columns["position"].extend(positions)
-    columns["move"].extend([None, *moves])
-    columns["action"].extend(actions)
-    columns["to_move"].extend(movers)
-    columns["returns"].extend([returns] * count)
-
-
-def action_of(game: Any, move: str) -> int | None:
-    """The action id of a move's notation in the game's action space, None when it names no one decision
-    (a Hypnosia turn's two die moves, a Caesar! move with a draw)."""
-    from referee.errors import RefereeError
-
-    try:
-        return game.action_of(move)
-    except RefereeError:
-        return None
-
-
-def one_decision(handle: Any, move: str, action: int | None, after: str) -> int | None:
-    """Plays `move` on the handle; returns its action id when the move is that one decision (the id pushed
-    alone plays the move: the position after is the record's), else None (the move pushed as notation).
-    RuntimeError when the position after is not `after`, which a replay of the same moves never gives."""
-    from referee.errors import RefereeError
-
-    if action is not None:
-        with contextlib.suppress(RefereeError):  # the id is not legal here: the move is not that decision
-            handle.push(action)
-            if handle.position() == after:
-                return action
-            handle.pop()
-    handle.push(move)
-    if handle.position() != after:
-        raise RuntimeError(f"{move} gives {handle.position()}, the native replay {after}")
-    return None
-
-
-def rows(source: str, first: int, data: bytes, output: bytes, games: Games) -> dict[str, list]:
-    """The rows of a chunk: its records' lines and their results (with positions), in order."""
-    columns: dict[str, list] = {name: [] for name in COLUMNS}
-    lines = data.splitlines()
-    for line in output.splitlines():
-        result = orjson.loads(line)
-        if result.get("legal") is not True:
-            continue
-        number = result["record"]
-        record = orjson.loads(lines[number - first])
-        record_rows(columns, source, number, record, result["positions"], *games.of(record))
-    return columns
+    returns = array(pa.float64(), len(columns["returns_values"][1]) // 8, columns["returns_values"])
+    arrays = [pa.repeat(pa.scalar(source, pa.string()), count)]
+    for field in table_schema:
+        if field.name != "source":
+            children = (returns,) if field.name == "returns" else ()
+            arrays.append(array(field.type, count, columns[field.name], children))
+    return pa.Table.from_arrays(arrays, schema=table_schema)
 
 
 class Hashed:
@@ -156,21 +83,29 @@ class Hashed:
         pass
 
 
-def write_part(part: Any, chunks: Iterator[tuple[int, bytes, bytes, dict, Any]], target: str) -> Any:
-    """A partition's task with `--dataset`: a Parquet part at `target` (a row group a chunk)."""
-    import pyarrow as pa
+def write_part(part: Any, options: Any, target: str) -> Any:
+    """A partition's task with `--dataset`: a Parquet part at `target` (a row group a chunk), its rows the
+    native replay's (`_core.replay_rows`), chunk by chunk as `referee.archives` cuts every partition."""
     import pyarrow.parquet as pq
 
-    from referee.archives import COUNT_KEYS, Done, add_counts, merge, whole_file
+    from referee import _core
+    from referee.archives import (
+        COUNT_KEYS,
+        Done,
+        add_counts,
+        merge,
+        partition_chunks,
+        whole_file,
+    )
 
     counts = dict.fromkeys(COUNT_KEYS, 0)
-    tally, games, table_schema = None, Games(), schema()
+    part_tally, table_schema = None, schema()
     with whole_file(target) as file:
         out = Hashed(file)
         with pq.ParquetWriter(out, table_schema, compression="zstd") as writer:
-            for first, data, output, chunk_counts, chunk_tally in chunks:
-                columns = rows(part.source, first, data, output, games)
-                if columns["ply"]:
-                    writer.write_table(pa.Table.from_pydict(columns, schema=table_schema))
-                counts, tally = add_counts(counts, chunk_counts), merge(tally, chunk_tally)
-    return Done(None, counts, tally, out.size, out.digest.hexdigest(), part.size)
+            for first, data in partition_chunks(part, options):
+                columns, chunk_counts, chunk_tally = _core.replay_rows(data, first, options.tally)
+                if columns["rows"]:
+                    writer.write_table(table(part.source, columns, table_schema))
+                counts, part_tally = add_counts(counts, chunk_counts), merge(part_tally, chunk_tally)
+    return Done(None, counts, part_tally, out.size, out.digest.hexdigest(), part.size)
