@@ -486,7 +486,10 @@ struct Failed<R> {
 
 /// Writes `{"index":N,` and then the fields of `result`, a JSON object (its own `{` left out).
 fn write_indexed<T: Serialize>(out: &mut Vec<u8>, index: usize, result: &T) {
-    let _ = write!(out, "{{\"index\":{index},");
+    // The number through serde_json's integer writer, not the formatting machinery.
+    out.extend_from_slice(b"{\"index\":");
+    serde_json::to_writer(&mut *out, &index).expect("a number serializes");
+    out.push(b',');
     let start = out.len();
     serde_json::to_writer(&mut *out, result).expect("a result serializes");
     out.remove(start);

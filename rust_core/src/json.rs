@@ -251,7 +251,9 @@ impl<'a> Scan<'a> {
         let frame = &mut self.frames[depth];
         frame.expects_key = false;
         if frame.hashed {
-            return self.add_hashed(depth, key);
+            let first = frame.first_key;
+            self.keys[first] = key;
+            return self.add_hashed(depth);
         }
         let first = frame.first_key;
         let bit =
@@ -259,11 +261,10 @@ impl<'a> Scan<'a> {
         let maybe_seen = frame.seen & bit != 0 || frame.escapes || key.escaped();
         frame.seen |= bit;
         frame.escapes |= key.escaped();
-        let twice = maybe_seen
-            && self.keys[first..]
-                .iter()
-                .any(|&other| self.same(other, key));
+        // Pushed before it is compared, and read back from the stack by reference: a copy kept
+        // aside for the comparisons was stored in parts and loaded whole, a stall on every key.
         self.keys.push(key);
+        let twice = maybe_seen && self.seen_before(first);
         if !twice && self.keys.len() - first > LINEAR_KEYS {
             self.hash_keys(depth);
         }
@@ -286,12 +287,12 @@ impl<'a> Scan<'a> {
         self.sets.push((depth, set));
     }
 
-    /// Adds a key to the hashes of the object at `depth` (the innermost): true when it has the key.
-    fn add_hashed(&mut self, depth: usize, key: Key) -> bool {
+    /// Adds the key in the one place on the stack of the object at `depth` (the innermost, its keys
+    /// kept as hashes) to its hashes: true when it has the key.
+    fn add_hashed(&mut self, depth: usize) -> bool {
+        let key = self.keys[self.frames[depth].first_key];
         let random = self.random.as_ref().expect("made with the object's hashes");
         let hash = random.hash_one(&*self.key_bytes(key));
-        let first = self.frames[depth].first_key;
-        self.keys[first] = key;
         let (_, set) = self.sets.last_mut().expect("the object's hashes");
         !set.insert(hash) && self.earlier_key(depth, key)
     }
@@ -328,10 +329,16 @@ impl<'a> Scan<'a> {
         found.get()
     }
 
+    /// Whether the last key on the stack is one of the keys from `first` before it.
+    fn seen_before(&self, first: usize) -> bool {
+        let (last, before) = self.keys[first..].split_last().expect("a key was pushed");
+        before.iter().any(|other| self.same(other, last))
+    }
+
     /// Whether two keys are the same string.
-    fn same(&self, a: Key, b: Key) -> bool {
+    fn same(&self, a: &Key, b: &Key) -> bool {
         if a.escaped() || b.escaped() {
-            return self.key_bytes(a) == self.key_bytes(b);
+            return self.key_bytes(*a) == self.key_bytes(*b);
         }
         a.length == b.length
             && a.head == b.head

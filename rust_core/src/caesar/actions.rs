@@ -10,17 +10,22 @@
 //!
 //! A placement that closes provinces with a Tactics, Wealth or Might bonus is followed by one choice
 //! each; then the turn's draws are chance nodes, one a draw (none when the turn draws nothing), and
-//! the last one plays the whole move, draws listed (`S60@HC-HU T =D42`). With keyed chance (seal
-//! keys), whose moves may not list draws, the generator draws them when the choices are complete.
+//! the last one completes the whole move, draws listed (`S60@HC-HU T =D42`): the move is played once,
+//! when its choices are complete, its draws counted by the rules and left to chance
+//! (`Draws::Deferred`). With keyed chance (seal keys), whose moves may not list draws, the generator
+//! draws them when the choices are complete.
 
 use super::board::{
     parse_border, parse_province, parse_token, token_code, token_total, BORDER_COUNT,
     PROVINCE_COUNT, TOKEN_KINDS,
 };
 use super::moves::parse_move;
+use super::moves::Draws;
 use super::{observation, BorderIndex, Caesar, Choice, Move, Position, ProvinceIndex, Target};
 use crate::decisions::{self, Decisions, Node};
 use crate::error::{Error, Result};
+use std::fmt;
+use std::hash::{Hash, Hasher};
 
 const PLACEMENTS: usize = TOKEN_KINDS * BORDER_COUNT * 2;
 const DECLINE: usize = PLACEMENTS;
@@ -32,13 +37,39 @@ const DRAWS: usize = MIGHT_PROVINCE + PROVINCE_COUNT;
 const ACTIONS: usize = DRAWS + TOKEN_KINDS;
 
 /// The decisions of the turn under way: its placement (token kind, border, forward), the bonus
-/// choices so far, and once they are complete, the draws it takes (`due`) and those chance drew.
+/// choices so far, and once they are complete, the draws it takes (`due`), those chance drew and
+/// the move played with its draws still in the bag.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Pending {
     pub(super) placement: Option<(u8, u8, bool)>,
     pub(super) choices: Vec<Choice>,
     pub(super) due: u8,
     pub(super) draws: Vec<u8>,
+    pub(super) played: Played,
+}
+
+/// The turn's move played with its draws deferred (or why it cannot be), kept for its last draw.
+/// It follows from the node's position and the decisions above, so it tells no two nodes apart:
+/// equal, hashed and shown as nothing.
+#[derive(Clone, Default)]
+pub(super) struct Played(pub(super) Option<Result<Box<Position>>>);
+
+impl PartialEq for Played {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Played {}
+
+impl Hash for Played {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+impl fmt::Debug for Played {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("..")
+    }
 }
 
 /// What an id decides.
@@ -142,18 +173,65 @@ impl Caesar {
             return Ok(None); // a choice is still missing
         }
         let mv = move_of_pending(&node.pending, Vec::new()).expect("a placement is pending");
-        match node.position.play(mv.clone()) {
-            Err(error) => Err(error),
-            Ok((next, effects)) => {
-                if effects.drawn.is_empty() || node.position.chance.keyed_by().is_some() {
-                    node.position = next;
-                    node.pending = Pending::default();
-                    return Ok(Some(mv));
-                }
-                node.pending.due = effects.drawn.len() as u8;
-                Ok(None)
-            }
+        if node.position.chance.keyed_by().is_some() {
+            node.position = node.position.play(mv.clone())?.0;
+            node.pending = Pending::default();
+            return Ok(Some(mv));
         }
+        let (next, due) = Self::play_deferred(&node.position, &mv)?;
+        if due == 0 {
+            node.position = next;
+            node.pending = Pending::default();
+            return Ok(Some(mv));
+        }
+        node.pending.due = due;
+        node.pending.played = Played(Some(Ok(Box::new(next))));
+        Ok(None)
+    }
+
+    /// The move played with its draws deferred to chance, and how many it draws.
+    fn play_deferred(position: &Position, mv: &Move) -> Result<(Position, u8)> {
+        let mut draws = Draws::Deferred { due: 0 };
+        let (next, _) = position.play_drawing(mv, &mut draws)?;
+        let Draws::Deferred { due } = draws else {
+            unreachable!("deferred draws stay deferred")
+        };
+        Ok((next, due))
+    }
+
+    /// The pending move played again from a resampled position (whose hidden hands it keeps).
+    pub(super) fn replay_pending(node: &mut Node<Self>) {
+        if node.pending.played.0.is_some() {
+            let mv = move_of_pending(&node.pending, Vec::new()).expect("a placement is pending");
+            let played = Self::play_deferred(&node.position, &mv).map(|(next, _)| Box::new(next));
+            node.pending.played = Played(Some(played));
+        }
+    }
+
+    /// The last draw: the move played with its draws deferred, the drawn tokens now taken.
+    fn complete(node: &mut Node<Self>) -> Result<Move> {
+        let played = node
+            .pending
+            .played
+            .0
+            .take()
+            .expect("a move with draws is pending");
+        let mut next = match played {
+            Ok(next) => next,
+            Err(error) => {
+                node.pending.played = Played(Some(Err(error.clone())));
+                return Err(error);
+            }
+        };
+        let mover = node.position.to_move.expect("a move is under way");
+        for &kind in &node.pending.draws {
+            next.take_drawn(mover, usize::from(kind));
+        }
+        let mv = move_of_pending(&node.pending, node.pending.draws.clone())
+            .expect("a placement is pending");
+        node.position = *next;
+        node.pending = Pending::default();
+        Ok(mv)
     }
 
     /// The tokens still in the mover's bag for the pending draws, by kind.
@@ -307,19 +385,9 @@ impl Decisions for Caesar {
                 if node.pending.draws.len() < usize::from(node.pending.due) {
                     return Ok(None);
                 }
-                let mv = move_of_pending(&node.pending, node.pending.draws.clone())
-                    .expect("a placement is pending");
-                match node.position.play(mv.clone()) {
-                    Ok((next, _)) => {
-                        node.position = next;
-                        node.pending = Pending::default();
-                        Ok(Some(mv))
-                    }
-                    Err(error) => {
-                        node.pending.draws.pop();
-                        Err(error)
-                    }
-                }
+                Self::complete(node).map(Some).inspect_err(|_| {
+                    node.pending.draws.pop();
+                })
             }
             _ => Err(wrong_decision(expected, action)),
         }
@@ -393,5 +461,42 @@ mod tests {
             assert!(!Caesar::random_decision(&mut node, &mut chance));
             assert!(decisions > 20 && choices > 0, "{decisions} {choices}");
         }
+    }
+
+    /// Takes chance's draws until the turn completes: the position reached, and the move.
+    fn draw_to_the_end(mut node: Node<Caesar>, chance: &mut Chance) -> (Position, Move) {
+        loop {
+            let outcome = decisions::sample(&Caesar::chance_outcomes(&node), chance);
+            if let Some(mv) = Caesar::apply(&mut node, outcome).unwrap() {
+                return (node.position, mv);
+            }
+        }
+    }
+
+    /// The turn's move is played once, its draws deferred: from any of its chance nodes (and from
+    /// the node resampled for its mover, whose opponent's hand is dealt again), the draws complete
+    /// the position that `Rules` plays from the move with those draws listed.
+    #[test]
+    fn the_last_draw_completes_the_move_as_rules_play_it() {
+        let mut checked = 0;
+        for seed in 0..4 {
+            let start = Caesar::start(&crate::game::default_setup::<Caesar>(), Some(seed), None);
+            let mut node = Node::<Caesar>::new(start);
+            let mut chance = Chance::from_seed(seed, None);
+            while node.position.active().is_some() {
+                if Caesar::is_chance(&node) {
+                    let mover = node.position.to_move.unwrap() as usize;
+                    let resampled = Caesar::resample(&node, mover, &mut chance);
+                    for from in [node.clone(), resampled] {
+                        let before = from.position.clone();
+                        let (after, mv) = draw_to_the_end(from, &mut chance);
+                        assert_eq!(after, before.play(mv).unwrap().0);
+                        checked += 1;
+                    }
+                }
+                assert!(Caesar::random_decision(&mut node, &mut chance));
+            }
+        }
+        assert!(checked > 50, "{checked}");
     }
 }

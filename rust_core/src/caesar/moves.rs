@@ -584,6 +584,19 @@ pub(super) enum Draws<'a> {
     Seeded,
     /// The tokens the move lists, in order.
     Given { tokens: &'a [u8], used: usize },
+    /// None yet: the draws are counted (`due`) and left in the bag for chance to take one at a
+    /// time (a turn decided one decision at a time); the bag and the hand count them as drawn.
+    Deferred { due: u8 },
+}
+
+impl Draws<'_> {
+    /// The draws counted but not taken from the bag.
+    fn deferred(&self) -> u32 {
+        match *self {
+            Draws::Deferred { due } => u32::from(due),
+            _ => 0,
+        }
+    }
 }
 
 /// The effects of placing `kind` on `border` (with the faces it shows), before any closure.
@@ -671,21 +684,26 @@ impl Position {
 
     /// Draws one token of `player` from the seeded source (nothing from an empty bag).
     pub(super) fn draw_seeded(&mut self, player: Player) -> Option<usize> {
-        let bag = &mut self.bags[player as usize];
+        let bag = &self.bags[player as usize];
         let total = token_total(bag);
         if total == 0 {
             return None;
         }
         let mut index = self.chance.below(total);
-        for (kind, count) in bag.iter_mut().enumerate() {
-            if index < u32::from(*count) {
-                *count -= 1;
-                self.hands[player as usize][kind] += 1;
+        for (kind, &count) in bag.iter().enumerate() {
+            if index < u32::from(count) {
+                self.take_drawn(player, kind);
                 return Some(kind);
             }
-            index -= u32::from(*count);
+            index -= u32::from(count);
         }
         None
+    }
+
+    /// A token of `kind` drawn: from `player`'s bag into their hand (the bag holds one).
+    pub(super) fn take_drawn(&mut self, player: Player, kind: usize) {
+        self.bags[player as usize][kind] -= 1;
+        self.hands[player as usize][kind] += 1;
     }
 
     /// One draw of the turn from its source; `drawn` records it.
@@ -696,10 +714,14 @@ impl Position {
         drawn: &mut Vec<&'static str>,
     ) -> Result<()> {
         let p = player as usize;
-        if token_total(&self.bags[p]) == 0 {
+        if token_total(&self.bags[p]) <= draws.deferred() {
             return Ok(());
         }
         let kind = match draws {
+            Draws::Deferred { due } => {
+                *due += 1;
+                return Ok(());
+            }
             Draws::Seeded => match self.draw_seeded(player) {
                 Some(kind) => kind,
                 None => return Ok(()),
@@ -729,8 +751,7 @@ impl Position {
                     ));
                 }
                 *used += 1;
-                self.bags[p][kind] -= 1;
-                self.hands[p][kind] += 1;
+                self.take_drawn(player, kind);
                 kind
             }
         };
@@ -1023,27 +1044,6 @@ impl Position {
     }
 
     pub fn play(&self, mv: Move) -> Result<(Position, Effects)> {
-        let player = self.active().ok_or(Error::GameOver)?;
-        let (kind, border) = (mv.kind(), mv.border());
-        self.check_placement(player, kind, border)?;
-        let forward = mv.forward();
-        let mut next = self.clone();
-        next.put(player, kind, border, forward);
-        let mut effects = placement_effects(player, kind, border, forward);
-        if !mv.draws().is_empty() {
-            if let Some(key_id) = self.chance.keyed_by() {
-                // With keyed chance (a service with seal keys) the draws come from the generator
-                // alone: listing them would let the mover choose their own tokens.
-                return Err(Error::illegal_move(
-                    "listed-draws",
-                    format!(
-                        "the move lists {} draw(s), but this game's draws come from its keyed random source (key {key_id:?}): give the move without draws",
-                        mv.draws().len()
-                    ),
-                    json!({ "listed": mv.draws().len() }),
-                ));
-            }
-        }
         let mut draws = if mv.draws().is_empty() {
             Draws::Seeded
         } else {
@@ -1052,8 +1052,33 @@ impl Position {
                 used: 0,
             }
         };
+        self.play_drawing(&mv, &mut draws)
+    }
+
+    /// Plays `mv` with its draws from `draws` (the move's own, the state's random source, or
+    /// deferred to chance).
+    pub(super) fn play_drawing(&self, mv: &Move, draws: &mut Draws) -> Result<(Position, Effects)> {
+        let player = self.active().ok_or(Error::GameOver)?;
+        let (kind, border) = (mv.kind(), mv.border());
+        self.check_placement(player, kind, border)?;
+        let forward = mv.forward();
+        let mut next = self.clone();
+        next.put(player, kind, border, forward);
+        let mut effects = placement_effects(player, kind, border, forward);
+        if let (Draws::Given { tokens, .. }, Some(key_id)) = (&draws, self.chance.keyed_by()) {
+            // With keyed chance (a service with seal keys) the draws come from the generator
+            // alone: listing them would let the mover choose their own tokens.
+            return Err(Error::illegal_move(
+                "listed-draws",
+                format!(
+                    "the move lists {} draw(s), but this game's draws come from its keyed random source (key {key_id:?}): give the move without draws",
+                    tokens.len()
+                ),
+                json!({ "listed": tokens.len() }),
+            ));
+        }
         let mut choices = mv.choices().iter().copied();
-        let won = next.close_provinces(border, player, &mut choices, &mut draws, &mut effects)?;
+        let won = next.close_provinces(border, player, &mut choices, draws, &mut effects)?;
         if let Some(extra) = choices.next() {
             let expected = mv.choices().len() - 1 - choices.count();
             return Err(Error::illegal_move(
@@ -1064,8 +1089,8 @@ impl Position {
                 json!({ "choice": extra.to_string(), "expected": expected }),
             ));
         }
-        next.end_turn(player, won, &mut draws, &mut effects)?;
-        check_draws_used(&draws)?;
+        next.end_turn(player, won, draws, &mut effects)?;
+        check_draws_used(draws)?;
         effects.winner = next.result().map(|(winner, _)| winner.name());
         Ok((next, effects))
     }
@@ -1155,10 +1180,9 @@ impl Position {
             return Ok(());
         }
         let p = player as usize;
-        while token_total(&self.hands[p]) < u32::from(self.hand_limits[p])
-            && token_total(&self.bags[p]) > 0
-        {
-            self.draw(player, draws, &mut effects.drawn)?;
+        let held = token_total(&self.hands[p]) + draws.deferred();
+        for _ in held..u32::from(self.hand_limits[p]) {
+            self.draw(player, draws, &mut effects.drawn)?; // none once the bag is empty
         }
         self.to_move = Some(if effects.extra_turn {
             player

@@ -159,5 +159,6 @@ pub fn resample(node: &Node<Caesar>, player: usize, chance: &mut Chance) -> Node
     }
     let seed = u64::from(chance.below(u32::MAX)) << 32 | u64::from(chance.below(u32::MAX));
     position.chance = Chance::from_seed(seed, None);
+    Caesar::replay_pending(&mut resampled);
     resampled
 }
