@@ -13,13 +13,12 @@ use serde_json::Value;
 use crate::answer::Played;
 use crate::chance::ChanceKeys;
 use crate::claims::{self, Claim};
-use crate::error::Error;
-use crate::game::{self, Checked, Outcome, Rules, StateOf};
+use crate::error::{self, Error};
+use crate::game::{self, Checked, Outcome, Rules, StateOf, Verdict};
 use crate::incoming;
 use crate::keys::{self, SealKeys};
 use crate::opaque::{Commitments, Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
-use crate::request::{self, Reader};
 use crate::seal::{self, Stamped};
 
 /// Why an engine refused a call: the game's error (a setup, a state, a move, a player), or a fault
@@ -40,7 +39,7 @@ impl Refusal {
     }
 
     fn field(field: &str, message: String) -> Refusal {
-        Refusal::Request(request::malformed_request(&[(field.into(), message)]))
+        Refusal::Request(error::malformed_request(&[(field.into(), message)]))
     }
 }
 
@@ -78,14 +77,6 @@ impl<G: Rules> Engine<G> {
     /// Its keys, for what outlives a call (a position handle writes states with them).
     pub fn shared_keys(&self) -> Option<Arc<SealKeys>> {
         self.keys.clone()
-    }
-
-    /// How the request and batch paths read states and write answers: this engine's setup and keys.
-    pub fn reader(&self) -> Reader<'_, G> {
-        Reader {
-            setup: &self.setup,
-            keys: self.keys(),
-        }
     }
 
     /// Whether it answers its states opaque (encrypted; see `SealKeys`).
@@ -201,6 +192,21 @@ impl<G: Rules> Engine<G> {
         })
     }
 
+    /// Refuses to hold its games whole (a position handle, which shows every hand) when it
+    /// `commits`.
+    pub fn whole_games(&self) -> Result<(), Error> {
+        if !self.commits() {
+            return Ok(());
+        }
+        Err(Error::NotThisPlayer {
+            player: None,
+            detail: format!(
+                "whole: {} keeps its states opaque with each player's secret; a position handle would show every hand",
+                G::NAME
+            ),
+        })
+    }
+
     /// Plays a move on a state of `form`, acting as its mover (with the mover's `secret` when it is
     /// committed): the next state in that form.
     pub fn play(
@@ -213,6 +219,38 @@ impl<G: Rules> Engine<G> {
     ) -> Result<(G::Position, G::Effects), Error> {
         form.act_as_mover::<G>(position, secret)?;
         game::play_text::<G>(position, mv, player)
+    }
+
+    /// Judges a move on a state of `form` as `play` would play it (acting as its mover): a move the
+    /// rules refuse is a verdict; `Err`, a fault of the request (the mover's secret missing, a
+    /// player the game does not have).
+    pub fn validate(
+        &self,
+        position: &G::Position,
+        form: &Form,
+        mv: &str,
+        player: Option<&str>,
+        secret: Option<&str>,
+    ) -> Result<Verdict<G::Position, G::Effects>, Error> {
+        form.act_as_mover::<G>(position, secret)?;
+        game::validate::<G>(position, mv, player)
+    }
+
+    /// The legal moves of a state of `form` (the mover's hand: with the mover's `secret` when it is
+    /// committed), in notation; `compact`, the game's shorter form (see `Rules::compact_moves`).
+    pub fn legal_moves(
+        &self,
+        position: &G::Position,
+        form: &Form,
+        compact: bool,
+        secret: Option<&str>,
+    ) -> Result<Vec<String>, Error> {
+        form.act_as_mover::<G>(position, secret)?;
+        Ok(if compact {
+            G::compact_moves(position)
+        } else {
+            G::legal_move_texts(position)
+        })
     }
 
     /// The answer of `play`: the next state in `form` (sealed, or opaque with the mover's view).
@@ -244,7 +282,7 @@ impl<G: Rules> Engine<G> {
                 G::NAME
             );
             let fields = [("moves".into(), detail.clone())];
-            return Err(Refusal::Request(request::malformed_request_detail(
+            return Err(Refusal::Request(error::malformed_request_detail(
                 &fields, detail,
             )));
         }
@@ -530,10 +568,28 @@ mod tests {
         let mover = Caesar::to_move(&read).unwrap();
         let mv = Caesar::legal_move_texts(&read)[0].clone();
         let other = if mover == "caesar" { POMPEYS } else { CAESARS };
+        let secret = if mover == "caesar" { CAESARS } else { POMPEYS };
+        // Every call that acts as the mover is refused without the mover's secret: the one policy.
         assert!(matches!(
             engine.play(&read, &form, &mv, None, Some(other)),
             Err(Error::NotThisPlayer { .. })
         ));
+        assert!(matches!(
+            engine.validate(&read, &form, &mv, None, Some(other)),
+            Err(Error::NotThisPlayer { .. })
+        ));
+        assert!(matches!(
+            engine.legal_moves(&read, &form, false, None),
+            Err(Error::NotThisPlayer { .. })
+        ));
+        assert!(matches!(
+            engine.validate(&read, &form, &mv, None, Some(secret)),
+            Ok(crate::game::Verdict::Legal { .. })
+        ));
+        let moves = engine
+            .legal_moves(&read, &form, false, Some(secret))
+            .unwrap();
+        assert_eq!(moves, Caesar::legal_move_texts(&read));
         let replay = engine.replay(&[mv], None, None, Some(&commitments()), &Default::default());
         let (code, field) = refused(replay);
         assert_eq!(

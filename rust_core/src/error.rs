@@ -1,8 +1,10 @@
 //! Typed errors of the rules core. Each kind has a stable machine code that the Python layer and the
 //! HTTP service expose unchanged (`invalid-state`, `illegal-move`, ...).
 
+use std::fmt::Write as _;
+
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// Why a request about a game cannot be answered with a next state.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -242,6 +244,29 @@ impl Serialize for Entry<'_> {
             Entry::Json(value) => value.serialize(serializer),
         }
     }
+}
+
+/// The refusals of a request's own faults (its JSON, its fields), which no game makes: `malformed-json`,
+/// and `malformed-request` with each field at fault.
+pub(crate) fn malformed_json(detail: String) -> Value {
+    json!({ "code": "malformed-json", "detail": detail })
+}
+
+pub(crate) fn malformed_request(errors: &[(String, String)]) -> Value {
+    let mut detail = String::new();
+    for (index, (field, message)) in errors.iter().enumerate() {
+        let separator = if index == 0 { "" } else { "; " };
+        let _ = write!(detail, "{separator}{field}: {message}");
+    }
+    malformed_request_detail(errors, detail)
+}
+
+pub(crate) fn malformed_request_detail(errors: &[(String, String)], detail: String) -> Value {
+    let errors: Vec<Value> = errors
+        .iter()
+        .map(|(field, message)| json!({ "field": field, "message": message }))
+        .collect();
+    json!({ "code": "malformed-request", "detail": detail, "errors": errors })
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -18,7 +18,7 @@ use crate::archive;
 use crate::batch;
 use crate::claims::Claim;
 use crate::engine::{self, AnyEngine, Refusal, SetupOf};
-use crate::error::Error;
+use crate::error::{self, Error};
 use crate::game::{self, Rules, StateOf};
 use crate::keys::SealKeys;
 use crate::opaque::{Form, COMMITMENTS_FIELD};
@@ -100,10 +100,10 @@ fn claim_of(py: Python<'_>, claim: Option<&Bound<'_, PyAny>>) -> PyResult<Claim>
         return Ok(Claim::default());
     };
     let fields = from_python::<serde_json::Map<String, Value>>(claim).map_err(|detail| {
-        raise_reason(py, &request::malformed_request(&[("body".into(), detail)]))
+        raise_reason(py, &error::malformed_request(&[("body".into(), detail)]))
     })?;
     Claim::from_fields(fields).map_err(|(field, message)| {
-        raise_reason(py, &request::malformed_request(&[(field, message)]))
+        raise_reason(py, &error::malformed_request(&[(field, message)]))
     })
 }
 
@@ -205,7 +205,7 @@ fn commitments_given<G: Rules>(
     from_python::<Value>(given).map(Some).map_err(|detail| {
         raise_reason(
             py,
-            &request::malformed_request(&[(COMMITMENTS_FIELD.into(), detail)]),
+            &error::malformed_request(&[(COMMITMENTS_FIELD.into(), detail)]),
         )
     })
 }
@@ -386,14 +386,8 @@ impl Engine {
     ) -> PyResult<Vec<String>> {
         with_engine!(&self.0, G, engine => {
             let (position, form) = position_of(engine, state)?;
-            form.act_as_mover::<G>(&position, secret).map_err(|e| raise(py, &e))?;
-            Ok(py.detach(|| {
-                if compact {
-                    G::compact_moves(&position)
-                } else {
-                    G::legal_move_texts(&position)
-                }
-            }))
+            py.detach(|| engine.legal_moves(&position, &form, compact, secret))
+                .map_err(|e| raise(py, &e))
         })
     }
 
@@ -435,9 +429,10 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_engine!(&self.0, G, engine => {
             let (position, form) = position_of(engine, state)?;
-            form.act_as_mover::<G>(&position, secret).map_err(|e| raise(py, &e))?;
-            let verdict = request::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
-            to_py(py, &verdict)
+            let verdict = engine
+                .validate(&position, &form, r#move, player, secret)
+                .map_err(|e| raise(py, &e))?;
+            to_py(py, &request::Judged::from(verdict))
         })
     }
 
@@ -446,7 +441,7 @@ impl Engine {
     /// envelope, checked as a batch item's), or the error of the state or the move. The GIL is
     /// released while it works (the service runs a big body's call on a thread of its own).
     fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine.reader(), true)));
+        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine, true)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -454,7 +449,7 @@ impl Engine {
 
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
     fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine.reader(), false)));
+        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine, false)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|reason| raise_reason(py, &reason))
@@ -531,7 +526,7 @@ impl Engine {
             max_lines,
         };
         let data = data.get(start..).unwrap_or_default();
-        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_lines::<G>(data, engine.reader(), answer)));
+        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_lines::<G>(data, engine, answer)));
         let malformed = output.malformed.map(|m| (m.line, m.detail));
         let next = start + output.consumed;
         (
@@ -553,7 +548,7 @@ impl Engine {
         with_state: bool,
         max_items: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
-        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_array::<G>(data, engine.reader(), with_state, max_items)));
+        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_array::<G>(data, engine, with_state, max_items)));
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
             .map_err(|reason| raise_reason(py, &reason))
@@ -712,7 +707,7 @@ fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
     static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let checked = py.detach(|| {
         let not_json =
-            |detail| request::malformed_json(format!("the body is not valid JSON: {detail}"));
+            |detail| error::malformed_json(format!("the body is not valid JSON: {detail}"));
         match crate::json::python_bytes(data, MAX_PYTHON_BYTES) {
             Err(detail) => return Err(not_json(detail)),
             Ok(None) => return Err(too_many_objects(data.len())),

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::archive::{self, RawRecord};
 use crate::claims::Claim;
 use crate::engine::Engine;
+use crate::error;
 use crate::game::Rules;
 use crate::request::{self, Field, MISSING, NOT_A_STRING};
 
@@ -49,7 +50,7 @@ pub fn answer_replay<G: Rules>(
     max_moves: usize,
 ) -> Result<Vec<u8>, Value> {
     let not_json =
-        |detail: String| request::malformed_json(format!("the body is not valid JSON: {detail}"));
+        |detail: String| error::malformed_json(format!("the body is not valid JSON: {detail}"));
     let text = std::str::from_utf8(body).map_err(|e| not_json(e.to_string()))?;
     if let Some(detail) = request::json_error(text) {
         return Err(not_json(detail));
@@ -57,7 +58,7 @@ pub fn answer_replay<G: Rules>(
     let record = RawRecord::read(body, &[], true).map_err(|detail| match detail {
         // Valid JSON without a key twice: the only fault left is not being an object.
         _ if crate::json::fault(text).is_some() => not_json(detail),
-        _ => request::malformed_request(&[("body".into(), "not a JSON object".into())]),
+        _ => error::malformed_request(&[("body".into(), "not a JSON object".into())]),
     })?;
     if record
         .moves
@@ -66,14 +67,14 @@ pub fn answer_replay<G: Rules>(
     {
         let detail = format!("a replay has at most {max_moves} moves");
         let errors = [("moves".into(), format!("longer than {max_moves}"))];
-        return Err(request::malformed_request_detail(&errors, detail));
+        return Err(error::malformed_request_detail(&errors, detail));
     }
     let envelope =
-        Envelope::checked(&record).map_err(|errors| request::malformed_request(&errors))?;
+        Envelope::checked(&record).map_err(|errors| error::malformed_request(&errors))?;
     if let Some(game) = envelope.game.filter(|game| game != G::NAME) {
         let errors = [("game".into(), format!("not {}", G::NAME))];
         let detail = format!("the record is a game of {game:?}, not of {}", G::NAME);
-        return Err(request::malformed_request_detail(&errors, detail));
+        return Err(error::malformed_request_detail(&errors, detail));
     }
     let replayed = if engine.commits() {
         // A committed engine refuses a replay before reading what it is given.
@@ -87,7 +88,7 @@ pub fn answer_replay<G: Rules>(
     } else {
         let setup = archive::checked_setup::<G>(record.variant, record.options)
             .map_err(|error| error.reason())?;
-        let claim = claim_of(&record).map_err(|errors| request::malformed_request(&errors))?;
+        let claim = claim_of(&record).map_err(|errors| error::malformed_request(&errors))?;
         engine.replay(&envelope.moves, Some(setup), envelope.seed, None, &claim)
     };
     let summary = replayed.map_err(|refusal| refusal.reason())?;

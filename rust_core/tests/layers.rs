@@ -36,10 +36,11 @@ const LAYERS: [(&str, &[&str]); 5] = [
     (
         "wire",
         &[
-            "json", "answer", "request", "batch", "claims", "result", "tally", "archive", "schemas",
+            "json", "answer", "claims", "engine", "request", "batch", "result", "tally", "archive",
+            "schemas",
         ],
     ),
-    ("bindings", &["engine", "record", "python"]),
+    ("bindings", &["record", "python"]),
 ];
 
 /// The layer of `module` (its index in `LAYERS`).

@@ -577,27 +577,12 @@ fn seed_of(rng: &Bound<'_, PyAny>) -> PyResult<u64> {
         .map_err(|_| PyValueError::new_err("rng is an int seed or has getrandbits (random.Random)"))
 }
 
-/// Refuses a handle on a committed game: a handle shows the whole position, every hand included.
-fn refuse_committed(py: Python<'_>, engine: &Engine, committed: bool) -> PyResult<()> {
-    if !committed {
-        return Ok(());
-    }
-    let error = Error::NotThisPlayer {
-        player: None,
-        detail: format!(
-            "whole: {} keeps its states opaque with each player's secret; a position handle would show every hand",
-            engine.name()
-        ),
-    };
-    Err(raise(py, &error))
-}
-
 /// A new game's handle (the game `game.new(seed)` starts).
 #[pyfunction]
 #[pyo3(signature = (engine, seed=None))]
 pub fn start(py: Python<'_>, engine: &Engine, seed: Option<u64>) -> PyResult<PyPosition> {
     with_engine!(&engine.0, G, game => {
-        refuse_committed(py, engine, game.commits())?;
+        game.whole_games().map_err(|e| raise(py, &e))?;
         let (position, _) = game
             .start(None, seed, None)
             .map_err(|refusal| raise_refusal(py, &refusal))?;
