@@ -3,11 +3,12 @@
 //! sealed (every state taken must carry a valid seal, every state answered is sealed), opaque, and
 //! committed (a game with hidden information kept opaque: its states carry the players'
 //! commitments, the service draws each game's seed and starting hands, nothing shows a hand without
-//! its player's secret). `AnyEngine` is one of the four, for code that picks a game by name.
+//! its player's secret). `AnyEngine` is one of the games' (see `registry::games!`), for code that
+//! picks a game by name.
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::answer::Played;
@@ -58,6 +59,16 @@ pub struct Engine<G: Rules> {
 impl<G: Rules> Engine<G> {
     pub fn new(setup: Checked<G::Setup>, keys: Option<Arc<SealKeys>>) -> Self {
         Engine { setup, keys }
+    }
+
+    /// The engine of a setup given as JSON text (see `game::read_setup`); the game's default when
+    /// none is given.
+    pub fn of_setup(setup: Option<&str>, keys: Option<Arc<SealKeys>>) -> Result<Self, Error> {
+        let setup = setup.map(game::read_setup::<G>).transpose()?;
+        Ok(Engine::new(
+            setup.unwrap_or_else(game::default_setup::<G>),
+            keys,
+        ))
     }
 
     /// The setup of the games it starts and of the position strings it reads.
@@ -399,91 +410,16 @@ impl<G: Rules> Serialize for Scene<'_, G> {
     }
 }
 
-/// One of the four games' engines, for code that picks a game by name at run time.
-pub enum AnyEngine {
-    Iago(Engine<crate::iago::Iago>),
-    Isaac(Engine<crate::isaac::Isaac>),
-    Hypnosia(Engine<crate::hypnosia::Hypnosia>),
-    Caesar(Engine<crate::caesar::Caesar>),
-}
-
-impl AnyEngine {
-    /// The engine of `kind` with `setup` (the game's default when none is given).
-    pub fn new(
-        kind: GameKind,
-        keys: Option<Arc<SealKeys>>,
-        setup: impl SetupOf,
-    ) -> Result<AnyEngine, Error> {
-        fn of<G: Rules>(
-            keys: Option<Arc<SealKeys>>,
-            setup: impl SetupOf,
-        ) -> Result<Engine<G>, Error> {
-            let setup = setup.of::<G>()?.unwrap_or_else(game::default_setup::<G>);
-            Ok(Engine::new(setup, keys))
-        }
-        Ok(match kind {
-            GameKind::Iago => AnyEngine::Iago(of(keys, setup)?),
-            GameKind::Isaac => AnyEngine::Isaac(of(keys, setup)?),
-            GameKind::Hypnosia => AnyEngine::Hypnosia(of(keys, setup)?),
-            GameKind::Caesar => AnyEngine::Caesar(of(keys, setup)?),
-        })
-    }
-
-    pub fn kind(&self) -> GameKind {
-        match self {
-            AnyEngine::Iago(_) => GameKind::Iago,
-            AnyEngine::Isaac(_) => GameKind::Isaac,
-            AnyEngine::Hypnosia(_) => GameKind::Hypnosia,
-            AnyEngine::Caesar(_) => GameKind::Caesar,
-        }
-    }
-}
-
-/// A setup given for a game picked at run time: checked as that game's (`None`: none given).
-pub trait SetupOf {
-    fn of<G: Rules>(self) -> Result<Option<Checked<G::Setup>>, Error>;
-}
-
-/// A setup given as JSON.
-impl SetupOf for Option<&Value> {
-    fn of<G: Rules>(self) -> Result<Option<Checked<G::Setup>>, Error> {
-        self.map(|setup| {
-            let setup = G::Setup::deserialize(setup)
-                .map_err(|e| Error::invalid_options("setup", e.to_string()))?;
-            G::check_setup(setup)
-        })
-        .transpose()
-    }
-}
+crate::games!(engines);
 
 /// Runs `$body` with `$engine` bound to the `Engine<$G>` inside `$any` (an `&AnyEngine`), `$G`
 /// standing for its game type: the one dispatch from a game picked at run time to its engine.
 #[macro_export]
 macro_rules! with_engine {
-    ($any:expr, $G:ident, $engine:ident => $body:expr) => {
-        match $any {
-            $crate::engine::AnyEngine::Iago($engine) => {
-                #[allow(dead_code)] // where only `$engine` is used
-                type $G = $crate::iago::Iago;
-                $body
-            }
-            $crate::engine::AnyEngine::Isaac($engine) => {
-                #[allow(dead_code)] // where only `$engine` is used
-                type $G = $crate::isaac::Isaac;
-                $body
-            }
-            $crate::engine::AnyEngine::Hypnosia($engine) => {
-                #[allow(dead_code)] // where only `$engine` is used
-                type $G = $crate::hypnosia::Hypnosia;
-                $body
-            }
-            $crate::engine::AnyEngine::Caesar($engine) => {
-                #[allow(dead_code)] // where only `$engine` is used
-                type $G = $crate::caesar::Caesar;
-                $body
-            }
-        }
-    };
+    ($any:expr, $G:ident, $engine:ident => $body:expr) => {{
+        use $crate::engine::AnyEngine;
+        $crate::games!(match_enum AnyEngine, $any, $G, $engine => $body)
+    }};
 }
 
 #[cfg(test)]
@@ -619,13 +555,13 @@ mod tests {
     #[test]
     fn any_engine_is_the_engine_of_its_game_with_the_setup_given() {
         for (name, kind) in crate::registry::GAMES {
-            let engine = AnyEngine::new(kind, None, None::<&Value>).unwrap();
+            let engine = AnyEngine::new(kind, None, None).unwrap();
             assert_eq!(engine.kind(), kind);
             let engine_name = crate::with_engine!(&engine, G, _engine => G::NAME);
             assert_eq!(engine_name, name);
         }
-        let loose = json!({"variant": "loose"});
-        let engine = AnyEngine::new(GameKind::Iago, None, Some(&loose)).unwrap();
+        let loose = r#"{"variant": "loose"}"#;
+        let engine = AnyEngine::new(GameKind::Iago, None, Some(loose)).unwrap();
         let AnyEngine::Iago(engine) = engine else {
             panic!("not Iago's")
         };
@@ -633,9 +569,9 @@ mod tests {
             serde_json::to_value(engine.setup()).unwrap()["variant"],
             "loose"
         );
-        let bad = json!({"variant": "no such"});
+        let bad = r#"{"variant": "no such"}"#;
         assert!(matches!(
-            AnyEngine::new(GameKind::Iago, None, Some(&bad)),
+            AnyEngine::new(GameKind::Iago, None, Some(bad)),
             Err(Error::InvalidOptions { .. })
         ));
     }

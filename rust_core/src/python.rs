@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use crate::archive;
 use crate::batch;
 use crate::claims::Claim;
-use crate::engine::{self, AnyEngine, Refusal, SetupOf};
+use crate::engine::{self, AnyEngine, Refusal};
 use crate::error::{self, Error};
 use crate::game::{self, Rules, StateOf};
 use crate::keys::SealKeys;
@@ -165,19 +165,11 @@ impl PySealKeys {
 #[pyclass(module = "referee._core", frozen)]
 struct Engine(AnyEngine);
 
-/// A setup given from Python (checked as the game's; `None`: none given).
-struct PySetup<'a, 'py>(Option<&'a Bound<'py, PyAny>>);
-
-impl SetupOf for PySetup<'_, '_> {
-    fn of<G: Rules>(self) -> Result<Option<game::Checked<G::Setup>>, Error> {
-        self.0
-            .map(|setup| {
-                let setup = from_python::<G::Setup>(setup)
-                    .map_err(|detail| Error::invalid_options("setup", detail))?;
-                G::check_setup(setup)
-            })
-            .transpose()
-    }
+/// A setup given from Python as JSON text, for the one reader of setups (`game::read_setup`).
+fn setup_text(setup: Option<&Bound<'_, PyAny>>) -> Result<Option<String>, Error> {
+    setup
+        .map(|setup| json_text(setup).map_err(|detail| Error::invalid_options("setup", detail)))
+        .transpose()
 }
 
 fn raise_refusal(py: Python<'_>, refusal: &Refusal) -> PyErr {
@@ -189,7 +181,9 @@ fn setup_given<G: Rules>(
     py: Python<'_>,
     setup: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<game::Checked<G::Setup>>> {
-    PySetup(setup).of::<G>().map_err(|e| raise(py, &e))
+    let read =
+        setup_text(setup).and_then(|text| text.as_deref().map(game::read_setup::<G>).transpose());
+    read.map_err(|e| raise(py, &e))
 }
 
 /// The commitments given, as JSON: a value that is not JSON is refused only where commitments are
@@ -265,7 +259,8 @@ impl Engine {
     ) -> PyResult<Self> {
         let keys = seal_keys.map(|keys| Arc::clone(&keys.get().0));
         match GameKind::named(game) {
-            Some(kind) => AnyEngine::new(kind, keys, PySetup(setup))
+            Some(kind) => setup_text(setup)
+                .and_then(|setup| AnyEngine::new(kind, keys, setup.as_deref()))
                 .map(Engine)
                 .map_err(|e| raise(py, &e)),
             None => {
@@ -306,6 +301,14 @@ impl Engine {
     #[getter]
     fn committed(&self) -> bool {
         with_engine!(&self.0, G, engine => engine.commits())
+    }
+
+    /// What adapters (OpenSpiel, PettingZoo) need of the game before any position
+    /// (`decisions::Facts`): `min_players`, `max_players`, `max_decisions`, `max_chance_outcomes`,
+    /// `chance`, `hidden_information`.
+    #[getter]
+    fn facts(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        with_engine!(&self.0, G, _engine => to_py(py, &crate::decisions::facts::<G>()))
     }
 
     /// Static description of the game: variants, options, board.
@@ -781,7 +784,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("STATE_TYPE_MESSAGE", crate::request::STATE_TYPE_MESSAGE)?;
     module.add(
         "SCHEMA_PREFIXES",
-        crate::schemas::GAMES.into_py_dict(module.py())?,
+        crate::schemas::games().into_py_dict(module.py())?,
     )?;
     Ok(())
 }

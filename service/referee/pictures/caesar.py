@@ -215,6 +215,11 @@ def board_marks(scene: Scene, ids: dict[frozenset[str], str]) -> dict[str, list[
     return marks
 
 
+#: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
+#: last move must have done.
+GALLERY = ({}, 12, 4, 12, lambda e: len(e["closures"]) > 0)
+
+
 def draw(scene: Scene) -> Svg:
     board, state = scene.info["board"], scene.state
     svg = Svg(WIDTH, MAP_HEIGHT + PANEL + CAPTION, game="caesar", title="Caesar!: " + caption(scene.outcome),

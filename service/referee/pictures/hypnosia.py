@@ -230,6 +230,11 @@ def movable_units(legal: list[str] | None) -> set[str]:
     return starts
 
 
+#: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
+#: last move must have done.
+GALLERY = ({"options": {"players": 4}}, 7, 3, 40, lambda e: any(m["captured"] for m in e["moves"]))
+
+
 def draw(scene: Scene) -> Svg:
     board = board_description(scene.state, scene.info)
     homes = seated(scene, board)

@@ -101,6 +101,11 @@ def draw_labels(svg: Svg, side: int, rows: list[str], flipped: bool) -> None:
         svg.text(None, *centre_of(lowest - 0.85, diagonal, side, flipped), str(diagonal + 1), class_="label")
 
 
+#: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
+#: last move must have done.
+GALLERY = ({}, 0, 11, 30, lambda e: bool(e["captured"]) and bool(e["released"]))
+
+
 def draw(scene: Scene) -> Svg:
     board = scene.info["board"]
     cells, side = geometry(board)

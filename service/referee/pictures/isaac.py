@@ -163,6 +163,11 @@ def draw_panel(svg: Svg, scene: Scene, grid: Grid, x: float) -> None:
     svg.text(None, x, y, f"phase: {state['phase']}", class_="label", text_anchor="start")
 
 
+#: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
+#: last move must have done.
+GALLERY = ({}, 0, 5, 10, lambda e: e["kind"] == "remove" and e["markers_on_line"] > 0)
+
+
 def draw(scene: Scene) -> Svg:
     board, state, effects = scene.info["board"], scene.state, scene.effects or {}
     grid = Grid(board["columns"], board["rows"], scene.viewer == "white")
