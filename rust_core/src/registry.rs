@@ -4,8 +4,9 @@
 
 /// The one list of the games of this build, a line a game: its type (named as its `GameKind`
 /// variant) and its module. Every dispatch over games comes from it: the game modules (lib.rs),
-/// `GameKind`, `GAMES` and `with_game!` (here), `AnyEngine` and `with_engine!` (`engine`). It hands
-/// the list to `games_from!` with what is asked of it.
+/// `GameKind`, `GAMES` and `with_game!` (here), `AnyEngine` and `with_engine!` (`engine`), the
+/// position handles' `AnyWalker` and `with_walker!` (the bindings). It hands the list to
+/// `games_from!` with what is asked of it.
 #[macro_export]
 macro_rules! games {
     ($($asked:tt)*) => {
@@ -22,8 +23,8 @@ macro_rules! games {
 }
 
 /// What is made of the list of games (`games!`): the games' modules, the `GameKind` enum, the
-/// engine enum, or a match of a game picked at run time (its kind, or a value of an enum with a
-/// variant a game, named as the game) to its type.
+/// engine enum, an enum with a variant a game (of a type generic over the game), or a match of a
+/// game picked at run time (its kind, or a value of such an enum) to its type.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! games_from {
@@ -74,6 +75,17 @@ macro_rules! games_from {
                 $body
             })*
         }
+    };
+    ([$($Game:ident $module:ident,)*] enum_of $Enum:ident of $Wrapper:ident) => {
+        enum $Enum {
+            $($Game($Wrapper<$crate::$module::$Game>),)*
+        }
+
+        $(impl From<$Wrapper<$crate::$module::$Game>> for $Enum {
+            fn from(value: $Wrapper<$crate::$module::$Game>) -> Self {
+                $Enum::$Game(value)
+            }
+        })*
     };
     ([$($Game:ident $module:ident,)*] match_enum $Enum:ident, $any:expr, $G:ident, $value:ident => $body:expr) => {
         match $any {
