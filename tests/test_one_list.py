@@ -30,7 +30,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "service/referee/codes.py": (1, "prose: the problem invalid-board is Hypnosia's"),
     "service/referee/schemas.py": (3, "prose: field descriptions of the contract name Caesar!"),
     "service/referee/cli.py": (1, "prose: `--player`'s help names Caesar!"),
-    "service/referee/templates/play.html": (10, "left: the playground's hints and clicks, one a game"),
 }
 
 
