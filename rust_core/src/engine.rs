@@ -275,10 +275,27 @@ impl<G: Rules> Engine<G> {
         Played::in_form(next, effects, form, self.keys(), G::to_move(before))
     }
 
-    /// Replays a record from the initial position of `setup` (else the engine's own) and judges its
-    /// `claim` (see `claims`): the summary clients receive. Refused in committed mode: a replay's refusals (`token-not-in-hand` with
+    /// Refuses a replay in committed mode: a replay's refusals (`token-not-in-hand` with
     /// `data.hand`, ...) would show the hands of a game drawn like one under way, without any
-    /// secret; archives, which replay, do not keep opaque states.
+    /// secret; archives, which replay, do not keep opaque states. Callers ask before reading what a
+    /// replay is given, so that this refusal comes first.
+    pub fn replayable(&self) -> Result<(), Refusal> {
+        if !self.commits() {
+            return Ok(());
+        }
+        let detail = format!(
+            "opaque: this service keeps {} states opaque, and a replay would show hands without a secret; play the moves one by one with `play`",
+            G::NAME
+        );
+        let fields = [("moves".into(), detail.clone())];
+        Err(Refusal::Request(error::malformed_request_detail(
+            &fields, detail,
+        )))
+    }
+
+    /// Replays a record from the initial position of `setup` (else the engine's own) and judges its
+    /// `claim` (see `claims`): the summary clients receive. Refused in committed mode (see
+    /// `replayable`).
     pub fn replay<S: AsRef<str>>(
         &self,
         moves: &[S],
@@ -287,16 +304,7 @@ impl<G: Rules> Engine<G> {
         commitments: Option<&Value>,
         claim: &Claim,
     ) -> Result<Value, Refusal> {
-        if self.commits() {
-            let detail = format!(
-                "opaque: this service keeps {} states opaque, and a replay would show hands without a secret; play the moves one by one with `play`",
-                G::NAME
-            );
-            let fields = [("moves".into(), detail.clone())];
-            return Err(Refusal::Request(error::malformed_request_detail(
-                &fields, detail,
-            )));
-        }
+        self.replayable()?;
         let setup = setup.unwrap_or_else(|| self.setup.clone());
         let commitments = self.commitments(commitments)?;
         let keys = self.keys();

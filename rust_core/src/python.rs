@@ -489,17 +489,11 @@ impl Engine {
         claim: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         with_engine!(&self.0, G, engine => {
-            let replay = |setup, commitments: Option<Value>, claim: Claim| {
-                py.detach(|| engine.replay(&moves, setup, seed, commitments.as_ref(), &claim))
-            };
-            // A committed engine refuses a replay before reading what it is given.
-            let summary = if engine.commits() {
-                replay(None, None, Claim::default())
-            } else {
-                let setup = setup_given::<G>(py, setup)?;
-                let commitments = commitments_given(py, engine, commitments)?;
-                replay(setup, commitments, claim_of(py, claim)?)
-            };
+            engine.replayable().map_err(|refusal| raise_refusal(py, &refusal))?;
+            let setup = setup_given::<G>(py, setup)?;
+            let commitments = commitments_given(py, engine, commitments)?;
+            let claim = claim_of(py, claim)?;
+            let summary = py.detach(|| engine.replay(&moves, setup, seed, commitments.as_ref(), &claim));
             to_py(py, &summary.map_err(|refusal| raise_refusal(py, &refusal))?)
         })
     }

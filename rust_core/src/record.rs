@@ -76,22 +76,13 @@ pub fn answer_replay<G: Rules>(
         let detail = format!("the record is a game of {game:?}, not of {}", G::NAME);
         return Err(error::malformed_request_detail(&errors, detail));
     }
-    let replayed = if engine.commits() {
-        // A committed engine refuses a replay before reading what it is given.
-        engine.replay(
-            &envelope.moves,
-            None,
-            envelope.seed,
-            None,
-            &Claim::default(),
-        )
-    } else {
-        let setup = archive::checked_setup::<G>(record.variant, record.options)
-            .map_err(|error| error.reason())?;
-        let claim = claim_of(&record).map_err(|errors| error::malformed_request(&errors))?;
-        engine.replay(&envelope.moves, Some(setup), envelope.seed, None, &claim)
-    };
-    let summary = replayed.map_err(|refusal| refusal.reason())?;
+    engine.replayable().map_err(|refusal| refusal.reason())?;
+    let setup = archive::checked_setup::<G>(record.variant, record.options)
+        .map_err(|error| error.reason())?;
+    let claim = claim_of(&record).map_err(|errors| error::malformed_request(&errors))?;
+    let summary = engine
+        .replay(&envelope.moves, Some(setup), envelope.seed, None, &claim)
+        .map_err(|refusal| refusal.reason())?;
     Ok(serde_json::to_vec(&summary).expect("a summary serializes"))
 }
 
