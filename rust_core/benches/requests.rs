@@ -6,6 +6,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use referee_core::caesar::Caesar;
 use referee_core::chance::Chance;
+use referee_core::engine::Engine;
 use referee_core::game::{self, StateOf, Verdict};
 use referee_core::hypnosia::Hypnosia;
 use referee_core::iago::Iago;
@@ -81,15 +82,11 @@ fn with_position<G: Rules>(body: &str) -> String {
 }
 
 fn requests<G: Rules>(c: &mut Criterion) {
-    let setup = game::default_setup::<G>();
-    let reader = request::Reader::<G> {
-        setup: &setup,
-        keys: None,
-    };
+    let engine = &Engine::<G>::new(game::default_setup::<G>(), None);
     let (play, refused) = bodies::<G>(1);
     let play_position = with_position::<G>(&play);
-    assert!(request::answer_request::<G>(play.as_bytes(), reader, true).is_ok());
-    assert!(request::answer_request::<G>(refused.as_bytes(), reader, false).is_ok());
+    assert!(request::answer_request::<G>(play.as_bytes(), engine, true).is_ok());
+    assert!(request::answer_request::<G>(refused.as_bytes(), engine, false).is_ok());
     let items: Vec<&str> = (0..ARRAY_ITEMS)
         .map(|index| {
             if index % 2 == 0 {
@@ -103,17 +100,17 @@ fn requests<G: Rules>(c: &mut Criterion) {
     let mut group = c.benchmark_group(G::NAME);
     group.throughput(Throughput::Elements(1));
     group.bench_function("play_json", |b| {
-        b.iter(|| request::answer_request::<G>(play.as_bytes(), reader, true))
+        b.iter(|| request::answer_request::<G>(play.as_bytes(), engine, true))
     });
     group.bench_function("play_json (state as its position)", |b| {
-        b.iter(|| request::answer_request::<G>(play_position.as_bytes(), reader, true))
+        b.iter(|| request::answer_request::<G>(play_position.as_bytes(), engine, true))
     });
     group.bench_function("validate_json (refused move)", |b| {
-        b.iter(|| request::answer_request::<G>(refused.as_bytes(), reader, false))
+        b.iter(|| request::answer_request::<G>(refused.as_bytes(), engine, false))
     });
     group.throughput(Throughput::Elements(ARRAY_ITEMS as u64));
     group.bench_function(format!("validate_array({ARRAY_ITEMS})"), |b| {
-        b.iter(|| batch::validate_array::<G>(array.as_bytes(), reader, false, ARRAY_ITEMS))
+        b.iter(|| batch::validate_array::<G>(array.as_bytes(), engine, false, ARRAY_ITEMS))
     });
     group.finish();
 }

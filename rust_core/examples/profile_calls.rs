@@ -10,12 +10,13 @@ use std::time::Instant;
 use referee_core::batch;
 use referee_core::caesar::Caesar;
 use referee_core::chance::Chance;
+use referee_core::engine::Engine;
 use referee_core::game::{self, StateOf, Verdict};
 use referee_core::hypnosia::Hypnosia;
 use referee_core::iago::Iago;
 use referee_core::incoming;
 use referee_core::isaac::Isaac;
-use referee_core::request::{self, Reader};
+use referee_core::request;
 use referee_core::Rules;
 
 fn middle<G: Rules>(seed: u64) -> (G::Position, String, String) {
@@ -72,11 +73,7 @@ fn time(label: &str, iters: u32, mut f: impl FnMut()) {
 }
 
 fn profile<G: Rules>(iters: u32) {
-    let setup = game::default_setup::<G>();
-    let reader = Reader::<G> {
-        setup: &setup,
-        keys: None,
-    };
+    let engine = &Engine::<G>::new(game::default_setup::<G>(), None);
     let (position, legal, refused) = middle::<G>(1);
     let state = serde_json::to_string(&StateOf::<G>(&position)).unwrap();
     let text = G::position_text(&position);
@@ -105,7 +102,7 @@ fn profile<G: Rules>(iters: u32) {
         black_box(incoming::read_object::<G>(black_box(&state), None).unwrap());
     });
     time("parse_position", iters, || {
-        black_box(G::parse_position(black_box(&text), &setup, None).unwrap());
+        black_box(G::parse_position(black_box(&text), engine.setup(), None).unwrap());
     });
     time("position_text", iters, || {
         black_box(G::position_text(black_box(&position)));
@@ -130,10 +127,10 @@ fn profile<G: Rules>(iters: u32) {
         black_box(game::play_text::<G>(black_box(&position), &legal, None).unwrap());
     });
     time("answer_request play", iters, || {
-        black_box(request::answer_request::<G>(body.as_bytes(), reader, true).unwrap());
+        black_box(request::answer_request::<G>(body.as_bytes(), engine, true).unwrap());
     });
     time("answer_request validate(ref)", iters, || {
-        black_box(request::answer_request::<G>(refused_body.as_bytes(), reader, false).unwrap());
+        black_box(request::answer_request::<G>(refused_body.as_bytes(), engine, false).unwrap());
     });
     if std::env::args()
         .nth(3)
@@ -144,7 +141,7 @@ fn profile<G: Rules>(iters: u32) {
     let started = Instant::now();
     let rounds = (iters / 1000).max(3);
     for _ in 0..rounds {
-        black_box(batch::validate_array::<G>(array.as_bytes(), reader, false, 1000).unwrap());
+        black_box(batch::validate_array::<G>(array.as_bytes(), engine, false, 1000).unwrap());
     }
     let per = started.elapsed().as_nanos() as f64 / f64::from(rounds) / 1000.0;
     println!(

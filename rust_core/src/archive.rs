@@ -546,9 +546,7 @@ pub(crate) fn checked_setup<G: Rules>(
     variant: Option<&RawValue>,
     options: Option<&RawValue>,
 ) -> Result<game::Checked<G::Setup>, Error> {
-    let setup = serde_json::from_str::<G::Setup>(&setup_text(variant, options))
-        .map_err(|e| Error::invalid_options("setup", e.to_string()))?;
-    G::check_setup(setup)
+    game::read_setup::<G>(&setup_text(variant, options))
 }
 
 /// A setup's JSON text, `{"variant"?, "options"?}`, of a record's fields.

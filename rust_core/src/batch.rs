@@ -9,10 +9,11 @@ use std::io::Write as _;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::engine::Engine;
 use crate::error::Error;
-use crate::game::{self, Rules, Verdict};
+use crate::game::{Rules, Verdict};
 use crate::json::{bits, prefix_xor, Classes, BLOCK};
-use crate::request::{json_error, played_json, take_item, Judged, Reader, Taken};
+use crate::request::{json_error, played_json, take_item, Judged, Taken};
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +114,7 @@ impl Default for LinesAnswer {
 /// each with its `index` (counted from `first_index`). A bad item gets an error result and never fails
 /// its neighbours; a line that is not JSON stops the batch there. With `keys`, every state must carry
 /// a valid seal and every next state is sealed.
-pub fn validate_lines<G: Rules>(data: &[u8], reader: Reader<G>, answer: LinesAnswer) -> Output {
+pub fn validate_lines<G: Rules>(data: &[u8], engine: &Engine<G>, answer: LinesAnswer) -> Output {
     let lines: Vec<(usize, &[u8], usize)> = numbered_lines(data).take(answer.max_lines).collect();
     let chunks: Vec<(Vec<u8>, usize, Option<MalformedLine>)> = lines
         .par_chunks(ITEMS_PER_TASK)
@@ -127,7 +128,7 @@ pub fn validate_lines<G: Rules>(data: &[u8], reader: Reader<G>, answer: LinesAns
                 let written = std::str::from_utf8(text)
                     .map_err(|e| e.to_string())
                     .and_then(|text| {
-                        write_result::<G>(&mut out, text, reader, index, answer.with_state)
+                        write_result::<G>(&mut out, text, engine, index, answer.with_state)
                     });
                 if let Err(detail) = written {
                     return (out, offset, Some(MalformedLine { line, detail }));
@@ -198,7 +199,7 @@ const RESULT_BYTES: usize = 160;
 /// and their count. `Err` says why when the input is not such an array. `keys` as `validate_lines`.
 pub fn validate_array<G: Rules>(
     data: &[u8],
-    reader: Reader<G>,
+    engine: &Engine<G>,
     with_state: bool,
     max_items: usize,
 ) -> Result<(Vec<u8>, usize), Error> {
@@ -228,7 +229,7 @@ pub fn validate_array<G: Rules>(
                 if index > 0 {
                     out.push(b',');
                 }
-                write_result::<G>(&mut out, item, reader, index, with_state)
+                write_result::<G>(&mut out, item, engine, index, with_state)
                     .map_err(|detail| Error::not_json(format!("item {index}: {detail}")))?;
             }
             Ok(out)
@@ -438,11 +439,11 @@ impl<'a> Cut<'a> {
 fn write_result<G: Rules>(
     out: &mut Vec<u8>,
     item: &str,
-    reader: Reader<G>,
+    engine: &Engine<G>,
     index: usize,
     with_state: bool,
 ) -> Result<(), String> {
-    let ((position, form), mv, player) = match take_item::<G>(item, "item", reader) {
+    let ((position, form), mv, player, secret) = match take_item::<G>(item, "item", engine) {
         Taken::NotJson(detail) => return Err(detail),
         Taken::Refused(error) => {
             write_indexed(
@@ -454,15 +455,15 @@ fn write_result<G: Rules>(
             );
             return Ok(());
         }
-        Taken::Item(position, mv, player, _) => (position, mv, player),
+        Taken::Item(position, mv, player, secret) => (position, mv, player, secret),
     };
-    match game::validate::<G>(&position, &mv, player.as_deref()) {
+    match engine.validate(&position, &form, &mv, player.as_deref(), secret.as_deref()) {
         Ok(Verdict::Legal {
             position: next,
             effects,
         }) if with_state => {
             let mover = G::to_move(&position);
-            let played = played_json::<G>(&next, effects, &form, reader.keys, mover);
+            let played = played_json::<G>(&next, effects, &form, engine.keys(), mover);
             write_indexed(out, index, &played);
         }
         Ok(Verdict::Legal { .. }) => write_indexed(out, index, &Judged::Legal),
@@ -497,7 +498,10 @@ fn write_indexed<T: Serialize>(out: &mut Vec<u8>, index: usize, result: &T) {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::game;
     use crate::iago::Iago;
     use crate::keys::SealKeys;
     use serde_json::Value;
@@ -508,12 +512,9 @@ pub(crate) mod tests {
         SETUP.get_or_init(game::default_setup::<Iago>)
     }
 
-    /// The reader of an engine of the default setup, with `keys` or none.
-    pub(crate) fn reader(keys: Option<&SealKeys>) -> Reader<'_, Iago> {
-        Reader {
-            setup: setup(),
-            keys,
-        }
+    /// An engine of the default setup, with `keys` or none.
+    pub(crate) fn engine(keys: Option<&Arc<SealKeys>>) -> Engine<Iago> {
+        Engine::new(setup().clone(), keys.cloned())
     }
 
     pub(crate) fn start() -> String {
@@ -564,7 +565,7 @@ pub(crate) mod tests {
             first_index: 10,
             ..LinesAnswer::default()
         };
-        let output = validate_lines::<Iago>(input.as_bytes(), reader(None), answer);
+        let output = validate_lines::<Iago>(input.as_bytes(), &engine(None), answer);
         let results = ndjson_values(&output.ndjson);
         assert_eq!(output.items, 3);
         assert_eq!(results[0]["index"], 10);
@@ -587,12 +588,12 @@ pub(crate) mod tests {
         let state = start();
         let legal = format!("{{\"state\":{state},\"move\":\"e4\"}}");
         let input = ["{}", "{}", "{}", &legal, &legal, "{}", "[]", "[]", "{}"].join("\n");
-        let plain = validate_lines::<Iago>(input.as_bytes(), reader(None), LinesAnswer::default());
+        let plain = validate_lines::<Iago>(input.as_bytes(), &engine(None), LinesAnswer::default());
         let answer = LinesAnswer {
             compact: true,
             ..LinesAnswer::default()
         };
-        let compact = validate_lines::<Iago>(input.as_bytes(), reader(None), answer);
+        let compact = validate_lines::<Iago>(input.as_bytes(), &engine(None), answer);
         let same_as: Vec<Option<u64>> = ndjson_values(&compact.ndjson)
             .iter()
             .map(|result| result.get("same_as").map(|m| m.as_u64().unwrap()))
@@ -622,8 +623,8 @@ pub(crate) mod tests {
         }
         assert!(compact.ndjson.len() < plain.ndjson.len());
         let alike = "{}\n".repeat(1000);
-        let plain = validate_lines::<Iago>(alike.as_bytes(), reader(None), LinesAnswer::default());
-        let compact = validate_lines::<Iago>(alike.as_bytes(), reader(None), answer);
+        let plain = validate_lines::<Iago>(alike.as_bytes(), &engine(None), LinesAnswer::default());
+        let compact = validate_lines::<Iago>(alike.as_bytes(), &engine(None), answer);
         assert_eq!(compact.items, 1000);
         assert!(compact.ndjson.len() * 8 < plain.ndjson.len());
     }
@@ -635,12 +636,12 @@ pub(crate) mod tests {
             max_lines,
             ..LinesAnswer::default()
         };
-        let two = validate_lines::<Iago>(input.as_bytes(), reader(None), answer(2));
+        let two = validate_lines::<Iago>(input.as_bytes(), &engine(None), answer(2));
         assert_eq!((two.items, two.consumed), (2, "{}\n\n{}\r\n".len()));
         let rest = &input.as_bytes()[two.consumed..];
-        let after = validate_lines::<Iago>(rest, reader(None), answer(2));
+        let after = validate_lines::<Iago>(rest, &engine(None), answer(2));
         assert_eq!((after.items, after.consumed), (2, rest.len()));
-        let all = validate_lines::<Iago>(input.as_bytes(), reader(None), answer(9));
+        let all = validate_lines::<Iago>(input.as_bytes(), &engine(None), answer(9));
         assert_eq!((all.items, all.consumed), (4, input.len()));
     }
     #[test]
@@ -650,7 +651,7 @@ pub(crate) mod tests {
             "[{{\"state\":{state},\"move\":\"e4\"}}, 3, {{\"state\":{{}},\"move\":\"e5\"}}]"
         );
         let results: Vec<Value> = serde_json::from_slice(
-            &validate_array::<Iago>(input.as_bytes(), reader(None), true, 3)
+            &validate_array::<Iago>(input.as_bytes(), &engine(None), true, 3)
                 .unwrap()
                 .0,
         )
@@ -660,8 +661,8 @@ pub(crate) mod tests {
         assert!(results[0]["state"].is_object());
         assert_eq!(results[1]["error"]["errors"][0]["field"], "item");
         assert_eq!(results[2]["error"]["code"], "invalid-state");
-        assert!(validate_array::<Iago>(b"{}", reader(None), false, 3).is_err());
-        assert!(validate_array::<Iago>(input.as_bytes(), reader(None), false, 2).is_err());
+        assert!(validate_array::<Iago>(b"{}", &engine(None), false, 3).is_err());
+        assert!(validate_array::<Iago>(input.as_bytes(), &engine(None), false, 2).is_err());
     }
     #[test]
     fn array_items_follow_strings_and_nesting() {
@@ -675,18 +676,18 @@ pub(crate) mod tests {
         }
         // Items are cut at top-level commas only; each is parsed later, which finds `[1 2]` is no JSON.
         assert_eq!(array_items("[1 2]").unwrap(), ["1 2"]);
-        let refused = validate_array::<Iago>(b"[1 2]", reader(None), false, 10)
+        let refused = validate_array::<Iago>(b"[1 2]", &engine(None), false, 10)
             .unwrap_err()
             .reason();
         assert_eq!(refused["code"], "malformed-json");
         assert!(refused["detail"].as_str().unwrap().contains("item 0"));
         // JSON that is no array is a malformed request; text that is no JSON, malformed JSON.
-        let refused = validate_array::<Iago>(b"{}", reader(None), false, 10)
+        let refused = validate_array::<Iago>(b"{}", &engine(None), false, 10)
             .unwrap_err()
             .reason();
         assert_eq!(refused["code"], "malformed-request");
         assert_eq!(refused["errors"][0]["field"], "body");
-        let refused = validate_array::<Iago>(b"{bad", reader(None), false, 10)
+        let refused = validate_array::<Iago>(b"{bad", &engine(None), false, 10)
             .unwrap_err()
             .reason();
         assert_eq!(refused["code"], "malformed-json");
@@ -714,7 +715,7 @@ pub(crate) mod tests {
             let text = format!("[{}{{}}]", "{},".repeat(count - 1));
             let (items, counted) = items_within(&text, 2).unwrap();
             assert_eq!((items, counted), (vec!["{}", "{}"], count));
-            let refused = validate_array::<Iago>(text.as_bytes(), reader(None), false, 2)
+            let refused = validate_array::<Iago>(text.as_bytes(), &engine(None), false, 2)
                 .unwrap_err()
                 .reason();
             let detail = format!("a batch has at most 2 items, this one has {count}");

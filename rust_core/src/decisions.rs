@@ -41,10 +41,41 @@ impl<G: Decisions> Node<G> {
     }
 }
 
+/// What an adapter (OpenSpiel, PettingZoo) knows of a game before any position: its `Decisions`'
+/// bounds and whether it has chance and hidden information (exported to Python as `Engine.facts`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Facts {
+    pub min_players: usize,
+    pub max_players: usize,
+    pub max_decisions: usize,
+    pub max_chance_outcomes: usize,
+    pub chance: bool,
+    pub hidden_information: bool,
+}
+
+/// A game's facts (see `Facts`).
+pub fn facts<G: Decisions>() -> Facts {
+    Facts {
+        min_players: G::PLAYER_COUNTS.0,
+        max_players: G::PLAYER_COUNTS.1,
+        max_decisions: G::MAX_DECISIONS,
+        max_chance_outcomes: G::MAX_CHANCE_OUTCOMES,
+        chance: G::MAX_CHANCE_OUTCOMES > 0,
+        hidden_information: G::HIDDEN_INFORMATION,
+    }
+}
+
 /// The decisions of a game. Ids run `0..num_actions(position)` for the position's setup (Hypnosia's
 /// board sets its size); at a chance node the legal ids are the chance outcomes.
 pub trait Decisions: Rules + Sized {
     type Pending: Clone + Default + PartialEq + Eq + Hash + Send + Sync + std::fmt::Debug;
+
+    /// An upper bound of a game's length in decisions (OpenSpiel asks for one).
+    const MAX_DECISIONS: usize;
+    /// The most outcomes of a chance node, the last ids of the action space; 0: no chance.
+    const MAX_CHANCE_OUTCOMES: usize = 0;
+    /// The fewest and the most players a setup seats.
+    const PLAYER_COUNTS: (usize, usize) = (2, 2);
 
     /// How many action ids the setup of `position` has.
     fn num_actions(position: &Self::Position) -> usize;

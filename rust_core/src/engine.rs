@@ -3,23 +3,23 @@
 //! sealed (every state taken must carry a valid seal, every state answered is sealed), opaque, and
 //! committed (a game with hidden information kept opaque: its states carry the players'
 //! commitments, the service draws each game's seed and starting hands, nothing shows a hand without
-//! its player's secret). `AnyEngine` is one of the four, for code that picks a game by name.
+//! its player's secret). `AnyEngine` is one of the games' (see `registry::games!`), for code that
+//! picks a game by name.
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::answer::Played;
 use crate::chance::ChanceKeys;
 use crate::claims::{self, Claim};
 use crate::error::Error;
-use crate::game::{self, Checked, Outcome, Rules, StateOf};
+use crate::game::{self, Checked, Outcome, Rules, StateOf, Verdict};
 use crate::incoming;
 use crate::keys::{self, SealKeys};
 use crate::opaque::{Commitments, Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
-use crate::request::Reader;
 use crate::seal::{self, Stamped};
 
 /// One game's engine (see the module's doc).
@@ -31,6 +31,16 @@ pub struct Engine<G: Rules> {
 impl<G: Rules> Engine<G> {
     pub fn new(setup: Checked<G::Setup>, keys: Option<Arc<SealKeys>>) -> Self {
         Engine { setup, keys }
+    }
+
+    /// The engine of a setup given as JSON text (see `game::read_setup`); the game's default when
+    /// none is given.
+    pub fn of_setup(setup: Option<&str>, keys: Option<Arc<SealKeys>>) -> Result<Self, Error> {
+        let setup = setup.map(game::read_setup::<G>).transpose()?;
+        Ok(Engine::new(
+            setup.unwrap_or_else(game::default_setup::<G>),
+            keys,
+        ))
     }
 
     /// The setup of the games it starts and of the position strings it reads.
@@ -50,14 +60,6 @@ impl<G: Rules> Engine<G> {
     /// Its keys, for what outlives a call (a position handle writes states with them).
     pub fn shared_keys(&self) -> Option<Arc<SealKeys>> {
         self.keys.clone()
-    }
-
-    /// How the request and batch paths read states and write answers: this engine's setup and keys.
-    pub fn reader(&self) -> Reader<'_, G> {
-        Reader {
-            setup: &self.setup,
-            keys: self.keys(),
-        }
     }
 
     /// Whether it answers its states opaque (encrypted; see `SealKeys`).
@@ -173,6 +175,21 @@ impl<G: Rules> Engine<G> {
         })
     }
 
+    /// Refuses to hold its games whole (a position handle, which shows every hand) when it
+    /// `commits`.
+    pub fn whole_games(&self) -> Result<(), Error> {
+        if !self.commits() {
+            return Ok(());
+        }
+        Err(Error::NotThisPlayer {
+            player: None,
+            detail: format!(
+                "whole: {} keeps its states opaque with each player's secret; a position handle would show every hand",
+                G::NAME
+            ),
+        })
+    }
+
     /// Plays a move on a state of `form`, acting as its mover (with the mover's `secret` when it is
     /// committed): the next state in that form.
     pub fn play(
@@ -187,6 +204,38 @@ impl<G: Rules> Engine<G> {
         game::play_text::<G>(position, mv, player)
     }
 
+    /// Judges a move on a state of `form` as `play` would play it (acting as its mover): a move the
+    /// rules refuse is a verdict; `Err`, a fault of the request (the mover's secret missing, a
+    /// player the game does not have).
+    pub fn validate(
+        &self,
+        position: &G::Position,
+        form: &Form,
+        mv: &str,
+        player: Option<&str>,
+        secret: Option<&str>,
+    ) -> Result<Verdict<G::Position, G::Effects>, Error> {
+        form.act_as_mover::<G>(position, secret)?;
+        game::validate::<G>(position, mv, player)
+    }
+
+    /// The legal moves of a state of `form` (the mover's hand: with the mover's `secret` when it is
+    /// committed), in notation; `compact`, the game's shorter form (see `Rules::compact_moves`).
+    pub fn legal_moves(
+        &self,
+        position: &G::Position,
+        form: &Form,
+        compact: bool,
+        secret: Option<&str>,
+    ) -> Result<Vec<String>, Error> {
+        form.act_as_mover::<G>(position, secret)?;
+        Ok(if compact {
+            G::compact_moves(position)
+        } else {
+            G::legal_move_texts(position)
+        })
+    }
+
     /// The answer of `play`: the next state in `form` (sealed, or opaque with the mover's view).
     pub fn played<'a>(
         &self,
@@ -198,10 +247,25 @@ impl<G: Rules> Engine<G> {
         Played::in_form(next, effects, form, self.keys(), G::to_move(before))
     }
 
-    /// Replays a record from the initial position of `setup` (else the engine's own) and judges its
-    /// `claim` (see `claims`): the summary clients receive. Refused in committed mode: a replay's refusals (`token-not-in-hand` with
+    /// Refuses a replay in committed mode: a replay's refusals (`token-not-in-hand` with
     /// `data.hand`, ...) would show the hands of a game drawn like one under way, without any
-    /// secret; archives, which replay, do not keep opaque states.
+    /// secret; archives, which replay, do not keep opaque states. Callers ask before reading what a
+    /// replay is given, so that this refusal comes first.
+    pub fn replayable(&self) -> Result<(), Error> {
+        if !self.commits() {
+            return Ok(());
+        }
+        let detail = format!(
+            "opaque: this service keeps {} states opaque, and a replay would show hands without a secret; play the moves one by one with `play`",
+            G::NAME
+        );
+        let fields = vec![("moves".into(), detail.clone())];
+        Err(Error::malformed_request_detail(fields, detail))
+    }
+
+    /// Replays a record from the initial position of `setup` (else the engine's own) and judges its
+    /// `claim` (see `claims`): the summary clients receive. Refused in committed mode (see
+    /// `replayable`).
     pub fn replay<S: AsRef<str>>(
         &self,
         moves: &[S],
@@ -210,14 +274,7 @@ impl<G: Rules> Engine<G> {
         commitments: Option<&Value>,
         claim: &Claim,
     ) -> Result<Value, Error> {
-        if self.commits() {
-            let detail = format!(
-                "opaque: this service keeps {} states opaque, and a replay would show hands without a secret; play the moves one by one with `play`",
-                G::NAME
-            );
-            let fields = vec![("moves".into(), detail.clone())];
-            return Err(Error::malformed_request_detail(fields, detail));
-        }
+        self.replayable()?;
         let setup = setup.unwrap_or_else(|| self.setup.clone());
         let commitments = self.commitments(commitments)?;
         let keys = self.keys();
@@ -328,91 +385,16 @@ impl<G: Rules> Serialize for Scene<'_, G> {
     }
 }
 
-/// One of the four games' engines, for code that picks a game by name at run time.
-pub enum AnyEngine {
-    Iago(Engine<crate::iago::Iago>),
-    Isaac(Engine<crate::isaac::Isaac>),
-    Hypnosia(Engine<crate::hypnosia::Hypnosia>),
-    Caesar(Engine<crate::caesar::Caesar>),
-}
-
-impl AnyEngine {
-    /// The engine of `kind` with `setup` (the game's default when none is given).
-    pub fn new(
-        kind: GameKind,
-        keys: Option<Arc<SealKeys>>,
-        setup: impl SetupOf,
-    ) -> Result<AnyEngine, Error> {
-        fn of<G: Rules>(
-            keys: Option<Arc<SealKeys>>,
-            setup: impl SetupOf,
-        ) -> Result<Engine<G>, Error> {
-            let setup = setup.of::<G>()?.unwrap_or_else(game::default_setup::<G>);
-            Ok(Engine::new(setup, keys))
-        }
-        Ok(match kind {
-            GameKind::Iago => AnyEngine::Iago(of(keys, setup)?),
-            GameKind::Isaac => AnyEngine::Isaac(of(keys, setup)?),
-            GameKind::Hypnosia => AnyEngine::Hypnosia(of(keys, setup)?),
-            GameKind::Caesar => AnyEngine::Caesar(of(keys, setup)?),
-        })
-    }
-
-    pub fn kind(&self) -> GameKind {
-        match self {
-            AnyEngine::Iago(_) => GameKind::Iago,
-            AnyEngine::Isaac(_) => GameKind::Isaac,
-            AnyEngine::Hypnosia(_) => GameKind::Hypnosia,
-            AnyEngine::Caesar(_) => GameKind::Caesar,
-        }
-    }
-}
-
-/// A setup given for a game picked at run time: checked as that game's (`None`: none given).
-pub trait SetupOf {
-    fn of<G: Rules>(self) -> Result<Option<Checked<G::Setup>>, Error>;
-}
-
-/// A setup given as JSON.
-impl SetupOf for Option<&Value> {
-    fn of<G: Rules>(self) -> Result<Option<Checked<G::Setup>>, Error> {
-        self.map(|setup| {
-            let setup = G::Setup::deserialize(setup)
-                .map_err(|e| Error::invalid_options("setup", e.to_string()))?;
-            G::check_setup(setup)
-        })
-        .transpose()
-    }
-}
+crate::games!(engines);
 
 /// Runs `$body` with `$engine` bound to the `Engine<$G>` inside `$any` (an `&AnyEngine`), `$G`
 /// standing for its game type: the one dispatch from a game picked at run time to its engine.
 #[macro_export]
 macro_rules! with_engine {
-    ($any:expr, $G:ident, $engine:ident => $body:expr) => {
-        match $any {
-            $crate::engine::AnyEngine::Iago($engine) => {
-                #[allow(dead_code)] // where only `$engine` is used
-                type $G = $crate::iago::Iago;
-                $body
-            }
-            $crate::engine::AnyEngine::Isaac($engine) => {
-                #[allow(dead_code)] // where only `$engine` is used
-                type $G = $crate::isaac::Isaac;
-                $body
-            }
-            $crate::engine::AnyEngine::Hypnosia($engine) => {
-                #[allow(dead_code)] // where only `$engine` is used
-                type $G = $crate::hypnosia::Hypnosia;
-                $body
-            }
-            $crate::engine::AnyEngine::Caesar($engine) => {
-                #[allow(dead_code)] // where only `$engine` is used
-                type $G = $crate::caesar::Caesar;
-                $body
-            }
-        }
-    };
+    ($any:expr, $G:ident, $engine:ident => $body:expr) => {{
+        use $crate::engine::AnyEngine;
+        $crate::games!(match_enum AnyEngine, $any, $G, $engine => $body)
+    }};
 }
 
 #[cfg(test)]
@@ -497,10 +479,28 @@ mod tests {
         let mover = Caesar::to_move(&read).unwrap();
         let mv = Caesar::legal_move_texts(&read)[0].clone();
         let other = if mover == "caesar" { POMPEYS } else { CAESARS };
+        let secret = if mover == "caesar" { CAESARS } else { POMPEYS };
+        // Every call that acts as the mover is refused without the mover's secret: the one policy.
         assert!(matches!(
             engine.play(&read, &form, &mv, None, Some(other)),
             Err(Error::NotThisPlayer { .. })
         ));
+        assert!(matches!(
+            engine.validate(&read, &form, &mv, None, Some(other)),
+            Err(Error::NotThisPlayer { .. })
+        ));
+        assert!(matches!(
+            engine.legal_moves(&read, &form, false, None),
+            Err(Error::NotThisPlayer { .. })
+        ));
+        assert!(matches!(
+            engine.validate(&read, &form, &mv, None, Some(secret)),
+            Ok(crate::game::Verdict::Legal { .. })
+        ));
+        let moves = engine
+            .legal_moves(&read, &form, false, Some(secret))
+            .unwrap();
+        assert_eq!(moves, Caesar::legal_move_texts(&read));
         let replay = engine.replay(&[mv], None, None, Some(&commitments()), &Default::default());
         let (code, field) = refused(replay);
         assert_eq!(
@@ -530,13 +530,13 @@ mod tests {
     #[test]
     fn any_engine_is_the_engine_of_its_game_with_the_setup_given() {
         for (name, kind) in crate::registry::GAMES {
-            let engine = AnyEngine::new(kind, None, None::<&Value>).unwrap();
+            let engine = AnyEngine::new(kind, None, None).unwrap();
             assert_eq!(engine.kind(), kind);
             let engine_name = crate::with_engine!(&engine, G, _engine => G::NAME);
             assert_eq!(engine_name, name);
         }
-        let loose = json!({"variant": "loose"});
-        let engine = AnyEngine::new(GameKind::Iago, None, Some(&loose)).unwrap();
+        let loose = r#"{"variant": "loose"}"#;
+        let engine = AnyEngine::new(GameKind::Iago, None, Some(loose)).unwrap();
         let AnyEngine::Iago(engine) = engine else {
             panic!("not Iago's")
         };
@@ -544,9 +544,9 @@ mod tests {
             serde_json::to_value(engine.setup()).unwrap()["variant"],
             "loose"
         );
-        let bad = json!({"variant": "no such"});
+        let bad = r#"{"variant": "no such"}"#;
         assert!(matches!(
-            AnyEngine::new(GameKind::Iago, None, Some(&bad)),
+            AnyEngine::new(GameKind::Iago, None, Some(bad)),
             Err(Error::InvalidOptions { .. })
         ));
     }

@@ -257,6 +257,14 @@ pub fn read_json<G: Rules>(text: &str, keys: Option<&ChanceKeys>) -> Result<G::P
     read
 }
 
+/// A setup given as JSON text (`{"variant"?, "options"?}`), checked: the one reader of setups (an
+/// engine's, the bindings', a record's); a fault of its form is `invalid-options` of the field `setup`.
+pub fn read_setup<G: Rules>(json: &str) -> Result<Checked<G::Setup>> {
+    let setup = serde_json::from_str::<G::Setup>(json)
+        .map_err(|e| Error::invalid_options("setup", e.to_string()))?;
+    G::check_setup(setup)
+}
+
 /// The game's default setup, checked (every game's default is valid).
 pub fn default_setup<G: Rules>() -> Checked<G::Setup> {
     let setup = serde_json::from_str("{}").expect("every setup field has a default");

@@ -4,7 +4,6 @@ pub mod answer;
 pub mod archive;
 pub mod batch;
 mod borrowed;
-pub mod caesar;
 pub mod canonical;
 pub mod chance;
 pub mod claims;
@@ -13,10 +12,7 @@ mod digits;
 pub mod engine;
 pub mod error;
 pub mod game;
-pub mod hypnosia;
-pub mod iago;
 pub mod incoming;
-pub mod isaac;
 pub mod json;
 pub mod keys;
 pub mod nullable;
@@ -31,6 +27,9 @@ pub mod schemas;
 pub mod seal;
 pub mod strict;
 pub mod tally;
+
+// The games, a module each, from the one list (`registry::games!`).
+games!(modules);
 
 #[cfg(feature = "python")]
 mod python;

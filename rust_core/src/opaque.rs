@@ -380,11 +380,12 @@ mod tests {
     use super::Form;
     use super::*;
     use crate::caesar::Caesar;
+    use crate::engine::Engine;
     use crate::hypnosia::Hypnosia;
     use crate::incoming::read_object;
     use crate::keys::tests::{K1, K2};
     use crate::keys::{chance_of, SealKeys};
-    use crate::request::{answer_request, Reader};
+    use crate::request::answer_request;
     use crate::seal::stamp;
 
     type Position = <Caesar as Rules>::Position;
@@ -684,10 +685,10 @@ mod tests {
         };
         let mv = Caesar::legal_move_texts(&position).remove(0);
         let setup = crate::game::default_setup::<Caesar>();
-        let reader = Reader::<Caesar> {
-            setup: &setup,
-            keys: Some(&keys),
-        };
+        let engine = Engine::<Caesar>::new(
+            setup,
+            Some(std::sync::Arc::new(crate::keys::tests::keys(K1))),
+        );
         let body = |secret: Option<&str>| {
             let mut body = json!({ "state": answered, "move": mv });
             if let Some(secret) = secret {
@@ -696,7 +697,7 @@ mod tests {
             body.to_string().into_bytes()
         };
         let played: Value = serde_json::from_slice(
-            &answer_request::<Caesar>(&body(Some(secret)), reader, true).unwrap(),
+            &answer_request::<Caesar>(&body(Some(secret)), &engine, true).unwrap(),
         )
         .unwrap();
         let fields: Vec<&str> = played
@@ -719,7 +720,7 @@ mod tests {
             None,
             Some(if secret == CAESARS { POMPEYS } else { CAESARS }),
         ] {
-            let reason = answer_request::<Caesar>(&body(refused), reader, true)
+            let reason = answer_request::<Caesar>(&body(refused), &engine, true)
                 .unwrap_err()
                 .reason();
             assert_eq!(reason["code"], "not-this-player", "{reason}");

@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::archive;
 use crate::batch;
 use crate::claims::Claim;
-use crate::engine::{self, AnyEngine, SetupOf};
+use crate::engine::{self, AnyEngine};
 use crate::error::Error;
 use crate::game::{self, Rules, StateOf};
 use crate::keys::SealKeys;
@@ -160,19 +160,11 @@ impl PySealKeys {
 #[pyclass(module = "referee._core", frozen)]
 struct Engine(AnyEngine);
 
-/// A setup given from Python (checked as the game's; `None`: none given).
-struct PySetup<'a, 'py>(Option<&'a Bound<'py, PyAny>>);
-
-impl SetupOf for PySetup<'_, '_> {
-    fn of<G: Rules>(self) -> Result<Option<game::Checked<G::Setup>>, Error> {
-        self.0
-            .map(|setup| {
-                let setup = from_python::<G::Setup>(setup)
-                    .map_err(|detail| Error::invalid_options("setup", detail))?;
-                G::check_setup(setup)
-            })
-            .transpose()
-    }
+/// A setup given from Python as JSON text, for the one reader of setups (`game::read_setup`).
+fn setup_text(setup: Option<&Bound<'_, PyAny>>) -> Result<Option<String>, Error> {
+    setup
+        .map(|setup| json_text(setup).map_err(|detail| Error::invalid_options("setup", detail)))
+        .transpose()
 }
 
 /// The setup given (checked), if any.
@@ -180,7 +172,9 @@ fn setup_given<G: Rules>(
     py: Python<'_>,
     setup: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<game::Checked<G::Setup>>> {
-    PySetup(setup).of::<G>().map_err(|e| raise(py, &e))
+    let read =
+        setup_text(setup).and_then(|text| text.as_deref().map(game::read_setup::<G>).transpose());
+    read.map_err(|e| raise(py, &e))
 }
 
 /// The commitments given, as JSON: a value that is not JSON is refused only where commitments are
@@ -253,7 +247,8 @@ impl Engine {
     ) -> PyResult<Self> {
         let keys = seal_keys.map(|keys| Arc::clone(&keys.get().0));
         match GameKind::named(game) {
-            Some(kind) => AnyEngine::new(kind, keys, PySetup(setup))
+            Some(kind) => setup_text(setup)
+                .and_then(|setup| AnyEngine::new(kind, keys, setup.as_deref()))
                 .map(Engine)
                 .map_err(|e| raise(py, &e)),
             None => Err(raise(py, &Error::unknown_game(game, &GameKind::names()))),
@@ -289,6 +284,14 @@ impl Engine {
     #[getter]
     fn committed(&self) -> bool {
         with_engine!(&self.0, G, engine => engine.commits())
+    }
+
+    /// What adapters (OpenSpiel, PettingZoo) need of the game before any position
+    /// (`decisions::Facts`): `min_players`, `max_players`, `max_decisions`, `max_chance_outcomes`,
+    /// `chance`, `hidden_information`.
+    #[getter]
+    fn facts(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        with_engine!(&self.0, G, _engine => to_py(py, &crate::decisions::facts::<G>()))
     }
 
     /// Static description of the game: variants, options, board.
@@ -369,14 +372,8 @@ impl Engine {
     ) -> PyResult<Vec<String>> {
         with_engine!(&self.0, G, engine => {
             let (position, form) = position_of(engine, state)?;
-            form.act_as_mover::<G>(&position, secret).map_err(|e| raise(py, &e))?;
-            Ok(py.detach(|| {
-                if compact {
-                    G::compact_moves(&position)
-                } else {
-                    G::legal_move_texts(&position)
-                }
-            }))
+            py.detach(|| engine.legal_moves(&position, &form, compact, secret))
+                .map_err(|e| raise(py, &e))
         })
     }
 
@@ -418,9 +415,10 @@ impl Engine {
     ) -> PyResult<Py<PyAny>> {
         with_engine!(&self.0, G, engine => {
             let (position, form) = position_of(engine, state)?;
-            form.act_as_mover::<G>(&position, secret).map_err(|e| raise(py, &e))?;
-            let verdict = request::judge::<G>(&position, r#move, player).map_err(|e| raise(py, &e))?;
-            to_py(py, &verdict)
+            let verdict = engine
+                .validate(&position, &form, r#move, player, secret)
+                .map_err(|e| raise(py, &e))?;
+            to_py(py, &request::Judged::from(verdict))
         })
     }
 
@@ -429,7 +427,7 @@ impl Engine {
     /// envelope, checked as a batch item's), or the error of the state or the move. The GIL is
     /// released while it works (the service runs a big body's call on a thread of its own).
     fn play_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine.reader(), true)));
+        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine, true)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|error| raise(py, &error))
@@ -437,7 +435,7 @@ impl Engine {
 
     /// A `validate` request body answered as JSON bytes, as `play_json`; an illegal move is a verdict.
     fn validate_json<'py>(&self, py: Python<'py>, body: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine.reader(), false)));
+        let answer = with_engine!(&self.0, G, engine => py.detach(|| request::answer_request::<G>(body, engine, false)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|error| raise(py, &error))
@@ -474,17 +472,11 @@ impl Engine {
         claim: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         with_engine!(&self.0, G, engine => {
-            let replay = |setup, commitments: Option<Value>, claim: Claim| {
-                py.detach(|| engine.replay(&moves, setup, seed, commitments.as_ref(), &claim))
-            };
-            // A committed engine refuses a replay before reading what it is given.
-            let summary = if engine.commits() {
-                replay(None, None, Claim::default())
-            } else {
-                let setup = setup_given::<G>(py, setup)?;
-                let commitments = commitments_given(py, engine, commitments)?;
-                replay(setup, commitments, claim_of(py, claim)?)
-            };
+            engine.replayable().map_err(|error| raise(py, &error))?;
+            let setup = setup_given::<G>(py, setup)?;
+            let commitments = commitments_given(py, engine, commitments)?;
+            let claim = claim_of(py, claim)?;
+            let summary = py.detach(|| engine.replay(&moves, setup, seed, commitments.as_ref(), &claim));
             to_py(py, &summary.map_err(|error| raise(py, &error))?)
         })
     }
@@ -514,7 +506,7 @@ impl Engine {
             max_lines,
         };
         let data = data.get(start..).unwrap_or_default();
-        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_lines::<G>(data, engine.reader(), answer)));
+        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_lines::<G>(data, engine, answer)));
         let malformed = output.malformed.map(|m| (m.line, m.detail));
         let next = start + output.consumed;
         (
@@ -536,7 +528,7 @@ impl Engine {
         with_state: bool,
         max_items: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
-        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_array::<G>(data, engine.reader(), with_state, max_items)));
+        let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_array::<G>(data, engine, with_state, max_items)));
         output
             .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
             .map_err(|error| raise(py, &error))
@@ -795,7 +787,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(malformed_request, module)?)?;
     module.add(
         "SCHEMA_PREFIXES",
-        crate::schemas::GAMES.into_py_dict(module.py())?,
+        crate::schemas::games().into_py_dict(module.py())?,
     )?;
     Ok(())
 }

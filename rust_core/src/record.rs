@@ -64,21 +64,10 @@ pub fn answer_replay<G: Rules>(
         let detail = format!("the record is a game of {game:?}, not of {}", G::NAME);
         return Err(Error::malformed_request_detail(errors, detail));
     }
-    let replayed = if engine.commits() {
-        // A committed engine refuses a replay before reading what it is given.
-        engine.replay(
-            &envelope.moves,
-            None,
-            envelope.seed,
-            None,
-            &Claim::default(),
-        )
-    } else {
-        let setup = archive::checked_setup::<G>(record.variant, record.options)?;
-        let claim = claim_of(&record).map_err(Error::malformed_request)?;
-        engine.replay(&envelope.moves, Some(setup), envelope.seed, None, &claim)
-    };
-    let summary = replayed?;
+    engine.replayable()?;
+    let setup = archive::checked_setup::<G>(record.variant, record.options)?;
+    let claim = claim_of(&record).map_err(Error::malformed_request)?;
+    let summary = engine.replay(&envelope.moves, Some(setup), envelope.seed, None, &claim)?;
     Ok(serde_json::to_vec(&summary).expect("a summary serializes"))
 }
 

@@ -12,9 +12,10 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::answer::Played;
+use crate::engine::Engine;
 use crate::error::message::{self, MISSING, NOT_A_STRING, STATE_TYPE};
 use crate::error::Error;
-use crate::game::{self, Rules, Verdict};
+use crate::game::{Rules, Verdict};
 use crate::incoming::{self, Unsealed};
 use crate::keys::SealKeys;
 use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
@@ -23,50 +24,37 @@ use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
 pub const MAX_MOVE_CHARS: usize = 256;
 /// Longest player name of a batch item, in characters.
 pub const MAX_PLAYER_CHARS: usize = 64;
-/// How an engine reads the states it is given and writes those it answers: a position string with
-/// its setup; with seal keys, every state sealed (objects only), without, seals ignored.
-pub struct Reader<'a, G: Rules> {
-    pub setup: &'a game::Checked<G::Setup>,
-    pub keys: Option<&'a SealKeys>,
-}
-
-impl<G: Rules> Clone for Reader<'_, G> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<G: Rules> Copy for Reader<'_, G> {}
 
 /// A single `play` or `validate` request body, `{"state", "move", "player"?, "secret"?}` (a batch
 /// item's envelope), answered as JSON bytes: for `play` the next state with its effects and outcome,
 /// for `validate` the verdict. `Err` is the reason there is no answer: `malformed-json`,
 /// `malformed-request`, the state's error (`invalid-seal` first, with `keys`), `not-this-player`
-/// (a committed state without the mover's secret), or (`play` only) the move's. With `keys`, the
-/// next state is sealed.
+/// (a committed state without the mover's secret), or (`play` only) the move's. With keys, the
+/// next state is sealed. The engine plays or judges the move (see `Engine::play`).
 pub fn answer_request<G: Rules>(
     body: &[u8],
-    reader: Reader<G>,
+    engine: &Engine<G>,
     play: bool,
 ) -> Result<Vec<u8>, Error> {
     let body = std::str::from_utf8(body).map_err(Error::not_json)?;
-    let ((position, form), mv, player) = match take_item::<G>(body, "body", reader) {
-        Taken::Item(position, mv, player, _) => (position, mv, player),
+    let ((position, form), mv, player, secret) = match take_item::<G>(body, "body", engine) {
+        Taken::Item(position, mv, player, secret) => (position, mv, player, secret),
         Taken::Refused(error) => return Err(error),
         Taken::NotJson(detail) => return Err(Error::not_json(detail)),
     };
+    let (player, secret) = (player.as_deref(), secret.as_deref());
     let answer = if play {
-        let (next, effects) = game::play_text::<G>(&position, &mv, player.as_deref())?;
-        let mover = G::to_move(&position);
+        let (next, effects) = engine.play(&position, &form, &mv, player, secret)?;
         // The next state is about as long as the one given: written once into room for both.
         let mut answer = Vec::with_capacity(body.len() + ANSWER_EXTRA_BYTES);
         serde_json::to_writer(
             &mut answer,
-            &Played::<G>::in_form(&next, effects, &form, reader.keys, mover),
+            &engine.played(&position, &next, effects, &form),
         )
         .map(|()| answer)
     } else {
-        serde_json::to_vec(&judge::<G>(&position, &mv, player.as_deref())?)
+        let verdict = engine.validate(&position, &form, &mv, player, secret)?;
+        serde_json::to_vec(&Judged::from(verdict))
     };
     Ok(answer.expect("an answer serializes"))
 }
@@ -74,24 +62,20 @@ pub fn answer_request<G: Rules>(
 /// Room in a `play` answer beyond the request's length: the effects and the outcome.
 const ANSWER_EXTRA_BYTES: usize = 512;
 
-/// The verdict on one `(state, move, player)`: `{"legal": true}` or `{"legal": false, "reason": ...}`;
-/// `Err` for a player the game does not have.
-pub fn judge<G: Rules>(
-    position: &G::Position,
-    mv: &str,
-    player: Option<&str>,
-) -> Result<Judged, Error> {
-    game::validate::<G>(position, mv, player).map(|verdict| match verdict {
-        Verdict::Legal { .. } => Judged::Legal,
-        Verdict::Illegal(error) => Judged::Illegal(error),
-    })
-}
-
-/// A verdict without the next state, written as `judge` says (straight to text: no tree of JSON
-/// values built and dropped on the way).
+/// A verdict without the next state: `{"legal": true}` or `{"legal": false, "reason": ...}`, written
+/// straight to text (no tree of JSON values built and dropped on the way).
 pub enum Judged {
     Legal,
     Illegal(Error),
+}
+
+impl<P, E> From<Verdict<P, E>> for Judged {
+    fn from(verdict: Verdict<P, E>) -> Judged {
+        match verdict {
+            Verdict::Legal { .. } => Judged::Legal,
+            Verdict::Illegal(error) => Judged::Illegal(error),
+        }
+    }
 }
 
 impl serde::Serialize for Judged {
@@ -125,18 +109,18 @@ pub(crate) fn played_json<G: Rules>(
 }
 
 /// A state given as JSON text, checked, and its form: an object (with keys, its seal first, or
-/// opened when opaque; its chance keyed by them), or a position string of the reader's setup (refused
+/// opened when opaque; its chance keyed by them), or a position string of the engine's setup (refused
 /// with keys: it cannot carry a seal).
-pub fn parse_state<G: Rules>(json: &str, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
+pub fn parse_state<G: Rules>(json: &str, engine: &Engine<G>) -> Result<(G::Position, Form), Error> {
     if !json.starts_with('"') {
-        return incoming::read_object::<G>(json, reader.keys);
+        return engine.read_object(json);
     }
     let text = || {
         serde_json::from_str::<String>(json)
             .map(Cow::Owned)
             .map_err(|e| Error::invalid_state("state", e.to_string()))
     };
-    incoming::read_notation::<G>(text, reader.setup, reader.keys)
+    incoming::read_notation::<G>(text, engine.setup(), engine.keys())
 }
 
 /// A state as a request gives it, in either form, or a value of another type (skipped).
@@ -205,40 +189,31 @@ pub(crate) enum Taken<'a, P> {
 /// twice is no item (`json::fault`), wherever the key is. Then one pass reads the envelope and, on
 /// an engine without keys, the state with the game's reader as it goes (with keys, the state's text
 /// goes to the seal check). What is wrong is told in order: the JSON, the envelope, then the state.
-/// A committed state (see `opaque`) acts only with the secret of the player to move: else
-/// `not-this-player`.
+/// Whoever acts on the item hands its secret to the engine (see `Engine::play`).
 pub(crate) fn take_item<'a, G: Rules>(
     item: &'a str,
     whole: &str,
-    reader: Reader<G>,
+    engine: &Engine<G>,
 ) -> Taken<'a, G::Position> {
     if let Some(fault) = crate::json::fault(item) {
         return Taken::NotJson(fault);
     }
-    let read = match reader.keys {
-        None => read_item::<G, StateIn<Unsealed<G>>>(item, reader),
-        Some(_) => read_item::<G, &RawValue>(item, reader),
+    let read = match engine.keys() {
+        None => read_item::<G, StateIn<Unsealed<G>>>(item, engine),
+        Some(_) => read_item::<G, &RawValue>(item, engine),
     };
-    match read.unwrap_or_else(|| worded_item::<G>(item, whole, reader)) {
-        Taken::Item((position, form), mv, player, secret) => {
-            match form.act_as_mover::<G>(&position, secret.as_deref()) {
-                Ok(()) => Taken::Item((position, form), mv, player, secret),
-                Err(refusal) => Taken::Refused(refusal),
-            }
-        }
-        taken => taken,
-    }
+    read.unwrap_or_else(|| worded_item::<G>(item, whole, engine))
 }
 
 /// Takes an item apart in one pass (see `take_item`): `None` when the pass stops (the item is not
 /// JSON, not an object, or its state is read by the game's reader and stops on a fault of its form).
 fn read_item<'a, G: Rules, S: ItemState<'a, G>>(
     item: &'a str,
-    reader: Reader<G>,
+    engine: &Engine<G>,
 ) -> Option<Taken<'a, G::Position>> {
     let envelope: Envelope<S> = serde_json::from_str(item).ok()?;
     Some(match envelope.checked::<G>() {
-        Ok((state, mv, player, secret)) => match state.read(reader) {
+        Ok((state, mv, player, secret)) => match state.read(engine) {
             Ok(position) => Taken::Item(position, mv, player, secret),
             // The JSON first: a state kept as text for the seal check was skipped over unchecked.
             Err(error) => match json_error(item) {
@@ -259,12 +234,12 @@ fn read_item<'a, G: Rules, S: ItemState<'a, G>>(
 fn worded_item<'a, G: Rules>(
     item: &'a str,
     whole: &str,
-    reader: Reader<G>,
+    engine: &Engine<G>,
 ) -> Taken<'a, G::Position> {
     if let Some(detail) = json_error(item) {
         return Taken::NotJson(detail);
     }
-    read_item::<G, &RawValue>(item, reader)
+    read_item::<G, &RawValue>(item, engine)
         .unwrap_or_else(|| Taken::Refused(Error::malformed_field(whole, "not a JSON object")))
 }
 
@@ -274,7 +249,7 @@ trait ItemState<'a, G: Rules>: Deserialize<'a> {
     /// Whether it is a state's type: an object or a string.
     fn is_state(&self) -> bool;
     /// The position and its form.
-    fn read(self, reader: Reader<G>) -> Result<(G::Position, Form), Error>;
+    fn read(self, engine: &Engine<G>) -> Result<(G::Position, Form), Error>;
 }
 
 impl<G: Rules> ItemState<'_, G> for StateIn<Unsealed<G>> {
@@ -282,13 +257,13 @@ impl<G: Rules> ItemState<'_, G> for StateIn<Unsealed<G>> {
         !matches!(self, StateIn::Other)
     }
 
-    fn read(self, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
+    fn read(self, engine: &Engine<G>) -> Result<(G::Position, Form), Error> {
         match self {
             StateIn::Object(Unsealed(position)) => position.map(|p| (p, Form::Object)),
             StateIn::Notation(text) => {
                 // Read so only without keys (see `take_item`).
-                debug_assert!(reader.keys.is_none());
-                incoming::read_notation::<G>(|| Ok(text.into()), reader.setup, reader.keys)
+                debug_assert!(engine.keys().is_none());
+                engine.read_notation(&text)
             }
             StateIn::Other => unreachable!("read only when it is a state"),
         }
@@ -300,8 +275,8 @@ impl<'a, G: Rules> ItemState<'a, G> for &'a RawValue {
         self.get().starts_with(['{', '"'])
     }
 
-    fn read(self, reader: Reader<G>) -> Result<(G::Position, Form), Error> {
-        parse_state::<G>(self.get(), reader)
+    fn read(self, engine: &Engine<G>) -> Result<(G::Position, Form), Error> {
+        parse_state::<G>(self.get(), engine)
     }
 }
 
@@ -558,15 +533,17 @@ impl<'de> Visitor<'de> for Checked {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
-    use crate::batch::tests::{reader, setup, start};
+    use crate::batch::tests::{engine, setup, start};
     use crate::batch::validate_array;
     use crate::iago::Iago;
     use crate::seal;
 
     /// The answer to an item as the service words it: the position read, or the reason.
-    fn answer(item: &str, keys: Option<&SealKeys>) -> Result<String, Value> {
-        match take_item::<Iago>(item, "item", reader(keys)) {
+    fn answer(item: &str, keys: Option<&Arc<SealKeys>>) -> Result<String, Value> {
+        match take_item::<Iago>(item, "item", &engine(keys)) {
             Taken::Item((_, form), mv, player, secret) => {
                 Ok(format!("{form:?} {mv} {player:?} {secret:?}"))
             }
@@ -660,7 +637,7 @@ mod tests {
     /// fault is the state's without keys and the seal's with them (a changed state breaks it).
     #[test]
     fn a_fault_inside_the_state_is_told_alike_with_and_without_keys() {
-        let keys = crate::keys::tests::keys(crate::keys::tests::K1);
+        let keys = Arc::new(crate::keys::tests::keys(crate::keys::tests::K1));
         let state = start();
         let cases = [
             (
@@ -700,10 +677,11 @@ mod tests {
 
     #[test]
     fn with_keys_the_seal_is_checked_and_a_bad_one_fails_its_item_alone() {
-        let keys = SealKeys::parse("k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0").unwrap();
+        let keys =
+            Arc::new(SealKeys::parse("k1:c2VhbC1zZWNyZXQtb25lLXNlYWwtc2VjcmV0LW9uZS0").unwrap());
         let setup = Iago::check_setup(serde_json::from_str("{}").unwrap()).unwrap();
         let position = Iago::start(&setup, None, None);
-        let stamped = seal::stamp::<Iago>(&position, Some(&keys), None);
+        let stamped = seal::stamp::<Iago>(&position, Some(&*keys), None);
         let sealed = serde_json::to_string(&stamped).unwrap();
         let tampered = sealed.replace("\"black\"", "\"white\"");
         let unsealed = start();
@@ -727,7 +705,7 @@ mod tests {
         assert!(matches!(refused, Err(reason) if reason["code"] == "invalid-seal"));
         let array = format!("[{}]", items.join(","));
         let (results, _) =
-            validate_array::<Iago>(array.as_bytes(), reader(Some(&keys)), true, 10).unwrap();
+            validate_array::<Iago>(array.as_bytes(), &engine(Some(&keys)), true, 10).unwrap();
         let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
         assert_eq!(results[0]["legal"], true);
         assert!(results[0]["state"]["seal"]
@@ -746,7 +724,7 @@ mod tests {
         );
         // Without keys, the seal of the same items is ignored.
         let (results, _) =
-            validate_array::<Iago>(array.as_bytes(), reader(None), true, 10).unwrap();
+            validate_array::<Iago>(array.as_bytes(), &engine(None), true, 10).unwrap();
         let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
         assert_eq!(results[2]["error"]["code"], "invalid-state");
         assert_eq!(results[3]["legal"], true);

@@ -15,15 +15,13 @@ use schemars::generate::{Contract, SchemaGenerator, SchemaSettings};
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
-use crate::caesar::Caesar;
 use crate::canonical::SEAL_FIELD;
 use crate::chance::ChanceState;
 use crate::claims::{ClaimedResult, Termination};
 use crate::game::{Outcome, Rules};
-use crate::hypnosia::Hypnosia;
-use crate::iago::Iago;
-use crate::isaac::Isaac;
+use crate::registry::GAMES;
 use crate::seal::SEAL_PATTERN;
+use crate::with_game;
 
 /// Where the definitions live in the document they are dropped into.
 pub const DEFINITIONS_PATH: &str = "#/components/schemas";
@@ -38,13 +36,15 @@ const COMMON_NAMES: [&str; 5] = [
     "Termination",
 ];
 
-/// Each game's key in [`all`] and the prefix of its schema names.
-pub const GAMES: [(&str, &str); 4] = [
-    ("iago", "Iago"),
-    ("isaac", "Isaac"),
-    ("hypnosia", "Hypnosia"),
-    ("caesar", "Caesar"),
-];
+/// Each game's key in [`all`] and the prefix of its schema names (its name, capitalised), in the
+/// order of the list of games.
+pub fn games() -> Vec<(&'static str, String)> {
+    let capitalised = |name: &str| name[..1].to_uppercase() + &name[1..];
+    GAMES
+        .iter()
+        .map(|(name, _)| (*name, capitalised(name)))
+        .collect()
+}
 
 fn settings(contract: Contract) -> SchemaSettings {
     let mut settings = SchemaSettings::draft2020_12();
@@ -130,13 +130,13 @@ fn common_definitions() -> Map<String, Value> {
 /// Every schema of the API, by game (see the module's documentation for the shape and names).
 pub fn all() -> Value {
     let mut full: Map<String, Value> = Map::new();
-    merge(&mut full, game_definitions::<Iago>());
-    merge(&mut full, game_definitions::<Isaac>());
-    merge(&mut full, game_definitions::<Hypnosia>());
-    merge(&mut full, game_definitions::<Caesar>());
+    for (_, kind) in GAMES {
+        merge(&mut full, with_game!(kind, G => game_definitions::<G>()));
+    }
     merge(&mut full, common_definitions());
 
-    let mut grouped: Map<String, Value> = GAMES
+    let games = games();
+    let mut grouped: Map<String, Value> = games
         .iter()
         .map(|(game, _)| (game.to_string(), json!({})))
         .collect();
@@ -147,7 +147,7 @@ pub fn all() -> Value {
         let (group, short) = if COMMON_NAMES.contains(&name.as_str()) {
             (COMMON, name.clone())
         } else {
-            let (game, prefix) = GAMES
+            let (game, prefix) = games
                 .iter()
                 .find(|(_, prefix)| name.starts_with(prefix) && name.len() > prefix.len())
                 .unwrap_or_else(|| panic!("schema {name} belongs to no game: prefix its name"));
@@ -166,7 +166,7 @@ pub fn component_name(group: &str, short: &str) -> Option<String> {
     if group == COMMON {
         return Some(short.to_owned());
     }
-    GAMES
+    games()
         .iter()
         .find(|(game, _)| *game == group)
         .map(|(_, prefix)| format!("{prefix}{short}"))
@@ -298,7 +298,7 @@ mod tests {
     #[test]
     fn every_game_has_its_state_setup_and_effects_and_common_its_shared_schemas() {
         let schemas = all();
-        for (game, _) in GAMES {
+        for (game, _) in super::games() {
             for name in ["State", "Setup", "Effects", "Options"] {
                 assert!(
                     schemas[game][name].is_object(),
@@ -310,7 +310,7 @@ mod tests {
         for name in COMMON_NAMES {
             assert!(schemas[COMMON][name].is_object(), "common has no {name}");
         }
-        assert_eq!(schemas.as_object().unwrap().len(), GAMES.len() + 1);
+        assert_eq!(schemas.as_object().unwrap().len(), super::games().len() + 1);
     }
 
     #[test]
@@ -331,7 +331,7 @@ mod tests {
     #[test]
     fn states_name_their_rules_and_enums_are_plain() {
         let schemas = all();
-        for (game, _) in GAMES {
+        for (game, _) in super::games() {
             let rules = &schemas[game]["State"]["properties"]["rules"]["const"];
             assert_eq!(rules, &json!(format!("{game}@1")), "{game}");
         }

@@ -137,6 +137,10 @@ class Engine:
         """Whether the engine's states carry the players' commitments (opaque, with hidden information):
         ``new_state`` and ``replay`` need ``commitments``, and every call that reveals a player's
         information that player's ``secret`` (else ``NotThisPlayer``)."""
+    @property
+    def facts(self) -> dict[str, Any]:
+        """What adapters need of the game before any position: ``min_players``, ``max_players``,
+        ``max_decisions``, ``max_chance_outcomes``, ``chance``, ``hidden_information``."""
     def info(self) -> dict[str, Any]: ...
     def check_setup(self, setup: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The setup with every default filled in (the engine's own when None); raises InvalidOptions."""

@@ -196,6 +196,13 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         player's information need their ``secret``."""
         return self._engine.committed
 
+    @property
+    def facts(self) -> dict[str, Any]:
+        """What adapters (OpenSpiel, PettingZoo) need of the game before any position, from the engine:
+        ``min_players``, ``max_players``, ``max_decisions`` (a bound of a game's length in decisions),
+        ``max_chance_outcomes`` (the last action ids; 0 without chance), ``chance``, ``hidden_information``."""
+        return cast(dict[str, Any], self._engine.facts)
+
     def __repr__(self) -> str:
         return f"referee.game({self.name!r}, setup={self.setup!r})"
 

@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from referee import archives
+from referee import _core, archives
 from referee.archives import CHUNK_RECORDS, Stop
 
 __all__ = ["main"]
@@ -127,7 +127,8 @@ def match_parser(commands: Any) -> None:
     )
     command.add_argument("bots", nargs="+", metavar="BOT", type=bot_spec,
                          help="random, mcts or mcts:SIMULATIONS, one a seat in turn")
-    command.add_argument("--game", required=True, help="iago, isaac, hypnosia or caesar")
+    *others, last = _core.games()
+    command.add_argument("--game", required=True, help=f"{', '.join(others)} or {last}")
     command.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     command.add_argument("--seed", type=int, default=0, help="seed of the games, the bots and chance (default 0)")
     command.add_argument("--variant", help="the game's variant")

@@ -25,32 +25,24 @@ import referee
 
 __all__ = ["register", "GAMES"]
 
-#: The games registered, by OpenSpiel's short name.
-GAMES = {f"referee_{name}": name for name in ("iago", "isaac", "hypnosia", "caesar")}
-
-#: Upper bounds of a game's length in decisions (OpenSpiel asks for one): every placement of Iago; two
-#: phases of Isaac; Caesar!'s 30 placements with their choices and draws. Hypnosia's captures send pawns
-#: home without end, so its bound is a generous one.
-_MAX_LENGTH = {"iago": 61, "isaac": 200, "hypnosia": 100_000, "caesar": 30 * 6}
-_MAX_CHANCE_OUTCOMES = {"iago": 0, "isaac": 0, "hypnosia": 21, "caesar": 15}
+#: The games registered, by OpenSpiel's short name: every game of the engine.
+GAMES = {f"referee_{name}": name for name in referee.games()}
 
 
 def _game_type(name: str) -> pyspiel.GameType:
-    chance = name in ("hypnosia", "caesar")
-    hidden = name == "caesar"
-    players = (2, 6) if name == "hypnosia" else (2, 2)
+    facts = referee.game(name).facts
     return pyspiel.GameType(
         short_name=f"referee_{name}",
         long_name=f"Referee {referee.game(name).info()['title']}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if chance
+        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if facts["chance"]
                      else pyspiel.GameType.ChanceMode.DETERMINISTIC),
-        information=(pyspiel.GameType.Information.IMPERFECT_INFORMATION if hidden
+        information=(pyspiel.GameType.Information.IMPERFECT_INFORMATION if facts["hidden_information"]
                      else pyspiel.GameType.Information.PERFECT_INFORMATION),
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=players[1],
-        min_num_players=players[0],
+        max_num_players=facts["max_players"],
+        min_num_players=facts["min_players"],
         provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
@@ -74,15 +66,15 @@ class RefereeGame(pyspiel.Game):
         start = self.game.start(seed=self.seed)
         players = len(start.players)
         #: Chance outcomes are the last ids of the game's action space; OpenSpiel numbers them from 0.
-        self.chance_offset = self.game.num_actions - _MAX_CHANCE_OUTCOMES[name]
+        self.chance_offset = self.game.num_actions - self.game.facts["max_chance_outcomes"]
         info = pyspiel.GameInfo(
             num_distinct_actions=self.game.num_actions,
-            max_chance_outcomes=_MAX_CHANCE_OUTCOMES[name],
+            max_chance_outcomes=self.game.facts["max_chance_outcomes"],
             num_players=players,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=_MAX_LENGTH[name],
+            max_game_length=self.game.facts["max_decisions"],
         )
         super().__init__(_game_type(name), info, params)
 

@@ -9,7 +9,7 @@ from flask import Blueprint, Response, render_template
 
 from referee.api import GAMES, engine_of
 from referee.pages import Page, built
-from referee.pictures import STYLES, info_of
+from referee.pictures import STYLES, info_of, module_of
 
 __all__ = ["playground"]
 
@@ -24,10 +24,13 @@ def page(game: str) -> Response:
 def build(game: str) -> Page:
     info = info_of(game)
     # A committed (opaque Caesar!) service draws each game's seed itself and refuses one given.
+    pictures = module_of(game)
     config = {"game": game, "title": info["title"], "players": info["players"], "games": list(GAMES),
-              "committed": engine_of(game).committed}
-    # The page shows the game's pictures, whose style elements its policy allows.
-    return Page(render_template("play.html", config=config, title=info["title"]), styles=[STYLES[game]])
+              "committed": engine_of(game).committed, "hint": pictures.PLAY_HINT}
+    # The page shows the game's pictures, whose style elements its policy allows; their clicks are the
+    # picture module's.
+    page = render_template("play.html", config=config, title=info["title"], play_clicks=pictures.PLAY_CLICKS)
+    return Page(page, styles=[STYLES[game]])
 
 
 # Static paths for the known games (as the API's routes), and any other name answers `unknown-game`.

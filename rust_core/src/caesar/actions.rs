@@ -247,6 +247,10 @@ impl Caesar {
 
 impl Decisions for Caesar {
     type Pending = Pending;
+    /// 30 placements, each with its choices and draws.
+    const MAX_DECISIONS: usize = 30 * 6;
+    /// A draw, one id a kind of token (the last ids).
+    const MAX_CHANCE_OUTCOMES: usize = ACTIONS - DRAWS;
 
     fn num_actions(_position: &Position) -> usize {
         ACTIONS

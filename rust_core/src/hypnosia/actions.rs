@@ -9,7 +9,7 @@
 //!
 //! Every decision is a move the engine plays: a roll supplied, one die move of a turn, or `pass`.
 
-use super::board::COLOURS;
+use super::board::{COLOURS, SEATS};
 use super::moves::{parse_move, Die, DieMove, HomeSquare, Start, Turn};
 use super::{observation, Hypnosia, Move, Position};
 use crate::decisions::{self, Decisions, Node};
@@ -102,6 +102,10 @@ fn id_of(position: &Position, mv: &Move) -> Option<usize> {
 
 impl Decisions for Hypnosia {
     type Pending = ();
+    /// Captures send pawns home without end: a generous bound.
+    const MAX_DECISIONS: usize = 100_000;
+    const MAX_CHANCE_OUTCOMES: usize = ROLLS;
+    const PLAYER_COUNTS: (usize, usize) = (2, SEATS);
 
     fn num_actions(position: &Position) -> usize {
         die_moves(position) + 1 + ROLLS

@@ -9,6 +9,8 @@ use crate::game::Rules;
 
 impl Decisions for Iago {
     type Pending = ();
+    /// Every placement of the board.
+    const MAX_DECISIONS: usize = 61;
 
     fn num_actions(_position: &Position) -> usize {
         CELL_COUNT

@@ -86,6 +86,8 @@ fn move_of_id(action: usize) -> Option<Move> {
 
 impl Decisions for Isaac {
     type Pending = ();
+    /// Both phases.
+    const MAX_DECISIONS: usize = 200;
 
     fn num_actions(_position: &Position) -> usize {
         ACTIONS

@@ -20,37 +20,15 @@ use crate::keys::SealKeys;
 use crate::seal;
 use crate::with_engine;
 
-/// A handle's operations, whatever its game: what `Position` calls.
-trait Handle: Send + Sync {
-    fn copy(&self, stack: bool) -> Box<dyn Handle>;
-    fn players(&self) -> Vec<&'static str>;
-    fn num_actions(&self) -> usize;
-    fn action_of(&self, text: &str) -> Result<usize, Error>;
-    fn move_of(&self, action: usize) -> Result<String, Error>;
-    fn legal_actions(&self) -> Vec<usize>;
-    fn legal_moves(&self) -> Vec<String>;
-    fn push_action(&mut self, action: usize) -> Result<(), Error>;
-    fn push_move(&mut self, text: &str) -> Result<(), Error>;
-    fn pop(&mut self) -> bool;
-    fn plies(&self) -> usize;
-    fn history(&self) -> Vec<String>;
-    fn at_turn_start(&self) -> bool;
-    fn is_over(&self) -> bool;
-    fn is_chance(&self) -> bool;
-    fn chance_outcomes(&self) -> Vec<(usize, f64)>;
-    fn to_move(&self) -> Option<&'static str>;
-    fn outcome(&self) -> Value;
-    fn returns(&self) -> Vec<f64>;
-    fn state(&self) -> Vec<u8>;
-    fn position(&self) -> String;
-    fn hash(&self) -> u64;
-    fn view(&self, player: &str) -> Result<Value, Error>;
-    fn effects(&self) -> Option<Value>;
-    fn observation_shape(&self) -> Vec<usize>;
-    fn observation(&self, player: &str) -> Result<Vec<f32>, Error>;
-    fn information_state(&self, player: &str) -> Result<String, Error>;
-    fn resample(&self, player: &str, seed: u64) -> Result<Box<dyn Handle>, Error>;
-    fn rollout(&self, seed: u64) -> (Vec<f64>, usize);
+// A handle of any game: one variant a game of the list (`registry::games!`).
+crate::games!(enum_of AnyWalker of Walker);
+
+/// Runs `$body` with `$walker` bound to the `Walker` inside `$any` (an `AnyWalker`): the list's
+/// dispatch (`registry::games!`), as `with_engine!` is the engines'.
+macro_rules! with_walker {
+    ($any:expr, $walker:ident => $body:expr) => {
+        crate::games!(match_enum AnyWalker, $any, G, $walker => $body)
+    };
 }
 
 /// One game's handle: the node, and what was pushed to reach it (the node before each push and the
@@ -66,26 +44,19 @@ where
     G::Move: Send + Sync + 'static,
     G::Position: 'static,
 {
-    fn boxed(position: G::Position, keys: Option<Arc<SealKeys>>) -> Box<dyn Handle> {
-        Box::new(Walker::<G> {
+    fn new(position: G::Position, keys: Option<Arc<SealKeys>>) -> Self {
+        Walker::<G> {
             node: Node::new(position),
             stack: Vec::new(),
             keys,
-        })
+        }
     }
 
     fn player(&self, player: &str) -> Result<usize, Error> {
         decisions::player_number::<G>(&self.node.position, player)
     }
-}
-
-impl<G: Decisions + 'static> Handle for Walker<G>
-where
-    G::Move: Send + Sync + 'static,
-    G::Position: 'static,
-{
-    fn copy(&self, stack: bool) -> Box<dyn Handle> {
-        Box::new(Walker::<G> {
+    fn copy(&self, stack: bool) -> Walker<G> {
+        Walker::<G> {
             node: self.node.clone(),
             stack: if stack {
                 self.stack.clone()
@@ -93,7 +64,7 @@ where
                 Vec::new()
             },
             keys: self.keys.clone(),
-        })
+        }
     }
 
     fn players(&self) -> Vec<&'static str> {
@@ -238,15 +209,15 @@ where
         Ok(G::information_state(&self.node, self.player(player)?))
     }
 
-    fn resample(&self, player: &str, seed: u64) -> Result<Box<dyn Handle>, Error> {
+    fn resample(&self, player: &str, seed: u64) -> Result<Walker<G>, Error> {
         let player = self.player(player)?;
         // The bot's own draws: no secret keys them.
         let mut chance = Chance::from_seed(seed, None);
-        Ok(Box::new(Walker::<G> {
+        Ok(Walker::<G> {
             node: G::resample(&self.node, player, &mut chance),
             stack: Vec::new(),
             keys: self.keys.clone(),
-        }))
+        })
     }
 
     fn rollout(&self, seed: u64) -> (Vec<f64>, usize) {
@@ -305,7 +276,7 @@ fn numpy(py: Python<'_>) -> Option<&Bound<'_, PyAny>> {
 /// learning". A move given as text is played as `game.play` plays it (a whole move); an action id is
 /// one decision of the game's action space.
 #[pyclass(module = "referee._core", name = "Position")]
-pub struct PyPosition(Box<dyn Handle>);
+pub struct PyPosition(AnyWalker);
 
 impl PyPosition {
     fn raised<T>(&self, py: Python<'_>, result: Result<T, Error>) -> PyResult<T> {
@@ -318,53 +289,56 @@ impl PyPosition {
     /// The game's players, in player-number order (Hypnosia: the seated colours, by seat).
     #[getter]
     fn players(&self) -> Vec<&'static str> {
-        self.0.players()
+        with_walker!(&self.0, walker => walker.players())
     }
 
     /// The player to move (at a chance node, the player whose turn it is); None once over.
     #[getter]
     fn to_move(&self) -> Option<&'static str> {
-        self.0.to_move()
+        with_walker!(&self.0, walker => walker.to_move())
     }
 
     /// Decisions and moves pushed since the handle was made (or copied without its stack).
     #[getter]
     fn ply(&self) -> usize {
-        self.0.plies()
+        with_walker!(&self.0, walker => walker.plies())
     }
 
     /// How many action ids this position's setup has.
     #[getter]
     fn num_actions(&self) -> usize {
-        self.0.num_actions()
+        with_walker!(&self.0, walker => walker.num_actions())
     }
 
     /// The id of one decision written in notation; raises MalformedMove.
     fn action_of(&self, py: Python<'_>, r#move: &str) -> PyResult<usize> {
-        self.raised(py, self.0.action_of(r#move))
+        self.raised(
+            py,
+            with_walker!(&self.0, walker => walker.action_of(r#move)),
+        )
     }
 
     /// The notation of an action id; raises MalformedMove.
     fn move_of(&self, py: Python<'_>, action: usize) -> PyResult<String> {
-        self.raised(py, self.0.move_of(action))
+        self.raised(py, with_walker!(&self.0, walker => walker.move_of(action)))
     }
 
     /// The legal moves in notation: `game.legal_moves`' list (inside a turn decided in part by
     /// action ids, the legal decisions' notation).
     fn legal_moves(&self) -> Vec<String> {
-        self.0.legal_moves()
+        with_walker!(&self.0, walker => walker.legal_moves())
     }
 
     /// The legal action ids, ascending (the chance outcomes at a chance node).
     fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        ids_list(py, &self.0.legal_actions())
+        ids_list(py, &with_walker!(&self.0, walker => walker.legal_actions()))
     }
 
     /// One byte an action id, 1 where it is legal: a numpy int8 array when numpy is installed, else
     /// bytes.
     fn legal_action_mask(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let mut mask = vec![0u8; self.0.num_actions()];
-        for action in self.0.legal_actions() {
+        let mut mask = vec![0u8; with_walker!(&self.0, walker => walker.num_actions())];
+        for action in with_walker!(&self.0, walker => walker.legal_actions()) {
             mask[action] = 1;
         }
         match numpy(py) {
@@ -380,9 +354,9 @@ impl PyPosition {
     /// raises the move's error (IllegalMove, MalformedMove, GameOver) and leaves the position as it was.
     fn push(&mut self, py: Python<'_>, r#move: &Bound<'_, PyAny>) -> PyResult<()> {
         let result = match r#move.extract::<usize>() {
-            Ok(action) => self.0.push_action(action),
+            Ok(action) => with_walker!(&mut self.0, walker => walker.push_action(action)),
             Err(_) => match r#move.extract::<&str>() {
-                Ok(text) => self.0.push_move(text),
+                Ok(text) => with_walker!(&mut self.0, walker => walker.push_move(text)),
                 Err(_) => Err(Error::malformed_move(
                     "a move is its notation (a str) or an action id (an int from 0)",
                 )),
@@ -393,7 +367,7 @@ impl PyPosition {
 
     /// Takes back the last push exactly; raises IndexError when there is none.
     fn pop(&mut self) -> PyResult<()> {
-        if self.0.pop() {
+        if with_walker!(&mut self.0, walker => walker.pop()) {
             return Ok(());
         }
         Err(PyIndexError::new_err(
@@ -404,7 +378,7 @@ impl PyPosition {
     /// An independent copy; `stack=False` leaves the pushes behind (cheaper; `pop` then has nothing).
     #[pyo3(signature = (stack=true))]
     fn copy(&self, stack: bool) -> PyPosition {
-        PyPosition(self.0.copy(stack))
+        PyPosition(with_walker!(&self.0, walker => AnyWalker::from(walker.copy(stack))))
     }
 
     fn __copy__(&self) -> PyPosition {
@@ -419,35 +393,37 @@ impl PyPosition {
 
     /// The moves completed since the handle was made, in notation (a record `referee validate` replays).
     fn history(&self) -> Vec<String> {
-        self.0.history()
+        with_walker!(&self.0, walker => walker.history())
     }
 
     /// No decision of a turn is pending (Caesar!: the turn's placement, choices and draws are all
     /// taken or none is); `state()` and `position()` show the position at the turn's start.
     fn at_turn_start(&self) -> bool {
-        self.0.at_turn_start()
+        with_walker!(&self.0, walker => walker.at_turn_start())
     }
 
     fn is_over(&self) -> bool {
-        self.0.is_over()
+        with_walker!(&self.0, walker => walker.is_over())
     }
 
     /// Whether chance takes the next decision (Hypnosia's roll, Caesar!'s draws).
     fn is_chance(&self) -> bool {
-        self.0.is_chance()
+        with_walker!(&self.0, walker => walker.is_chance())
     }
 
     /// At a chance node, `[(move, probability)]` (`ids=True`: action ids instead of moves), summing
     /// to 1; else empty.
     #[pyo3(signature = (ids=false))]
     fn chance_outcomes(&self, py: Python<'_>, ids: bool) -> PyResult<Py<PyAny>> {
-        let outcomes = self.0.chance_outcomes();
+        let outcomes = with_walker!(&self.0, walker => walker.chance_outcomes());
         if ids {
             return Ok(outcomes.into_pyobject(py)?.into_any().unbind());
         }
         let named: Result<Vec<(String, f64)>, Error> = outcomes
             .into_iter()
-            .map(|(action, p)| self.0.move_of(action).map(|text| (text, p)))
+            .map(|(action, p)| {
+                with_walker!(&self.0, walker => walker.move_of(action)).map(|text| (text, p))
+            })
             .collect();
         Ok(self
             .raised(py, named)?
@@ -459,7 +435,7 @@ impl PyPosition {
     /// At a chance node, the action id of an outcome chosen by its probabilities with one
     /// `rng.random()` (as `random.choices` would); else a `ValueError`.
     fn sample_chance(&self, rng: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let outcomes = self.0.chance_outcomes();
+        let outcomes = with_walker!(&self.0, walker => walker.chance_outcomes());
         if outcomes.is_empty() {
             return Err(PyValueError::new_err("not a chance node"));
         }
@@ -469,40 +445,39 @@ impl PyPosition {
 
     /// Status, player to move, scores, and the winner once over (as `game.outcome`).
     fn outcome(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        value_to_py(py, &self.0.outcome())
+        value_to_py(py, &with_walker!(&self.0, walker => walker.outcome()))
     }
 
     /// Per player (in `players` order): 0 while the game goes on; then +1 for the winner, −1 for the
     /// other (Hypnosia: by rank, +1 first to −1 last, ties sharing), summing to 0.
     fn returns(&self) -> Vec<f64> {
-        self.0.returns()
+        with_walker!(&self.0, walker => walker.returns())
     }
 
     /// The JSON state, as the stateless API answers it (sealed, or opaque, as the game's keys say).
     fn state(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        loads(py, &self.0.state())
+        loads(py, &with_walker!(&self.0, walker => walker.state()))
     }
 
     /// The position notation.
     fn position(&self) -> String {
-        self.0.position()
+        with_walker!(&self.0, walker => walker.position())
     }
 
     /// A 64-bit key, equal for equal positions (with equal pending decisions), the same in every process.
     fn hash(&self) -> u64 {
-        self.0.hash()
+        with_walker!(&self.0, walker => walker.hash())
     }
 
     /// What `player` may see (as `game.view`).
     fn view(&self, py: Python<'_>, player: &str) -> PyResult<Py<PyAny>> {
-        let view = self.raised(py, self.0.view(player))?;
+        let view = self.raised(py, with_walker!(&self.0, walker => walker.view(player)))?;
         value_to_py(py, &view)
     }
 
     /// What the last push did (as `play`'s `effects`), computed now; None when it completed no move.
     fn effects(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.0
-            .effects()
+        with_walker!(&self.0, walker => walker.effects())
             .map(|effects| value_to_py(py, &effects))
             .transpose()
     }
@@ -510,26 +485,35 @@ impl PyPosition {
     /// The shape of `observation`'s tensor.
     #[getter]
     fn observation_shape(&self) -> Vec<usize> {
-        self.0.observation_shape()
+        with_walker!(&self.0, walker => walker.observation_shape())
     }
 
     /// What `player` sees as numbers: a float32 numpy array of `observation_shape` when numpy is
     /// installed, else a flat list.
     fn observation(&self, py: Python<'_>, player: &str) -> PyResult<Py<PyAny>> {
-        let values = self.raised(py, self.0.observation(player))?;
+        let values = self.raised(
+            py,
+            with_walker!(&self.0, walker => walker.observation(player)),
+        )?;
         let Some(np) = numpy(py) else {
             return Ok(values.into_pyobject(py)?.into_any().unbind());
         };
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let array = np.call_method1("frombuffer", (PyByteArray::new(py, &bytes), "<f4"))?;
         Ok(array
-            .call_method1("reshape", (self.0.observation_shape(),))?
+            .call_method1(
+                "reshape",
+                (with_walker!(&self.0, walker => walker.observation_shape()),),
+            )?
             .unbind())
     }
 
     /// A key equal for two positions exactly when `player` cannot tell them apart.
     fn information_state(&self, py: Python<'_>, player: &str) -> PyResult<String> {
-        self.raised(py, self.0.information_state(player))
+        self.raised(
+            py,
+            with_walker!(&self.0, walker => walker.information_state(player)),
+        )
     }
 
     /// A full position consistent with what `player` sees of this one (Caesar!: the other hand dealt
@@ -541,7 +525,10 @@ impl PyPosition {
         rng: &Bound<'_, PyAny>,
     ) -> PyResult<PyPosition> {
         let seed = seed_of(rng)?;
-        Ok(PyPosition(self.raised(py, self.0.resample(player, seed))?))
+        Ok(PyPosition(self.raised(
+            py,
+            with_walker!(&self.0, walker => walker.resample(player, seed).map(AnyWalker::from)),
+        )?))
     }
 
     /// Plays the position out at random in Rust (chance by its probabilities, players uniformly among
@@ -551,9 +538,10 @@ impl PyPosition {
         let seed = seed_of(rng)?;
         let handle = &self.0;
         Ok(py.detach(|| {
-            let mut total = vec![0.0; handle.players().len()];
+            let mut total = vec![0.0; with_walker!(handle, walker => walker.players()).len()];
             for k in 0..count.max(1) {
-                let (returns, _) = handle.rollout(seed.wrapping_add(k as u64));
+                let seed = seed.wrapping_add(k as u64);
+                let (returns, _) = with_walker!(handle, walker => walker.rollout(seed));
                 for (sum, value) in total.iter_mut().zip(returns) {
                     *sum += value;
                 }
@@ -563,7 +551,10 @@ impl PyPosition {
     }
 
     fn __repr__(&self) -> String {
-        format!("<referee.Position {:?}>", self.0.position())
+        format!(
+            "<referee.Position {:?}>",
+            with_walker!(&self.0, walker => walker.position())
+        )
     }
 }
 
@@ -577,31 +568,16 @@ fn seed_of(rng: &Bound<'_, PyAny>) -> PyResult<u64> {
         .map_err(|_| PyValueError::new_err("rng is an int seed or has getrandbits (random.Random)"))
 }
 
-/// Refuses a handle on a committed game: a handle shows the whole position, every hand included.
-fn refuse_committed(py: Python<'_>, engine: &Engine, committed: bool) -> PyResult<()> {
-    if !committed {
-        return Ok(());
-    }
-    let error = Error::NotThisPlayer {
-        player: None,
-        detail: format!(
-            "whole: {} keeps its states opaque with each player's secret; a position handle would show every hand",
-            engine.name()
-        ),
-    };
-    Err(raise(py, &error))
-}
-
 /// A new game's handle (the game `game.new(seed)` starts).
 #[pyfunction]
 #[pyo3(signature = (engine, seed=None))]
 pub fn start(py: Python<'_>, engine: &Engine, seed: Option<u64>) -> PyResult<PyPosition> {
     with_engine!(&engine.0, G, game => {
-        refuse_committed(py, engine, game.commits())?;
+        game.whole_games().map_err(|e| raise(py, &e))?;
         let (position, _) = game
             .start(None, seed, None)
             .map_err(|error| raise(py, &error))?;
-        Ok(PyPosition(Walker::<G>::boxed(position, game.shared_keys())))
+        Ok(PyPosition(AnyWalker::from(Walker::<G>::new(position, game.shared_keys()))))
     })
 }
 
@@ -610,7 +586,7 @@ pub fn start(py: Python<'_>, engine: &Engine, seed: Option<u64>) -> PyResult<PyP
 pub fn load(engine: &Engine, state: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
     with_engine!(&engine.0, G, game => {
         let position = whole_position_of(game, state)?;
-        Ok(PyPosition(Walker::<G>::boxed(position, game.shared_keys())))
+        Ok(PyPosition(AnyWalker::from(Walker::<G>::new(position, game.shared_keys()))))
     })
 }
 
@@ -619,6 +595,6 @@ pub fn load(engine: &Engine, state: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
 pub fn action_space(engine: &Engine) -> PyPosition {
     with_engine!(&engine.0, G, game => {
         let position = G::start(game.setup(), Some(0), None);
-        PyPosition(Walker::<G>::boxed(position, None))
+        PyPosition(AnyWalker::from(Walker::<G>::new(position, None)))
     })
 }

@@ -1,6 +1,7 @@
 """Pictures of states: SVG drawn from each engine's own geometry (`GET /v1/games/{game}`'s `board`) and
-the state itself, one module a game (`iago`, `isaac`, `hypnosia`, `caesar`), each with the same entry
-point `draw(scene) -> Svg`, all built with `referee.pictures.svg`.
+the state itself, one module a game, named as the game (`referee.pictures.<game>`), each with the same
+entry points `draw(scene) -> Svg`, `STYLE` and `GALLERY` (the README's picture), all built with
+`referee.pictures.svg`.
 
 Every element a move can name carries that name in notation (`data-cell="e5"`, `data-piece="c4-g4"`,
 `data-unit="0.5"`, `data-border="HC-GA"`, `data-token="S60"`, ...), so a page can turn clicks into
@@ -11,27 +12,28 @@ makes the viewer's view, so a picture never shows anything the engine would not 
 from __future__ import annotations
 
 from functools import cache
+from importlib import import_module
+from types import ModuleType
 from typing import Any, Callable, Mapping
 
 from referee import _core
-from referee.pictures import caesar, hypnosia, iago, isaac
 from referee.pictures.scene import Scene
 from referee.pictures.svg import Svg, style_text
 
-__all__ = ["MAX_SIZE", "MIN_SIZE", "STYLES", "info_of", "render"]
+__all__ = ["MAX_SIZE", "MIN_SIZE", "STYLES", "info_of", "module_of", "render"]
 
 #: The widths in pixels one may ask for (without one, a picture is as wide as its drawing: 470 to 1000).
 MIN_SIZE, MAX_SIZE = 64, 4096
 
 
-DRAWINGS: dict[str, Callable[[Scene], Svg]] = {
-    "iago": iago.draw, "isaac": isaac.draw, "hypnosia": hypnosia.draw, "caesar": caesar.draw,
-}
+def module_of(game: str) -> ModuleType:
+    """The picture module of a game: `referee.pictures.<game>`, one a game of the engine's list."""
+    return import_module(f"referee.pictures.{game}")
+
+
+DRAWINGS: dict[str, Callable[[Scene], Svg]] = {game: module_of(game).draw for game in _core.games()}
 #: The text of every picture's style element, by game (a page that shows pictures allows them by hash).
-STYLES: dict[str, str] = {
-    "iago": style_text(iago.STYLE), "isaac": style_text(isaac.STYLE), "hypnosia": style_text(hypnosia.STYLE),
-    "caesar": style_text(caesar.STYLE),
-}
+STYLES: dict[str, str] = {game: style_text(module_of(game).STYLE) for game in _core.games()}
 
 
 @cache

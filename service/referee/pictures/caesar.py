@@ -215,6 +215,47 @@ def board_marks(scene: Scene, ids: dict[frozenset[str], str]) -> dict[str, list[
     return marks
 
 
+#: The playground's hint for this game, and its clicks: the JavaScript of `click(element)`, which turns a
+#: click on an element the picture names (`data-...`) into a move (templates/play.html).
+PLAY_HINT = "Click a token of your hand, then a border space, then which province gets the larger number."
+PLAY_CLICKS = """\
+function click(element) {
+  const state = current().state;
+  if (element.dataset.token) {
+    if (element.dataset.player !== state.to_move) { say(`${element.dataset.token} is not in ${state.to_move}'s hand`, true); return; }
+    select(element, element.dataset.token);
+    $("hint").textContent = `${element.dataset.token} chosen: click a border space`;
+    return;
+  }
+  if (!element.dataset.border) return;
+  if (view.selection === null) { say("choose a token of your hand first", true); return; }
+  const token = view.selection;
+  const [a, b] = element.dataset.border.split("-");
+  const big = Math.max(Number(token[1]), Number(token[2]));
+  select(element, token);
+  $("choices").replaceChildren(...[[a, b], [b, a]].map(([toward, other]) => {
+    const button = document.createElement("button");
+    button.textContent = `${big} toward ${toward}`;
+    button.dataset.move = `${token}@${toward}-${other}`;
+    button.onclick = () => placeToken(`${token}@${toward}-${other}`);
+    return button;
+  }));
+  $("hint").textContent = `${token} on ${element.dataset.border}: which province gets the larger number?`;
+}
+
+function placeToken(prefix) {
+  const completions = view.legal.filter((m) => m === prefix || m.startsWith(prefix + " "));
+  if (completions.length === 1) { play(completions[0]); return; }
+  if (completions.length === 0) { play(prefix); return; }
+  offer(`${prefix}: choose the bonus`, completions.map((m) => [m.slice(prefix.length).trim() || "no choice", m]));
+}
+"""
+
+#: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
+#: last move must have done.
+GALLERY = ({}, 12, 4, 12, lambda e: len(e["closures"]) > 0)
+
+
 def draw(scene: Scene) -> Svg:
     board, state = scene.info["board"], scene.state
     svg = Svg(WIDTH, MAP_HEIGHT + PANEL + CAPTION, game="caesar", title="Caesar!: " + caption(scene.outcome),

@@ -10,23 +10,21 @@ from pathlib import Path
 from typing import Any, Callable
 
 import referee
+from referee.pictures import module_of
 
 __all__ = ["main"]
 
 Effects = dict[str, Any]
-#: Each picture: the game's setup, the game's seed, the seed of the moves' choice, the least number of
-#: plies, and what the last move must have done (so that the picture shows the marks).
-SCENES: dict[str, tuple[dict[str, Any], int, int, int, Callable[[Effects], bool]]] = {
-    "iago": ({}, 0, 11, 30, lambda e: bool(e["captured"]) and bool(e["released"])),
-    "isaac": ({}, 0, 5, 10, lambda e: e["kind"] == "remove" and e["markers_on_line"] > 0),
-    "hypnosia": ({"options": {"players": 4}}, 7, 3, 40, lambda e: any(m["captured"] for m in e["moves"])),
-    "caesar": ({}, 12, 4, 12, lambda e: len(e["closures"]) > 0),
-}
+#: A game's picture (its picture module's `GALLERY`): the game's setup, the game's seed, the seed of the
+#: moves' choice, the least number of plies, and what the last move must have done (so that the picture
+#: shows the marks).
+Gallery = tuple[dict[str, Any], int, int, int, Callable[[Effects], bool]]
 
 
 def scene(name: str) -> tuple[referee.Game, dict[str, Any], str]:
     """The state before the pictured move, and that move."""
-    setup, seed, choice_seed, least, wanted = SCENES[name]
+    gallery: Gallery = module_of(name).GALLERY
+    setup, seed, choice_seed, least, wanted = gallery
     game, rng = referee.game(name, **setup), random.Random(choice_seed)
     state, ply = game.new(seed=seed), 0
     while moves := game.legal_moves(state):
@@ -42,7 +40,7 @@ def scene(name: str) -> tuple[referee.Game, dict[str, Any], str]:
 def pictures() -> dict[str, str]:
     """Each game's picture, by the file name it is written to."""
     drawn = {}
-    for name in SCENES:
+    for name in referee.games():
         game, state, move = scene(name)
         drawn[f"{name}.svg"] = game.svg(state, move=move, legal=True) + "\n"
     return drawn

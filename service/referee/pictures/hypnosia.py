@@ -230,6 +230,30 @@ def movable_units(legal: list[str] | None) -> set[str]:
     return starts
 
 
+#: The playground's hint for this game, and its clicks: the JavaScript of `click(element)`, which turns a
+#: click on an element the picture names (`data-...`) into a move (templates/play.html).
+PLAY_HINT = "Roll, then click one of your units and choose a die."
+PLAY_CLICKS = """\
+function click(element) {
+  const state = current().state;
+  const unit = element.dataset.unit;
+  if (!unit) return;
+  if (!state.dice) { play("roll"); return; }
+  if (element.dataset.player !== state.to_move) { say(`that ${element.dataset.player} unit is not ${state.to_move}'s`, true); return; }
+  const firsts = new Set(view.legal.map((m) => m.split(": ").pop().split(" ")[0]));
+  const moves = [...firsts].filter((m) => m.replace(/^D/, "").split(/[+^]/)[0] === unit).sort();
+  if (moves.length === 0) { play(`${unit}+${state.dice[0]}`); return; }
+  select(element, unit);
+  const describe = (m) => `${m.startsWith("D") ? "double " : ""}${m.includes("^") ? "cross, " : ""}die ${m.split(/[+^]/)[1]}`;
+  offer(`Move ${unit}: choose a die`, moves.map((m) => [`${describe(m)} (${m})`, m]));
+}
+"""
+
+#: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
+#: last move must have done.
+GALLERY = ({"options": {"players": 4}}, 7, 3, 40, lambda e: any(m["captured"] for m in e["moves"]))
+
+
 def draw(scene: Scene) -> Svg:
     board = board_description(scene.state, scene.info)
     homes = seated(scene, board)

@@ -101,6 +101,20 @@ def draw_labels(svg: Svg, side: int, rows: list[str], flipped: bool) -> None:
         svg.text(None, *centre_of(lowest - 0.85, diagonal, side, flipped), str(diagonal + 1), class_="label")
 
 
+#: The playground's hint for this game, and its clicks: the JavaScript of `click(element)`, which turns a
+#: click on an element the picture names (`data-...`) into a move (templates/play.html).
+PLAY_HINT = "Click a hex to place a disc."
+PLAY_CLICKS = """\
+function click(element) {
+  if (element.dataset.cell) play(element.dataset.cell);
+}
+"""
+
+#: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
+#: last move must have done.
+GALLERY = ({}, 0, 11, 30, lambda e: bool(e["captured"]) and bool(e["released"]))
+
+
 def draw(scene: Scene) -> Svg:
     board = scene.info["board"]
     cells, side = geometry(board)

@@ -163,6 +163,33 @@ def draw_panel(svg: Svg, scene: Scene, grid: Grid, x: float) -> None:
     svg.text(None, x, y, f"phase: {state['phase']}", class_="label", text_anchor="start")
 
 
+#: The playground's hint for this game, and its clicks: the JavaScript of `click(element)`, which turns a
+#: click on an element the picture names (`data-...`) into a move (templates/play.html).
+PLAY_HINT = "Placement: click a piece's two end cells. Scoring: click one of your pieces, then an advance."
+PLAY_CLICKS = """\
+function click(element) {
+  const state = current().state;
+  if (state.phase === "scoring" && element.dataset.piece) {
+    const piece = element.dataset.piece;
+    const moves = view.legal.filter((m) => m.startsWith(`x${piece}+`));
+    if (moves.length === 0) { play(`x${piece}+0`); return; }
+    select(element, piece);
+    offer(`Remove ${piece}: choose the marker's advance`, moves.map((m) => [`+${m.split("+")[1]}`, m]));
+    return;
+  }
+  const cell = element.dataset.cell;
+  if (!cell) return;
+  if (view.selection === null || view.selection === cell) { select(element, cell); $("hint").textContent = `end ${cell} chosen: click the other end`; return; }
+  const ends = [view.selection, cell].sort((a, b) => a.charCodeAt(0) - b.charCodeAt(0) || Number(a.slice(1)) - Number(b.slice(1)));
+  play(`${ends[0]}-${ends[1]}`);
+}
+"""
+
+#: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
+#: last move must have done.
+GALLERY = ({}, 0, 5, 10, lambda e: e["kind"] == "remove" and e["markers_on_line"] > 0)
+
+
 def draw(scene: Scene) -> Svg:
     board, state, effects = scene.info["board"], scene.state, scene.effects or {}
     grid = Grid(board["columns"], board["rows"], scene.viewer == "white")
