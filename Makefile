@@ -64,7 +64,7 @@ java:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless; \
 	fi
 
-# The reverse proxy's test (tests/test_nginx_live.py) runs deploy/referee.nginx.conf with Debian's nginx, as
+# The reverse proxy's test (tests/service/test_nginx_live.py) runs deploy/referee.nginx.conf with Debian's nginx, as
 # a plain subprocess on loopback (never through the system's service); installed here when missing (it is
 # not always on a user's PATH: /usr/sbin), with sudo unless root.
 nginx:
@@ -131,6 +131,6 @@ dist: $(DIST_BIN)/maturin
 	done
 
 # What dist/ holds, checked: auditwheel's tags, and the smoke test of the x86_64 wheel and of the sdist in
-# fresh venvs without a Rust toolchain (tests/dist_checks.py, tests/smoke.py).
+# fresh venvs without a Rust toolchain (tests/release/dist_checks.py, tests/release/smoke.py).
 dist-test: install-test dist
-	$(BIN)/python -m pytest -p no:cacheprovider tests/dist_checks.py
+	$(BIN)/python -m pytest -p no:cacheprovider tests/release/dist_checks.py

@@ -18,7 +18,7 @@ against gunicorn with one worker (`REFEREE_WORKERS=1`), every game in every tabl
 - behind nginx: one peer's flood straight to gunicorn and through deploy/referee.nginx.conf.
 
 Every row is a bound or a ratio, with the target of issue 30 (or 39) next to it (met / missed); nothing is asserted.
-The live-server helpers are the tests' own (tests/live.py), the playouts the other sections' (samples.py)."""
+The live-server helpers are the tests' own (tests/helpers/live.py), the playouts the other sections' (samples.py)."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ import orjson
 import referee
 from referee.offload import INLINE_BYTES
 
-from hypnosia_boards import largest_board
-from live import (
+from helpers.hypnosia_boards import largest_board
+from helpers.live import (
     connect, cpu_seconds, distinct_lines, exchange, healthz_latencies, read_answer, request_bytes, rss_bytes, serve, workers,
 )
 
@@ -585,7 +585,7 @@ def flood_row(label: str, server: Any, raw: bytes) -> list[str]:
 def bench_proxy() -> str:
     """One peer floods `play` on 8 connections for 3 s, straight to gunicorn and through nginx with
     deploy/referee.nginx.conf as shipped, while another peer plays every 20 ms."""
-    from proxy import NGINX, nginx
+    from helpers.proxy import NGINX, nginx
 
     if not NGINX:
         return "nginx is not installed here (`make nginx` installs Debian's): no rows."

@@ -1,5 +1,5 @@
 """What the served sections (http, batch, slow, soak, seals) share: gunicorn on loopback through the
-tests' own live-server helpers (tests/live.py), the wrk bodies, wrk runs and their rows.
+tests' own live-server helpers (tests/helpers/live.py), the wrk bodies, wrk runs and their rows.
 
 - the **wrk bodies** `bench/bodies/<game>-play.json` and `<game>-validate.json` are the sample of the
   first sampled game nearest its middle: its state with its legal move, and with its refused move.
@@ -8,7 +8,7 @@ tests' own live-server helpers (tests/live.py), the wrk bodies, wrk runs and the
   between the requests of a connection, for the paced runs).
 
 Every server runs on a free **127.0.0.1** port in a process group of its own but in the benchmark's
-session (see tests/live.py), and is stopped (SIGTERM and 15 s to finish, then SIGKILL to its group) when
+session (see tests/helpers/live.py), and is stopped (SIGTERM and 15 s to finish, then SIGKILL to its group) when
 its section ends, fails, or the script gets Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import referee
-from live import Server, exchange, request_bytes, rss_bytes, serve, workers
+from helpers.live import Server, exchange, request_bytes, rss_bytes, serve, workers
 
 from report import number, progress, ratio
 from samples import Sample

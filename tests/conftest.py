@@ -17,7 +17,7 @@ from referee.settings import Settings
 
 # How schemathesis sends NDJSON and reads the contract's YAML, for every contract test as for the
 # repository's schemathesis.toml: importing the module registers both.
-import schemathesis_hooks  # noqa: F401
+from helpers import schemathesis_hooks  # noqa: F401
 
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=QUIET)
@@ -30,7 +30,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
 def pytest_configure(config) -> None:
     # `make test` runs every test; `make test-fast` deselects both (-m "not slow and not live").
     config.addinivalue_line("markers", "slow: a long known-answer check (run by default and in CI; deselect with -m 'not slow')")
-    config.addinivalue_line("markers", "live: talks to a gunicorn (tests/live.py) or a browser the test starts, from outside "
+    config.addinivalue_line("markers", "live: talks to a gunicorn (tests/helpers/live.py) or a browser the test starts, from outside "
                                        "(run by default and in CI; deselect with -m 'not live')")
 
 

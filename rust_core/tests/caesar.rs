@@ -848,7 +848,7 @@ fn setups_are_checked_and_drawn_from_the_seed() {
 
 #[test]
 fn the_generic_perft_agrees_with_the_bulk_count() {
-    // Fixed bonuses and hands; draws from the seed. The counts are in tests/perft.json.
+    // Fixed bonuses and hands; draws from the seed. The counts are in tests/rules/perft.json.
     let start = Caesar::start(&setup(["S60", "L40"], ["D51", "N42"]), Some(7), None);
     fn generic(position: &Position, depth: u32) -> u64 {
         if depth == 0 {

@@ -56,7 +56,7 @@ fn from_json(value: Value) -> Result<Position, Error> {
 
 #[test]
 fn perft_from_the_start() {
-    // The counts from the start are in tests/perft.json.
+    // The counts from the start are in tests/rules/perft.json.
     let start = Hypnosia::start(&two(), Some(0), None);
     assert_eq!(Hypnosia::perft(&start, 0), 1);
     // A rolled position counts the turns of its dice only. 6-6 from home: h1 lands on the bridge

@@ -1,4 +1,4 @@
-//! Iago through the `Rules` contract: perft (its counts are in tests/perft.json), untrusted-state checks, notation, move errors.
+//! Iago through the `Rules` contract: perft (its counts are in tests/rules/perft.json), untrusted-state checks, notation, move errors.
 
 use referee_core::game::{self, Checked, Rules, StateOf, Status, Verdict};
 use referee_core::iago::{Iago, Options, Setup, Variant};
