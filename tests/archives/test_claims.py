@@ -13,7 +13,7 @@ import pytest
 
 import referee
 from helpers.claims import claimed_records, expected_verdict, verdict_of
-from helpers.live import serve
+from helpers.live import post
 from referee import cli
 from referee.codes import CLAIM_CODES
 
@@ -128,25 +128,6 @@ def test_the_exit_status_and_the_summary_count_claims(tmp_path, capsys) -> None:
 
 
 # ------------------------------------------------------------------ the same claims over HTTP, live
-
-
-@pytest.fixture(scope="module")
-def server():
-    with serve() as live:
-        yield live
-
-
-def post(server, path: str, body: dict) -> tuple[int, dict]:
-    import urllib.error
-    import urllib.request
-
-    request = urllib.request.Request(server.base + path, data=orjson.dumps(body),
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, orjson.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, orjson.loads(error.read())
 
 
 @pytest.mark.live

@@ -18,7 +18,6 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import negative_data_rejection, positive_data_acceptance
 
-from helpers.live import serve
 from referee.codes import CODES
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/live.py)
@@ -43,12 +42,6 @@ EXAMPLES = int(os.environ.get("REFEREE_CONTRACT_EXAMPLES", "30"))
 
 #: The repository's contract (a test holds the served one to it); requests go to the live server.
 schema = schemathesis.openapi.from_path(ROOT / "openapi.yaml")
-
-
-@pytest.fixture(scope="module")
-def server():
-    with serve() as live:
-        yield live
 
 
 def valid_data_is_accepted_or_refused_as_allowed(ctx, response, case) -> None:  # noqa: ANN001

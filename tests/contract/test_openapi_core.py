@@ -85,12 +85,6 @@ class Traffic:
         return {operation for operation, _ in self.seen}
 
 
-@pytest.fixture(scope="module")
-def server():
-    with serve() as live:
-        yield live
-
-
 def ndjson(items: list[dict[str, Any]]) -> bytes:
     return b"".join(json.dumps(item).encode() + b"\n" for item in items)
 

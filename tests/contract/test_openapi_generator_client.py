@@ -108,12 +108,6 @@ class Clients:
         assert self.sent and served == self.sent, (served, self.sent)
 
 
-@pytest.fixture(scope="module")
-def server():
-    with serve() as live:
-        yield live
-
-
 class Game:
     """One game's operations through the generated client: `call("play", MoveRequest(...))` is `iago_play`."""
 

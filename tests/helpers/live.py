@@ -95,18 +95,19 @@ def stop(process: subprocess.Popen, grace: float) -> None:
 
 
 def post(server: Server, path: str, body: Any, content_type: str = "application/json") -> tuple[int, Any]:
-    """A POST of `body` (bytes, or a value sent as JSON) with urllib: the status and the decoded answer (a
-    list of lines for an NDJSON batch answered 200)."""
+    """A POST of `body` (bytes, or a value sent as JSON): the status and the decoded answer (a list of
+    lines for an NDJSON batch answered 200)."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    request = urllib.request.Request(server.base + path, data=data, headers={"Content-Type": content_type})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            status, text = response.status, response.read()
-    except urllib.error.HTTPError as error:
-        status, text = error.code, error.read()
-    if content_type == "application/x-ndjson" and status == 200:
-        return status, [json.loads(line) for line in text.splitlines()]
-    return status, json.loads(text)
+    answer = send(server, path, data, content_type)
+    if content_type == "application/x-ndjson" and answer.status == 200:
+        return answer.status, [json.loads(line) for line in answer.body.splitlines()]
+    return answer.status, json.loads(answer.body)
+
+
+def send(server: Server, path: str, body: bytes, content_type: str = "application/json", chunked: bool = False,
+         timeout: float = 30) -> Answer:
+    """A POST of these bytes (in chunks, when `chunked`) on a connection of its own: the whole answer."""
+    return exchange(server, request_bytes("POST", path, body, content_type, chunked), timeout=timeout)
 
 
 def wait_ready(server: Server) -> None:

@@ -23,7 +23,6 @@ import pytest
 
 import referee
 from helpers.keys import SECRET_1
-from helpers.live import serve
 from helpers.pages import DOCS, PAGES, PROSE, README, Block, blocks, claim, matches, prose_after, run_python
 
 #: Blocks run elsewhere or not at all, by a line of theirs, and why.
@@ -133,9 +132,8 @@ def bounded(seconds: float) -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def server():
-    with serve(REFEREE_WORKERS="1") as live:
-        yield live
+def server_env() -> dict[str, str]:
+    return {"REFEREE_WORKERS": "1"}
 
 
 # ------------------------------------------------------------------ what is run

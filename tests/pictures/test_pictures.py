@@ -14,11 +14,11 @@ import xml.etree.ElementTree as ET
 from importlib import resources
 from pathlib import Path
 
-import orjson
 import pytest
 
 import referee
 from helpers.hypnosia_boards import CUSTOM_BOARDS
+from helpers.inprocess import post
 from referee import cli
 from referee.pictures import gallery
 from referee.pictures.hypnosia import board_description
@@ -300,10 +300,6 @@ def test_bad_input_is_the_engines_errors(name: str) -> None:
         game.svg(state, player="nobody")
     with pytest.raises(ValueError):
         game.svg(state, size=10)
-
-
-def post(client, path: str, body) -> object:
-    return client.post(path, data=orjson.dumps(body), content_type="application/json")
 
 
 @pytest.mark.parametrize("name", referee.games())

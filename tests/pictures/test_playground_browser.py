@@ -30,12 +30,6 @@ ARTIFACTS = artifacts("playground")
 
 
 @pytest.fixture(scope="module")
-def server():
-    with serve() as live:
-        yield live
-
-
-@pytest.fixture(scope="module")
 def browser():
     yield from chromium()
 

@@ -200,9 +200,8 @@ def test_seal_keys_are_read_once_and_never_shown() -> None:
 # ---------------------------------------------------------------------------------------------- the service
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED) as live:
-        yield live
+def server_env() -> dict[str, str]:
+    return {"REFEREE_SEAL_KEYS": KEYS_ROTATED}
 
 
 def assert_invalid_seal(answer: tuple[int, Any], starts: str) -> None:

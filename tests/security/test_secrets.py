@@ -13,14 +13,13 @@ import hashlib
 import hmac
 import json
 import re
-import urllib.request
 from typing import Iterator
 
 import pytest
 
 import referee
 from referee.settings import Settings
-from helpers.live import Server, post, serve
+from helpers.live import Server, post, send
 from rules.reference.aead import open_xchacha20poly1305, seal_xchacha20poly1305
 from rules.reference.chacha import ChaCha8
 from helpers.keys import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2
@@ -522,16 +521,14 @@ def test_opaque_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def game_svg(server: Server, body: dict) -> str:
     """The render route's SVG (a problem fails the test with its body)."""
-    request = urllib.request.Request(f"{server.base}/v1/games/caesar/render", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.read().decode()
+    answer = send(server, "/v1/games/caesar/render", json.dumps(body).encode())
+    assert answer.status == 200, answer.body
+    return answer.body.decode()
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as live:
-        yield live
+def server_env() -> dict[str, str]:
+    return {"REFEREE_SEAL_KEYS": KEYS_ROTATED, "REFEREE_OPAQUE_STATES": "caesar"}
 
 
 @pytest.mark.live

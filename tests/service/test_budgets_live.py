@@ -35,16 +35,15 @@ PLAY = orjson.dumps({"state": START, "move": "e4"})
 
 
 @pytest.fixture(scope="module")
-def server():
+def server_env() -> dict[str, str]:
     """One worker, whose budget (16 MiB) a few connections could fill before, and whose clients may each
     hold a quarter of it."""
-    with serve(
+    return dict(
         REFEREE_WORKERS="1", REFEREE_MAX_BODY_BYTES=str(BODY_LIMIT), REFEREE_MAX_LINE_BYTES=str(64 * 1024),
         REFEREE_WORKER_MEMORY_BYTES=str(16 * MIB), REFEREE_PEER_MEMORY_BYTES=str(PEER_SHARE),
         REFEREE_PEER_CONNECTIONS=str(PEER_CONNECTIONS), REFEREE_READ_TIMEOUT=str(READ_TIMEOUT),
         REFEREE_MIN_UPLOAD_RATE=str(UPLOAD_RATE), REFEREE_TRUSTED_PROXIES="127.0.0.9",
-    ) as live:
-        yield live
+    )
 
 
 def problem_code(answer: Answer) -> str:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Iterator
 
 import orjson
 import pytest
 
 import referee
 from helpers.keys import KEYS_OLD, KEYS_ROTATED
-from helpers.live import Answer, Server, exchange, request_bytes, serve
+from helpers.live import Answer, exchange, request_bytes, send
 from referee.codes import CODES
 
 pytestmark = pytest.mark.live
@@ -30,13 +29,8 @@ STATE_ROUTES = ("play", "validate", "legal-moves", "view", "render", "batch", "b
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    with serve(REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as live:
-        yield live
-
-
-def call(server: Server, path: str, body: bytes, content_type: str = JSON) -> Answer:
-    return exchange(server, request_bytes("POST", path, body, content_type))
+def server_env() -> dict[str, str]:
+    return {"REFEREE_SEAL_KEYS": KEYS_ROTATED, "REFEREE_OPAQUE_STATES": "caesar"}
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +41,11 @@ def started(server) -> dict[str, dict]:
     for name in GAMES:
         opaque = name == "caesar"
         new = {"commitments": {player: referee.commitment(text) for player, text in SECRETS.items()}} if opaque else {}
-        answer = orjson.loads(call(server, f"/v1/games/{name}/new", orjson.dumps(new)).body)
+        answer = orjson.loads(send(server, f"/v1/games/{name}/new", orjson.dumps(new)).body)
         mover = answer["outcome"]["to_move"]
         auth = {"player": mover, "secret": SECRETS[mover]} if opaque else {}
         secret = {"secret": auth["secret"]} if opaque else {}
-        moves = orjson.loads(call(server, f"/v1/games/{name}/legal-moves",
+        moves = orjson.loads(send(server, f"/v1/games/{name}/legal-moves",
                                   orjson.dumps({"state": answer["state"], **secret})).body)["moves"]
         player = mover if opaque else referee.game(name).info()["players"][-1]
         games[name] = {"state": answer["state"], "move": moves[0], "auth": auth, "player": player}
@@ -148,7 +142,7 @@ def test_a_key_id_in_another_case_is_unknown(server, started, game, key, route) 
     changed = state | {field: other_case(state[field])}
     for value, taken in [(state, True), (changed, False)]:
         path, body, media = route_request(game, route, orjson.dumps(value), start)
-        answer = call(server, path, body, media)
+        answer = send(server, path, body, media)
         assert served(route, answer) is taken, (value is state, answer.body[:300])
     problem = refusal(route, answer)
     assert problem["code"] == "invalid-seal" and problem["field"] == "state.seal", problem
@@ -168,7 +162,7 @@ def test_a_position_string_is_refused_on_every_route_while_keys_are_set(server, 
     plain = referee.game(game)
     position = plain.position(plain.new(seed=1))
     path, body, media = route_request(game, route, orjson.dumps(position), started[game])
-    problem = refusal(route, call(server, path, body, media))
+    problem = refusal(route, send(server, path, body, media))
     assert problem["code"] == "invalid-seal" and problem["field"] == "state.seal", problem
     assert "position string" in problem["detail"], problem
 
@@ -211,11 +205,11 @@ def test_a_streamed_result_is_written_same_as_only_when_it_is_equal(server, star
     that differ at equal length (a comparison of lengths wrote them `same_as`)."""
     items = equal_length_pairs(started["iago"]["state"])
     query = "?with_state=true" if with_state else ""
-    whole = call(server, f"/v1/games/iago/batch{query}", orjson.dumps(items))
+    whole = send(server, f"/v1/games/iago/batch{query}", orjson.dumps(items))
     assert whole.status == 200
     expected = orjson.loads(whole.body)["results"]
     ndjson = b"".join(orjson.dumps(item) + b"\n" for item in items)
-    answer = call(server, path + query, ndjson, NDJSON)
+    answer = send(server, path + query, ndjson, NDJSON)
     assert answer.status == 200
     lines = [orjson.loads(line) for line in answer.body.splitlines()]
     assert expanded(lines) == expected
@@ -328,8 +322,8 @@ def test_a_key_given_twice_is_refused_on_every_route_wherever_it_is(server, star
     else:
         good, sent = body, item
     media = NDJSON if kind == "batch NDJSON" else JSON
-    assert served(kind, call(server, url, good, media))
-    problem = refusal("single", call(server, url, sent, media))
+    assert served(kind, send(server, url, good, media))
+    problem = refusal("single", send(server, url, sent, media))
     assert problem["code"] == "malformed-json", problem
     assert problem["detail"].endswith("duplicate key at " + path.format(inner=key)), problem
     if kind == "batch NDJSON":

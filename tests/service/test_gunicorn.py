@@ -5,46 +5,28 @@ from __future__ import annotations
 
 import json
 import signal
-import urllib.error
-import urllib.request
 
 import pytest
 
-from helpers.live import get, serve
+from helpers.live import get, post, send, serve
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/live.py)
 
 
-@pytest.fixture()
-def server():
-    with serve() as live:
-        yield live.base, live.process
-
-
-def test_serves_shares_metrics_and_stops_gracefully(server) -> None:
-    base, process = server
+def test_serves_shares_metrics_and_stops_gracefully() -> None:
     body = json.dumps({"state": {"rules": "iago@1", "to_move": "black", "board": [
         ".....", "......", ".......", "........", "......WB.", "........", ".......", "......", "....."]},
         "move": "e6"}).encode()
-    for _ in range(40):
-        request = urllib.request.Request(f"{base}/v1/games/iago/play", data=body, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=5) as response:
-            assert json.loads(response.read())["effects"]["captured"] == ["e7"]
-    status, metrics = get(f"{base}/metrics")
-    assert status == 200
-    line = next(l for l in metrics.decode().splitlines() if l.startswith('referee_requests_total{endpoint="/v1/games/iago/play",method="POST",status="200"}'))
-    assert float(line.rsplit(" ", 1)[1]) == 40.0  # every worker's requests, counted once
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=35) == 0
-
-
-def post(url: str, body: bytes, content_type: str = "application/json") -> tuple[int, bytes]:
-    request = urllib.request.Request(url, data=body, headers={"Content-Type": content_type})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
+    with serve() as live:  # its own, not the module's `server`: this test stops it
+        for _ in range(40):
+            status, played = post(live, "/v1/games/iago/play", body)
+            assert status == 200 and played["effects"]["captured"] == ["e7"]
+        status, metrics = get(f"{live.base}/metrics")
+        assert status == 200
+        line = next(l for l in metrics.decode().splitlines() if l.startswith('referee_requests_total{endpoint="/v1/games/iago/play",method="POST",status="200"}'))
+        assert float(line.rsplit(" ", 1)[1]) == 40.0  # every worker's requests, counted once
+        live.process.send_signal(signal.SIGTERM)
+        assert live.process.wait(timeout=35) == 0
 
 
 def test_a_bounded_load_gets_no_errors_and_no_5xx(server) -> None:
@@ -52,7 +34,6 @@ def test_a_bounded_load_gets_no_errors_and_no_5xx(server) -> None:
     clients, every kind of request, good and bad, at once; every answer is the expected one."""
     from concurrent.futures import ThreadPoolExecutor
 
-    base, _ = server
     state = {"rules": "iago@1", "to_move": "black", "board": [
         ".....", "......", ".......", "........", "......WB.", "........", ".......", "......", "....."]}
     item = json.dumps({"state": state, "move": "e6"}).encode()
@@ -69,7 +50,8 @@ def test_a_bounded_load_gets_no_errors_and_no_5xx(server) -> None:
 
     def run(index: int) -> tuple[int, int]:
         path, body, content_type, expected = cases[index % len(cases)]
-        status, answer = post(base + path, body, content_type)
+        sent = send(server, path, body, content_type)
+        status, answer = sent.status, sent.body
         if "batch" in path and status == 200:
             assert answer.count(b'"legal":true') == (200 if content_type == "application/json" else 3000)
         return status, expected

@@ -17,7 +17,7 @@ import pytest
 
 import referee
 from helpers.hypnosia_boards import largest_board
-from helpers.live import Answer, exchange, get, held_back, read_answer, request_bytes, rss_bytes, serve, workers
+from helpers.live import Answer, exchange, get, held_back, read_answer, request_bytes, rss_bytes, send, serve, workers
 from referee.codes import CODES
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/live.py)
@@ -33,20 +33,21 @@ PLAY = orjson.dumps({"state": START, "move": "e4"})
 
 
 @pytest.fixture(scope="module")
-def server():
-    with serve(
+def server_env() -> dict[str, str]:
+    return dict(
         REFEREE_MAX_BODY_BYTES=str(BODY_LIMIT), REFEREE_READ_TIMEOUT=str(READ_TIMEOUT),
         REFEREE_TIMEOUT=str(WORKER_TIMEOUT), REFEREE_MAX_SPOOL_BYTES=str(SPOOL_LIMIT),
         REFEREE_MAX_REPLAY_MOVES=str(REPLAY_LIMIT),
         REFEREE_MIN_UPLOAD_RATE="1",  # the tricklers' byte a second keeps their bodies coming
-    ) as live:
-        yield live
-        log = live.log_text()
-        assert "WORKER TIMEOUT" not in log and log.count("Booting worker") == 2, log[-3000:]
+    )
 
 
-def post(server, path: str, body: bytes, content_type: str = "application/json", chunked: bool = False) -> Answer:
-    return exchange(server, request_bytes("POST", path, body, content_type, chunked))
+@pytest.fixture(scope="module", autouse=True)
+def no_worker_lost(server):
+    """After the module's tests: the shared server lost no worker to a timeout and booted no other."""
+    yield
+    log = server.log_text()
+    assert "WORKER TIMEOUT" not in log and log.count("Booting worker") == 2, log[-3000:]
 
 
 def assert_problem(answer: Answer, code: str, **facts) -> dict:
@@ -150,9 +151,9 @@ ROUTE_BODIES = {
 @pytest.mark.parametrize("route", ROUTE_BODIES)
 def test_a_chunked_body_over_the_limit_is_413_on_every_post_route(server, route) -> None:
     valid = orjson.dumps(ROUTE_BODIES[route])
-    assert post(server, f"/v1/games/iago/{route}", valid, chunked=True).status == 200  # chunked is fine
+    assert send(server, f"/v1/games/iago/{route}", valid, chunked=True).status == 200  # chunked is fine
     padded = valid + b" " * (BODY_LIMIT - len(valid) + 10) + b"garbage" * 1000
-    assert_problem(post(server, f"/v1/games/iago/{route}", padded, chunked=True), "payload-too-large", limit=BODY_LIMIT)
+    assert_problem(send(server, f"/v1/games/iago/{route}", padded, chunked=True), "payload-too-large", limit=BODY_LIMIT)
 
 
 @pytest.mark.parametrize("chunked", [False, True])
@@ -160,12 +161,12 @@ def test_a_refused_large_body_is_drained_so_a_client_that_sends_first_reads_the_
     """16 MB, far beyond what the socket buffers hold: without draining, the client's send fails or
     its read is reset."""
     huge = b"[" + b" " * (16 * 1024 * 1024) + b"]"
-    assert_problem(post(server, "/v1/games/iago/play", huge, chunked=chunked), "payload-too-large")
+    assert_problem(send(server, "/v1/games/iago/play", huge, chunked=chunked), "payload-too-large")
 
 
 def test_a_long_replay_is_refused_by_its_count(server) -> None:
     moves = orjson.dumps({"moves": ["e4"] * 5000})
-    problem = assert_problem(post(server, "/v1/games/iago/replay", moves), "malformed-request")
+    problem = assert_problem(send(server, "/v1/games/iago/replay", moves), "malformed-request")
     assert problem["errors"] == [{"field": "moves", "message": f"longer than {REPLAY_LIMIT}"}]
 
 
@@ -186,7 +187,7 @@ def test_a_replay_too_long_is_refused_before_its_moves_are_checked() -> None:
 def test_a_too_long_line_after_the_first_chunk_ends_a_complete_answer(server) -> None:
     good = ndjson_lines(12_000)  # about 3 MB
     long_line = b'{"pad": "' + b"x" * (2 * 1024 * 1024) + b'"}\n'
-    *results, problem = lines_of(post(server, "/v1/games/iago/batch", good + long_line + good, "application/x-ndjson"))
+    *results, problem = lines_of(send(server, "/v1/games/iago/batch", good + long_line + good, "application/x-ndjson"))
     assert len(results) == 12_000 and all(result["legal"] for result in results)
     assert problem["code"] == "payload-too-large" and problem["line"] == 12_001
 
@@ -194,7 +195,7 @@ def test_a_too_long_line_after_the_first_chunk_ends_a_complete_answer(server) ->
 @pytest.mark.parametrize("chunked", [False, True])
 def test_a_bad_line_after_the_first_chunk_ends_a_complete_answer(server, chunked) -> None:
     good = ndjson_lines(12_000)
-    answer = post(server, "/v1/games/iago/batch", good + b"{bad\n" + good, "application/x-ndjson", chunked)
+    answer = send(server, "/v1/games/iago/batch", good + b"{bad\n" + good, "application/x-ndjson", chunked)
     *results, problem = lines_of(answer)
     assert len(results) == 12_000 and problem["code"] == "malformed-json" and problem["line"] == 12_001
 
@@ -214,12 +215,12 @@ def test_a_client_that_reads_while_it_sends_gets_the_whole_answer(server) -> Non
 
 def test_faults_in_the_first_chunk_are_plain_problems_that_reach_the_client(server) -> None:
     rest = ndjson_lines(12_000)
-    answer = post(server, "/v1/games/iago/batch", b"{bad\n" + rest, "application/x-ndjson")
+    answer = send(server, "/v1/games/iago/batch", b"{bad\n" + rest, "application/x-ndjson")
     assert_problem(answer, "malformed-json", line=1)
     single = b'{"pad": "' + b"x" * (2 * 1024 * 1024) + b'"}\n'
-    assert_problem(post(server, "/v1/games/iago/batch", single, "application/x-ndjson"), "payload-too-large", line=1)
+    assert_problem(send(server, "/v1/games/iago/batch", single, "application/x-ndjson"), "payload-too-large", line=1)
     # A long line after line 1 cannot end within the first megabyte: line 1 is judged, then the problem.
-    result, problem = lines_of(post(server, "/v1/games/iago/batch", ndjson_lines(1) + single + rest, "application/x-ndjson"))
+    result, problem = lines_of(send(server, "/v1/games/iago/batch", ndjson_lines(1) + single + rest, "application/x-ndjson"))
     assert result == {"index": 0, "legal": True} and problem["code"] == "payload-too-large" and problem["line"] == 2
 
 
@@ -229,7 +230,7 @@ def test_a_batch_streams_however_its_media_type_is_spelled(server, content_type,
     """The body reader and the route read the media type alike: a 3 MB batch, 48 times the body limit,
     streams in full under any spelling of NDJSON, sent whole before the answer is read, to the NDJSON
     batch's own path and to the JSON batch's (where clients sent NDJSON before it had its own)."""
-    results = lines_of(post(server, path, ndjson_lines(12_000), content_type))
+    results = lines_of(send(server, path, ndjson_lines(12_000), content_type))
     assert len(results) == 12_000 and all(result["legal"] for result in results)
     assert [result["index"] for result in results] == list(range(12_000))
 
@@ -313,7 +314,7 @@ def test_moves_refuse_what_they_do_not_take_and_keep_the_connection(server) -> N
 
 def test_the_results_of_a_streamed_batch_are_bounded(server) -> None:
     """`{}` lines answer ~100 times their size in errors: the spool stops at its limit with a problem."""
-    answer = post(server, "/v1/games/iago/batch", b"{}\n" * 100_000, "application/x-ndjson")
+    answer = send(server, "/v1/games/iago/batch", b"{}\n" * 100_000, "application/x-ndjson")
     *results, problem = lines_of(answer)
     assert len(answer.body) < SPOOL_LIMIT + 1000
     assert problem["code"] == "payload-too-large" and problem["index"] == len(results) > 0
@@ -377,7 +378,7 @@ def test_a_generator_at_its_end_is_an_invalid_state(server, game, move, word_pos
     state = engine.new(seed=3)
     move = move or engine.legal_moves(state)[0]
     state["rng"]["word_pos"] = word_pos
-    answer = post(server, f"/v1/games/{game}/play", orjson.dumps({"state": state, "move": move}))
+    answer = send(server, f"/v1/games/{game}/play", orjson.dumps({"state": state, "move": move}))
     assert_problem(answer, "invalid-state", field="rng.word_pos")
 
 
@@ -385,7 +386,7 @@ def test_an_isaac_piece_listed_twice_is_named_so(server) -> None:
     isaac = referee.game("isaac")
     state = isaac.play(isaac.new(), "a1-c1")["state"]
     state["pieces"]["black"] = state["pieces"]["black"] * 2
-    problem = assert_problem(post(server, "/v1/games/isaac/legal-moves", orjson.dumps({"state": state})), "invalid-state")
+    problem = assert_problem(send(server, "/v1/games/isaac/legal-moves", orjson.dumps({"state": state})), "invalid-state")
     assert "listed twice" in problem["detail"] and problem["field"] == "pieces.black[1]"
 
 
@@ -403,10 +404,10 @@ def test_distinct_largest_boards_grow_a_worker_by_a_bounded_amount() -> None:
     (~85 KB of JSON): compiled boards are cached by bytes, each small (this grew a worker by 1.2 GiB)."""
     with serve(REFEREE_WORKERS="1") as live:
         [worker] = workers(live)
-        assert post(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(359)}})).status == 200
+        assert send(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(359)}})).status == 200
         before = rss_bytes(worker)
         for k in range(128):
-            answer = post(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(k)}}))
+            answer = send(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(k)}}))
             assert answer.status == 200 and orjson.loads(answer.body)["state"]["options"]["board"]["entries"][0] == k
         grown = rss_bytes(worker) - before
     assert grown <= 256 * MIB, f"the worker grew by {grown / MIB:.0f} MiB"
@@ -462,7 +463,7 @@ def test_items_that_fail_alike_answer_a_few_bytes_each_and_memory_stays_flat() -
     with serve(REFEREE_WORKERS="1") as live:
         [worker] = workers(live)
         before = rss_bytes(worker)
-        answer = post(live, "/v1/games/iago/batch", body, "application/x-ndjson")
+        answer = send(live, "/v1/games/iago/batch", body, "application/x-ndjson")
         grown = rss_bytes(worker) - before
     results = lines_of(answer)
     assert len(results) == 1_000_000 and len(answer.body) <= 40 * len(results)
@@ -529,9 +530,9 @@ def test_a_full_spool_refuses_new_batches_until_answers_are_read() -> None:
         with socket.create_connection((live.host, live.port), timeout=30) as holder:
             holder.sendall(request_bytes("POST", "/v1/games/caesar/batch?with_state=true", big, "application/x-ndjson"))
             time.sleep(2)  # judged and spooled, its answer unread
-            refused = post(live, "/v1/games/iago/batch", small, "application/x-ndjson")
+            refused = send(live, "/v1/games/iago/batch", small, "application/x-ndjson")
             held = read_answer(holder)
-        accepted = post(live, "/v1/games/iago/batch", small, "application/x-ndjson")
+        accepted = send(live, "/v1/games/iago/batch", small, "application/x-ndjson")
     assert len(held.body) > 12 * MIB  # so that no new batch had the room it needs (8 MiB)
     assert_problem(refused, "service-busy")
     assert refused.headers["retry-after"] == "1"
@@ -552,7 +553,7 @@ def doubled_board(state: dict) -> bytes:
 def test_a_key_given_twice_is_refused_alike_by_every_route(keys) -> None:
     env = {"REFEREE_SEAL_KEYS": "k1:" + "A" * 43} if keys else {}
     with serve(**env) as live:
-        state = orjson.loads(post(live, "/v1/games/iago/new", b"{}").body)["state"]
+        state = orjson.loads(send(live, "/v1/games/iago/new", b"{}").body)["state"]
         doubled = doubled_board(state)
         bodies = {
             "play": b'{"state":%b,"move":"e4"}' % doubled,
@@ -563,13 +564,13 @@ def test_a_key_given_twice_is_refused_alike_by_every_route(keys) -> None:
             "batch": b'[{"state":%b,"move":"e4"}]' % doubled,
         }
         for route, body in bodies.items():
-            problem = assert_problem(post(live, f"/v1/games/iago/{route}", body), "malformed-json")
+            problem = assert_problem(send(live, f"/v1/games/iago/{route}", body), "malformed-json")
             assert problem["detail"].endswith("duplicate key at state.board"), (route, problem)
-            assert post(live, f"/v1/games/iago/{route}", body.replace(doubled, orjson.dumps(state))).status == 200
+            assert send(live, f"/v1/games/iago/{route}", body.replace(doubled, orjson.dumps(state))).status == 200
         line = b'{"state":%b,"move":"e4"}\n' % doubled
-        problem = assert_problem(post(live, "/v1/games/iago/batch", line, "application/x-ndjson"), "malformed-json", line=1)
+        problem = assert_problem(send(live, "/v1/games/iago/batch", line, "application/x-ndjson"), "malformed-json", line=1)
         assert problem["detail"].endswith("duplicate key at state.board")
-        twice = post(live, "/v1/games/iago/replay", b'{"moves":["e4"],"moves":["e6"]}')
+        twice = send(live, "/v1/games/iago/replay", b'{"moves":["e4"],"moves":["e6"]}')
         assert assert_problem(twice, "malformed-json")["detail"].endswith("duplicate key at moves")
 
 
@@ -672,8 +673,8 @@ def test_pages_carry_a_strict_policy_and_every_answer_nosniff(server, path) -> N
     assert "unsafe" not in page.headers["content-security-policy"]
     assert page.headers["x-frame-options"] == "DENY" and page.headers["referrer-policy"] == "no-referrer"
     assert exchange(server, f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode()).body == page.body  # built once
-    for answer in (exchange(server, b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n"), post(server, "/v1/games/iago/play", PLAY),
-                   exchange(server, b"GARBAGE\r\n\r\n"), post(server, "/v1/games/iago/render", orjson.dumps({"state": START}))):
+    for answer in (exchange(server, b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n"), send(server, "/v1/games/iago/play", PLAY),
+                   exchange(server, b"GARBAGE\r\n\r\n"), send(server, "/v1/games/iago/render", orjson.dumps({"state": START}))):
         assert answer.headers["x-content-type-options"] == "nosniff"
 
 

@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 import referee
-from helpers.live import Answer, Server, connect, exchange, read_answer, request_bytes, serve
+from helpers.live import Answer, Server, connect, exchange, read_answer, request_bytes
 from helpers.proxy import CONF, nginx, require_nginx
 from referee.codes import CODES
 from referee.settings import Settings
@@ -34,7 +34,7 @@ MIB = 1024 * 1024
 require_nginx()
 
 
-def post(path: str, body: bytes, content_type: str = "application/json", request_id: str = "", **options) -> bytes:
+def post_bytes(path: str, body: bytes, content_type: str = "application/json", request_id: str = "", **options) -> bytes:
     extra = f"X-Request-ID: {request_id}\r\n" if request_id else ""
     return request_bytes("POST", path, body, content_type, extra=extra + options.pop("extra", ""), **options)
 
@@ -69,49 +69,47 @@ def logged_ids(server: Server) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def service() -> Iterator[Server]:
-    with serve(REFEREE_READ_TIMEOUT=str(READ_TIMEOUT), REFEREE_ACCESS_LOG="1",
-               REFEREE_TRUSTED_PROXIES="127.0.0.1") as live:
-        yield live
+def server_env() -> dict[str, str]:
+    return {"REFEREE_READ_TIMEOUT": str(READ_TIMEOUT), "REFEREE_ACCESS_LOG": "1", "REFEREE_TRUSTED_PROXIES": "127.0.0.1"}
 
 
 @pytest.fixture(scope="module")
-def proxy(service: Server) -> Iterator[Server]:
-    with nginx(service.port) as running:
+def proxy(server: Server) -> Iterator[Server]:
+    with nginx(server.port) as running:
         yield running
 
 
 # ------------------------------------------------------------------ the routes, through the proxy
 
 
-def test_the_routes_answer_through_the_proxy_as_they_do_directly(service, proxy) -> None:
+def test_the_routes_answer_through_the_proxy_as_they_do_directly(server, proxy) -> None:
     same = "same-id"  # so that the answers, problems included, compare byte for byte
     requests = [
-        post("/v1/games/iago/play", PLAY, request_id=same),
-        post("/v1/games/iago/new", b"{}", request_id=same),
-        post("/v1/games/iago/batch", b"[%b,%b]" % (PLAY, PLAY), request_id=same),
-        post("/v1/games/iago/batch", ndjson(3), "application/x-ndjson", same),
-        post("/v1/games/iago/batch/ndjson?with_state=true", ndjson(3), "application/x-ndjson", same, chunked=True),
-        post("/v1/games/iago/play", b'{"state":', request_id=same),
+        post_bytes("/v1/games/iago/play", PLAY, request_id=same),
+        post_bytes("/v1/games/iago/new", b"{}", request_id=same),
+        post_bytes("/v1/games/iago/batch", b"[%b,%b]" % (PLAY, PLAY), request_id=same),
+        post_bytes("/v1/games/iago/batch", ndjson(3), "application/x-ndjson", same),
+        post_bytes("/v1/games/iago/batch/ndjson?with_state=true", ndjson(3), "application/x-ndjson", same, chunked=True),
+        post_bytes("/v1/games/iago/play", b'{"state":', request_id=same),
     ]
     for raw in requests:
-        direct, proxied = exchange(service, raw), exchange(proxy, raw)
+        direct, proxied = exchange(server, raw), exchange(proxy, raw)
         assert (proxied.status, proxied.body) == (direct.status, direct.body), raw[:80]
         assert proxied.headers["content-type"] == direct.headers["content-type"]
 
 
-def test_the_request_id_passes_through_and_one_is_made_when_missing(service, proxy) -> None:
-    given = exchange(proxy, post("/v1/games/iago/play", PLAY, request_id="client-id-1"))
+def test_the_request_id_passes_through_and_one_is_made_when_missing(server, proxy) -> None:
+    given = exchange(proxy, post_bytes("/v1/games/iago/play", PLAY, request_id="client-id-1"))
     assert given.status == 200 and given.headers["x-request-id"] == "client-id-1"
-    made = exchange(proxy, post("/v1/games/iago/play", PLAY))
-    replaced = exchange(proxy, post("/v1/games/iago/play", PLAY, request_id="not a sane id"))
+    made = exchange(proxy, post_bytes("/v1/games/iago/play", PLAY))
+    replaced = exchange(proxy, post_bytes("/v1/games/iago/play", PLAY, request_id="not a sane id"))
     for answer in (made, replaced):
         assert answer.status == 200 and re.fullmatch(r"[0-9a-f]{32}", answer.headers["x-request-id"])
     # One X-Request-ID in each answer, and the service logged the same ids: nginx's, when it made one.
-    assert {"client-id-1", made.headers["x-request-id"], replaced.headers["x-request-id"]} <= logged_ids(service)
+    assert {"client-id-1", made.headers["x-request-id"], replaced.headers["x-request-id"]} <= logged_ids(server)
 
 
-def test_nginx_refusals_are_the_services_problems(service, proxy) -> None:
+def test_nginx_refusals_are_the_services_problems(server, proxy) -> None:
     assert_problem(exchange(proxy, b"GARBAGE\r\n\r\n"), "malformed-http")
     long_line = b"GET /" + b"x" * 9000 + b" HTTP/1.1\r\nHost: test\r\n\r\n"
     assert_problem(exchange(proxy, long_line), "request-line-too-long")
@@ -120,14 +118,14 @@ def test_nginx_refusals_are_the_services_problems(service, proxy) -> None:
 # ------------------------------------------------------------------ bodies
 
 
-def test_a_trickled_body_reaches_gunicorn_whole(service, proxy) -> None:
+def test_a_trickled_body_reaches_gunicorn_whole(server, proxy) -> None:
     """A body with a pause longer than the service's read timeout in its middle: sent to gunicorn, the
     pause is a 408; through nginx, which reads the whole body before it passes it on, gunicorn receives
     it at once and answers it."""
-    raw = post("/v1/games/iago/play", PLAY)
+    raw = post_bytes("/v1/games/iago/play", PLAY)
     answers = []
-    for server in (service, proxy):
-        with connect(server, timeout=READ_TIMEOUT * 5) as sock:
+    for target in (server, proxy):
+        with connect(target, timeout=READ_TIMEOUT * 5) as sock:
             sock.sendall(raw[:-20])
             time.sleep(READ_TIMEOUT + 1)
             with contextlib.suppress(OSError):  # gunicorn may have answered and closed by now
@@ -138,20 +136,20 @@ def test_a_trickled_body_reaches_gunicorn_whole(service, proxy) -> None:
     assert proxied.status == 200 and orjson.loads(proxied.body)["position"]
 
 
-def test_single_bodies_are_bounded_as_the_service_bounds_them_and_streams_are_not(service, proxy) -> None:
+def test_single_bodies_are_bounded_as_the_service_bounds_them_and_streams_are_not(server, proxy) -> None:
     """A `play` of exactly REFEREE_MAX_BODY_BYTES (the default, as shipped) is played; a byte more is
     refused by nginx, before it reaches the service. A streamed batch of more than that, with
     `Expect: 100-continue` as curl sends it, is invited and judged whole, on both of its paths."""
     limit = Settings().max_body_bytes
     at_limit = PLAY + b" " * (limit - len(PLAY))
-    assert exchange(proxy, post("/v1/games/iago/play", at_limit)).status == 200
-    over = exchange(proxy, post("/v1/games/iago/play", at_limit + b" ", request_id="over-the-limit"))
+    assert exchange(proxy, post_bytes("/v1/games/iago/play", at_limit)).status == 200
+    over = exchange(proxy, post_bytes("/v1/games/iago/play", at_limit + b" ", request_id="over-the-limit"))
     assert_problem(over, "payload-too-large")
-    assert "over-the-limit" not in logged_ids(service)
+    assert "over-the-limit" not in logged_ids(server)
     lines = limit // len(PLAY) + 1000
     for path, spelling in [("/v1/games/iago/batch/ndjson", "application/x-ndjson"),
                            ("/v1/games/iago/batch", "Application/X-NDJSON; charset=utf-8")]:
-        raw = post(path, ndjson(lines), spelling, extra="Expect: 100-continue\r\n")
+        raw = post_bytes(path, ndjson(lines), spelling, extra="Expect: 100-continue\r\n")
         head, body = raw.split(b"\r\n\r\n", 1)
         with connect(proxy, timeout=30) as sock:
             sock.sendall(head + b"\r\n\r\n")
@@ -170,7 +168,7 @@ def test_a_silent_stream_gets_the_services_own_answer_through_the_proxy(proxy) -
     the lines it read, then a `request-timeout` line."""
     lines = ndjson(30_000)  # about 3 MB: some chunks judged before the silence
     declared = b"Content-Length: %d" % (len(lines) + 100)
-    head = post("/v1/games/iago/batch", b"", "application/x-ndjson").replace(b"Content-Length: 0", declared)
+    head = post_bytes("/v1/games/iago/batch", b"", "application/x-ndjson").replace(b"Content-Length: 0", declared)
     with connect(proxy, timeout=READ_TIMEOUT * 10) as sock:
         sock.sendall(head + lines)
         answer = read_answer(sock)
@@ -182,30 +180,30 @@ def test_a_silent_stream_gets_the_services_own_answer_through_the_proxy(proxy) -
 # ------------------------------------------------------------------ per-peer limits
 
 
-def test_a_flood_from_one_peer_is_limited_before_it_arrives_while_another_peer_is_served(service) -> None:
+def test_a_flood_from_one_peer_is_limited_before_it_arrives_while_another_peer_is_served(server) -> None:
     """As shipped but with a rate of one request a minute, so that no token comes back during the test
     and the count is exact whatever the machine's speed: a peer gets its burst of 200 and one more, then
     429 (problem+json, `Retry-After`), and those never reach the service; another peer is served."""
-    with nginx(service.port, ("rate=100r/s", "rate=1r/m")) as proxy:
-        answers = [exchange(proxy, post("/v1/games/iago/play", PLAY, request_id=f"flood-{index}"), peer="127.0.0.2")
+    with nginx(server.port, ("rate=100r/s", "rate=1r/m")) as proxy:
+        answers = [exchange(proxy, post_bytes("/v1/games/iago/play", PLAY, request_id=f"flood-{index}"), peer="127.0.0.2")
                    for index in range(220)]
-        other = exchange(proxy, post("/v1/games/iago/play", PLAY), peer="127.0.0.3")
-        again = exchange(proxy, post("/v1/games/iago/play", PLAY), peer="127.0.0.2")
+        other = exchange(proxy, post_bytes("/v1/games/iago/play", PLAY), peer="127.0.0.3")
+        again = exchange(proxy, post_bytes("/v1/games/iago/play", PLAY), peer="127.0.0.2")
     assert [answer.status for answer in answers] == [200] * 201 + [429] * 19
     assert other.status == 200 and again.status == 429
     for answer in answers[201:] + [again]:
         assert_too_many(answer)
-    reached = {name for name in logged_ids(service) if name.startswith("flood-")}
+    reached = {name for name in logged_ids(server) if name.startswith("flood-")}
     assert reached == {f"flood-{index}" for index in range(201)}
 
 
-def test_requests_in_progress_are_limited_per_peer(service, proxy) -> None:
+def test_requests_in_progress_are_limited_per_peer(server, proxy) -> None:
     """16 requests of one peer whose bodies are still coming: a 17th of that peer is refused at once; a
     request of another peer is served; then the 16 are answered. Each held request asks `Expect:
     100-continue`, which nginx answers once the request is counted (its body is read after the limits),
     so that the 17th is sent only then, however slow the machine."""
-    raw = post("/v1/games/iago/play", PLAY)
-    head, body = post("/v1/games/iago/play", PLAY, extra="Expect: 100-continue\r\n").split(b"\r\n\r\n", 1)
+    raw = post_bytes("/v1/games/iago/play", PLAY)
+    head, body = post_bytes("/v1/games/iago/play", PLAY, extra="Expect: 100-continue\r\n").split(b"\r\n\r\n", 1)
     held = [connect(proxy, peer="127.0.0.4") for _ in range(16)]
     try:
         readers = [sock.makefile("rb") for sock in held]
@@ -264,7 +262,7 @@ def test_the_service_is_told_the_peer_the_host_and_the_request_id() -> None:
     length; `Expect` stays between the client and nginx."""
     with recording_upstream() as (port, seen), nginx(port) as proxy:
         extra = "X-Forwarded-For: 6.6.6.6\r\nHost: referee.example\r\nExpect: 100-continue\r\n"
-        raw = post("/v1/games/iago/play", PLAY, request_id="told-1", chunked=True, extra=extra)
+        raw = post_bytes("/v1/games/iago/play", PLAY, request_id="told-1", chunked=True, extra=extra)
         raw = raw.replace(b"Host: test\r\n", b"")
         head, body = raw.split(b"\r\n\r\n", 1)
         with connect(proxy, peer="127.0.0.6") as sock:
