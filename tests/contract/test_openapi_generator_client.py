@@ -25,9 +25,9 @@ import pytest
 import referee
 from helpers.live import serve
 from helpers.pages import ROOT, Block, blocks, run_python
+from referee.contract import PREFIXES
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/live.py)
-from referee.contract import PREFIXES
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
 GENERATOR = Path(sys.executable).with_name("openapi-generator-cli")

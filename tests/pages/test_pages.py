@@ -42,7 +42,8 @@ ELSEWHERE = {
     "pip install 'referee[dask,archives,s3]'": "needs a cluster and real object storage: tests/archives/test_archives.py runs "
                                                "the same commands on an S3 server on loopback (moto) and local Dask "
                                                "clusters, a worker, the scheduler and the client killed, and --resume",
-    ".venv/bin/pip install -e '.[test]'": "the developer's loop: installs, then runs the tests this run is part of",
+    "make dev                                                    # again": "the developer's loop: installs, then runs "
+                                                                          "the tests this run is part of",
     "make test        # clippy, every Rust test": "`make test` and `make test-fast` are what CI runs",
     "make lock                   # after changing": "re-locks the dependencies from the index: tests/release/test_locks.py "
                                                    "holds the lock files against pyproject.toml",

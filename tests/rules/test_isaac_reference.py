@@ -342,8 +342,6 @@ def test_random_playouts(first_player, scoring_starts):
 
 @pytest.mark.slow
 def test_some_games_reach_100_and_some_end_with_both_out():
-    from helpers import isaac_policies
-
     rng = random.Random("isaac-hero")
     decided = [_playout(rng, "hero-black", "black", "first_to_pass")["decided_by"] for _ in range(12)]
     assert "target" in decided

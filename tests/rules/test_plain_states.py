@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 import referee
 from helpers.properties import GAMES, Branches, changed, examples, played, setup_game

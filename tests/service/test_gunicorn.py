@@ -23,7 +23,7 @@ def test_serves_shares_metrics_and_stops_gracefully() -> None:
             assert status == 200 and played["effects"]["captured"] == ["e7"]
         status, metrics = get(f"{live.base}/metrics")
         assert status == 200
-        line = next(l for l in metrics.decode().splitlines() if l.startswith('referee_requests_total{endpoint="/v1/games/iago/play",method="POST",status="200"}'))
+        line = next(row for row in metrics.decode().splitlines() if row.startswith('referee_requests_total{endpoint="/v1/games/iago/play",method="POST",status="200"}'))
         assert float(line.rsplit(" ", 1)[1]) == 40.0  # every worker's requests, counted once
         live.process.send_signal(signal.SIGTERM)
         assert live.process.wait(timeout=35) == 0
