@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test test-fast install-service install-test browser java nginx rust-test python-test bench lock clean
+.PHONY: serve test test-fast dev lint install-service install-test browser java nginx rust-test python-test bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +30,8 @@ install-test: $(BIN)/python
 serve: install-service
 	exec $(BIN)/gunicorn -c python:referee.gunicorn_conf 'referee.app:create_app()'
 
-# The whole test suite: Rust (lints, then nextest when installed, else cargo test), then Python.
-test: rust-test python-test dist-test
+# The whole test suite: the lints, the Rust tests (nextest when installed, else cargo test), then Python.
+test: lint rust-test python-test dist-test
 
 # Everything but the slow and the live suites (pytest markers, see docs/development.md): the Rust unit
 # tests, then the Python tests marked neither slow nor live.
@@ -39,8 +39,22 @@ test-fast: install-test
 	cargo test --workspace --lib
 	$(BIN)/python -m pytest -m "not slow and not live"
 
-rust-test:
+# The edit loop (docs/development.md): the test environment, then the package installed editable with a
+# debug build of the native module (maturin develop): Python edits take effect at once, a Rust change
+# takes `make dev` again (a debug build, quicker than the release one). `make test` installs the release
+# build again.
+dev: install-test
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop
+
+# What CI checks before the tests: clippy on every target (warnings are errors), rustfmt's check, ruff
+# and mypy on the package (both configured in pyproject.toml).
+lint: install-test
 	cargo clippy --workspace --all-targets --features python -- -D warnings
+	cargo fmt --all --check
+	$(BIN)/ruff check service tests bench
+	$(BIN)/mypy
+
+rust-test:
 	@if cargo nextest --version >/dev/null 2>&1; then \
 		cargo nextest run --workspace --no-fail-fast; \
 	else \
@@ -64,7 +78,7 @@ java:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless; \
 	fi
 
-# The reverse proxy's test (tests/test_nginx_live.py) runs deploy/referee.nginx.conf with Debian's nginx, as
+# The reverse proxy's test (tests/service/test_nginx_live.py) runs deploy/referee.nginx.conf with Debian's nginx, as
 # a plain subprocess on loopback (never through the system's service); installed here when missing (it is
 # not always on a user's PATH: /usr/sbin), with sudo unless root.
 nginx:
@@ -131,6 +145,6 @@ dist: $(DIST_BIN)/maturin
 	done
 
 # What dist/ holds, checked: auditwheel's tags, and the smoke test of the x86_64 wheel and of the sdist in
-# fresh venvs without a Rust toolchain (tests/dist_checks.py, tests/smoke.py).
+# fresh venvs without a Rust toolchain (tests/release/dist_checks.py, tests/release/smoke.py).
 dist-test: install-test dist
-	$(BIN)/python -m pytest -p no:cacheprovider tests/dist_checks.py
+	$(BIN)/python -m pytest -p no:cacheprovider tests/release/dist_checks.py

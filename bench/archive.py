@@ -257,7 +257,7 @@ def bench_archive(args: argparse.Namespace, workdir: Path) -> str:
         table(headers, local),
     ]
     if dask:
-        text += ["", "On a Dask cluster (`--scheduler`), as tests/test_cli.py starts one: `LocalCluster` of 2 worker "
+        text += ["", "On a Dask cluster (`--scheduler`), as tests/archives/test_cli.py starts one: `LocalCluster` of 2 worker "
                  "processes with 1 thread each, on the same machine (each worker's native calls use every core):",
                  "", table(headers, dask)]
     else:

@@ -16,9 +16,10 @@ import time
 
 import orjson
 
+from helpers.live import send
 from report import number, progress, ratio, table, times
 from samples import REFERENCE, Sample, batch_items, ndjson
-from served import Server, post, worker_kib
+from served import Server, worker_kib
 
 __all__ = ["bench_http_batch", "bench_stream"]
 
@@ -28,11 +29,11 @@ def http_batch(args: argparse.Namespace, server: Server, name: str, body: bytes,
     seconds = []
     for _ in range(args.batch_repeat):
         start = time.perf_counter()
-        status, answer = post(server, f"/v1/games/{name}/batch", body, "application/x-ndjson")
+        answer = send(server, f"/v1/games/{name}/batch", body, "application/x-ndjson", timeout=60)
         seconds.append(time.perf_counter() - start)
-        lines = answer.count(b"\n")
-        if status != 200 or lines != count:
-            raise RuntimeError(f"the {name} batch answered {status} with {lines} lines: {answer[:500]!r}")
+        lines = answer.body.count(b"\n")
+        if answer.status != 200 or lines != count:
+            raise RuntimeError(f"the {name} batch answered {answer.status} with {lines} lines: {answer.body[:500]!r}")
     return seconds
 
 
@@ -66,11 +67,11 @@ def stream_row(server: Server, name: str, lines: list[bytes], count: int) -> lis
     progress(f"batch: {name} NDJSON stream of {count:,} items")
     body = b"".join(lines[index % len(lines)] for index in range(count))
     start = time.perf_counter()
-    status, answer = post(server, f"/v1/games/{name}/batch", body, "application/x-ndjson", timeout=600)
+    answer = send(server, f"/v1/games/{name}/batch", body, "application/x-ndjson", timeout=600)
     seconds = time.perf_counter() - start
-    answered = answer.count(b"\n")
-    if status != 200 or answered != count:
-        raise RuntimeError(f"the {name} stream answered {status} with {answered} lines: {answer[:300]!r}")
+    answered = answer.body.count(b"\n")
+    if answer.status != 200 or answered != count:
+        raise RuntimeError(f"the {name} stream answered {answer.status} with {answered} lines: {answer.body[:300]!r}")
     peak = max(worker_kib(server, "VmHWM").values())
     return [name, number(count), f"{len(body) / 1e6:,.0f}", f"{seconds:,.2f}", number(count / seconds),
             f"{peak / 1024:,.0f}"]

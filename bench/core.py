@@ -1,4 +1,4 @@
-"""The `core` section: every Rust engine against its Python reference model (tests/reference/<game>.py),
+"""The `core` section: every Rust engine against its Python reference model (tests/rules/reference/<game>.py),
 one row a game.
 
 - *perft nodes/s*: perft count ÷ wall time from the start, single thread, best of 3, engine and model
@@ -35,7 +35,7 @@ from timing import interleaved
 
 __all__ = ["bench_core"]
 
-MODELS = Path(__file__).resolve().parent.parent / "tests" / "reference"
+MODELS = Path(__file__).resolve().parent.parent / "tests" / "rules" / "reference"
 
 #: Caesar!'s fixed setup for perft (its reference model counts exactly only while no draw matters).
 CAESAR_SETUP = {
@@ -47,7 +47,7 @@ CAESAR_SETUP = {
 
 
 def load_model(name: str) -> Any:
-    """The Python reference model of a game (tests/reference/<name>.py), loaded from its file."""
+    """The Python reference model of a game (tests/rules/reference/<name>.py), loaded from its file."""
     spec = importlib.util.spec_from_file_location(f"reference_{name}", MODELS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up here

@@ -18,7 +18,7 @@ against gunicorn with one worker (`REFEREE_WORKERS=1`), every game in every tabl
 - behind nginx: one peer's flood straight to gunicorn and through deploy/referee.nginx.conf.
 
 Every row is a bound or a ratio, with the target of issue 30 (or 39) next to it (met / missed); nothing is asserted.
-The live-server helpers are the tests' own (tests/live.py), the playouts the other sections' (samples.py)."""
+The live-server helpers are the tests' own (tests/helpers/live.py), the playouts the other sections' (samples.py)."""
 
 from __future__ import annotations
 
@@ -33,9 +33,10 @@ import orjson
 import referee
 from referee.offload import INLINE_BYTES
 
-from hypnosia_boards import largest_board
-from live import (
-    connect, cpu_seconds, distinct_lines, exchange, healthz_latencies, read_answer, request_bytes, rss_bytes, serve, workers,
+from helpers.hypnosia_boards import largest_board
+from helpers.live import (
+    connect, cpu_seconds, distinct_lines, exchange, healthz_latencies, read_answer, request_bytes, rss_bytes, send, serve,
+    workers,
 )
 
 from report import progress, table, verdict
@@ -58,10 +59,6 @@ CPU_PER_KB = 0.002
 
 def row_bound(value: float, bound: float, text: str) -> str:
     return f"≤ {text}: met" if value <= bound else f"**≤ {text}: missed**"
-
-
-def post(server: Any, path: str, body: bytes, content_type: str = "application/json") -> Any:
-    return exchange(server, request_bytes("POST", path, body, content_type), timeout=600)
 
 
 def worker_of(server: Any) -> int:
@@ -98,10 +95,10 @@ def boards_growth(keys: str | None) -> tuple[float, int]:
     env = {"REFEREE_WORKERS": "1"} | ({"REFEREE_SEAL_KEYS": keys} if keys else {})
     with serve(**env) as live:
         worker = worker_of(live)
-        post(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(359)}}))
+        send(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(359)}}), timeout=600)
         before = rss_bytes(worker)
         for k in range(128):
-            assert post(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(k)}})).status == 200
+            assert send(live, "/v1/games/hypnosia/new", orjson.dumps({"options": {"board": largest_board(k)}}), timeout=600).status == 200
         return rss_bytes(worker) - before, rss_bytes(worker)
 
 
@@ -111,7 +108,7 @@ def stream_growth(name: str) -> tuple[float, float, int]:
     with serve(REFEREE_WORKERS="1") as live:
         worker = worker_of(live)
         before = rss_bytes(worker)
-        answer = post(live, f"/v1/games/{name}/batch", body, "application/x-ndjson")
+        answer = send(live, f"/v1/games/{name}/batch", body, "application/x-ndjson", timeout=600)
         assert answer.status == 200
         return len(answer.body) / len(body), rss_bytes(worker) - before, rss_bytes(worker)
 
@@ -202,7 +199,7 @@ def loop_row(name: str, play: bytes) -> list[str]:
         prober.start()
         try:
             started = time.perf_counter()
-            answer = post(live, f"/v1/games/{name}/batch", body, "application/x-ndjson")
+            answer = send(live, f"/v1/games/{name}/batch", body, "application/x-ndjson", timeout=600)
             took = time.perf_counter() - started
         finally:
             stop.set()
@@ -275,7 +272,7 @@ def cost_rows(server: Any, costliest: Costliest) -> tuple[list[list[str]], float
             worker, before, repeat = worker_of(server), cpu_seconds(worker_of(server)), 20
             for k in range(repeat):
                 body = orjson.dumps({"options": {"board": largest_board(k + 100)}})
-                assert post(server, path, body).status == 200
+                assert send(server, path, body, timeout=600).status == 200
             cpu = (cpu_seconds(worker) - before) / repeat
         else:
             repeat = max(3, min(200, int(2e6 / max(len(body), 1))))
@@ -585,7 +582,7 @@ def flood_row(label: str, server: Any, raw: bytes) -> list[str]:
 def bench_proxy() -> str:
     """One peer floods `play` on 8 connections for 3 s, straight to gunicorn and through nginx with
     deploy/referee.nginx.conf as shipped, while another peer plays every 20 ms."""
-    from proxy import NGINX, nginx
+    from helpers.proxy import NGINX, nginx
 
     if not NGINX:
         return "nginx is not installed here (`make nginx` installs Debian's): no rows."

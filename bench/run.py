@@ -31,7 +31,7 @@ Sections (the default runs the first five):
 Each section is a module of its own beside this one (core.py, embedding.py, http_load.py, batch.py,
 slow.py, archive.py (archive and scale), soak.py, seals.py, hostile.py, handles.py), whose docstring says what its numbers
 mean; they share samples.py (playouts and mid-game samples), served.py (gunicorn, wrk), timing.py and
-report.py, and the tests' live-server helpers (tests/live.py). (`games`, the old section of Isaac, Hypnosia and
+report.py, and the tests' live-server helpers (tests/helpers/live.py). (`games`, the old section of Isaac, Hypnosia and
 Caesar! against their models, is now part of `core` and still accepted as its name.) The targets of
 issue 13 are printed next to the numbers they judge (met / missed); nothing is asserted. Run it with a
 release build of `referee` installed (see bench/README.md), not an editable debug build.
@@ -52,7 +52,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# The sections import the tests' live-server helpers (tests/live.py) and boards, as the tests do.
+# The sections import the tests' live-server helpers (tests/helpers/live.py) and boards, as the tests do.
 sys.path.insert(1, str(ROOT / "tests"))
 
 import referee  # noqa: E402

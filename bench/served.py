@@ -1,5 +1,5 @@
 """What the served sections (http, batch, slow, soak, seals) share: gunicorn on loopback through the
-tests' own live-server helpers (tests/live.py), the wrk bodies, wrk runs and their rows.
+tests' own live-server helpers (tests/helpers/live.py), the wrk bodies, wrk runs and their rows.
 
 - the **wrk bodies** `bench/bodies/<game>-play.json` and `<game>-validate.json` are the sample of the
   first sampled game nearest its middle: its state with its legal move, and with its refused move.
@@ -8,7 +8,7 @@ tests' own live-server helpers (tests/live.py), the wrk bodies, wrk runs and the
   between the requests of a connection, for the paced runs).
 
 Every server runs on a free **127.0.0.1** port in a process group of its own but in the benchmark's
-session (see tests/live.py), and is stopped (SIGTERM and 15 s to finish, then SIGKILL to its group) when
+session (see tests/helpers/live.py), and is stopped (SIGTERM and 15 s to finish, then SIGKILL to its group) when
 its section ends, fails, or the script gets Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import referee
-from live import Server, exchange, request_bytes, rss_bytes, serve, workers
+from helpers.live import Server, rss_bytes, send, serve, workers
 
 from report import number, progress, ratio
 from samples import Sample
 
 __all__ = ["BENCH", "Bodies", "Server", "check_answer", "check_game", "game_targets", "http_columns", "paced_wrk",
-           "post", "server", "worker_kib", "write_bodies", "wrk", "wrk_rounds"]
+           "server", "worker_kib", "write_bodies", "wrk", "wrk_rounds"]
 
 BENCH = Path(__file__).resolve().parent
 BODIES = BENCH / "bodies"
@@ -77,18 +77,11 @@ def server(workers: int | None, app: str = "referee.app:create_app()", options: 
         progress(f"http: stopped {app}")
 
 
-def post(server: Server, path: str, body: bytes, content_type: str = "application/json",
-         timeout: float = 60) -> tuple[int, bytes]:
-    """A POST sent whole on a fresh connection, then its answer read: the status and the body."""
-    answer = exchange(server, request_bytes("POST", path, body, content_type), timeout=timeout)
-    return answer.status, answer.body
-
-
 def check_answer(server: Server, path: str, body: Path, expect: Callable[[dict], bool]) -> dict:
-    status, answer = post(server, path, body.read_bytes())
-    data = json.loads(answer)
-    if status != 200 or not expect(data):
-        raise RuntimeError(f"POST {path} with {body.name} answered {status}: {answer[:500]!r}")
+    answer = send(server, path, body.read_bytes(), timeout=60)
+    data = json.loads(answer.body)
+    if answer.status != 200 or not expect(data):
+        raise RuntimeError(f"POST {path} with {body.name} answered {answer.status}: {answer.body[:500]!r}")
     return data
 
 

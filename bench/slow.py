@@ -16,7 +16,7 @@ import socket
 import statistics
 import time
 
-from live import exchange, read_answer, request_bytes, workers
+from helpers.live import exchange, read_answer, request_bytes, workers
 
 from report import number, progress, table
 from samples import Sample, batch_items, ndjson

@@ -18,5 +18,5 @@ def trivial() -> Response:
 
 @app.get("/readyz")
 def ready() -> Response:
-    """The readiness probe the benchmark waits for before it sends anything (tests/live.py `serve`)."""
+    """The readiness probe the benchmark waits for before it sends anything (tests/helpers/live.py `serve`)."""
     return Response(ANSWER, mimetype="application/json")

@@ -1,4 +1,5 @@
-"""Shared fixtures: the Flask app in-process, with access logs off to keep test output readable.
+"""Shared fixtures: the Flask app in-process, with access logs off to keep test output readable, and the one
+live server (`server`, a gunicorn shared by a module's tests, with the settings of `server_env`).
 
 Hypothesis profiles: ``ci`` (loaded when the ``CI`` environment variable is set) derandomizes every
 property test, so each run tries the same examples, and bounds their number; ``deep`` (select it with
@@ -8,6 +9,7 @@ A property test that states its own ``max_examples`` scales it by the profile's 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -17,7 +19,8 @@ from referee.settings import Settings
 
 # How schemathesis sends NDJSON and reads the contract's YAML, for every contract test as for the
 # repository's schemathesis.toml: importing the module registers both.
-import schemathesis_hooks  # noqa: F401
+from helpers import schemathesis_hooks  # noqa: F401
+from helpers.live import Server, serve
 
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=QUIET)
@@ -30,7 +33,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
 def pytest_configure(config) -> None:
     # `make test` runs every test; `make test-fast` deselects both (-m "not slow and not live").
     config.addinivalue_line("markers", "slow: a long known-answer check (run by default and in CI; deselect with -m 'not slow')")
-    config.addinivalue_line("markers", "live: talks to a gunicorn (tests/live.py) or a browser the test starts, from outside "
+    config.addinivalue_line("markers", "live: talks to a gunicorn (tests/helpers/live.py) or a browser the test starts, from outside "
                                        "(run by default and in CI; deselect with -m 'not live')")
 
 
@@ -44,3 +47,16 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture(scope="module")
+def server_env() -> dict[str, str]:
+    """The REFEREE_* settings of the module's live server beyond tests/helpers/live.py's (2 workers, no access
+    log): none. A module that needs others overrides this fixture."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def server(server_env: dict[str, str]) -> Iterator[Server]:
+    """A live gunicorn shared by a module's tests, as `make serve` runs it, with `server_env`'s settings; a
+    test that needs one of its own (to stop it, to wear it down) starts it with `serve(...)`."""
+    with serve(**server_env) as live:
+        yield live

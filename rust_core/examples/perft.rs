@@ -1,5 +1,5 @@
 //! `cargo run --release --example perft -- GAME [DEPTH] [POSITION]`: perft of any game, from the start
-//! of its first table in `tests/perft.json` (setup and seed) or from a position of that setup, with
+//! of its first table in `tests/rules/perft.json` (setup and seed) or from a position of that setup, with
 //! the table's count where it has one.
 
 use std::time::Instant;

@@ -3,21 +3,14 @@
 
 use referee_core::caesar::board::TOKENS;
 use referee_core::caesar::{Caesar, Options, Ordered, PerPlayer, Player, Setup};
-use referee_core::game::{self, Checked, Rules, StateOf, Status, Verdict};
+use referee_core::game::{self, Checked, Rules, Status};
 use referee_core::Error;
 use serde_json::{json, Value};
 
 type Position = <Caesar as Rules>::Position;
 
-/// A position's state, as JSON.
-fn state_of(position: &Position) -> Value {
-    serde_json::to_value(StateOf::<Caesar>(position)).unwrap()
-}
-
-/// A state read back.
-fn read(state: &Value) -> Result<Position, Error> {
-    game::read_json::<Caesar>(&state.to_string(), None)
-}
+mod common;
+common::game_helpers!(Caesar);
 
 /// Bonuses with known places: senate HU HC SD SY GA; tactics NU AC CR MT; wealth GC DM AS AF;
 /// might SC MD AG CY.
@@ -152,21 +145,6 @@ impl Builder {
 
 fn play(position: &Position, mv: &str) -> (Position, referee_core::caesar::Effects) {
     game::play_text::<Caesar>(position, mv, None).unwrap_or_else(|e| panic!("{mv}: {e:?}"))
-}
-
-fn refusal(position: &Position, mv: &str) -> (&'static str, Value) {
-    match game::validate::<Caesar>(position, mv, None).expect("no request fault") {
-        Verdict::Illegal(Error::IllegalMove { rule, data, .. }) => (rule, data),
-        Verdict::Illegal(other) => panic!("{mv}: expected illegal-move, got {other:?}"),
-        Verdict::Legal { .. } => panic!("{mv} should be illegal"),
-    }
-}
-
-fn moves(position: &Position) -> Vec<String> {
-    Caesar::legal_moves(position)
-        .iter()
-        .map(ToString::to_string)
-        .collect()
 }
 
 fn json_of<T: serde::Serialize>(value: &T) -> Value {
@@ -848,7 +826,7 @@ fn setups_are_checked_and_drawn_from_the_seed() {
 
 #[test]
 fn the_generic_perft_agrees_with_the_bulk_count() {
-    // Fixed bonuses and hands; draws from the seed. The counts are in tests/perft.json.
+    // Fixed bonuses and hands; draws from the seed. The counts are in tests/rules/perft.json.
     let start = Caesar::start(&setup(["S60", "L40"], ["D51", "N42"]), Some(7), None);
     fn generic(position: &Position, depth: u32) -> u64 {
         if depth == 0 {

@@ -2,10 +2,13 @@
 //! and board check, the worked shapes of the rules doc's test notes, and seeded random playouts.
 
 use referee_core::chance::Chance;
-use referee_core::game::{self, Checked, Rules, StateOf, Status, Verdict};
+use referee_core::game::{self, Checked, Rules, Status, Verdict};
 use referee_core::hypnosia::{Board, Effects, Hypnosia, Position, Setup};
 use referee_core::Error;
 use serde_json::{json, Value};
+
+mod common;
+common::game_helpers!(Hypnosia);
 
 fn setup_of(options: Value) -> Checked<Setup> {
     let setup: Setup = serde_json::from_value(json!({ "options": options })).unwrap();
@@ -28,35 +31,11 @@ fn text(position: &Position) -> String {
     Hypnosia::position_text(position)
 }
 
-fn moves(position: &Position) -> Vec<String> {
-    Hypnosia::legal_moves(position)
-        .iter()
-        .map(ToString::to_string)
-        .collect()
-}
-
-/// The rule and facts of an illegal move.
-fn refuse(position: &Position, mv: &str) -> (&'static str, Value) {
-    match game::validate::<Hypnosia>(position, mv, None).expect("no request fault") {
-        Verdict::Illegal(Error::IllegalMove { rule, data, .. }) => (rule, data),
-        Verdict::Illegal(other) => panic!("{mv}: expected illegal-move, got {other:?}"),
-        Verdict::Legal { .. } => panic!("{mv} should be illegal"),
-    }
-}
-
-fn state_json(position: &Position) -> Value {
-    serde_json::to_value(StateOf::<Hypnosia>(position)).unwrap()
-}
-
-fn from_json(value: Value) -> Result<Position, Error> {
-    game::read_json::<Hypnosia>(&value.to_string(), None)
-}
-
 // ------------------------------------------------------------------ perft
 
 #[test]
 fn perft_from_the_start() {
-    // The counts from the start are in tests/perft.json.
+    // The counts from the start are in tests/rules/perft.json.
     let start = Hypnosia::start(&two(), Some(0), None);
     assert_eq!(Hypnosia::perft(&start, 0), 1);
     // A rolled position counts the turns of its dice only. 6-6 from home: h1 lands on the bridge
@@ -106,15 +85,15 @@ fn positions_and_states_round_trip() {
     for text_ in texts {
         let position = pos(text_, &setup);
         assert_eq!(text(&position), text_);
-        let back = from_json(state_json(&position)).unwrap();
+        let back = read(&state_of(&position)).unwrap();
         assert_eq!(back, position);
         assert_eq!(text(&back), text_);
     }
     // A full key (not from a u64 seed) is written in hex.
-    let state = state_json(&Hypnosia::start(&two(), Some(1), None));
+    let state = state_of(&Hypnosia::start(&two(), Some(1), None));
     let mut hex = state.clone();
     hex["rng"]["seed"] = json!("ab".repeat(32));
-    let position = from_json(hex).unwrap();
+    let position = read(&hex).unwrap();
     let written = text(&position);
     assert!(
         written.ends_with(&format!(" {}:0", "ab".repeat(32))),
@@ -126,7 +105,7 @@ fn positions_and_states_round_trip() {
 #[test]
 fn the_state_lists_pawns_in_the_documented_order() {
     let position = pos("r:h2,0.5,1.3,centre/b:h1,h4,0.3,0.3 b 41 r 0/0 1:2", &two());
-    let state = state_json(&position);
+    let state = state_of(&position);
     assert_eq!(state["rules"], "hypnosia@1");
     assert_eq!(state["pawns"]["red"], json!(["h2", "0.5", "1.3", "centre"]));
     assert_eq!(state["to_move"], "blue");
@@ -140,12 +119,12 @@ fn the_state_lists_pawns_in_the_documented_order() {
     // An unsorted pawn list in JSON is accepted and answered sorted.
     let mut shuffled = state.clone();
     shuffled["pawns"]["red"] = json!(["centre", "1.3", "h2", "0.5"]);
-    assert_eq!(state_json(&from_json(shuffled).unwrap()), state);
+    assert_eq!(state_of(&read(&shuffled).unwrap()), state);
 }
 
 #[test]
 fn untrusted_states_are_checked() {
-    let start = state_json(&pos(
+    let start = state_of(&pos(
         "r:h1,h2,0.5,centre/b:h1,h2,h3,1.3 r - r 0/0 3:0",
         &two(),
     ));
@@ -265,7 +244,7 @@ fn untrusted_states_are_checked() {
         for (key, value) in change.as_object().unwrap() {
             state[key] = value.clone();
         }
-        match from_json(state) {
+        match read(&state) {
             Err(Error::InvalidState { field: got, detail }) => {
                 assert_eq!(got, field, "{change}: {detail}");
                 assert!(
@@ -555,11 +534,11 @@ fn every_board_fault_is_named() {
         }
     }
     // A board error inside a state is still invalid-board.
-    let mut state = state_json(&Hypnosia::start(&two(), Some(1), None));
+    let mut state = state_of(&Hypnosia::start(&two(), Some(1), None));
     state["options"]["board"] = Board::default_description();
     state["options"]["board"]["circles"] = json!([36, 24]);
     assert!(
-        matches!(from_json(state), Err(Error::InvalidBoard { field, .. }) if field == "board.bridges[6].to")
+        matches!(read(&state), Err(Error::InvalidBoard { field, .. }) if field == "board.bridges[6].to")
     );
 }
 
@@ -574,22 +553,19 @@ fn a_custom_board_with_a_single_circle_plays() {
     let setup = setup_of(json!({ "board": board, "first_player": "red" }));
     let start = Hypnosia::start(&setup, Some(3), None);
     let (after, _) = play(&start, "4-1: h1+4 0.3^1");
-    let state = state_json(&after);
+    let state = state_of(&after);
     assert_eq!(state["pawns"]["red"], json!(["h2", "h3", "h4", "centre"]));
     assert_eq!(state["scores"]["red"], 10);
     // Blue enters on the same space 0; red's pawns then capture both of blue's singles.
     let (after, _) = play(&after, "1-3: h1+1 h2+3");
     assert_eq!(
-        state_json(&after)["pawns"]["blue"],
+        state_of(&after)["pawns"]["blue"],
         json!(["h3", "h4", "0.0", "0.1"])
     );
     let (after, effects) = play(&after, "3-1: h3+3 0.0+1");
     assert_eq!(effects.moves[0].captured[0].player, "blue");
     assert_eq!(effects.moves[1].captured[0].player, "blue");
-    assert_eq!(
-        state_json(&after)["scores"],
-        json!({ "red": 12, "blue": -2 })
-    );
+    assert_eq!(state_of(&after)["scores"], json!({ "red": 12, "blue": -2 }));
 }
 
 // ------------------------------------------------------------------ the rules doc's test notes
@@ -598,7 +574,7 @@ fn a_custom_board_with_a_single_circle_plays() {
 fn home_exit_distances() {
     let setup = two();
     let rolled = pos("r:h1,h2,h3,h4/b:h1,h2,h3,h4 r 52 - 0/0 0:0", &setup);
-    let (rule, data) = refuse(&rolled, "h3+2");
+    let (rule, data) = refusal(&rolled, "h3+2");
     assert_eq!(
         (rule, data["distance"].clone(), data["die"].clone()),
         ("die-too-small", json!(3), json!(2))
@@ -607,12 +583,12 @@ fn home_exit_distances() {
     let (after, effects) = play(&rolled, "h3+5");
     assert_eq!(effects.moves[0].to, "0.2");
     assert_eq!(Hypnosia::to_move(&after), Some("red"));
-    assert_eq!(state_json(&after)["dice"], json!([2]));
+    assert_eq!(state_of(&after)["dice"], json!([2]));
     let (after, effects) = play(&after, "h2+2");
     assert_eq!(effects.moves[0].to, "0.0");
     assert!(effects.turn_over);
     assert_eq!(
-        state_json(&after)["pawns"]["red"],
+        state_of(&after)["pawns"]["red"],
         json!(["h1", "h4", "0.0", "0.2"])
     );
     // Blue's entry is 18; h4 with a 6 lands on 0.20.
@@ -622,8 +598,8 @@ fn home_exit_distances() {
         ("0.20", "0.18")
     );
     // Home pawns are neither doubles nor on a bridge.
-    assert_eq!(refuse(&rolled, "Dh1+5").0, "no-double");
-    assert_eq!(refuse(&rolled, "h1^5").0, "not-a-bridge");
+    assert_eq!(refusal(&rolled, "Dh1+5").0, "no-double");
+    assert_eq!(refusal(&rolled, "h1^5").0, "not-a-bridge");
 }
 
 #[test]
@@ -635,12 +611,12 @@ fn land_on_a_bridge_with_the_first_die_then_cross_with_the_second() {
     assert_eq!(effects.moves[1].to, "1.1");
     assert!(effects.moves[1].cross);
     assert_eq!(
-        state_json(&after)["pawns"]["red"],
+        state_of(&after)["pawns"]["red"],
         json!(["h2", "h3", "h4", "1.1"])
     );
     // The same two die moves one at a time.
     let (half, _) = play(&rolled, "0.2+3");
-    assert_eq!(state_json(&half)["dice"], json!([2]));
+    assert_eq!(state_of(&half)["dice"], json!([2]));
     assert!(moves(&half).contains(&"0.5^2".to_owned()));
     assert_eq!(play(&half, "0.5^2").0, after);
     // A crossing is optional: the unit may go on along its circle.
@@ -659,7 +635,7 @@ fn passing_over_a_bridge_does_not_cross_it() {
         (effects.moves[0].to.as_str(), effects.moves[1].to.as_str()),
         ("0.7", "0.13")
     );
-    let (rule, data) = refuse(&rolled, "0.3^4");
+    let (rule, data) = refusal(&rolled, "0.3^4");
     assert_eq!((rule, data["from"].clone()), ("not-a-bridge", json!("0.3")));
     assert!(moves(&rolled)
         .iter()
@@ -676,7 +652,7 @@ fn the_capture_table() {
         serde_json::to_value(&effects.moves[0].captured).unwrap(),
         json!([{ "player": "blue", "pawns": 1 }])
     );
-    let state = state_json(&after);
+    let state = state_of(&after);
     assert_eq!(
         state["pawns"]["blue"],
         json!(["h1", "h2", "h3", "captured"])
@@ -686,17 +662,14 @@ fn the_capture_table() {
     assert_eq!(state["scores"], json!({ "red": 1, "blue": -1 }));
     // Single on an enemy double: illegal.
     let position = pos("r:h2,h3,h4,0.2/b:h1,h2,0.5,0.5 r 3 - 0/0 0:0", &setup);
-    let (rule, data) = refuse(&position, "0.2+3");
+    let (rule, data) = refusal(&position, "0.2+3");
     assert_eq!(rule, "single-on-enemy-double");
     assert_eq!(data, json!({ "to": "0.5", "player": "blue" }));
     // Double on an enemy double: captures both; double on an enemy single: captures it.
     let position = pos("r:h3,h4,0.2,0.2/b:h1,h2,0.5,0.5 r 3 - 0/0 0:0", &setup);
     let (after, effects) = play(&position, "D0.2+3");
     assert_eq!(effects.moves[0].captured[0].pawns, 2);
-    assert_eq!(
-        state_json(&after)["scores"],
-        json!({ "red": 2, "blue": -2 })
-    );
+    assert_eq!(state_of(&after)["scores"], json!({ "red": 2, "blue": -2 }));
     let position = pos("r:h3,h4,0.2,0.2/b:h1,h2,h3,0.5 r 3 - 0/0 0:0", &setup);
     assert_eq!(play(&position, "D0.2+3").1.moves[0].captured[0].pawns, 1);
     // Pawns at home cannot be captured (they are not on the circle).
@@ -710,21 +683,21 @@ fn the_stacking_limit() {
     let position = pos("r:h3,h4,0.2,0.5/b:h1,h2,h3,h4 r 3 - 0/0 0:0", &setup);
     let (after, _) = play(&position, "0.2+3");
     assert_eq!(
-        state_json(&after)["pawns"]["red"],
+        state_of(&after)["pawns"]["red"],
         json!(["h3", "h4", "0.5", "0.5"])
     );
     let position = pos("r:h4,0.2,0.5,0.5/b:h1,h2,h3,h4 r 31 - 0/0 0:0", &setup);
-    let (rule, data) = refuse(&position, "0.2+3");
+    let (rule, data) = refusal(&position, "0.2+3");
     assert_eq!((rule, data["pawns"].clone()), ("stack-limit", json!(2)));
     let position = pos("r:h4,0.2,0.2,0.5/b:h1,h2,h3,h4 r 31 - 0/0 0:0", &setup);
-    assert_eq!(refuse(&position, "D0.2+3").0, "stack-limit");
+    assert_eq!(refusal(&position, "D0.2+3").0, "stack-limit");
     // A double may split: one pawn moves, the other stays.
     let (after, _) = play(&position, "0.2+1 0.3+3");
     assert_eq!(
-        state_json(&after)["pawns"]["red"],
+        state_of(&after)["pawns"]["red"],
         json!(["h4", "0.2", "0.5", "0.6"])
     );
-    assert_eq!(refuse(&position, "D0.5+3").0, "no-double");
+    assert_eq!(refusal(&position, "D0.5+3").0, "no-double");
 }
 
 #[test]
@@ -742,7 +715,7 @@ fn a_double_entering_the_centre_with_one_space_left() {
         ("centre", 2, 1)
     );
     assert!(effects.turn_over);
-    let state = state_json(&after);
+    let state = state_of(&after);
     assert_eq!(
         state["pawns"]["red"],
         json!(["2.1", "centre", "centre", "centre"])
@@ -775,12 +748,12 @@ fn a_double_entering_the_centre_with_one_space_left() {
     let (after, effects) = play(&position, "D2.1^1 h1+6");
     assert_eq!(effects.moves[0].centre_points, 3 + 2);
     assert_eq!(
-        state_json(&after)["centre"],
+        state_of(&after)["centre"],
         json!(["red", "blue", "red", "red"])
     );
     assert_eq!(Hypnosia::outcome(&after).status, Status::Ongoing);
     // The centre needs a die of exactly 1.
-    assert_eq!(refuse(&position, "D2.1^6").0, "centre-needs-one");
+    assert_eq!(refusal(&position, "D2.1^6").0, "centre-needs-one");
 }
 
 #[test]
@@ -792,13 +765,16 @@ fn the_most_dice_must_be_used() {
         &setup,
     );
     assert_eq!(moves(&position), ["0.2+3 0.5^2"]);
-    let (rule, data) = refuse(&position, "0.2+2");
+    let (rule, data) = refusal(&position, "0.2+2");
     assert_eq!(
         (rule, data["usable"].clone(), data["used"].clone()),
         ("must-use-most-dice", json!(2), json!(1))
     );
-    assert_eq!(refuse(&position, "pass").0, "must-use-dice");
-    assert_eq!(refuse(&position, "0.2+3 0.5+2").0, "single-on-enemy-double");
+    assert_eq!(refusal(&position, "pass").0, "must-use-dice");
+    assert_eq!(
+        refusal(&position, "0.2+3 0.5+2").0,
+        "single-on-enemy-double"
+    );
     // When no order uses both dice, one die is a whole turn (no rule favours the higher die).
     let position = pos(
         "r:0.0,centre,centre,centre/b:h1,h2,0.4,0.4 r 31 rrr 0/0 0:0",
@@ -824,7 +800,7 @@ fn the_most_dice_must_be_used() {
     assert_eq!(play(&unrolled, "1-2: pass").0, after);
     // A roll-prefixed turn is a whole turn.
     let start = Hypnosia::start(&setup, Some(0), None);
-    assert_eq!(refuse(&start, "5-4: h1+5").0, "must-use-most-dice");
+    assert_eq!(refusal(&start, "5-4: h1+5").0, "must-use-most-dice");
     // Equal dice: both orders of two different die moves are listed, identical strings once.
     let rolled = play(&start, "2-2").0;
     let listed = moves(&rolled);
@@ -839,7 +815,7 @@ fn the_most_dice_must_be_used() {
 fn doubles_may_not_cross_in_the_variant() {
     let hard = setup_of(json!({ "doubles_cross_bridges": false }));
     let position = pos("r:h3,h4,0.5,0.5/b:h1,h2,h3,h4 r 22 - 0/0 0:0", &hard);
-    assert_eq!(refuse(&position, "D0.5^2").0, "doubles-cannot-cross");
+    assert_eq!(refusal(&position, "D0.5^2").0, "doubles-cannot-cross");
     assert!(moves(&position).iter().all(|mv| !mv.contains("D0.5^")));
     let position = pos("r:h3,h4,0.5,0.5/b:h1,h2,h3,h4 r 22 - 0/0 0:0", &two());
     assert_eq!(play(&position, "D0.5^2 D1.1+2").1.moves[1].to, "1.3");
@@ -849,18 +825,18 @@ fn doubles_may_not_cross_in_the_variant() {
 fn turn_structure_errors() {
     let start = Hypnosia::start(&two(), Some(0), None);
     assert_eq!(moves(&start), ["roll"]);
-    assert_eq!(refuse(&start, "h1+1").0, "roll-first");
-    assert_eq!(refuse(&start, "pass").0, "roll-first");
+    assert_eq!(refusal(&start, "h1+1").0, "roll-first");
+    assert_eq!(refusal(&start, "pass").0, "roll-first");
     let rolled = play(&start, "5-4").0;
-    assert_eq!(refuse(&rolled, "roll").0, "already-rolled");
-    assert_eq!(refuse(&rolled, "6-6").0, "already-rolled");
-    let (rule, data) = refuse(&rolled, "h1+6");
+    assert_eq!(refusal(&rolled, "roll").0, "already-rolled");
+    assert_eq!(refusal(&rolled, "6-6").0, "already-rolled");
+    let (rule, data) = refusal(&rolled, "h1+6");
     assert_eq!(
         (rule, data["dice"].clone()),
         ("die-not-rolled", json!([5, 4]))
     );
-    assert_eq!(refuse(&rolled, "0.3+5").0, "no-pawn");
-    assert_eq!(refuse(&rolled, "7.3+5").0, "no-such-space");
+    assert_eq!(refusal(&rolled, "0.3+5").0, "no-pawn");
+    assert_eq!(refusal(&rolled, "7.3+5").0, "no-such-space");
     assert!(matches!(
         game::validate::<Hypnosia>(&rolled, "h1+5", Some("blue")),
         Ok(Verdict::Illegal(Error::NotYourTurn { .. }))
@@ -871,7 +847,7 @@ fn turn_structure_errors() {
     ));
     // Two die moves with one die left: the second has no die.
     let half = play(&rolled, "h1+5").0;
-    assert_eq!(refuse(&half, "h2+4 0.4+4").0, "die-not-rolled");
+    assert_eq!(refusal(&half, "h2+4 0.4+4").0, "die-not-rolled");
 }
 
 #[test]
@@ -884,7 +860,7 @@ fn rolls_are_drawn_from_the_seeded_source() {
     let (after, effects) = play(&start, "roll");
     let dice = [reference.die(), reference.die()];
     assert_eq!((effects.roll, effects.drawn), (Some(dice.to_vec()), true));
-    assert_eq!(state_json(&after)["dice"], json!(dice));
+    assert_eq!(state_of(&after)["dice"], json!(dice));
     assert_eq!(after.dice(), dice);
     // Same seed, same game.
     assert_eq!(
@@ -894,7 +870,7 @@ fn rolls_are_drawn_from_the_seeded_source() {
     // A supplied roll does not draw.
     let (supplied, effects) = play(&start, "6-1");
     assert!(!effects.drawn);
-    assert_eq!(state_json(&supplied)["rng"], state_json(&start)["rng"]);
+    assert_eq!(state_of(&supplied)["rng"], state_of(&start)["rng"]);
 }
 
 #[test]
@@ -1005,8 +981,8 @@ fn random_playouts_never_panic_and_keep_states_round_tripping() {
                     }
                 }
                 position = next;
-                let state = state_json(&position);
-                let back = from_json(state.clone()).unwrap_or_else(|e| panic!("{state}: {e}"));
+                let state = state_of(&position);
+                let back = read(&state).unwrap_or_else(|e| panic!("{state}: {e}"));
                 assert_eq!(back, position);
                 let written = text(&position);
                 assert_eq!(text(&pos(&written, &setup)), written);

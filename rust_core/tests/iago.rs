@@ -1,21 +1,14 @@
-//! Iago through the `Rules` contract: perft (its counts are in tests/perft.json), untrusted-state checks, notation, move errors.
+//! Iago through the `Rules` contract: perft (its counts are in tests/rules/perft.json), untrusted-state checks, notation, move errors.
 
-use referee_core::game::{self, Checked, Rules, StateOf, Status, Verdict};
+use referee_core::game::{self, Checked, Rules, Status, Verdict};
 use referee_core::iago::{Iago, Options, Setup, Variant};
 use referee_core::Error;
-use serde_json::{json, Value};
+use serde_json::json;
 
 type Position = <Iago as Rules>::Position;
 
-/// A position's state, as JSON.
-fn state_of(position: &Position) -> Value {
-    serde_json::to_value(StateOf::<Iago>(position)).unwrap()
-}
-
-/// A state read back.
-fn read(state: &Value) -> Result<Position, Error> {
-    game::read_json::<Iago>(&state.to_string(), None)
-}
+mod common;
+common::game_helpers!(Iago);
 
 const EMPTY: &str = "...../....../......./......../........./......../......./....../.....";
 

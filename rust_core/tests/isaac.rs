@@ -2,20 +2,13 @@
 //! untrusted state, the worked shapes of the rules, move refusals, and seeded random playouts.
 
 use referee_core::chance::Chance;
-use referee_core::game::{self, Checked, Rules, StateOf, Status, Verdict};
+use referee_core::game::{self, Checked, Rules, Status, Verdict};
 use referee_core::isaac::{Color, Isaac, Position, ScoringStarts, Setup};
 use referee_core::Error;
 use serde_json::{json, Value};
 
-/// A position's state, as JSON.
-fn state_of(position: &Position) -> Value {
-    serde_json::to_value(StateOf::<Isaac>(position)).unwrap()
-}
-
-/// A state read back.
-fn read(state: &Value) -> Result<Position, Error> {
-    game::read_json::<Isaac>(&state.to_string(), None)
-}
+mod common;
+common::game_helpers!(Isaac);
 
 fn checked(setup: Setup) -> Checked<Setup> {
     Isaac::check_setup(setup).unwrap_or_else(|e| panic!("{e}"))
@@ -33,22 +26,6 @@ fn play(pos: &Position, mv: &str) -> (Position, Value) {
     let (next, effects) =
         game::play_text::<Isaac>(pos, mv, None).unwrap_or_else(|e| panic!("{mv}: {e}"));
     (next, serde_json::to_value(effects).unwrap())
-}
-
-/// The refusal of a move: its rule and facts.
-fn refusal(pos: &Position, mv: &str) -> (&'static str, Value) {
-    match game::validate::<Isaac>(pos, mv, None).expect("no request fault") {
-        Verdict::Illegal(Error::IllegalMove { rule, data, .. }) => (rule, data),
-        Verdict::Illegal(other) => panic!("{mv}: expected illegal-move, got {other:?}"),
-        Verdict::Legal { .. } => panic!("{mv} should be illegal"),
-    }
-}
-
-fn moves(pos: &Position) -> Vec<String> {
-    Isaac::legal_moves(pos)
-        .iter()
-        .map(ToString::to_string)
-        .collect()
 }
 
 fn round_trips(pos: &Position, setup: &Checked<Setup>) {

@@ -1,4 +1,4 @@
-//! Every game's perft table (`tests/perft.json`, counts that an independent implementation agreed on)
+//! Every game's perft table (`tests/rules/perft.json`, counts that an independent implementation agreed on)
 //! against the engine's bulk counts; one test a game, so that they run side by side.
 
 mod perft_table;

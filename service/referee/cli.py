@@ -62,6 +62,7 @@ def render(args: argparse.Namespace) -> int:
         document = _core.loads(source.read())
     if not isinstance(document, dict):
         raise ValueError("the input is not a JSON object")
+    state: dict[str, Any] | str  # `play`, below, types its state as either form
     name, state, move, stop = scene_of(document, args.ply)
     game = referee.game(name)
     if args.move and move:  # a record's position, then the move asked for

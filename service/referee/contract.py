@@ -124,12 +124,13 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any], ga
     closes the whole, unless the envelope lets unknown fields pass (a record's metadata)."""
     setup = set(game_schemas["Setup"]["properties"])
     player = "Player" if "Player" in game_schemas else "Colour"
-    own = {"state": ref(prefix + "StateOrPosition"), "move": ref("Move"),
+    own: dict[str, dict[str, Any]] = {"state": ref(prefix + "StateOrPosition"), "move": ref("Move"),
            "player": ref(prefix + player) | {"description": PLAYER},
            "result": ref("ClaimedResult"), "termination": ref("Termination"), "by": {"type": "string"},
            "game": {"type": "string", "enum": [game]}}
     envelope_fields = schema().fields
-    properties, required = {}, []
+    properties: dict[str, dict[str, Any]] = {}
+    required: list[str] = []
     for name, field in envelope_fields.items():
         if name in setup:
             continue

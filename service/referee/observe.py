@@ -30,9 +30,9 @@ ROUTE_KEY = "referee.route"
 def close_after(start_response: StartResponse) -> None:
     """Makes gunicorn close the connection after this answer (it ignores an app's `Connection` header):
     its `start_response` is a method of its response, which can be told so."""
-    server_response = getattr(start_response, "__self__", None)
-    if hasattr(server_response, "force_close"):
-        server_response.force_close()
+    force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)
+    if force_close is not None:
+        force_close()
 
 
 def new_request_id(incoming: str) -> str:

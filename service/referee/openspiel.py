@@ -99,7 +99,9 @@ class RefereeState(pyspiel.State):
             return int(pyspiel.PlayerId.TERMINAL)
         if self.position.is_chance():
             return int(pyspiel.PlayerId.CHANCE)
-        return self._players.index(self.position.to_move)
+        to_move = self.position.to_move
+        assert to_move is not None  # neither over nor chance: a player moves
+        return self._players.index(to_move)
 
     def _legal_actions(self, player: int) -> list[int]:
         return self.position.legal_actions()

@@ -1,4 +1,4 @@
-//! The perft tables of every game, `tests/perft.json` (the Python tests read the same file), and how
+//! The perft tables of every game, `tests/rules/perft.json` (the Python tests read the same file), and how
 //! the engine counts one: shared by the perft test and the perft example.
 
 use std::collections::BTreeMap;
@@ -8,7 +8,7 @@ use referee_core::{with_game, Rules};
 use serde::Deserialize;
 use serde_json::Value;
 
-const PERFT_JSON: &str = include_str!("../../../tests/perft.json");
+const PERFT_JSON: &str = include_str!("../../../tests/rules/perft.json");
 
 #[derive(Deserialize)]
 struct PerftFile {
@@ -30,7 +30,7 @@ pub struct PerftTable {
 
 pub fn tables() -> Vec<PerftTable> {
     let file: PerftFile =
-        serde_json::from_str(PERFT_JSON).expect("tests/perft.json is a perft file");
+        serde_json::from_str(PERFT_JSON).expect("tests/rules/perft.json is a perft file");
     file.tables
 }
 

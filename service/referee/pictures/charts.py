@@ -48,7 +48,8 @@ def bars(title: str, counts: Sequence[tuple[str, int]], colours: Mapping[str, st
         svg.text(None, LABELS - 8, y + ROW / 2, label, text_anchor="end")
         bar = svg.group(None, class_="bar", data_label=label, data_value=value)
         width = room * value / biggest
-        svg.rect(bar, LABELS, y + 3, width, ROW - 6, style=f"fill: {colours[label]}" if label in (colours or {}) else None)
+        colour = (colours or {}).get(label)
+        svg.rect(bar, LABELS, y + 3, width, ROW - 6, style=f"fill: {colour}" if colour else None)
         svg.tooltip(bar, f"{label}: {value:,}")
         svg.text(None, LABELS + width + 5, y + ROW / 2, f"{value:,}", text_anchor="start", class_="value")
     return svg

@@ -1,0 +1,110 @@
+"""A new game is its own files and one line in the list of games (docs/development.md, "Adding a game"):
+outside a game's own files (its folder in rust_core/src, its picture module), the code of the engine and of
+the package spells no game's name but in the list (`games!`, rust_core/src/registry.rs) and in the few places
+allowed below, each with its reason and its count. Comments and docstrings are prose and are not read;
+tests, docs and each game's reference model and tests are the game's own."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import referee
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = referee.games()
+SPELLED = re.compile(r"(?i)\b(" + "|".join(GAMES) + r")\b")
+#: The list of games, where each game has its one line.
+LIST = "rust_core/src/registry.rs"
+
+#: Files outside the games' own that spell game names, how many times, and why.
+ALLOWED: dict[str, tuple[int, str]] = {
+    "rust_core/src/python.rs": (2, "Hypnosia's own knob, its compiled boards' cache (no registration)"),
+    "service/referee/_game.py": (4, "typing overloads, a `Literal` a game: a type checker reads no list"),
+    "service/referee/_schema_types.py": (8, "generated from the Rust types by `referee.typegen`"),
+    "service/referee/types.py": (1, "Caesar!'s view, typed by hand"),
+    "service/referee/pictures/svg.py": (1, "the colour of the player named caesar, as red's or pompey's"),
+    "service/referee/codes.py": (1, "prose: the problem invalid-board is Hypnosia's"),
+    "service/referee/schemas.py": (3, "prose: field descriptions of the contract name Caesar!"),
+    "service/referee/cli.py": (1, "prose: `--player`'s help names Caesar!"),
+}
+
+
+def rust_code(text: str) -> list[tuple[int, str]]:
+    """The numbered lines of Rust code, comments and tests left out."""
+    for tests in ("#[cfg(test)]\nmod tests", "#[cfg(test)]\npub(crate) mod tests"):
+        text = text.split(tests)[0]
+    return [(number, line.split("//")[0]) for number, line in enumerate(text.splitlines(), 1)]
+
+
+def python_code(text: str) -> list[tuple[int, str]]:
+    """The names and strings of Python code with their line numbers, docstrings and comments left out."""
+    docstrings: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                docstrings.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    kinds = {tokenize.NAME, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+    return [(token.start[0], token.string) for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            if token.type in kinds and token.start[0] not in docstrings]
+
+
+def spellings(path: str, text: str) -> list[tuple[int, str]]:
+    """Where a file's code spells a game's name: (line, name)."""
+    if path.endswith(".rs"):
+        code = rust_code(text)
+    elif path.endswith(".py"):
+        code = python_code(text)
+    else:
+        code = list(enumerate(text.splitlines(), 1))
+    return [(number, found.group(0)) for number, line in code for found in SPELLED.finditer(line)]
+
+
+def own(path: str) -> bool:
+    """Whether a file is a game's own: its folder of the engine, its picture module."""
+    return any(path.startswith(f"rust_core/src/{game}/") or path == f"service/referee/pictures/{game}.py"
+               for game in GAMES)
+
+
+def code_files() -> dict[str, str]:
+    """The engine's and the package's code, by path from the repository's root."""
+    paths = [*(ROOT / "rust_core" / "src").rglob("*.rs"), *(ROOT / "service" / "referee").rglob("*.py"),
+             *(ROOT / "service" / "referee" / "templates").glob("*.html")]
+    return {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8") for path in sorted(paths)}
+
+
+def spelled_outside(files: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
+    """The files, not a game's own nor the list, whose code spells a game's name, and where."""
+    found = {path: spellings(path, text) for path, text in files.items() if not own(path) and path != LIST}
+    return {path: places for path, places in found.items() if places}
+
+
+def test_a_game_is_spelled_outside_its_files_only_where_allowed() -> None:
+    found = spelled_outside(code_files())
+    counts = {path: len(places) for path, places in found.items()}
+    allowed = {path: count for path, (count, _) in ALLOWED.items()}
+    assert counts == allowed, {path: found.get(path) for path in set(counts) ^ set(allowed) | {
+        path for path in counts if counts[path] != allowed.get(path)}}
+
+
+def test_each_game_is_one_line_of_the_list() -> None:
+    places = spellings(LIST, (ROOT / LIST).read_text(encoding="utf-8"))
+    for game in GAMES:
+        lines = {number for number, name in places if name.lower() == game}
+        assert len(lines) == 1, (game, lines)
+
+
+def test_the_check_finds_a_game_named_in_the_engine() -> None:
+    files = code_files()
+    # Before the engine's tests, which are not read.
+    files["rust_core/src/engine.rs"] = "type Named = crate::caesar::Caesar; // a comment: Iago\n" + files[
+        "rust_core/src/engine.rs"]
+    files["service/referee/api.py"] += '\nGAME = "iago"  # isaac\n'
+    found = spelled_outside(files)
+    assert [name for _, name in found["rust_core/src/engine.rs"]] == ["caesar", "Caesar"]
+    assert [name for _, name in found["service/referee/api.py"]] == ["iago"]
