@@ -13,7 +13,7 @@ import math
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from referee.pictures.scene import Scene, caption, title_of
+from referee.pictures.scene import Gallery, Scene, caption, title_of
 from referee.pictures.svg import PLAYER_COLOURS, Svg, classes
 
 __all__ = ["STYLE", "draw"]
@@ -253,7 +253,7 @@ function placeToken(prefix) {
 
 #: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
 #: last move must have done.
-GALLERY = ({}, 12, 4, 12, lambda e: len(e["closures"]) > 0)
+GALLERY: Gallery = ({}, 12, 4, 12, lambda e: len(e["closures"]) > 0)
 
 
 def draw(scene: Scene) -> Svg:

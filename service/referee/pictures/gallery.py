@@ -7,18 +7,14 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import referee
 from referee.pictures import module_of
+from referee.pictures.scene import Gallery
 
 __all__ = ["main"]
 
-Effects = dict[str, Any]
-#: A game's picture (its picture module's `GALLERY`): the game's setup, the game's seed, the seed of the
-#: moves' choice, the least number of plies, and what the last move must have done (so that the picture
-#: shows the marks).
-Gallery = tuple[dict[str, Any], int, int, int, Callable[[Effects], bool]]
 
 
 def scene(name: str) -> tuple[referee.Game, dict[str, Any], str]:

@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from referee.pictures.scene import Scene, caption, title_of
+from referee.pictures.scene import Gallery, Scene, caption, title_of
 from referee.pictures.svg import INK_ON, PLAYER_COLOURS, Svg, classes, polar
 
 __all__ = ["STYLE", "board_description", "draw"]
@@ -251,7 +251,7 @@ function click(element) {
 
 #: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
 #: last move must have done.
-GALLERY = ({"options": {"players": 4}}, 7, 3, 40, lambda e: any(m["captured"] for m in e["moves"]))
+GALLERY: Gallery = ({"options": {"players": 4}}, 7, 3, 40, lambda e: any(m["captured"] for m in e["moves"]))
 
 
 def draw(scene: Scene) -> Svg:

@@ -8,7 +8,7 @@ import math
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from referee.pictures.scene import Scene, caption
+from referee.pictures.scene import Gallery, Scene, caption
 from referee.pictures.svg import INK_ON, PLAYER_COLOURS, Svg, classes
 
 __all__ = ["STYLE", "draw"]
@@ -112,7 +112,7 @@ function click(element) {
 
 #: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
 #: last move must have done.
-GALLERY = ({}, 0, 11, 30, lambda e: bool(e["captured"]) and bool(e["released"]))
+GALLERY: Gallery = ({}, 0, 11, 30, lambda e: bool(e["captured"]) and bool(e["released"]))
 
 
 def draw(scene: Scene) -> Svg:

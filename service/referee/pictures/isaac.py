@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from referee.pictures.scene import Scene, caption, title_of
+from referee.pictures.scene import Gallery, Scene, caption, title_of
 from referee.pictures.svg import INK_ON, PLAYER_COLOURS, Svg, classes
 
 __all__ = ["STYLE", "draw"]
@@ -187,7 +187,7 @@ function click(element) {
 
 #: The README's picture (see `gallery`): setup, seed, seed of the moves' choice, least plies, and what the
 #: last move must have done.
-GALLERY = ({}, 0, 5, 10, lambda e: e["kind"] == "remove" and e["markers_on_line"] > 0)
+GALLERY: Gallery = ({}, 0, 5, 10, lambda e: e["kind"] == "remove" and e["markers_on_line"] > 0)
 
 
 def draw(scene: Scene) -> Svg:

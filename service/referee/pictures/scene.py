@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-__all__ = ["Scene", "caption", "title_of"]
+__all__ = ["Gallery", "Scene", "caption", "title_of"]
+
+#: A game's picture in the README (its picture module's `GALLERY`, drawn by `gallery`): the game's setup,
+#: the game's seed, the seed of the moves' choice, the least number of plies, and what the last move's
+#: effects must show (so that the picture shows the marks).
+Gallery = tuple[dict[str, Any], int, int, int, Callable[[dict[str, Any]], bool]]
 
 
 @dataclass(frozen=True)
