@@ -314,8 +314,9 @@ def scale_run(path: Path, workdir: Path, cluster: Any) -> tuple[float, float, in
     if done.returncode != 0:
         raise RuntimeError(f"referee validate failed ({done.returncode}): {done.stderr[-500:]}")
     lines = done.stderr.splitlines()
-    run_seconds = float(lines[-2].rsplit(" in ", 1)[1].split(" s ")[0])
-    return seconds, run_seconds, int(lines[-1].split()[1])
+    records = int(lines[-2].split()[0])  # the summary line: "N records: ...; in S s (R records/s)"
+    rate = float(lines[-2].rsplit("(", 1)[1].split()[0].replace(",", ""))
+    return seconds, records / rate, int(lines[-1].split()[1])
 
 
 def scale_archive(args: argparse.Namespace, name: str, workdir: Path) -> tuple[Archive, int]:
