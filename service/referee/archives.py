@@ -327,22 +327,46 @@ def run_partition(part: Partition, options: Options, target: str | None) -> Done
 
 # --- 3. Outputs that cannot lie -------------------------------------------------------------------------
 
-#: What names an attempt's file until it is whole: `PATH.partial-<token>`, the token the attempt's own.
+#: What names an attempt's file until it is whole: `.NAME.partial-<token>` beside it, the token the
+#: attempt's own, the leading dot hiding it from readers of the directory (pyarrow, Spark, `hidden`).
 PARTIAL = ".partial-"
 
 
 def partial_of(target: str) -> str:
     """The name an attempt writes `target` under: its own, so that two attempts at one file (a killed
     client's task still running on a worker beside a resumed run's) never write into one another."""
-    return f"{target}{PARTIAL}{secrets.token_hex(8)}"
+    folder, slash, name = target.rpartition("/")
+    return f"{folder}{slash}.{name}{PARTIAL}{secrets.token_hex(8)}"
+
+
+def remove_partials(fs: Any, folder: str, name: str = "") -> None:
+    """Removes the partial files killed attempts left in `folder` (of the file `name` only, when given):
+    never a whole file, which is only ever moved into place."""
+    with contextlib.suppress(FileNotFoundError):
+        for path in fs.ls(folder, detail=False):
+            base = path.rsplit("/", 1)[-1]
+            if base.startswith(f".{name}{PARTIAL}" if name else ".") and PARTIAL in base:
+                with contextlib.suppress(OSError):  # gone already (its attempt ended meanwhile)
+                    fs.rm(path)
+
+
+def remove_partials_of(path: str) -> None:
+    """Removes what killed runs left of a file only the client writes (`-o FILE`, `--report`)."""
+    if path == "-":
+        return
+    import fsspec
+
+    fs, target = fsspec.core.url_to_fs(path)
+    folder, slash, name = target.rpartition("/")
+    remove_partials(fs, folder or slash or ".", name)
 
 
 @contextlib.contextmanager
 def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
     """A file that appears at `path` only once complete, on a local disk or an object store alike: written
-    to `PATH.partial-<token>` (`partial_of`) and moved to `PATH` when complete (a rename locally; on an
-    object store, a copy once the upload has ended). Removed when the writing fails; a killed run leaves
-    only its partial file, which nothing reads (a resumed run removes those of its directory). Two
+    to `.NAME.partial-<token>` beside it (`partial_of`) and moved to `PATH` when complete (a rename
+    locally; on an object store, a copy once the upload has ended). Removed when the writing fails; a
+    killed run leaves only its hidden partial file, which nothing reads and the next run removes. Two
     attempts at one file each move a whole file into place: the last one stays."""
     if path == "-":
         yield sys.stdout.buffer if "b" in mode else sys.stdout
@@ -395,12 +419,8 @@ class Directory:
             file.write(data)
 
     def remove_partials(self) -> None:
-        """Removes the partial files that killed attempts left (`whole_file`): never a part, which is only
-        ever moved into place whole. Before a run's tasks start, so that none is theirs."""
-        for name in self.fs.ls(self.root.rstrip("/"), detail=False):
-            if PARTIAL in name.rsplit("/", 1)[-1]:
-                with contextlib.suppress(OSError):  # gone already (its attempt ended meanwhile)
-                    self.fs.rm(name)
+        """Removes the partial files killed attempts left (a lost worker's, a killed run's)."""
+        remove_partials(self.fs, self.root.rstrip("/"))
 
     def part_complete(self, entry: dict[str, Any]) -> bool:
         """A part the manifest says is complete, there with its size."""
@@ -557,6 +577,9 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     try:
         with contextlib.ExitStack() as stack:
             # Opened first, so that a report that cannot be written stops the run before the work, not after.
+            for path in (args.report, None if directory is not None else args.output):
+                if path is not None:  # a file only this client writes: what killed runs left of it goes
+                    remove_partials_of(path)
             page = stack.enter_context(whole_file(args.report, "w")) if args.report is not None else None
             if directory is not None:
                 counts, tally = into_directory(directory, args, options, part_bytes, run, cluster)
@@ -647,6 +670,7 @@ def into_directory(directory: Directory, args: argparse.Namespace, options: Opti
                                       "tally": plain_json(done.tally and done.tally.as_dict())}
             directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
             bar.update(done.read or 0)
+    directory.remove_partials()  # a lost worker's attempts: every part is whole now
     counts, tally = dict.fromkeys(COUNT_KEYS, 0), None
     for entry in entries:
         counts = add_counts(counts, entry["done"]["counts"])

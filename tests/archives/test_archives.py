@@ -133,8 +133,8 @@ def killed_mid_run(command: list[str], started: callable, env: dict | None = Non
 
 
 def partial_written(path: Path) -> bool:
-    """Whether an attempt at `path` (`PATH.partial-<token>`, `whole_file`) has written bytes yet."""
-    for partial in path.parent.glob(f"{path.name}.partial-*"):
+    """Whether an attempt at `path` (`.NAME.partial-<token>` beside it, `whole_file`) has written bytes yet."""
+    for partial in path.parent.glob(f".{path.name}.partial-*"):
         with contextlib.suppress(FileNotFoundError):  # moved into place meanwhile
             if partial.stat().st_size:
                 return True
@@ -154,6 +154,9 @@ def test_a_killed_run_leaves_nothing_at_its_paths_and_resume_ends_as_an_unbroken
     out, page = tmp_path / "results.jsonl", tmp_path / "report.html"
     killed_mid_run([str(path), "-o", str(out), "--report", str(page)], lambda: partial_written(out))
     assert not out.exists() and not page.exists()  # only the partial files say a run was under way
+    left = sorted(tmp_path.glob(".results.jsonl.partial-*"))
+    assert left and run(str(path), "-o", str(out)) == 1 and out.exists()
+    assert not list(tmp_path.glob(".results.jsonl.partial-*"))  # the next run took away what the killed one left
 
     directory = tmp_path / "parts"
     command = [str(path), "-o", f"{directory}/", "--part-bytes", "400000", "--report", str(page)]
@@ -198,6 +201,9 @@ def test_on_a_dask_cluster_a_lost_worker_loses_nothing(tmp_path, monkeypatch) ->
             thread.join(120)
             assert answer["value"] == 1
             assert parts_of(directory) == parts_of(tmp_path / "local") and (directory / "_SUCCESS").exists()
+            # Nothing but the parts, the manifest and _SUCCESS: not the lost attempt's partial file either.
+            assert sorted(entry.name for entry in directory.iterdir()) == sorted(
+                [entry.name for entry in (tmp_path / "local").iterdir()])
             # The same when the results come back in order to one file (the nanny has restarted the worker).
             client.wait_for_workers(2, timeout=30)
             pids = client.run(os.getpid)
@@ -328,10 +334,11 @@ def test_an_output_that_fails_half_written_is_not_there(tmp_path, where) -> None
         file.write(b"half")
         raise RuntimeError("the run failed")
     fs, target = fsspec.core.url_to_fs(path)
-    assert not fs.exists(target) and not fs.glob(target + ".partial*")
+    folder, name = target.rsplit("/", 1)
+    assert not fs.exists(target) and not fs.glob(f"{folder}/.{name}.partial*")
     with whole_file(path) as file:
         file.write(b"whole\n")
-    assert fs.cat(target) == b"whole\n" and not fs.glob(target + ".partial*")
+    assert fs.cat(target) == b"whole\n" and fs.ls(folder, detail=False) == [target]
 
 
 def test_two_attempts_at_one_part_each_write_their_own_file_and_leave_it_whole(tmp_path) -> None:
@@ -577,13 +584,13 @@ def test_archives_on_an_s3_store_a_killed_run_resumes_as_an_unbroken_run(tmp_pat
     begun: list[float] = []
 
     def writing() -> bool:  # the outputs open (the report's partial file there), then a third of a run's time
-        if any(tmp_path.glob("report.html.partial-*")) and not begun:
+        if any(tmp_path.glob(".report.html.partial-*")) and not begun:
             begun.append(time.monotonic())
         return bool(begun) and time.monotonic() - begun[0] > unbroken / 3
 
     killed_mid_run(["s3://archives/2026-*", "-o", "s3://archives/x.jsonl", "--report", str(tmp_path / "report.html")], writing)
     s3.invalidate_cache()
-    assert not s3.exists("archives/x.jsonl") and not s3.glob("archives/x.jsonl.partial*")
+    assert not s3.exists("archives/x.jsonl") and not s3.glob("archives/.x.jsonl.partial*")
     assert run("s3://archives/2026-*", "-o", "s3://archives/x.jsonl") == 1
     assert s3.cat("archives/x.jsonl") == whole
 
