@@ -13,7 +13,7 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::game::{Rules, Verdict};
 use crate::json::{bits, prefix_xor, Classes, BLOCK};
-use crate::request::{json_error, played_json, take_item, Judged, Taken};
+use crate::request::{json_error, take_item, Judged, Taken};
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -462,8 +462,9 @@ fn write_result<G: Rules>(
             position: next,
             effects,
         }) if with_state => {
-            let mover = G::to_move(&position);
-            let played = played_json::<G>(&next, effects, &form, engine.keys(), mover);
+            // A batch item's verdict: `legal` beside the `play` answer's fields.
+            let mut played = serde_json::json!(engine.played(&position, &next, effects, &form));
+            played["legal"] = serde_json::Value::Bool(true);
             write_indexed(out, index, &played);
         }
         Ok(Verdict::Legal { .. }) => write_indexed(out, index, &Judged::Legal),
@@ -479,7 +480,8 @@ fn write_result<G: Rules>(
     Ok(())
 }
 
-/// An item whose move could not be judged (a player the game does not have): why.
+/// An item that could not be judged (a malformed envelope, a state refused, the mover's secret missing, a
+/// player the game does not have): why.
 #[derive(Serialize)]
 struct Failed<R> {
     error: R,

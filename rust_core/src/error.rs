@@ -385,11 +385,29 @@ pub mod message {
     /// A state that is neither an object nor a string.
     pub const STATE_TYPE: &str = "Not a valid state: a JSON object or a position string.";
     pub const NOT_A_COMMITMENT: &str = "Not 64 lowercase hex digits (the SHA-256 of a secret).";
-    /// A seed out of bounds (`record::MAX_SEED`, held to it by a test there).
-    pub const NOT_A_SEED: &str = "Not a seed: a whole number 0..9007199254740991, or the 64 \
-         hexadecimal digits of a state's `rng.seed` (16 digits, then 48 zeros).";
-    /// More commitments than `record::MAX_COMMITMENTS` (held to it by a test there).
-    pub const TOO_MANY_PLAYERS: &str = "More than 16 players.";
+    // The bounds the two messages below name, written once as literals (`concat!` takes no constant).
+    macro_rules! max_seed {
+        () => {
+            9007199254740991 // 2^53 - 1: a JavaScript number holds it exactly
+        };
+    }
+    macro_rules! max_commitments {
+        () => {
+            16 // more than the players of any game (six), few enough that checking each costs nothing
+        };
+    }
+    /// The largest seed a request gives as a number.
+    pub const MAX_SEED: u64 = max_seed!();
+    /// The most entries of a request's `commitments` (the service's schemas take it from here).
+    pub const MAX_COMMITMENTS: usize = max_commitments!();
+    /// A seed out of bounds.
+    pub const NOT_A_SEED: &str = concat!(
+        "Not a seed: a whole number 0..",
+        max_seed!(),
+        ", or the 64 hexadecimal digits of a state's `rng.seed` (16 digits, then 48 zeros)."
+    );
+    /// More commitments than `MAX_COMMITMENTS`.
+    pub const TOO_MANY_PLAYERS: &str = concat!("More than ", max_commitments!(), " players.");
 
     /// Every message by its name in the schemas (marshmallow's error keys where it has one).
     pub const ALL: [(&str, &str); 12] = [

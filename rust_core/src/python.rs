@@ -775,8 +775,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // checks and schemas: their one home.
     module.add("MAX_MOVE_CHARS", crate::request::MAX_MOVE_CHARS)?;
     module.add("MAX_PLAYER_CHARS", crate::request::MAX_PLAYER_CHARS)?;
-    module.add("MAX_COMMITMENTS", crate::record::MAX_COMMITMENTS)?;
-    module.add("MAX_SEED", crate::record::MAX_SEED)?;
+    module.add("MAX_COMMITMENTS", crate::error::message::MAX_COMMITMENTS)?;
+    module.add("MAX_SEED", crate::error::message::MAX_SEED)?;
     module.add(
         "SCHEMA_MESSAGES",
         crate::error::message::ALL.into_py_dict(module.py())?,

@@ -13,23 +13,18 @@ use crate::archive::{self, RawRecord};
 use crate::claims::Claim;
 use crate::engine::Engine;
 use crate::error::message::{
-    MISSING, NOT_AN_INTEGER, NOT_A_COMMITMENT, NOT_A_LIST, NOT_A_MAPPING, NOT_A_SEED, NOT_A_STRING,
-    NOT_NULL, TOO_MANY_PLAYERS,
+    MAX_COMMITMENTS, MAX_SEED, MISSING, NOT_AN_INTEGER, NOT_A_COMMITMENT, NOT_A_LIST,
+    NOT_A_MAPPING, NOT_A_SEED, NOT_A_STRING, NOT_NULL, TOO_MANY_PLAYERS,
 };
 use crate::error::Error;
 use crate::game::Rules;
 use crate::request::{self, Field};
 
-/// The largest seed a request gives as a number (a JavaScript number holds it exactly).
-pub const MAX_SEED: u64 = (1 << 53) - 1;
 /// Longest variant name, in characters.
 const MAX_VARIANT_CHARS: usize = 64;
 /// Errors told about the moves at most (the schema tells all: a million of them would be hundreds of
 /// MiB of errors).
 const MAX_ERRORS_A_FIELD: usize = 100;
-/// The most entries of a request's `commitments`: more than the players of any game (six), few enough
-/// that checking each costs nothing (the service's schemas take it from here).
-pub const MAX_COMMITMENTS: usize = 16;
 
 /// A `replay` body (JSON bytes) answered as JSON bytes: the replay's summary with its claim's
 /// verdict. `Err` is the reason there is none: `malformed-json`, `malformed-request` (the envelope;
@@ -305,15 +300,6 @@ mod tests {
     use super::*;
     use crate::batch::tests::setup;
     use crate::iago::Iago;
-
-    #[test]
-    fn the_messages_name_the_bounds_checked() {
-        assert!(NOT_A_SEED.contains(&format!(" 0..{MAX_SEED},")));
-        assert_eq!(
-            TOO_MANY_PLAYERS,
-            format!("More than {MAX_COMMITMENTS} players.")
-        );
-    }
 
     fn replay(body: &str) -> Result<Value, Value> {
         let engine = Engine::<Iago>::new(setup().clone(), None);

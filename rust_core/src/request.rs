@@ -9,15 +9,12 @@ use std::borrow::Cow;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
 
-use crate::answer::Played;
 use crate::engine::Engine;
 use crate::error::message::{self, MISSING, NOT_A_STRING, STATE_TYPE};
 use crate::error::Error;
 use crate::game::{Rules, Verdict};
 use crate::incoming::{self, Unsealed};
-use crate::keys::SealKeys;
 use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
@@ -91,21 +88,6 @@ impl serde::Serialize for Judged {
         }
         verdict.end()
     }
-}
-
-/// A legal move's result with the next state in `form` (sealed with `keys`), as a batch item's
-/// verdict: `legal` and the `play` answer's fields; `mover`: the player to move before the move
-/// (whose view an opaque answer carries).
-pub(crate) fn played_json<G: Rules>(
-    next: &G::Position,
-    effects: G::Effects,
-    form: &Form,
-    keys: Option<&SealKeys>,
-    mover: Option<&str>,
-) -> Value {
-    let mut result = json!(Played::<G>::in_form(next, effects, form, keys, mover));
-    result["legal"] = Value::Bool(true);
-    result
 }
 
 /// A state given as JSON text, checked, and its form: an object (with keys, its seal first, or
@@ -539,7 +521,9 @@ mod tests {
     use crate::batch::tests::{engine, setup, start};
     use crate::batch::validate_array;
     use crate::iago::Iago;
+    use crate::keys::SealKeys;
     use crate::seal;
+    use serde_json::Value;
 
     /// The answer to an item as the service words it: the position read, or the reason.
     fn answer(item: &str, keys: Option<&Arc<SealKeys>>) -> Result<String, Value> {

@@ -45,28 +45,28 @@ pub struct Pending {
     pub(super) choices: Vec<Choice>,
     pub(super) due: u8,
     pub(super) draws: Vec<u8>,
-    pub(super) played: Played,
+    pub(super) played: DeferredPlay,
 }
 
 /// The turn's move played with its draws deferred (or why it cannot be), kept for its last draw.
 /// It follows from the node's position and the decisions above, so it tells no two nodes apart:
 /// equal, hashed and shown as nothing.
 #[derive(Clone, Default)]
-pub(super) struct Played(pub(super) Option<Result<Box<Position>>>);
+pub(super) struct DeferredPlay(pub(super) Option<Result<Box<Position>>>);
 
-impl PartialEq for Played {
+impl PartialEq for DeferredPlay {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl Eq for Played {}
+impl Eq for DeferredPlay {}
 
-impl Hash for Played {
+impl Hash for DeferredPlay {
     fn hash<H: Hasher>(&self, _: &mut H) {}
 }
 
-impl fmt::Debug for Played {
+impl fmt::Debug for DeferredPlay {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("..")
     }
@@ -185,7 +185,7 @@ impl Caesar {
             return Ok(Some(mv));
         }
         node.pending.due = due;
-        node.pending.played = Played(Some(Ok(Box::new(next))));
+        node.pending.played = DeferredPlay(Some(Ok(Box::new(next))));
         Ok(None)
     }
 
@@ -204,7 +204,7 @@ impl Caesar {
         if node.pending.played.0.is_some() {
             let mv = move_of_pending(&node.pending, Vec::new()).expect("a placement is pending");
             let played = Self::play_deferred(&node.position, &mv).map(|(next, _)| Box::new(next));
-            node.pending.played = Played(Some(played));
+            node.pending.played = DeferredPlay(Some(played));
         }
     }
 
@@ -219,7 +219,7 @@ impl Caesar {
         let mut next = match played {
             Ok(next) => next,
             Err(error) => {
-                node.pending.played = Played(Some(Err(error.clone())));
+                node.pending.played = DeferredPlay(Some(Err(error.clone())));
                 return Err(error);
             }
         };
