@@ -44,7 +44,7 @@ ELSEWHERE = {
                                                "clusters, a worker, the scheduler and the client killed, and --resume",
     "make dev                                                    # again": "the developer's loop: installs, then runs "
                                                                           "the tests this run is part of",
-    "make test        # clippy, every Rust test": "`make test` and `make test-fast` are what CI runs",
+    "make test        # make lint, every Rust test": "`make test` and `make test-fast` are what CI runs",
     "make lock                   # after changing": "re-locks the dependencies from the index: tests/release/test_locks.py "
                                                    "holds the lock files against pyproject.toml",
 }
