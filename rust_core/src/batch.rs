@@ -202,7 +202,7 @@ pub fn validate_array<G: Rules>(
     engine: &Engine<G>,
     with_state: bool,
     max_items: usize,
-) -> Result<(Vec<u8>, usize), Error> {
+) -> Result<ArrayResults, Error> {
     let text = std::str::from_utf8(data).map_err(Error::not_json)?;
     // Items past the limit are counted, not kept: 8 MB of `{}` are 2.7 million of them.
     let (items, count) = items_within(text, max_items.saturating_add(1)).map_err(|detail| {
@@ -235,13 +235,50 @@ pub fn validate_array<G: Rules>(
             Ok(out)
         })
         .collect::<Result<_, Error>>()?;
-    let mut out = Vec::with_capacity(chunks.iter().map(Vec::len).sum::<usize>() + 2);
-    out.push(b'[');
-    for chunk in &chunks {
-        out.extend_from_slice(chunk);
+    Ok(ArrayResults {
+        parts: chunks,
+        items: items.len(),
+    })
+}
+
+/// A batch's results, a JSON array, as the parallel tasks wrote them (each task's results, with
+/// the commas between): copied once, into whatever holds the answer (a Python `bytes`), not joined
+/// into a buffer of their own first.
+#[derive(Debug)]
+pub struct ArrayResults {
+    parts: Vec<Vec<u8>>,
+    /// How many results.
+    pub items: usize,
+}
+
+impl ArrayResults {
+    /// The array's length in bytes, brackets included.
+    pub fn byte_len(&self) -> usize {
+        self.parts.iter().map(Vec::len).sum::<usize>() + 2
     }
-    out.push(b']');
-    Ok((out, items.len()))
+
+    /// Writes the array into `out`, `byte_len()` bytes: the parts copied in parallel.
+    pub fn write_into(&self, out: &mut [u8]) {
+        let (open, rest) = out.split_first_mut().expect("room for the array");
+        let (close, mut rest) = rest.split_last_mut().expect("room for the array");
+        (*open, *close) = (b'[', b']');
+        let mut places = Vec::with_capacity(self.parts.len());
+        for part in &self.parts {
+            let (place, after) = rest.split_at_mut(part.len());
+            places.push((place, part));
+            rest = after;
+        }
+        places
+            .into_par_iter()
+            .for_each(|(place, part)| place.copy_from_slice(part));
+    }
+
+    /// The array as one buffer.
+    pub fn into_vec(self) -> Vec<u8> {
+        let mut out = vec![0; self.byte_len()];
+        self.write_into(&mut out);
+        out
+    }
 }
 
 /// The items of a JSON array, as text. One pass finds where each item ends by following strings and
@@ -655,7 +692,7 @@ pub(crate) mod tests {
         let results: Vec<Value> = serde_json::from_slice(
             &validate_array::<Iago>(input.as_bytes(), &engine(None), true, 3)
                 .unwrap()
-                .0,
+                .into_vec(),
         )
         .unwrap();
         assert_eq!(results.len(), 3);
@@ -666,6 +703,29 @@ pub(crate) mod tests {
         assert!(validate_array::<Iago>(b"{}", &engine(None), false, 3).is_err());
         assert!(validate_array::<Iago>(input.as_bytes(), &engine(None), false, 2).is_err());
     }
+    /// The parallel tasks' parts are copied into one array, in order, each result once.
+    #[test]
+    fn the_parts_of_a_large_array_join_in_order() {
+        let state = start();
+        let count = 3 * ITEMS_PER_TASK + 5;
+        let items: Vec<String> = (0..count)
+            .map(|i| {
+                let mv = if i % 3 == 0 { "e4" } else { "a1" };
+                format!("{{\"state\":{state},\"move\":\"{mv}\"}}")
+            })
+            .collect();
+        let input = format!("[{}]", items.join(","));
+        let results =
+            validate_array::<Iago>(input.as_bytes(), &engine(None), false, count).unwrap();
+        assert_eq!(results.items, count);
+        let results: Vec<Value> = serde_json::from_slice(&results.into_vec()).unwrap();
+        for (index, result) in results.iter().enumerate() {
+            assert_eq!(result["index"], index);
+            assert_eq!(result["legal"], index % 3 == 0);
+        }
+        assert_eq!(results.len(), count);
+    }
+
     #[test]
     fn array_items_follow_strings_and_nesting() {
         assert_eq!(array_items(" [ ] ").unwrap(), Vec::<&str>::new());

@@ -529,9 +529,12 @@ impl Engine {
         max_items: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
         let output = with_engine!(&self.0, G, engine => py.detach(|| batch::validate_array::<G>(data, engine, with_state, max_items)));
-        output
-            .map(|(bytes, count)| (PyBytes::new(py, &bytes), count))
-            .map_err(|error| raise(py, &error))
+        let results = output.map_err(|error| raise(py, &error))?;
+        let bytes = PyBytes::new_with(py, results.byte_len(), |out| {
+            results.write_into(out);
+            Ok(())
+        })?;
+        Ok((bytes, results.items))
     }
 
     /// What `player` may see of a state (games with hidden information hide the rest), or the whole

@@ -688,8 +688,9 @@ mod tests {
         let refused = answer(&notation, Some(&keys));
         assert!(matches!(refused, Err(reason) if reason["code"] == "invalid-seal"));
         let array = format!("[{}]", items.join(","));
-        let (results, _) =
-            validate_array::<Iago>(array.as_bytes(), &engine(Some(&keys)), true, 10).unwrap();
+        let results = validate_array::<Iago>(array.as_bytes(), &engine(Some(&keys)), true, 10)
+            .unwrap()
+            .into_vec();
         let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
         assert_eq!(results[0]["legal"], true);
         assert!(results[0]["state"]["seal"]
@@ -707,8 +708,9 @@ mod tests {
             "not a JSON object"
         );
         // Without keys, the seal of the same items is ignored.
-        let (results, _) =
-            validate_array::<Iago>(array.as_bytes(), &engine(None), true, 10).unwrap();
+        let results = validate_array::<Iago>(array.as_bytes(), &engine(None), true, 10)
+            .unwrap()
+            .into_vec();
         let results: Vec<Value> = serde_json::from_slice(&results).unwrap();
         assert_eq!(results[2]["error"]["code"], "invalid-state");
         assert_eq!(results[3]["legal"], true);
