@@ -352,7 +352,7 @@ def remove_partials(fs: Any, folder: str, name: str = "") -> None:
 
 def remove_partials_of(path: str) -> None:
     """Removes what killed runs left of a file only the client writes (`-o FILE`, `--report`)."""
-    if path == "-":
+    if path == "-" or (not is_url(path) and os.path.exists(path) and not os.path.isfile(path)):
         return
     import fsspec
 
@@ -367,9 +367,15 @@ def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
     to `.NAME.partial-<token>` beside it (`partial_of`) and moved to `PATH` when complete (a rename
     locally; on an object store, a copy once the upload has ended). Removed when the writing fails; a
     killed run leaves only its hidden partial file, which nothing reads and the next run removes. Two
-    attempts at one file each move a whole file into place: the last one stays."""
+    attempts at one file each move a whole file into place: the last one stays. A device or a pipe is
+    written to as it is."""
     if path == "-":
         yield sys.stdout.buffer if "b" in mode else sys.stdout
+        return
+    if not is_url(path) and os.path.exists(path) and not os.path.isfile(path):
+        # A device or a pipe (`-o /dev/null`, a FIFO): written straight to; a move would replace it.
+        with open(path, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as file:
+            yield file
         return
     import fsspec
 

@@ -341,6 +341,21 @@ def test_an_output_that_fails_half_written_is_not_there(tmp_path, where) -> None
     assert fs.cat(target) == b"whole\n" and fs.ls(folder, detail=False) == [target]
 
 
+def test_an_output_that_is_a_pipe_or_a_device_is_written_to_not_replaced(tmp_path) -> None:
+    """`-o /dev/null` (as the archives page's example writes) or a FIFO: written straight to. Moving a
+    whole file onto it replaced the device with a regular file, which then held what was written to it."""
+    import stat
+
+    path = archive(tmp_path / "records.jsonl", 2)
+    fifo = tmp_path / "results.fifo"
+    os.mkfifo(fifo)
+    thread, answer = in_a_thread(lambda: fifo.read_bytes())
+    assert run(str(path), "-o", str(fifo), "--report", str(tmp_path / "report.html")) == 1
+    thread.join(30)
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and answer["value"].count(b"\n") == 2 * len(example_lines())
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["records.jsonl", "report.html", "results.fifo"]
+
+
 def test_two_attempts_at_one_part_each_write_their_own_file_and_leave_it_whole(tmp_path) -> None:
     """A killed client's task still running on a worker beside a resumed run's task for the same part: both
     open the part at once and write it in step; each writes under its own name and moves a whole part into
