@@ -374,7 +374,7 @@ def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
         return
     if not is_url(path) and os.path.exists(path) and not os.path.isfile(path):
         # A device or a pipe (`-o /dev/null`, a FIFO): written straight to; a move would replace it.
-        with open(path, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as file:
+        with open(path, mode, encoding=None if "b" in mode else "utf-8") as file:
             yield file
         return
     import fsspec
