@@ -350,9 +350,14 @@ def remove_partials(fs: Any, folder: str, name: str = "") -> None:
                     fs.rm(path)
 
 
+def is_device(path: str) -> bool:
+    """Whether a local path is there and no regular file: a device or a pipe (`-o /dev/null`, a FIFO)."""
+    return not is_url(path) and os.path.exists(path) and not os.path.isfile(path)
+
+
 def remove_partials_of(path: str) -> None:
     """Removes what killed runs left of a file only the client writes (`-o FILE`, `--report`)."""
-    if path == "-" or (not is_url(path) and os.path.exists(path) and not os.path.isfile(path)):
+    if path == "-" or is_device(path):
         return
     import fsspec
 
@@ -372,8 +377,7 @@ def whole_file(path: str, mode: str = "wb") -> Iterator[IO]:
     if path == "-":
         yield sys.stdout.buffer if "b" in mode else sys.stdout
         return
-    if not is_url(path) and os.path.exists(path) and not os.path.isfile(path):
-        # A device or a pipe (`-o /dev/null`, a FIFO): written straight to; a move would replace it.
+    if is_device(path):  # written straight to: a move would replace it
         with open(path, mode, encoding=None if "b" in mode else "utf-8") as file:
             yield file
         return
