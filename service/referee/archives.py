@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 from referee._core import Tally  # a native tally, merged without leaving Rust
 
-__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Options", "Partition", "Stop", "add_counts", "chunks", "merge",
+__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Hashed", "Options", "Partition", "Stop", "add_counts", "chunks", "merge",
            "partial_of", "partition_chunks", "plan", "run_partition", "validate", "whole_file"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
@@ -305,6 +305,36 @@ def merge(tally: Tally | None, part: Tally | None) -> Tally | None:
     return tally
 
 
+class Hashed:
+    """A binary file that counts and hashes what is written to it: a part's size and checksum, for the
+    manifest (results, or a data set's Parquet, which pyarrow writes through it)."""
+
+    def __init__(self, file: Any) -> None:
+        self.file, self.digest, self.size = file, hashlib.sha256(), 0
+
+    def write(self, data: Any) -> int:
+        data = bytes(data)
+        self.digest.update(data)
+        self.size += len(data)
+        return self.file.write(data)
+
+    def tell(self) -> int:
+        return self.size
+
+    def flush(self) -> None:
+        self.file.flush()
+
+    @property
+    def closed(self) -> bool:
+        return self.file.closed
+
+    def writable(self) -> bool:
+        return True
+
+    def close(self) -> None:  # the part's file is closed (and moved into place) by `whole_file`
+        pass
+
+
 def run_partition(part: Partition, options: Options, target: str | None) -> Done:
     """One task, locally or on a Dask worker (which imports the installed package): replays a partition
     and writes its results to `target` (a part of a `DIR/` output), or returns them when there is none."""
@@ -314,15 +344,14 @@ def run_partition(part: Partition, options: Options, target: str | None) -> Done
 
         return dataset.write_part(part, options, target)
     counts: Counts = dict.fromkeys(COUNT_KEYS, 0)
-    tally, digest, size = None, hashlib.sha256(), 0
+    tally = None
     kept = io.BytesIO()  # the results, when there is no part to write them to
-    with whole_file(target) if target is not None else contextlib.nullcontext(kept) as out:
+    with whole_file(target) if target is not None else contextlib.nullcontext(kept) as file:
+        out = Hashed(file)
         for output, chunk_counts, chunk_tally, _ in replay_partition(part, options):
             out.write(output)
-            digest.update(output)
-            size += len(output)
             counts, tally = add_counts(counts, chunk_counts), merge(tally, chunk_tally)
-    return Done(kept.getvalue() if target is None else None, counts, tally, size, digest.hexdigest(), part.size)
+    return Done(kept.getvalue() if target is None else None, counts, tally, out.size, out.digest.hexdigest(), part.size)
 
 
 # --- 3. Outputs that cannot lie -------------------------------------------------------------------------

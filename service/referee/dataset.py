@@ -9,7 +9,6 @@ record with an illegal move (or no record) gives no row.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 from typing import Any
 
@@ -54,35 +53,6 @@ def table(source: str, columns: dict[str, Any], table_schema: Any) -> Any:
     return pa.Table.from_arrays(arrays, schema=table_schema)
 
 
-class Hashed:
-    """A binary file that counts and hashes what is written to it (a part's size and checksum)."""
-
-    def __init__(self, file: Any) -> None:
-        self.file, self.digest, self.size = file, hashlib.sha256(), 0
-
-    def write(self, data: Any) -> int:
-        data = bytes(data)
-        self.digest.update(data)
-        self.size += len(data)
-        return self.file.write(data)
-
-    def tell(self) -> int:
-        return self.size
-
-    def flush(self) -> None:
-        self.file.flush()
-
-    @property
-    def closed(self) -> bool:
-        return self.file.closed
-
-    def writable(self) -> bool:
-        return True
-
-    def close(self) -> None:  # the part's file is closed (and moved into place) by `whole_file`
-        pass
-
-
 def write_part(part: Any, options: Any, target: str) -> Any:
     """A partition's task with `--dataset`: a Parquet part at `target` (a row group a chunk), its rows the
     native replay's (`_core.replay_rows`), chunk by chunk as `referee.archives` cuts every partition."""
@@ -92,6 +62,7 @@ def write_part(part: Any, options: Any, target: str) -> Any:
     from referee.archives import (
         COUNT_KEYS,
         Done,
+        Hashed,
         add_counts,
         merge,
         partition_chunks,
