@@ -98,6 +98,11 @@ impl Int32s {
         self.validity.push(value.is_some());
         self.values.extend_from_slice(&int32(value.unwrap_or(0)));
     }
+
+    fn append(&mut self, other: Int32s) {
+        self.validity.append(&other.validity);
+        self.values.extend_from_slice(&other.values);
+    }
 }
 
 /// An Arrow int32: a ply, an action id, an offset (a chunk's column is a few tens of MiB: its records
@@ -172,8 +177,7 @@ impl Rows {
         self.ply.extend_from_slice(&other.ply);
         self.position.append(other.position);
         self.moves.append(other.moves);
-        self.action.validity.append(&other.action.validity);
-        self.action.values.extend_from_slice(&other.action.values);
+        self.action.append(other.action);
         self.to_move.append(other.to_move);
         let base = self.returns.len() / 8;
         append_offsets(&mut self.returns_offsets, &other.returns_offsets, base);
