@@ -167,24 +167,25 @@ pub(crate) enum Taken<'a, P> {
     NotJson(String),
 }
 
-/// Takes an item (or a request body, as `whole` names it in errors) apart: JSON with a key given
-/// twice is no item (`json::fault`), wherever the key is. Then one pass reads the envelope and, on
-/// an engine without keys, the state with the game's reader as it goes (with keys, the state's text
-/// goes to the seal check). What is wrong is told in order: the JSON, the envelope, then the state.
-/// Whoever acts on the item hands its secret to the engine (see `Engine::play`).
+/// Takes an item (or a request body, as `whole` names it in errors) apart: one pass reads the
+/// envelope and, on an engine without keys, the state with the game's reader as it goes (with keys,
+/// the state's text goes to the seal check). What is wrong is told in order: the JSON, a key given
+/// twice (`json::fault`, wherever the key is), the envelope, then the state. Every reader refuses a
+/// key given twice, so only a refused item is scanned for one, to name it (a test holds every
+/// reader to it). Whoever acts on the item hands its secret to the engine (see `Engine::play`).
 pub(crate) fn take_item<'a, G: Rules>(
     item: &'a str,
     whole: &str,
     engine: &Engine<G>,
 ) -> Taken<'a, G::Position> {
-    if let Some(fault) = crate::json::fault(item) {
-        return Taken::NotJson(fault);
-    }
     let read = match engine.keys() {
         None => read_item::<G, StateIn<Unsealed<G>>>(item, engine),
         Some(_) => read_item::<G, &RawValue>(item, engine),
     };
-    read.unwrap_or_else(|| worded_item::<G>(item, whole, engine))
+    match read.unwrap_or_else(|| worded_item::<G>(item, whole, engine)) {
+        taken @ Taken::Item(..) => taken,
+        refused => crate::json::fault(item).map_or(refused, Taken::NotJson),
+    }
 }
 
 /// Takes an item apart in one pass (see `take_item`): `None` when the pass stops (the item is not
@@ -348,13 +349,29 @@ impl<'de, S: Deserialize<'de>> Deserialize<'de> for Envelope<'de, S> {
                     secret: None,
                     unknown: Vec::new(),
                 };
-                // No key is given twice: `json::fault` refused that first.
+                // A key given twice stops the reading (then `json::fault` names it).
+                let twice = |given: bool, name| match given {
+                    true => Err(serde::de::Error::duplicate_field(name)),
+                    false => Ok(()),
+                };
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
-                        Key::State => envelope.state = Some(map.next_value()?),
-                        Key::Move => envelope.mv = Some(map.next_value()?),
-                        Key::Player => envelope.player = Some(map.next_value()?),
-                        Key::Secret => envelope.secret = Some(map.next_value()?),
+                        Key::State => {
+                            twice(envelope.state.is_some(), "state")?;
+                            envelope.state = Some(map.next_value()?);
+                        }
+                        Key::Move => {
+                            twice(envelope.mv.is_some(), "move")?;
+                            envelope.mv = Some(map.next_value()?);
+                        }
+                        Key::Player => {
+                            twice(envelope.player.is_some(), "player")?;
+                            envelope.player = Some(map.next_value()?);
+                        }
+                        Key::Secret => {
+                            twice(envelope.secret.is_some(), "secret")?;
+                            envelope.secret = Some(map.next_value()?);
+                        }
                         Key::Unknown(name) => {
                             map.next_value::<IgnoredAny>()?;
                             envelope.unknown.push(name);
@@ -715,5 +732,100 @@ mod tests {
         assert_eq!(results[2]["error"]["code"], "invalid-state");
         assert_eq!(results[3]["legal"], true);
         assert!(results[0]["state"].get("seal").is_none());
+    }
+
+    /// A key given twice is refused by its path (`json::fault`'s words), in every object of states of
+    /// every game, early to late, with keys (sealed) and without: `take_item` scans only what the
+    /// readers refuse, so this holds only while every reader refuses a key given twice itself.
+    #[test]
+    fn a_key_given_twice_in_any_object_is_refused_by_its_path() {
+        fn check<G: Rules>(keys: Option<&Arc<SealKeys>>) {
+            let engine = Engine::<G>::new(crate::game::default_setup::<G>(), keys.cloned());
+            let chance_keys = crate::keys::chance_of::<G>(keys.map(|keys| &**keys));
+            for seed in 0..3 {
+                let mut position = G::start(engine.setup(), Some(seed), chance_keys);
+                let mut chance = crate::chance::Chance::from_seed(seed, None);
+                for ply in 0.. {
+                    let moves = G::legal_moves(&position);
+                    if ply % 7 == 0 || moves.is_empty() {
+                        let state = seal::stamp::<G>(&position, keys.map(|keys| &**keys), None);
+                        let mv = moves.first().map_or("pass".into(), ToString::to_string);
+                        let body = serde_json::json!({"state": state, "move": mv});
+                        refuses_every_key_twice::<G>(&body, &engine);
+                    }
+                    let Some(mv) = moves.get(chance.below(moves.len().max(1) as u32) as usize)
+                    else {
+                        break;
+                    };
+                    position = G::play(&position, mv.clone()).unwrap().0;
+                }
+            }
+        }
+        let keys = Arc::new(crate::keys::tests::keys(crate::keys::tests::K1));
+        for (_, kind) in crate::registry::GAMES {
+            for keys in [None, Some(&keys)] {
+                crate::with_game!(kind, G => check::<G>(keys));
+            }
+        }
+    }
+
+    /// `body` is taken whole, and with the first key of any one of its objects given again at its
+    /// end (same value: a reader keeping either would read the same item) refused as the scan words it.
+    fn refuses_every_key_twice<G: Rules>(body: &Value, engine: &Engine<G>) {
+        let text = with_key_twice(body, usize::MAX);
+        assert!(
+            matches!(take_item::<G>(&text, "body", engine), Taken::Item(..)),
+            "{text}"
+        );
+        for object in 0.. {
+            let twice = with_key_twice(body, object);
+            if twice == text {
+                break; // past the last object
+            }
+            let fault = crate::json::fault(&twice).expect("a key twice");
+            assert!(fault.starts_with("duplicate key at "), "{fault}");
+            match take_item::<G>(&twice, "body", engine) {
+                Taken::NotJson(detail) => assert_eq!(detail, fault, "{}", G::NAME),
+                _ => panic!("{}: {twice} taken, or refused otherwise", G::NAME),
+            }
+        }
+    }
+
+    /// The JSON text of `value` with the first key of its `object`th object (depth first) given
+    /// again after its last.
+    fn with_key_twice(value: &Value, object: usize) -> String {
+        fn write(value: &Value, object: usize, count: &mut usize, out: &mut String) {
+            let key_value =
+                |(key, value): (&String, &Value)| format!("{}:{value}", Value::from(key.as_str()));
+            match value {
+                Value::Object(map) => {
+                    let this = *count;
+                    *count += 1;
+                    out.push('{');
+                    for (index, (key, value)) in map.iter().enumerate() {
+                        out.push_str(if index == 0 { "" } else { "," });
+                        out.push_str(&format!("{}:", Value::from(key.as_str())));
+                        write(value, object, count, out);
+                    }
+                    if let Some(first) = map.iter().next().filter(|_| this == object) {
+                        out.push(',');
+                        out.push_str(&key_value(first));
+                    }
+                    out.push('}');
+                }
+                Value::Array(items) => {
+                    out.push('[');
+                    for (index, item) in items.iter().enumerate() {
+                        out.push_str(if index == 0 { "" } else { "," });
+                        write(item, object, count, out);
+                    }
+                    out.push(']');
+                }
+                other => out.push_str(&other.to_string()),
+            }
+        }
+        let mut out = String::new();
+        write(value, object, &mut 0, &mut out);
+        out
     }
 }

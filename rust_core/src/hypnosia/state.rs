@@ -72,7 +72,7 @@ pub struct State<S: Ord = String> {
 
 /// A JSON object's entries in the order of their keys (as a `BTreeMap` holds them, without building
 /// a tree: its nodes cost a twentieth of a batch item), written in that order. A key given twice is
-/// refused (`json::fault` refuses it first, wherever it is).
+/// refused (and then named by `json::fault`: see `request::take_item`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entries<K, V>(Vec<(K, V)>);
 
