@@ -568,6 +568,40 @@ fn a_custom_board_with_a_single_circle_plays() {
     assert_eq!(state_of(&after)["scores"], json!({ "red": 12, "blue": -2 }));
 }
 
+/// A board description is kept as the text given, so its reader refuses a key given twice itself,
+/// as every reader of a request does (`request::take_item` then names it): a request whose board
+/// gives a key twice, even with the same value, is refused where the key is.
+#[test]
+fn a_board_with_a_key_given_twice_is_refused_where_the_key_is() {
+    let board = json!({
+        "circles": [8], "entries": [0, 0, 0, 0, 0, 0],
+        "bridges": [{ "from": [0, 3], "to": "centre" }],
+        "centre_points": [10, 8, 6, 4, 2], "home_length": 4,
+    });
+    let setup = setup_of(json!({ "board": board }));
+    let engine = referee_core::engine::Engine::<Hypnosia>::new(setup.clone(), None);
+    let state = state_of(&Hypnosia::start(&setup, Some(3), None)).to_string();
+    let answer = |state: &str| {
+        let body = format!(r#"{{"state":{state},"move":"roll"}}"#);
+        referee_core::request::answer_request::<Hypnosia>(body.as_bytes(), &engine, false)
+    };
+    assert!(answer(&state).is_ok(), "{state}");
+    for (member, path) in [
+        (r#""circles":[8]"#, "state.options.board.circles"),
+        (r#""from":[0,3]"#, "state.options.board.bridges[0].from"),
+    ] {
+        let twice = state.replacen(member, &format!("{member},{member}"), 1);
+        assert_ne!(twice, state, "{member} is in {state}");
+        let reason = answer(&twice).unwrap_err().reason();
+        assert_eq!(reason["code"], "malformed-json", "{reason}");
+        let detail = reason["detail"].as_str().unwrap();
+        assert!(
+            detail.ends_with(&format!(": duplicate key at {path}")),
+            "{detail}"
+        );
+    }
+}
+
 // ------------------------------------------------------------------ the rules doc's test notes
 
 #[test]

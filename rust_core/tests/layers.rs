@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-/// The layers, lowest first: the rules every game keeps (and the tools they share), the games (every
-/// folder of `src/` but the bindings', see `game_folders`, and the list of them), what
-/// makes states trustworthy (keys, canonical form, seals, opaque states, the reading of untrusted
-/// ones), the wire (JSON text as requests come, answers, requests, batches, archives, schemas),
-/// then what callers hold.
+/// The layers, lowest first: the rules every game keeps (and the tools they share, the one rule on
+/// JSON keys given twice among them), the games (every folder of `src/` but the bindings', see
+/// `game_folders`, and the list of them), what makes states trustworthy (keys, canonical form,
+/// seals, opaque states, the reading of untrusted ones), the wire (answers, requests, batches,
+/// archives, schemas), then what callers hold.
 const LAYERS: [(&str, &[&str]); 5] = [
     (
         "rules",
@@ -24,6 +24,7 @@ const LAYERS: [(&str, &[&str]); 5] = [
             "strict",
             "borrowed",
             "digits",
+            "json",
         ],
     ),
     ("games", &["registry"]),
@@ -34,8 +35,8 @@ const LAYERS: [(&str, &[&str]); 5] = [
     (
         "wire",
         &[
-            "json", "answer", "claims", "engine", "request", "batch", "result", "rows", "tally",
-            "archive", "schemas",
+            "answer", "claims", "engine", "request", "batch", "result", "rows", "tally", "archive",
+            "schemas",
         ],
     ),
     ("bindings", &["record", "python"]),

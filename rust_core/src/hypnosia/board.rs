@@ -90,10 +90,16 @@ impl Serialize for Description {
     }
 }
 
-/// Read from JSON text only (a description in Python objects is written as JSON text first).
+/// Read from JSON text only (a description in Python objects is written as JSON text first). Kept
+/// as text, so it refuses a key given twice itself, as every reader of a request does (see
+/// `request::take_item`).
 impl<'de> Deserialize<'de> for Description {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(deserializer).map(|text| Description(Arc::from(text)))
+        let text = Box::<RawValue>::deserialize(deserializer)?;
+        match crate::json::fault(text.get()) {
+            Some(fault) => Err(serde::de::Error::custom(fault)),
+            None => Ok(Description(Arc::from(text))),
+        }
     }
 }
 
