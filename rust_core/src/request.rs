@@ -349,29 +349,12 @@ impl<'de, S: Deserialize<'de>> Deserialize<'de> for Envelope<'de, S> {
                     secret: None,
                     unknown: Vec::new(),
                 };
-                // A key given twice stops the reading (then `json::fault` names it).
-                let twice = |given: bool, name| match given {
-                    true => Err(serde::de::Error::duplicate_field(name)),
-                    false => Ok(()),
-                };
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
-                        Key::State => {
-                            twice(envelope.state.is_some(), "state")?;
-                            envelope.state = Some(map.next_value()?);
-                        }
-                        Key::Move => {
-                            twice(envelope.mv.is_some(), "move")?;
-                            envelope.mv = Some(map.next_value()?);
-                        }
-                        Key::Player => {
-                            twice(envelope.player.is_some(), "player")?;
-                            envelope.player = Some(map.next_value()?);
-                        }
-                        Key::Secret => {
-                            twice(envelope.secret.is_some(), "secret")?;
-                            envelope.secret = Some(map.next_value()?);
-                        }
+                        Key::State => once(&mut envelope.state, "state", &mut map)?,
+                        Key::Move => once(&mut envelope.mv, "move", &mut map)?,
+                        Key::Player => once(&mut envelope.player, "player", &mut map)?,
+                        Key::Secret => once(&mut envelope.secret, "secret", &mut map)?,
                         Key::Unknown(name) => {
                             map.next_value::<IgnoredAny>()?;
                             envelope.unknown.push(name);
@@ -383,6 +366,20 @@ impl<'de, S: Deserialize<'de>> Deserialize<'de> for Envelope<'de, S> {
         }
         deserializer.deserialize_map(EnvelopeVisitor(std::marker::PhantomData))
     }
+}
+
+/// The value of a field read into its `slot`, once: a key given twice stops the reading (then
+/// `json::fault` names it, see `take_item`).
+fn once<'de, T: Deserialize<'de>, M: MapAccess<'de>>(
+    slot: &mut Option<T>,
+    name: &'static str,
+    map: &mut M,
+) -> Result<(), M::Error> {
+    if slot.is_some() {
+        return Err(serde::de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
 }
 
 /// A key of an envelope, told from the input without copying it (only an unknown one is kept).

@@ -542,15 +542,18 @@ fn every_board_fault_is_named() {
     );
 }
 
-#[test]
-fn a_custom_board_with_a_single_circle_plays() {
-    // One circle of 8 spaces, every seat entering at 0, a bridge to the centre on space 3.
-    let board = json!({
+/// One circle of 8 spaces, every seat entering at 0, a bridge to the centre on space 3.
+fn single_circle_board() -> Value {
+    json!({
         "circles": [8], "entries": [0, 0, 0, 0, 0, 0],
         "bridges": [{ "from": [0, 3], "to": "centre" }],
         "centre_points": [10, 8, 6, 4, 2], "home_length": 4,
-    });
-    let setup = setup_of(json!({ "board": board, "first_player": "red" }));
+    })
+}
+
+#[test]
+fn a_custom_board_with_a_single_circle_plays() {
+    let setup = setup_of(json!({ "board": single_circle_board(), "first_player": "red" }));
     let start = Hypnosia::start(&setup, Some(3), None);
     let (after, _) = play(&start, "4-1: h1+4 0.3^1");
     let state = state_of(&after);
@@ -573,12 +576,7 @@ fn a_custom_board_with_a_single_circle_plays() {
 /// gives a key twice, even with the same value, is refused where the key is.
 #[test]
 fn a_board_with_a_key_given_twice_is_refused_where_the_key_is() {
-    let board = json!({
-        "circles": [8], "entries": [0, 0, 0, 0, 0, 0],
-        "bridges": [{ "from": [0, 3], "to": "centre" }],
-        "centre_points": [10, 8, 6, 4, 2], "home_length": 4,
-    });
-    let setup = setup_of(json!({ "board": board }));
+    let setup = setup_of(json!({ "board": single_circle_board() }));
     let engine = referee_core::engine::Engine::<Hypnosia>::new(setup.clone(), None);
     let state = state_of(&Hypnosia::start(&setup, Some(3), None)).to_string();
     let answer = |state: &str| {
