@@ -18,8 +18,8 @@ use crate::claims::{self, Claim, ClaimVerdict};
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Error;
 use crate::game::{self, Rules};
+use crate::json::Checked;
 use crate::registry::GameKind;
-use crate::request::Checked;
 use crate::result::{RecordResult, Verdict};
 use crate::rows::{Plies, Rows};
 use crate::tally::Tally;
@@ -79,6 +79,17 @@ fn typed<'a, T: Deserialize<'a>>(
     }
 }
 
+/// A field kept as its text for another reader, `None` when absent or null; `Err` when it is not
+/// JSON in full (a raw value is skipped over, its numbers and escapes unread).
+fn as_text<'a>(raw: Option<&'a RawValue>, name: &str) -> Result<Option<&'a RawValue>, String> {
+    match raw.filter(|raw| raw.get() != "null") {
+        Some(raw) => serde_json::from_str::<Checked>(raw.get())
+            .map(|_| Some(raw))
+            .map_err(|error| format!("{name}: {}", field_error(error))),
+        None => Ok(None),
+    }
+}
+
 /// serde's words about a field's value, without their place in its text (which is not the record's).
 pub(crate) fn field_error(error: serde_json::Error) -> String {
     let place = format!(" at line {} column {}", error.line(), error.column());
@@ -94,7 +105,7 @@ struct Record<'a> {
     options: Option<&'a RawValue>,
     seed: Option<u64>,
     moves: Vec<String>,
-    id: Option<&'a RawValue>,
+    id: Option<Value>,
     claim: Claim,
     kept: Vec<(String, Value)>,
 }
@@ -102,14 +113,13 @@ struct Record<'a> {
 impl<'a> Record<'a> {
     /// The record of an archive's line, its fields typed (`Err`: why it is no record).
     fn typed(raw: RawRecord<'a>) -> Result<Record<'a>, String> {
-        let not_null = |raw: Option<&'a RawValue>| raw.filter(|raw| raw.get() != "null");
         Ok(Record {
             game: typed(raw.game, "game")?.ok_or("missing field `game`")?,
-            variant: not_null(raw.variant),
-            options: not_null(raw.options),
+            variant: as_text(raw.variant, "variant")?,
+            options: as_text(raw.options, "options")?,
             seed: typed(raw.seed, "seed")?,
             moves: typed(raw.moves, "moves")?.ok_or("missing field `moves`")?,
-            id: not_null(raw.id),
+            id: typed(raw.id, "id")?,
             claim: Claim {
                 result: typed(raw.result, "result")?,
                 termination: typed(raw.termination, "termination")?,
@@ -409,7 +419,7 @@ fn record_result(text: &[u8], number: usize, options: &Options) -> RecordResult 
         Ok(record) => record,
         Err(detail) => return malformed(result, text, &options.keep, detail),
     };
-    result.id = record.id.map(raw_value);
+    result.id = record.id.take();
     result.kept = std::mem::take(&mut record.kept).into_iter().collect();
     result.game = Some(record.game.clone());
     match GameKind::named(&record.game) {
@@ -421,10 +431,6 @@ fn record_result(text: &[u8], number: usize, options: &Options) -> RecordResult 
         }
     }
     result
-}
-
-fn raw_value(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).expect("raw JSON parses")
 }
 
 /// The result of a line that is no record: its error, and, to help find it, the `id` and the fields
@@ -637,7 +643,9 @@ mod tests {
         let input =
             b"{\"game\":\"iago\",\"moves\":[\"e4\"],\"meta\":{\"a\":[{\"b\":1,\"b\":2}]}}\n\
             {\"game\":\"iago\",\"moves\":[\"e4\"],\"meta\":\"\\ud800\"}\n\
-            {\"game\":\"iago\",\"moves\":[\"e4\"],\"meta\":{\"a\":[{\"b\":1},{\"b\":2}]}}\n";
+            {\"game\":\"iago\",\"moves\":[\"e4\"],\"meta\":{\"a\":[{\"b\":1},{\"b\":2}]}}\n\
+            {\"game\":\"iago\",\"moves\":[\"e4\"],\"id\":1e400}\n\
+            {\"game\":\"iago\",\"moves\":[\"e4\"],\"options\":{\"penalty\":\"\\udc00\"}}\n";
         let results = ndjson_values(&replay_records(input, 1, &plain()).ndjson);
         assert_eq!(results[0]["error"]["code"], "malformed-record");
         assert_eq!(
@@ -646,6 +654,20 @@ mod tests {
         );
         assert_eq!(results[1]["error"]["code"], "malformed-record");
         assert_eq!(results[2]["legal"], true);
+        // Fields kept as text for later (the id, the setup) are JSON in full too, or no record.
+        for (result, says) in [
+            (&results[3], "id: number out of range"),
+            (&results[4], "options: "),
+        ] {
+            assert_eq!(result["error"]["code"], "malformed-record", "{result}");
+            assert!(
+                result["error"]["detail"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(says),
+                "{result}"
+            );
+        }
     }
 
     #[test]

@@ -12,8 +12,9 @@ use serde::Serialize;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::game::{Rules, Verdict};
+use crate::json::syntax_error;
 use crate::json::{bits, prefix_xor, Classes, BLOCK};
-use crate::request::{json_error, take_item, Judged, Taken};
+use crate::request::{take_item, Judged, Taken};
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,7 +207,7 @@ pub fn validate_array<G: Rules>(
     let text = std::str::from_utf8(data).map_err(Error::not_json)?;
     // Items past the limit are counted, not kept: 8 MB of `{}` are 2.7 million of them.
     let (items, count) = items_within(text, max_items.saturating_add(1)).map_err(|detail| {
-        match json_error(text) {
+        match syntax_error(text) {
             Some(syntax) => Error::not_json(syntax),
             None => Error::malformed_field("body", format!("not a JSON array of items: {detail}")),
         }

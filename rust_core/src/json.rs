@@ -31,6 +31,57 @@ pub fn fault(text: &str) -> Option<String> {
     })
 }
 
+/// Why a text is not JSON as every route reads it (serde_json's grammar, numbers that fit a double,
+/// no lone surrogate, at most 128 levels of nesting); `None` when it is JSON.
+pub fn syntax_error(text: &str) -> Option<String> {
+    serde_json::from_str::<Checked>(text)
+        .err()
+        .map(|error| error.to_string())
+}
+
+/// Any JSON value, read in full and kept as nothing: unlike `IgnoredAny`, whose skipped values'
+/// numbers and string escapes go unchecked.
+pub(crate) struct Checked;
+
+impl<'de> serde::Deserialize<'de> for Checked {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(Checked)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Checked {
+    type Value = Checked;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+        while seq.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Checked, M::Error> {
+        while map.next_entry::<Checked, Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+}
+
 /// The path of the first key given twice in one object (`state.board`, `pawns.red[2]`), if any. The
 /// text is followed by its strings and nesting only: on text that is not JSON the answer means
 /// nothing, and `fault` asks the parser then. It runs on every request body, so it looks only at

@@ -36,7 +36,7 @@ pub fn answer_replay<G: Rules>(
     max_moves: usize,
 ) -> Result<Vec<u8>, Error> {
     let text = std::str::from_utf8(body).map_err(Error::not_json)?;
-    if let Some(detail) = request::json_error(text) {
+    if let Some(detail) = crate::json::syntax_error(text) {
         return Err(Error::not_json(detail));
     }
     let record = RawRecord::read(body, &[], true).map_err(|detail| match detail {

@@ -15,6 +15,7 @@ use crate::error::message::{self, MISSING, NOT_A_STRING, STATE_TYPE};
 use crate::error::Error;
 use crate::game::{Rules, Verdict};
 use crate::incoming::{self, Unsealed};
+use crate::json::syntax_error;
 use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
@@ -199,12 +200,12 @@ fn read_item<'a, G: Rules, S: ItemState<'a, G>>(
         Ok((state, mv, player, secret)) => match state.read(engine) {
             Ok(position) => Taken::Item(position, mv, player, secret),
             // The JSON first: a state kept as text for the seal check was skipped over unchecked.
-            Err(error) => match json_error(item) {
+            Err(error) => match syntax_error(item) {
                 Some(detail) => Taken::NotJson(detail),
                 None => Taken::Refused(error),
             },
         },
-        Err(errors) => match json_error(item) {
+        Err(errors) => match syntax_error(item) {
             Some(detail) => Taken::NotJson(detail),
             None => Taken::Refused(Error::malformed_request(errors)),
         },
@@ -219,7 +220,7 @@ fn worded_item<'a, G: Rules>(
     whole: &str,
     engine: &Engine<G>,
 ) -> Taken<'a, G::Position> {
-    if let Some(detail) = json_error(item) {
+    if let Some(detail) = syntax_error(item) {
         return Taken::NotJson(detail);
     }
     read_item::<G, &RawValue>(item, engine)
@@ -474,57 +475,6 @@ impl<'a, S> Envelope<'a, S> {
 /// Whether a text has `min..=max` characters, as the schemas count them.
 fn fits(text: &str, min: usize, max: usize) -> bool {
     (min..=max).contains(&text.chars().count())
-}
-
-/// Why a text is not JSON as every route reads it (serde_json's grammar, numbers that fit a double,
-/// no lone surrogate, at most 128 levels of nesting); `None` when it is JSON.
-pub fn json_error(text: &str) -> Option<String> {
-    serde_json::from_str::<Checked>(text)
-        .err()
-        .map(|error| error.to_string())
-}
-
-/// Any JSON value, read in full and kept as nothing: unlike `IgnoredAny`, whose skipped values'
-/// numbers and string escapes go unchecked.
-pub(crate) struct Checked;
-
-impl<'de> Deserialize<'de> for Checked {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(Checked)
-    }
-}
-
-impl<'de> Visitor<'de> for Checked {
-    type Value = Checked;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_unit<E>(self) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
-        while seq.next_element::<Checked>()?.is_some() {}
-        Ok(Checked)
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Checked, M::Error> {
-        while map.next_entry::<Checked, Checked>()?.is_some() {}
-        Ok(Checked)
-    }
 }
 
 #[cfg(test)]

@@ -91,12 +91,14 @@ impl Serialize for Description {
 }
 
 /// Read from JSON text only (a description in Python objects is written as JSON text first). Kept
-/// as text, so it refuses a key given twice itself, as every reader of a request does (see
-/// `request::take_item`).
+/// as text, read as values later (`value`), so checked here as every reader of a request checks what
+/// it reads: JSON in full (a raw value's numbers and escapes are skipped unread), no key given
+/// twice (see `request::take_item`).
 impl<'de> Deserialize<'de> for Description {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = Box::<RawValue>::deserialize(deserializer)?;
-        match crate::json::fault(text.get()) {
+        let fault = crate::json::syntax_error(text.get()).or_else(|| crate::json::fault(text.get()));
+        match fault {
             Some(fault) => Err(serde::de::Error::custom(fault)),
             None => Ok(Description(Arc::from(text))),
         }
