@@ -12,8 +12,7 @@ use serde::Serialize;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::game::{Rules, Verdict};
-use crate::json::syntax_error;
-use crate::json::{bits, prefix_xor, Classes, BLOCK};
+use crate::json::{bits, prefix_xor, syntax_error, Classes, BLOCK};
 use crate::request::{take_item, Judged, Taken};
 
 /// A line of NDJSON input that is not JSON: the batch stops there.
