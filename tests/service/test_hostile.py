@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 import referee
-from helpers.hypnosia_boards import largest_board
+from helpers.hypnosia_boards import ONE_CIRCLE, largest_board
 from helpers.live import Answer, exchange, get, held_back, read_answer, request_bytes, rss_bytes, send, serve, workers
 from referee.codes import CODES
 
@@ -574,14 +574,6 @@ def test_a_key_given_twice_is_refused_alike_by_every_route(keys) -> None:
         assert assert_problem(twice, "malformed-json")["detail"].endswith("duplicate key at moves")
 
 
-# ------------------------------------------------------------------ requests that cost far more than they send
-
-
-#: A Hypnosia board of one circle (tests/rules' single-circle board).
-SINGLE_CIRCLE = {"circles": [8], "entries": [0] * 6, "bridges": [{"from": [0, 3], "to": "centre"}],
-                 "centre_points": [10, 8, 6, 4, 2], "home_length": 4}
-
-
 @pytest.mark.parametrize(("changed", "says"), [
     (b'"home_length":1e400', "number out of range"),
     (b'"home_length":4,"home_length":4', "duplicate key at state.options.board.home_length"),
@@ -590,7 +582,7 @@ def test_a_board_kept_as_text_is_checked_as_json_on_every_move_route(server, cha
     """A Hypnosia board travels in the state and is kept as the text given, read later: one that is not
     JSON in full, or gives a key twice, is `malformed-json` on play, validate and batches, never a 500
     (a number out of range was one, and the whole batch's)."""
-    new = orjson.dumps({"options": {"board": SINGLE_CIRCLE}, "seed": 3})
+    new = orjson.dumps({"options": {"board": ONE_CIRCLE}, "seed": 3})
     state = orjson.loads(send(server, "/v1/games/hypnosia/new", new).body)["state"]
     item = orjson.dumps({"state": state, "move": "roll"})
     bad = item.replace(b'"home_length":4', changed, 1)
@@ -603,6 +595,9 @@ def test_a_board_kept_as_text_is_checked_as_json_on_every_move_route(server, cha
         problem = assert_problem(send(server, f"/v1/games/hypnosia/{route}", wrap % bad, media), "malformed-json",
                                  **facts)
         assert says in problem["detail"], (route, problem)
+
+
+# ------------------------------------------------------------------ requests that cost far more than they send
 
 
 def test_metrics_series_stay_within_their_closed_labels_and_sum_every_worker(server) -> None:
