@@ -62,9 +62,15 @@ impl Description {
         Description(Arc::from(text))
     }
 
-    /// The description as JSON values, for the board's check (`Board::from_description`).
-    pub fn value(&self) -> Value {
-        serde_json::from_str(self.0.get()).expect("a description is JSON text")
+    /// The description as JSON values, for the board's check (`Board::from_description`). Its text
+    /// is checked here, where a board is compiled (a description compiled before is found by its
+    /// text): JSON in full, as it was skipped over unread, and no key given twice, as every reader of
+    /// a request refuses one (see `request::take_item`).
+    pub fn value(&self) -> Result<Value> {
+        if let Some(fault) = crate::json::fault(self.text()) {
+            return Err(Error::malformed_json(fault));
+        }
+        serde_json::from_str(self.text()).map_err(Error::not_json)
     }
 
     /// Its JSON text.
@@ -90,18 +96,11 @@ impl Serialize for Description {
     }
 }
 
-/// Read from JSON text only (a description in Python objects is written as JSON text first). Kept
-/// as text, read as values later (`value`), so checked here as every reader of a request checks what
-/// it reads: JSON in full (a raw value's numbers and escapes are skipped unread), no key given
-/// twice (see `request::take_item`).
+/// Read from JSON text only (a description in Python objects is written as JSON text first), kept
+/// as it is: `value` checks it.
 impl<'de> Deserialize<'de> for Description {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = Box::<RawValue>::deserialize(deserializer)?;
-        let fault = crate::json::syntax_error(text.get()).or_else(|| crate::json::fault(text.get()));
-        match fault {
-            Some(fault) => Err(serde::de::Error::custom(fault)),
-            None => Ok(Description(Arc::from(text))),
-        }
+        Box::<RawValue>::deserialize(deserializer).map(|text| Description(Arc::from(text)))
     }
 }
 
@@ -658,6 +657,6 @@ mod tests {
         assert_eq!(board.bridge(60 + 1), Bridge::Centre);
         assert_eq!(board.step(35, 2), 1);
         assert_eq!(board.exit(5, 4, 6), 32);
-        assert_eq!(board.description().value(), Board::default_description());
+        assert_eq!(board.description().value().unwrap(), Board::default_description());
     }
 }

@@ -194,7 +194,7 @@ impl Setup {
         };
         let first_player = checked_first_player(options.first_player.as_deref(), &seats)?;
         let description = match &options.board {
-            Some(description) => description.value(),
+            Some(description) => description.value()?,
             None => Board::default_description(),
         };
         let board = Board::from_description(&description)?;
