@@ -20,15 +20,30 @@ const MAX_DEPTH: usize = 129;
 /// linear time, not quadratic, and about 10 bytes each: its text takes at least 6 a key).
 const LINEAR_KEYS: usize = 64;
 
-/// The fault of JSON text that the engine refuses before reading it: its syntax error, or else the
-/// place of a key given twice (`duplicate key at state.board`). `None` for JSON text without either.
-/// (Only text where the scan finds a duplicate is parsed whole here; the readers parse the rest.)
+/// The fault of JSON text refused for a key given twice: its syntax error, or else the place of the
+/// key (`duplicate key at state.board`). `None` for JSON text without a key given twice. (Only text
+/// where the scan finds a duplicate is parsed whole here; the readers parse the rest. A syntax error
+/// the scan's parse skips over, a number out of range or a lone surrogate, loses to the key.)
 pub fn fault(text: &str) -> Option<String> {
     let path = duplicate_key(text)?;
     Some(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
         Err(error) => error.to_string(),
         Ok(_) => format!("duplicate key at {path}"),
     })
+}
+
+/// The value of a field read into its `slot`, once: a key given twice stops the reading (a reader's
+/// part of the one rule; `fault` then names the key).
+pub(crate) fn once<'de, T: serde::Deserialize<'de>, M: serde::de::MapAccess<'de>>(
+    slot: &mut Option<T>,
+    name: &'static str,
+    map: &mut M,
+) -> Result<(), M::Error> {
+    if slot.is_some() {
+        return Err(serde::de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
 }
 
 /// Why a text is not JSON as every route reads it (serde_json's grammar, numbers that fit a double,
@@ -84,7 +99,7 @@ impl<'de> serde::de::Visitor<'de> for Checked {
 
 /// The path of the first key given twice in one object (`state.board`, `pawns.red[2]`), if any. The
 /// text is followed by its strings and nesting only: on text that is not JSON the answer means
-/// nothing, and `fault` asks the parser then. It runs on every request body, so it looks only at
+/// nothing, and `fault` asks the parser then. It runs on whole bodies and archives, so it looks only at
 /// quotes and brackets, found a block at a time (`Classes`), and allocates only its stacks.
 fn duplicate_key(text: &str) -> Option<String> {
     let bytes = text.as_bytes();

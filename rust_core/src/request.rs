@@ -15,7 +15,7 @@ use crate::error::message::{self, MISSING, NOT_A_STRING, STATE_TYPE};
 use crate::error::Error;
 use crate::game::{Rules, Verdict};
 use crate::incoming::{self, Unsealed};
-use crate::json::syntax_error;
+use crate::json::{once, syntax_error};
 use crate::opaque::{Form, MAX_SECRET_CHARS, MIN_SECRET_CHARS};
 
 /// Longest move string of a batch item, in characters (as the HTTP schemas).
@@ -170,10 +170,11 @@ pub(crate) enum Taken<'a, P> {
 
 /// Takes an item (or a request body, as `whole` names it in errors) apart: one pass reads the
 /// envelope and, on an engine without keys, the state with the game's reader as it goes (with keys,
-/// the state's text goes to the seal check). What is wrong is told in order: the JSON, a key given
-/// twice (`json::fault`, wherever the key is), the envelope, then the state. Every reader refuses a
-/// key given twice, so only a refused item is scanned for one, to name it (a test holds every
-/// reader to it). Whoever acts on the item hands its secret to the engine (see `Engine::play`).
+/// the state's text goes to the seal check). What is wrong is told in order: a key given twice
+/// (`json::fault`, wherever the key is; a syntax error the parser finds first wins), the JSON, the
+/// envelope, then the state. Every reader refuses a key given twice, so only a refused item is
+/// scanned for one, to name it (a test holds every reader to it). Whoever acts on the item hands
+/// its secret to the engine (see `Engine::play`).
 pub(crate) fn take_item<'a, G: Rules>(
     item: &'a str,
     whole: &str,
@@ -190,7 +191,8 @@ pub(crate) fn take_item<'a, G: Rules>(
 }
 
 /// Takes an item apart in one pass (see `take_item`): `None` when the pass stops (the item is not
-/// JSON, not an object, or its state is read by the game's reader and stops on a fault of its form).
+/// JSON, not an object, gives a key twice, or its state is read by the game's reader and stops on a
+/// fault of its form).
 fn read_item<'a, G: Rules, S: ItemState<'a, G>>(
     item: &'a str,
     engine: &Engine<G>,
@@ -223,6 +225,7 @@ fn worded_item<'a, G: Rules>(
     if let Some(detail) = syntax_error(item) {
         return Taken::NotJson(detail);
     }
+    // An object that stops this pass too gives a key twice, which `take_item` names instead.
     read_item::<G, &RawValue>(item, engine)
         .unwrap_or_else(|| Taken::Refused(Error::malformed_field(whole, "not a JSON object")))
 }
@@ -367,20 +370,6 @@ impl<'de, S: Deserialize<'de>> Deserialize<'de> for Envelope<'de, S> {
         }
         deserializer.deserialize_map(EnvelopeVisitor(std::marker::PhantomData))
     }
-}
-
-/// The value of a field read into its `slot`, once: a key given twice stops the reading (then
-/// `json::fault` names it, see `take_item`).
-fn once<'de, T: Deserialize<'de>, M: MapAccess<'de>>(
-    slot: &mut Option<T>,
-    name: &'static str,
-    map: &mut M,
-) -> Result<(), M::Error> {
-    if slot.is_some() {
-        return Err(serde::de::Error::duplicate_field(name));
-    }
-    *slot = Some(map.next_value()?);
-    Ok(())
 }
 
 /// A key of an envelope, told from the input without copying it (only an unknown one is kept).
@@ -697,7 +686,9 @@ mod tests {
                     if ply % 7 == 0 || moves.is_empty() {
                         let state = seal::stamp::<G>(&position, keys.map(|keys| &**keys), None);
                         let mv = moves.first().map_or("pass".into(), ToString::to_string);
-                        let body = serde_json::json!({"state": state, "move": mv});
+                        let player = G::to_move(&position).unwrap_or("nobody");
+                        let secret = "s".repeat(MIN_SECRET_CHARS);
+                        let body = serde_json::json!({"state": state, "move": mv, "player": player, "secret": secret});
                         refuses_every_key_twice::<G>(&body, &engine);
                     }
                     let Some(mv) = moves.get(chance.below(moves.len().max(1) as u32) as usize)
@@ -716,19 +707,18 @@ mod tests {
         }
     }
 
-    /// `body` is taken whole, and with the first key of any one of its objects given again at its
-    /// end (same value: a reader keeping either would read the same item) refused as the scan words it.
+    /// `body` is taken whole, and with any one of its keys, in any object, given again at the end of
+    /// its object (same value: a reader keeping either would read the same item) refused as the scan
+    /// words it.
     fn refuses_every_key_twice<G: Rules>(body: &Value, engine: &Engine<G>) {
-        let text = with_key_twice(body, usize::MAX);
+        let (text, keys) = with_key_twice(body, usize::MAX);
+        assert!(keys > 4, "{text}");
         assert!(
             matches!(take_item::<G>(&text, "body", engine), Taken::Item(..)),
             "{text}"
         );
-        for object in 0.. {
-            let twice = with_key_twice(body, object);
-            if twice == text {
-                break; // past the last object
-            }
+        for key in 0..keys {
+            let (twice, _) = with_key_twice(body, key);
             let fault = crate::json::fault(&twice).expect("a key twice");
             assert!(fault.starts_with("duplicate key at "), "{fault}");
             match take_item::<G>(&twice, "body", engine) {
@@ -738,25 +728,25 @@ mod tests {
         }
     }
 
-    /// The JSON text of `value` with the first key of its `object`th object (depth first) given
-    /// again after its last.
-    fn with_key_twice(value: &Value, object: usize) -> String {
-        fn write(value: &Value, object: usize, count: &mut usize, out: &mut String) {
-            let key_value =
-                |(key, value): (&String, &Value)| format!("{}:{value}", Value::from(key.as_str()));
+    /// The JSON text of `value` with its `target`th key (depth first, every key of every object
+    /// counted) given again at the end of its object, and how many keys `value` has.
+    fn with_key_twice(value: &Value, target: usize) -> (String, usize) {
+        fn write(value: &Value, target: usize, keys: &mut usize, out: &mut String) {
             match value {
                 Value::Object(map) => {
-                    let this = *count;
-                    *count += 1;
+                    let mut again = None;
                     out.push('{');
                     for (index, (key, value)) in map.iter().enumerate() {
+                        if *keys == target {
+                            again = Some((key, value));
+                        }
+                        *keys += 1;
                         out.push_str(if index == 0 { "" } else { "," });
                         out.push_str(&format!("{}:", Value::from(key.as_str())));
-                        write(value, object, count, out);
+                        write(value, target, keys, out);
                     }
-                    if let Some(first) = map.iter().next().filter(|_| this == object) {
-                        out.push(',');
-                        out.push_str(&key_value(first));
+                    if let Some((key, value)) = again {
+                        out.push_str(&format!(",{}:{value}", Value::from(key.as_str())));
                     }
                     out.push('}');
                 }
@@ -764,15 +754,15 @@ mod tests {
                     out.push('[');
                     for (index, item) in items.iter().enumerate() {
                         out.push_str(if index == 0 { "" } else { "," });
-                        write(item, object, count, out);
+                        write(item, target, keys, out);
                     }
                     out.push(']');
                 }
                 other => out.push_str(&other.to_string()),
             }
         }
-        let mut out = String::new();
-        write(value, object, &mut 0, &mut out);
-        out
+        let (mut out, mut keys) = (String::new(), 0);
+        write(value, target, &mut keys, &mut out);
+        (out, keys)
     }
 }

@@ -64,8 +64,9 @@ impl Description {
 
     /// The description as JSON values, for the board's check (`Board::from_description`). Its text
     /// is checked here, where a board is compiled (a description compiled before is found by its
-    /// text): JSON in full, as it was skipped over unread, and no key given twice, as every reader of
-    /// a request refuses one (see `request::take_item`).
+    /// text, see `Setup::compiled`): JSON in full, as it was skipped over unread, and no key given
+    /// twice, as every reader of a request refuses one. The fault is worded within the description;
+    /// a request's reader words it again within the request (see `request::take_item`).
     pub fn value(&self) -> Result<Value> {
         if let Some(fault) = crate::json::fault(self.text()) {
             return Err(Error::malformed_json(fault));

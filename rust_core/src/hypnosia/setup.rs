@@ -231,7 +231,9 @@ impl Setup {
         if let Some(game) = last {
             return Ok(game);
         }
-        // The options' JSON determines the game (the variant has a single value).
+        // The options' JSON determines the game (the variant has a single value). It holds a board
+        // description's text as given: a text found here was checked when it was compiled
+        // (`Description::value`), so the key must stay that text, not a form of it.
         let key: Arc<str> = serde_json::to_string(&self.options)
             .expect("options serialize")
             .into();
