@@ -247,6 +247,9 @@ pub struct Options {
     tally: bool,
     /// A data set's rows instead of results (`--dataset`).
     dataset: bool,
+    /// A record longer than this (bytes, its line end aside) is its own `malformed-record`, never
+    /// parsed (`--max-record-bytes`); None: any length (the service bounds its bodies itself).
+    max_record_bytes: Option<usize>,
 }
 
 impl Options {
@@ -263,7 +266,16 @@ impl Options {
             positions,
             tally,
             dataset: false,
+            max_record_bytes: None,
         })
+    }
+
+    /// The same options, refusing unread a record longer than `max_record_bytes` (None: any length).
+    pub fn bounded(self, max_record_bytes: Option<usize>) -> Options {
+        Options {
+            max_record_bytes,
+            ..self
+        }
     }
 
     /// A data set's rows (`Rows`) instead of results, and their tally when asked for.
@@ -406,6 +418,14 @@ fn record_result(text: &[u8], number: usize, options: &Options) -> RecordResult 
         record: number,
         ..RecordResult::default()
     };
+    if let Some(max) = options.max_record_bytes.filter(|&max| text.len() > max) {
+        // Checked before any parse: its text may be only the head of a longer line (`referee validate`
+        // passes on at most the bound and two bytes of a line).
+        let detail =
+            format!("the record is longer than {max} bytes, the bound (--max-record-bytes)");
+        result.error = Some(Error::malformed_record(detail));
+        return result;
+    }
     let read = RawRecord::read(text, &options.keep, false).and_then(Record::typed);
     let mut record = match read {
         Ok(record) => record,
@@ -660,6 +680,36 @@ mod tests {
                 "{result}"
             );
         }
+    }
+
+    #[test]
+    fn a_record_longer_than_the_bound_is_its_own_error_unread() {
+        // Not JSON past the bound (the head of a longer line): refused for its length, not parsed.
+        let long = format!(
+            "{{\"game\":\"iago\",\"moves\":[\"e4\"],\"id\":\"{}",
+            "x".repeat(40)
+        );
+        let input = format!("{{\"game\":\"iago\",\"moves\":[\"e4\"]}}\n{long}\n{{\"game\":\"iago\",\"moves\":[\"e4\"]}}\r\n");
+        let options = plain().bounded(Some(32));
+        let output = replay_records(input.as_bytes(), 7, &options);
+        let results = ndjson_values(&output.ndjson);
+        assert_eq!(
+            (results[0]["legal"].clone(), results[2]["legal"].clone()),
+            (true.into(), true.into())
+        );
+        assert_eq!(results[1]["record"], 8);
+        assert_eq!(results[1]["error"]["code"], "malformed-record");
+        assert_eq!(
+            results[1]["error"]["detail"],
+            "the record is longer than 32 bytes, the bound (--max-record-bytes)"
+        );
+        assert!(results[1].get("id").is_none());
+        assert_eq!((output.counts.records, output.counts.errors), (3, 1));
+        let unbounded = ndjson_values(&replay_records(input.as_bytes(), 7, &plain()).ndjson);
+        assert!(unbounded[1]["error"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("EOF"));
     }
 
     #[test]

@@ -599,10 +599,11 @@ fn games() -> Vec<&'static str> {
 /// Replays game records given as NDJSON bytes (any mix of games), in parallel without the GIL:
 /// NDJSON results in input order, numbered from `first_record`, with the fields `keep` names and,
 /// with `positions`, every position of a legal record; their counts (`archive::Counts`); and, with
-/// `tally`, what a report shows of them (`tally::Tally`). Raises ValueError for a field to keep
-/// that results already have.
+/// `tally`, what a report shows of them (`tally::Tally`). A record longer than `max_record_bytes`
+/// is its own `malformed-record`, unread. Raises ValueError for a field to keep that results already
+/// have.
 #[pyfunction]
-#[pyo3(signature = (data, first_record=1, keep=Vec::new(), positions=false, tally=false))]
+#[pyo3(signature = (data, first_record=1, keep=Vec::new(), positions=false, tally=false, max_record_bytes=None))]
 fn replay_records<'py>(
     py: Python<'py>,
     data: &[u8],
@@ -610,8 +611,11 @@ fn replay_records<'py>(
     keep: Vec<String>,
     positions: bool,
     tally: bool,
+    max_record_bytes: Option<usize>,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>, Option<NativeTally>)> {
-    let options = archive::Options::new(keep, positions, tally).map_err(PyValueError::new_err)?;
+    let options = archive::Options::new(keep, positions, tally)
+        .map_err(PyValueError::new_err)?
+        .bounded(max_record_bytes);
     let output = py.detach(|| archive::replay_records(data, first_record, &options));
     let bytes = PyBytes::new(py, &output.ndjson);
     Ok((

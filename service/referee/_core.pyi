@@ -41,21 +41,28 @@ def games() -> list[str]:
     """The names of the games this build knows."""
 
 def replay_records(
-    data: bytes, first_record: int = 1, keep: Sequence[str] = ..., positions: bool = False, tally: bool = False
+    data: bytes,
+    first_record: int = 1,
+    keep: Sequence[str] = ...,
+    positions: bool = False,
+    tally: bool = False,
+    max_record_bytes: int | None = None,
 ) -> tuple[bytes, dict[str, int], Tally | None]:
     """Replays NDJSON game records (any mix of games) in parallel and judges their claims: the NDJSON
     results, numbered from ``first_record``, with the fields ``keep`` names and (``positions``) every
     position of a legal record; the counts (``records``, ``legal``, ``illegal``, ``errors``, ``agrees``,
     ``disagrees``, ``absent``); and with ``tally``, what a report shows of them (``referee.report``).
-    ValueError for a field to keep that results already have."""
+    A record longer than ``max_record_bytes`` (its line end aside) is its own ``malformed-record``,
+    unread. ValueError for a field to keep that results already have."""
 
 def replay_rows(
-    data: bytes, first_record: int = 1, tally: bool = False
+    data: bytes, first_record: int = 1, tally: bool = False, max_record_bytes: int | None = None
 ) -> tuple[dict[str, Any], dict[str, int], Tally | None]:
     """The same replay as ``replay_records``, giving a data set's rows instead of results (one a ply of
     every legal record, its start included): ``rows`` (how many) and each column but ``source`` as its
     Arrow buffers (``bytes``, a validity bitmap ``None`` without nulls) in ``pyarrow.Array.from_buffers``'
-    order, ``returns_values`` the float64s of ``returns``; the counts; and with ``tally``, the tally."""
+    order, ``returns_values`` the float64s of ``returns``; the counts; and with ``tally``, the tally. A
+    record longer than ``max_record_bytes`` is its own ``malformed-record`` (no row), unread."""
 
 @final
 class Tally:

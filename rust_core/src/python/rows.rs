@@ -12,16 +12,18 @@ use crate::rows::{Int32s, Rows, Strings, Validity};
 /// Replays game records as `replay_records` does (the same replay, counts and tally), giving instead of
 /// results a data set's rows, one a ply of every legal record: a dict of `rows` (how many) and each
 /// column but `source` as its Arrow buffers (`bytes`; a validity bitmap None when it has no null), in
-/// pyarrow's `Array.from_buffers` order (`returns`: its offsets, `returns_values` its float64s).
+/// pyarrow's `Array.from_buffers` order (`returns`: its offsets, `returns_values` its float64s). A
+/// record longer than `max_record_bytes` is its own `malformed-record` (no row), unread.
 #[pyfunction]
-#[pyo3(signature = (data, first_record=1, tally=false))]
+#[pyo3(signature = (data, first_record=1, tally=false, max_record_bytes=None))]
 pub fn replay_rows<'py>(
     py: Python<'py>,
     data: &[u8],
     first_record: usize,
     tally: bool,
+    max_record_bytes: Option<usize>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>, Option<NativeTally>)> {
-    let options = archive::Options::dataset(tally);
+    let options = archive::Options::dataset(tally).bounded(max_record_bytes);
     let output = py.detach(|| archive::replay_records(data, first_record, &options));
     let rows = output.rows.expect("a data set's replay has rows");
     Ok((
