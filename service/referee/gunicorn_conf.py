@@ -4,9 +4,8 @@ Every value can be set from the environment (see docs/operations.md)."""
 from __future__ import annotations
 
 import gc
-import os
 
-from referee.settings import Settings
+from referee.settings import Settings, bind_address
 
 __all__ = [
     "bind", "workers", "worker_class", "worker_connections", "timeout", "graceful_timeout", "keepalive",
@@ -17,7 +16,7 @@ __all__ = [
 
 # Every setting read and checked together before gunicorn starts anything: a bad one stops it here, named.
 _settings = Settings.from_env()
-bind = os.environ.get("REFEREE_BIND", "127.0.0.1:8000")
+bind = bind_address()
 workers = _settings.workers
 # gevent workers (referee/worker.py): a connection costs a greenlet, so slow clients cannot hold the
 # workers; each read or write waits at most REFEREE_READ_TIMEOUT seconds. The engine's calls are short

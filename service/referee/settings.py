@@ -5,16 +5,34 @@ from __future__ import annotations
 import ipaddress
 import multiprocessing
 import os
+import re
+import socket
 from dataclasses import dataclass, replace
 
 from referee._core import SealKeys
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "MIN_REQUEST_BYTES", "bind_address"]
+
+#: The smallest body and NDJSON line taken: room for one play request, or batch item, of any game's state
+#: (Caesar!'s are the largest: up to about 4 KB in random games, 6 KB opaque; tests/service/test_settings.py
+#: checks the openings). Smaller, a server would refuse every such request.
+MIN_REQUEST_BYTES = 8 * 1024
+#: The most any whole-number setting may be: the native engine takes sizes and counts as 64-bit numbers
+#: (a larger board cache was a traceback at start, a larger batch limit a 500 on every batch).
+MAX_INT = 2**63 - 1
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+YES, NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+#: gunicorn's TCP address: HOST:PORT, or [IPv6]:PORT.
+TCP_ADDRESS = re.compile(r"(?:\[(?P<ipv6>[^\]]+)\]|(?P<host>[^:\[\]]+)):(?P<port>[0-9]{1,5})")
+
+# Every check of a single variable lives in one of the readers below; each stops the process with one line
+# naming the variable, the value and what is accepted (SystemExit: no traceback, exit status 1), whether
+# gunicorn's config or an app made in-process reads it.
 
 
-def _int(name: str, default: int, low: int = 1) -> int:
-    """The whole number set in `name` (at least `low`), or `default` when unset; else the process stops
-    with a message naming the variable (every integer setting, gunicorn's included, is read here)."""
+def _int(name: str, default: int, low: int = 1, why: str = "", high: int = MAX_INT) -> int:
+    """The whole number set in `name` (from `low` to `high`; `why` says what `low` is for), or `default`
+    when unset (every integer setting, gunicorn's included, is read here)."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -23,8 +41,58 @@ def _int(name: str, default: int, low: int = 1) -> int:
     except ValueError:
         raise SystemExit(f"{name} must be a whole number, not {raw!r}") from None
     if value < low:
-        raise SystemExit(f"{name} must be at least {low}, not {value}")
+        raise SystemExit(f"{name} must be at least {low}{f' ({why})' if why else ''}, not {value}")
+    if value > high:
+        raise SystemExit(f"{name} must be at most {high}, not {value}")
     return value
+
+
+def _bool(name: str, default: bool) -> bool:
+    """Yes or no, in one of the spellings of YES or NO (any case), or `default` when unset: anything else
+    is refused (`maybe` was taken as yes)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if raw.lower() not in YES + NO:
+        raise SystemExit(f"{name} must be one of {', '.join(YES)} or {', '.join(NO)} (any case), not {raw!r}")
+    return raw.lower() in YES
+
+
+def _log_level(name: str, default: str) -> str:
+    """A level of LOG_LEVELS (any case), or `default` when unset (another was a traceback from logging)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if raw.upper() not in LOG_LEVELS:
+        raise SystemExit(f"{name} must be one of {', '.join(LOG_LEVELS)} (any case), not {raw!r}")
+    return raw.upper()
+
+
+def bind_address(name: str = "REFEREE_BIND", default: str = "127.0.0.1:8000") -> str:
+    """gunicorn's `bind` (read by gunicorn_conf alone): HOST:PORT of this machine ([HOST]:PORT for IPv6), or
+    unix:PATH in a directory that exists. gunicorn's own errors for a bad one named only the address, or
+    were a traceback. A port in use is left to gunicorn, which retries it (a restart's overlap)."""
+    raw = os.environ.get(name, "").strip() or default
+    accepted = ("HOST:PORT (an address or name of this machine, [HOST]:PORT for IPv6, a port up to 65535) "
+                "or unix:PATH")
+    if raw.startswith("unix:"):
+        path = raw.removeprefix("unix:")
+        if not path or not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise SystemExit(f"{name} must be {accepted}, with PATH in a directory that exists, not {raw!r}")
+        return raw
+    match = TCP_ADDRESS.fullmatch(raw)
+    if match is None or int(match["port"]) > 65535:
+        raise SystemExit(f"{name} must be {accepted}, not {raw!r}")
+    # Bound on a free port, so that only the address is tried: one that is not this machine's, or a name
+    # that does not resolve, fails here as it would in gunicorn.
+    family = socket.AF_INET6 if match["ipv6"] else socket.AF_INET
+    try:
+        with socket.socket(family) as probe:
+            probe.bind((match["ipv6"] or match["host"], 0))
+    except (OSError, ValueError) as error:  # ValueError: a name that cannot be encoded
+        cause = getattr(error, "strerror", None) or error
+        raise SystemExit(f"{name} must be {accepted}, not {raw!r}: {cause}") from None
+    return raw
 
 
 def _trusted_proxies(name: str) -> frozenset[str]:
@@ -161,14 +229,20 @@ class Settings:
 
     @classmethod
     def _read_env(cls) -> Settings:
+        from referee.api import SPOOL_MEMORY_BYTES
+
         return cls(
-            max_body_bytes=_int("REFEREE_MAX_BODY_BYTES", cls.max_body_bytes),
+            max_body_bytes=_int("REFEREE_MAX_BODY_BYTES", cls.max_body_bytes, MIN_REQUEST_BYTES,
+                                "room for one play request of any game's state"),
             max_batch_items=_int("REFEREE_MAX_BATCH_ITEMS", cls.max_batch_items),
             max_stream_items=_int("REFEREE_MAX_STREAM_ITEMS", cls.max_stream_items),
-            max_line_bytes=_int("REFEREE_MAX_LINE_BYTES", cls.max_line_bytes),
+            max_line_bytes=_int("REFEREE_MAX_LINE_BYTES", cls.max_line_bytes, MIN_REQUEST_BYTES,
+                                "room for one batch item of any game's state"),
             max_replay_moves=_int("REFEREE_MAX_REPLAY_MOVES", cls.max_replay_moves),
             max_drain_bytes=_int("REFEREE_MAX_DRAIN_BYTES", cls.max_drain_bytes, low=0),
-            max_spool_bytes=_int("REFEREE_MAX_SPOOL_BYTES", cls.max_spool_bytes),
+            max_spool_bytes=_int("REFEREE_MAX_SPOOL_BYTES", cls.max_spool_bytes, SPOOL_MEMORY_BYTES,
+                                 "the results a streamed batch keeps in memory before it needs a file; "
+                                 "less would cut answers short that cost no disk"),
             worker_memory_bytes=_int("REFEREE_WORKER_MEMORY_BYTES", cls.worker_memory_bytes),
             worker_spool_bytes=_int("REFEREE_WORKER_SPOOL_BYTES", cls.worker_spool_bytes),
             board_cache_bytes=_int("REFEREE_BOARD_CACHE_BYTES", cls.board_cache_bytes, low=0),
@@ -178,11 +252,12 @@ class Settings:
             read_timeout=_int("REFEREE_READ_TIMEOUT", cls.read_timeout),
             min_upload_rate=_int("REFEREE_MIN_UPLOAD_RATE", cls.min_upload_rate),
             min_read_rate=_int("REFEREE_MIN_READ_RATE", cls.min_read_rate),
-            log_level=os.environ.get("REFEREE_LOG_LEVEL", cls.log_level).upper(),
-            access_log=os.environ.get("REFEREE_ACCESS_LOG", "1") not in ("0", "false", "no"),
+            log_level=_log_level("REFEREE_LOG_LEVEL", cls.log_level),
+            access_log=_bool("REFEREE_ACCESS_LOG", cls.access_log),
             seal_keys=_seal_keys("REFEREE_SEAL_KEYS", "REFEREE_OPAQUE_STATES"),
             workers=_int("REFEREE_WORKERS", cls.workers),
-            worker_connections=_int("REFEREE_WORKER_CONNECTIONS", cls.worker_connections),
+            # gevent's pool takes a C int: past it, every worker failed at boot, for ever.
+            worker_connections=_int("REFEREE_WORKER_CONNECTIONS", cls.worker_connections, high=2**31 - 1),
             timeout=_int("REFEREE_TIMEOUT", cls.timeout),
             graceful_timeout=_int("REFEREE_GRACEFUL_TIMEOUT", cls.graceful_timeout, low=0),
             keepalive=_int("REFEREE_KEEPALIVE", cls.keepalive, low=0),
