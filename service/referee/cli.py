@@ -18,10 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from typing import Any
 
 from referee import _core, archives
 from referee.archives import CHUNK_RECORDS, Stop
+from referee.archives.failures import cause
+from referee.archives.sources import MAX_RECORD_BYTES
 
 __all__ = ["main"]
 
@@ -153,6 +156,7 @@ def parser() -> argparse.ArgumentParser:
 
     root = argparse.ArgumentParser(prog="referee", description="Referee: move validation for four board games.")
     root.add_argument("--version", action="version", version=f"referee {__version__}")
+    root.add_argument("--debug", action="store_true", help="show the traceback of a failure (it is one line without)")
     commands = root.add_subparsers(dest="command", required=True)
     render_parser(commands)
     match_parser(commands)
@@ -170,8 +174,10 @@ def validate_parser(commands: Any) -> None:
             "how its game ended (\"result\", \"termination\", \"by\"), and writes one NDJSON result a record, in "
             "order. A SOURCE is a file, a glob, a directory, an fsspec URL (s3://, gs://, https://, memory://, ...) "
             "or - (standard input), compressed by its name's ending (.gz, .bz2, .xz, .zst). Exit status: 0 when "
-            "every record is legal and no claim disagrees, 1 otherwise, 2 for a missing source, 3 for a run that "
-            "cannot complete (then nothing is written at -o's path)."
+            "every record is legal and no claim disagrees, 1 otherwise; a failure is one line with its own status: "
+            "2 nothing was done (a usage error, a source missing, a package missing), 3 the run stopped before it "
+            "completed (the line says how to resume; nothing is written at -o FILE's path), 4 another run holds "
+            "-o DIR/, 5 a source cannot be read as an archive (corrupt, or past a bound), 70 a fault of referee's."
         ),
     )
     command.add_argument("sources", nargs="+", metavar="SOURCE", help="the archives, or - for standard input")
@@ -191,9 +197,20 @@ def validate_parser(commands: Any) -> None:
     command.add_argument("--dataset", metavar="DIR/",
                          help="write a data set instead of results: Parquet, a row a ply of every legal record (referee[dataset])")
     command.add_argument("--report", metavar="FILE.html", help="also write a report for people, one HTML page")
+    command.add_argument("--max-record-bytes", type=record_bytes, default=MAX_RECORD_BYTES, metavar="N",
+                         help=f"a longer record (line) is its own malformed-record error and is skipped unread (default "
+                              f"{MAX_RECORD_BYTES >> 20} MiB: a record of a million moves is 6-7 MB, and replaying one of "
+                              "16 MiB takes about 200 MiB of memory, which keeps a run within 512 MiB)")
     progress = command.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
+
+
+def record_bytes(text: str) -> int:
+    """`--max-record-bytes`: a number of bytes, at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of bytes, at least 1")
+    return int(text)
 
 
 def field_names(text: str) -> list[str]:
@@ -211,26 +228,44 @@ def field_names(text: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from referee.errors import RefereeError
-
     args = parser().parse_args(argv)
     if args.command == "validate" and (args.chunk < 1 or args.jobs < 0 or args.part_bytes < 0):
         parser().error("--chunk must be at least 1, --jobs and --part-bytes at least 0")
     try:
         commands = {"render": render, "match": match, "validate": lambda args: archives.validate(args, argv)}
         return commands[args.command](args)
-    except FileNotFoundError as error:
-        print(f"referee: {error.filename}: no such file", file=sys.stderr)
+    except BaseException as error:
+        if args.debug:
+            traceback.print_exc()
+        return failed(error)
+
+
+def failed(error: BaseException) -> int:
+    """A command's failure said in one line on standard error; its exit status (docs/archives.md)."""
+    from referee.errors import RefereeError
+
+    try:
+        raise error
+    except FileNotFoundError:
+        print(f"referee: {error.filename or error}: no such file", file=sys.stderr)
         return 2
-    except Stop as error:  # a run that cannot complete, said in one line
+    except Stop as error:  # a run that cannot complete, said in one line with its own status
         print(f"referee: {error}", file=sys.stderr)
-        return 3
+        return error.status
     except RefereeError as error:
         print(f"referee: {error.code}: {error.detail}", file=sys.stderr)
         return 1
     except ValueError as error:  # JSON that does not parse, or is no state or record
         print(f"referee: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("referee: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit:
+        raise
+    except Exception as error:  # a fault of referee's own: said in one line all the same
+        print(f"referee: internal error: {cause(error)} (--debug shows where; please report it)", file=sys.stderr)
+        return 70
 
 
 if __name__ == "__main__":

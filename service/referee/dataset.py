@@ -53,30 +53,24 @@ def table(source: str, columns: dict[str, Any], table_schema: Any) -> Any:
     return pa.Table.from_arrays(arrays, schema=table_schema)
 
 
-def write_part(part: Any, options: Any, target: str) -> Any:
+def write_part(part: Any, options: Any, target: Any) -> Any:
     """A partition's task with `--dataset`: a Parquet part at `target` (a row group a chunk), its rows the
     native replay's (`_core.replay_rows`), chunk by chunk as `referee.archives` cuts every partition."""
     import pyarrow.parquet as pq
 
     from referee import _core
-    from referee.archives import (
-        COUNT_KEYS,
-        Done,
-        Hashed,
-        add_counts,
-        merge,
-        partition_chunks,
-        whole_file,
-    )
+    from referee.archives.outputs import whole_file
+    from referee.archives.work import COUNT_KEYS, Done, Hashed, Reading, add_counts, merge
 
     counts = dict.fromkeys(COUNT_KEYS, 0)
     part_tally, table_schema = None, schema()
-    with whole_file(target) as file:
+    reading = Reading(part, options)
+    with whole_file(target.path, owner=target.owner, fence=target.fence) as file:
         out = Hashed(file)
         with pq.ParquetWriter(out, table_schema, compression="zstd") as writer:
-            for first, data in partition_chunks(part, options):
-                columns, chunk_counts, chunk_tally = _core.replay_rows(data, first, options.tally)
+            for first, data in reading:
+                columns, chunk_counts, chunk_tally = _core.replay_rows(data, first, options.tally, options.max_record_bytes)
                 if columns["rows"]:
                     writer.write_table(table(part.source, columns, table_schema))
                 counts, part_tally = add_counts(counts, chunk_counts), merge(part_tally, chunk_tally)
-    return Done(None, counts, part_tally, out.size, out.digest.hexdigest(), part.size)
+    return Done(None, counts, part_tally, out.size, out.digest.hexdigest(), part.size, reading.input())

@@ -1,0 +1,205 @@
+"""One writer a `DIR/` output: a run holds a lease on the directory while it writes there.
+
+A lease is a file `_lease.N` (hidden from readers, as `_SUCCESS` is), created only if absent: atomically on a
+local disk (`O_EXCL`) and on object stores that have a conditional write (S3's `If-None-Match`, through
+fsspec's `mode="create"`). It names its holder (host, process, a token) and carries a heartbeat the holder
+rewrites every `HEARTBEAT` seconds. A second run finds the newest lease alive and refuses at once, naming the
+holder. A lease is stale when its holder is gone: on the same machine its process is no longer running; from
+elsewhere its heartbeat is older than `STALE` seconds. A stale lease is taken over by creating `_lease.N+1`,
+which only one run can do. An attempt at a part is *fenced* (`Lease.check`): it moves its part into place only
+while its lease is still the newest, so a task of a run that lost its lease (an orphaned Dask task of a killed
+client) cannot replace the part of the run that holds it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from referee.archives.failures import Busy, OutputError, Stop, cause
+from referee.archives.outputs import is_local, sync_directory
+
+__all__ = ["HEARTBEAT", "STALE", "Fence", "Lease"]
+
+#: Seconds between heartbeats, and the age past which a lease from another machine is stale.
+HEARTBEAT = 5.0
+STALE = 60.0
+LEASE = re.compile(r"_lease\.(\d+)$")
+
+
+def boot_id() -> str:
+    """This boot of this machine (process ids are reused across boots)."""
+    with contextlib.suppress(OSError):
+        with open("/proc/sys/kernel/random/boot_id") as file:
+            return file.read().strip()
+    return ""
+
+
+def process_start(pid: int) -> str | None:
+    """When process `pid` started (in clock ticks since boot): None when no such process runs. Told apart
+    from a later process given the same id."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return file.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return ""
+
+
+@dataclass(frozen=True)
+class Fence:
+    """What an attempt at a part needs to check that its run still holds the directory: the directory
+    (a URL), the lease's generation and its owner's token. Pickled to Dask workers with the task."""
+
+    root: str
+    generation: int
+    owner: str
+
+    def check(self) -> None:
+        """Raises `Stop` when this lease is no longer the newest (it was taken over, or the run ended)."""
+        from fsspec.core import url_to_fs
+
+        fs, root = url_to_fs(self.root)
+        base = root.rstrip("/")
+        try:
+            holder = orjson.loads(fs.cat_file(f"{base}/_lease.{self.generation}"))
+        except (FileNotFoundError, orjson.JSONDecodeError):
+            holder = {}
+        if holder.get("owner") != self.owner or fs.exists(f"{base}/_lease.{self.generation + 1}"):
+            raise Stop(f"{self.root} is no longer this run's: another run took it over")
+
+
+class Lease:
+    """A run's lease on a directory (`fs`, `root`: its fsspec filesystem and path; `url` for messages)."""
+
+    def __init__(self, fs: Any, root: str, url: str, command: str) -> None:
+        self.fs, self.base, self.url, self.command = fs, root.rstrip("/"), url, command
+        self.owner = secrets.token_hex(8)
+        self.generation = 0
+        self.lost: str | None = None
+        self.stopped = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    @property
+    def fence(self) -> Fence:
+        return Fence(self.url, self.generation, self.owner)
+
+    def path(self, generation: int) -> str:
+        return f"{self.base}/_lease.{generation}"
+
+    def holder(self) -> dict[str, Any]:
+        return {"owner": self.owner, "host": socket.gethostname(), "boot": boot_id(), "pid": os.getpid(),
+                "process_start": process_start(os.getpid()), "command": self.command,
+                "started": self.started, "heartbeat": time.time()}
+
+    def generations(self) -> list[int]:
+        names = self.fs.ls(self.base, detail=False)
+        return sorted(int(match.group(1)) for name in names if (match := LEASE.search(name.rsplit("/", 1)[-1])))
+
+    def read(self, generation: int) -> dict[str, Any] | None:
+        try:
+            return orjson.loads(self.fs.cat_file(self.path(generation)))
+        except FileNotFoundError:
+            return None
+        except orjson.JSONDecodeError:  # a lease being written: alive, as far as anyone can tell
+            return {"heartbeat": time.time()}
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[Lease]:
+        """Holds the lease for the `with` block, its heartbeat beating; released when the block ends, however."""
+        self.started = time.time()
+        self.acquire()
+        self.thread = threading.Thread(target=self.beat, name="referee-lease", daemon=True)
+        self.thread.start()
+        try:
+            yield self
+        finally:
+            self.stopped.set()
+            self.thread.join()
+            self.release()
+
+    def acquire(self) -> None:
+        """Takes the directory (made when it is not there), or raises `Busy` naming the run that holds it."""
+        try:
+            self.fs.makedirs(self.base, exist_ok=True)
+        except OSError as error:
+            raise OutputError(self.url, cause(error)) from None
+        generations = self.generations()
+        newest = generations[-1] if generations else 0
+        holder = self.read(newest) if newest else None
+        if holder is not None and alive(holder):
+            raise Busy(f"{self.url} is being written by another run: {describe(holder)}; wait for it to end "
+                       f"(a lease is stale {STALE:.0f} s after its last heartbeat, or at once when its process is gone)")
+        self.generation = newest + 1
+        try:
+            create(self.fs, self.path(self.generation), orjson.dumps(self.holder()))
+        except FileExistsError:
+            raise Busy(f"{self.url} was taken by another run at the same moment: wait for it to end") from None
+        except OSError as error:
+            raise OutputError(self.path(self.generation), cause(error)) from None
+
+    def beat(self) -> None:
+        """The heartbeat: the lease rewritten every `HEARTBEAT` seconds, and checked still the newest."""
+        while not self.stopped.wait(HEARTBEAT):
+            try:
+                self.fence.check()
+                self.fs.pipe_file(self.path(self.generation), orjson.dumps(self.holder()))
+            except Stop as error:
+                self.lost = str(error)
+                return
+            except Exception:  # noqa: BLE001 - a store unreachable for a while: the next beat tries again
+                continue
+
+    def check(self) -> None:
+        """Raises `Stop` once the lease is lost (the run must not go on writing)."""
+        if self.lost is not None:
+            raise Stop(self.lost)
+
+    def release(self) -> None:
+        """Removes this lease and those it took over: the directory is free."""
+        for generation in range(self.generation, 0, -1):
+            with contextlib.suppress(OSError):
+                self.fs.rm(self.path(generation))
+
+
+def alive(holder: dict[str, Any]) -> bool:
+    """Whether a lease's holder may still be running: on this machine (this boot) whether its process is;
+    from elsewhere whether it was heard from within `STALE` seconds."""
+    if holder.get("host") == socket.gethostname() and holder.get("boot") == boot_id() and "pid" in holder:
+        start, recorded = process_start(int(holder["pid"])), holder.get("process_start")
+        return start is not None and (not start or not recorded or start == recorded)
+    return time.time() - float(holder.get("heartbeat", 0)) < STALE
+
+
+def describe(holder: dict[str, Any]) -> str:
+    heard = time.time() - float(holder.get("heartbeat", 0))
+    return (f"{holder.get('host', '?')} process {holder.get('pid', '?')}, heard from {heard:.0f} s ago "
+            f"({holder.get('command', 'a run')})")
+
+
+def create(fs: Any, path: str, data: bytes) -> None:
+    """Writes `path` only if it is absent (`FileExistsError` else), atomically where the store can."""
+    if is_local(fs):
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        sync_directory(os.path.dirname(path))
+        return
+    fs.pipe_file(path, data, mode="create")

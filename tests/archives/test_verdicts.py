@@ -1,0 +1,374 @@
+"""Verdicts you can stake a result on: a resume never mixes two versions of a source, one run writes a
+directory at a time, failures are one line with their own status, outputs are durable and `_SUCCESS` last.
+Every run is the real command in a process of its own."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "archive" / "example.jsonl"
+REFEREE = [sys.executable, "-m", "referee.cli", "validate", "--no-progress"]
+ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # no .pyc renamed into place while a test counts renames
+
+
+def lines() -> list[bytes]:
+    return [line + b"\n" for line in EXAMPLE.read_bytes().splitlines() if line.strip()]
+
+
+def referee(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*REFEREE, *args], capture_output=True, env=ENV, timeout=timeout)
+
+
+def sources(folder: Path) -> Path:
+    """A glob's worth of sources: a file cut into several parts, two small files and a gzip file."""
+    folder.mkdir()
+    (folder / "big.jsonl").write_bytes(b"".join(lines() * 4))
+    (folder / "small-1.jsonl").write_bytes(b"".join(lines()[:10]))
+    (folder / "small-2.jsonl").write_bytes(b"".join(lines()[10:20]))
+    (folder / "more.jsonl.gz").write_bytes(gzip.compress(b"".join(lines()[20:40])))
+    return folder
+
+
+def parts(directory: Path) -> bytes:
+    manifest = json.loads((directory / "_manifest.json").read_bytes())
+    return b"".join((directory / entry["part"]).read_bytes() for entry in manifest["parts"])
+
+
+def interrupted(directory: Path, done: int) -> None:
+    """The directory as a run killed after its first `done` parts leaves it."""
+    manifest = json.loads((directory / "_manifest.json").read_bytes())
+    for entry in manifest["parts"][done:]:
+        entry["done"] = None
+        (directory / entry["part"]).unlink()
+    manifest.pop("counts")
+    (directory / "_manifest.json").write_text(json.dumps(manifest))
+    (directory / "_SUCCESS").unlink()
+
+
+def edit_id(path: Path, at: float) -> None:
+    """A same-size edit of the record `at` (a share of the file) into: the letter of an id changed."""
+    data = bytearray(path.read_bytes())
+    index = data.index(b'"id": "', int(len(data) * at)) + 7
+    data[index] = ord("Z") if data[index] != ord("Z") else ord("Y")
+    path.write_bytes(bytes(data))
+
+
+def keeping_times(change):
+    """A change that puts the file's times back as they were (ctime cannot be put back)."""
+    def changed(folder: Path) -> None:
+        stat = (folder / "big.jsonl").stat()
+        change(folder)
+        os.utime(folder / "big.jsonl", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    return changed
+
+
+def split_a_line(path: Path) -> None:
+    data = path.read_bytes()
+    middle = data.index(b'"moves"')
+    path.write_bytes(data[:middle] + b"\n" + data[middle:])
+
+
+def replaced(path: Path) -> None:
+    """The file replaced by another of the same size (a new file moved over it)."""
+    other = path.with_suffix(".new")
+    other.write_bytes(b"".join(reversed(path.read_bytes().splitlines(keepends=True))))
+    os.replace(other, path)
+
+
+CHANGES = {
+    "same-size edit in a finished part": lambda folder: edit_id(folder / "big.jsonl", 0.05),
+    "edits in a finished and an unfinished part": lambda folder: (edit_id(folder / "big.jsonl", 0.05),
+                                                                  edit_id(folder / "big.jsonl", 0.9)),
+    "a line appended to small files of the glob": lambda folder: [
+        (folder / name).open("ab").write(lines()[44]) for name in ("small-1.jsonl", "small-2.jsonl")],
+    "a gzip member appended": lambda folder: (folder / "more.jsonl.gz").open("ab").write(gzip.compress(lines()[45])),
+    "a small file replaced": lambda folder: replaced(folder / "small-2.jsonl"),
+    "a line split in two": lambda folder: split_a_line(folder / "small-1.jsonl"),
+    "a file cut into parts grew": lambda folder: (folder / "big.jsonl").open("ab").write(b"".join(lines()[:7])),
+    "a file added to the glob": lambda folder: (folder / "small-3.jsonl").write_bytes(b"".join(lines()[30:33])),
+    "a same-size edit, its times put back": keeping_times(lambda folder: edit_id(folder / "big.jsonl", 0.05)),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_resume_over_changed_sources_ends_as_a_run_of_the_sources_as_they_are(tmp_path, change) -> None:
+    folder = sources(tmp_path / "archive")
+    glob = f"{folder}/*.jsonl*"
+    directory = tmp_path / "out"
+    first = referee(glob, "-o", f"{directory}/", "--part-bytes", "4000")
+    assert first.returncode == 1, first.stderr
+    total = len(json.loads((directory / "_manifest.json").read_bytes())["parts"])
+    interrupted(directory, total // 2)
+    CHANGES[change](folder)
+    resumed = referee(glob, "-o", f"{directory}/", "--part-bytes", "4000", "--resume")
+    fresh = referee(glob, "-o", f"{tmp_path / 'fresh'}/", "--part-bytes", "4000")
+    assert resumed.returncode == fresh.returncode == 1, resumed.stderr
+    assert parts(directory) == parts(tmp_path / "fresh")  # neither the old sources' run nor a mix
+    manifest, other = (json.loads((path / "_manifest.json").read_bytes()) for path in (directory, tmp_path / "fresh"))
+    assert manifest["counts"] == other["counts"] and manifest["files"] == other["files"]
+    assert b"since the run began" in resumed.stderr and (directory / "_SUCCESS").exists()
+    named = {entry["part"] for entry in manifest["parts"]}
+    assert {path.name for path in directory.iterdir()} == named | {"_manifest.json", "_SUCCESS"}
+
+
+def test_a_resume_keeps_every_part_before_an_archive_s_growth(tmp_path) -> None:
+    """An append-only log that grew: the parts it already had are kept, only the last ones judged again."""
+    folder = sources(tmp_path / "archive")
+    directory, log = tmp_path / "out", folder / "big.jsonl"
+    assert referee(str(log), "-o", f"{directory}/", "--part-bytes", "4000").returncode == 1
+    before = {entry["part"]: (directory / entry["part"]).stat().st_mtime_ns
+              for entry in json.loads((directory / "_manifest.json").read_bytes())["parts"]}
+    with log.open("ab") as file:
+        file.write(b"".join(lines()[:30]))
+    assert referee(str(log), "-o", f"{directory}/", "--part-bytes", "4000", "--resume").returncode == 1
+    assert referee(str(log), "-o", f"{tmp_path / 'fresh'}/", "--part-bytes", "4000").returncode == 1
+    assert parts(directory) == parts(tmp_path / "fresh")
+    after = {name: (directory / name).stat().st_mtime_ns for name in before}
+    kept = [name for name in before if after[name] == before[name]]
+    assert kept == sorted(before)[:-1]  # every part but the one the growth begins in
+
+
+@pytest.mark.parametrize("harm", ["truncated", "altered, same size"])
+def test_a_resume_redoes_a_finished_part_that_is_not_as_written(tmp_path, harm) -> None:
+    folder = sources(tmp_path / "archive")
+    directory = tmp_path / "out"
+    assert referee(f"{folder}/*", "-o", f"{directory}/", "--part-bytes", "4000").returncode == 1
+    whole = parts(directory)
+    part = directory / "part-00001.jsonl"
+    data = part.read_bytes()
+    part.write_bytes(data[:-10] if harm == "truncated" else data.replace(b'"legal"', b'"LEGAL"', 1))
+    resumed = referee(f"{folder}/*", "-o", f"{directory}/", "--part-bytes", "4000", "--resume")
+    assert resumed.returncode == 1 and b"part-00001.jsonl is not the part the manifest describes" in resumed.stderr
+    assert parts(directory) == whole
+
+
+def test_a_resume_with_other_kept_fields_is_refused_naming_them(tmp_path) -> None:
+    folder = sources(tmp_path / "archive")
+    directory = tmp_path / "out"
+    assert referee(f"{folder}/*", "-o", f"{directory}/", "--keep", "date").returncode == 1
+    interrupted(directory, 1)
+    refused = referee(f"{folder}/*", "-o", f"{directory}/", "--keep", "players", "--resume")
+    assert refused.returncode == 3 and refused.stderr.count(b"\n") == 1
+    assert b"written with other options: keep ['date'] (now ['players'])" in refused.stderr
+
+
+def test_partitions_cut_at_every_line_start_read_each_record_once(tmp_path) -> None:
+    """A cut exactly at a line's start: that line is the next partition's, never read twice."""
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b"".join(lines()[:12]))
+    whole = referee(str(path))
+    assert whole.returncode == 1
+    starts = [match.end() for match in re.finditer(rb"\n", path.read_bytes())][:-1]
+    for cut in sorted({starts[0], starts[3], starts[7]} | {b - a for a, b in zip(starts, starts[1:])}):
+        cutting = referee(str(path), "--part-bytes", str(cut))
+        assert cutting.stdout == whole.stdout, cut
+
+
+# --- One writer a directory -------------------------------------------------------------------------------
+
+def lease(directory: Path, generation: int = 1, **holder) -> Path:
+    directory.mkdir(exist_ok=True)
+    path = directory / f"_lease.{generation}"
+    path.write_text(json.dumps({"owner": "someone", "heartbeat": time.time(), **holder}))
+    return path
+
+
+def dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def this_boot() -> str:
+    return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+
+
+def test_a_second_run_on_a_directory_refuses_at_once_naming_the_holder(tmp_path) -> None:
+    folder = sources(tmp_path / "archive")
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 60)  # a run of several seconds
+    directory = tmp_path / "out"
+    command = [*REFEREE, str(big), "-o", f"{directory}/", "--part-bytes", "20000", "--report", str(tmp_path / "r.html")]
+    holder = subprocess.Popen(command, stderr=subprocess.PIPE, env=ENV)
+    try:
+        deadline = time.monotonic() + 60
+        while not (directory / "_lease.1").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        second = referee(str(big), "-o", f"{directory}/", "--part-bytes", "20000", "--resume", timeout=30)
+        assert second.returncode == 4 and second.stderr.count(b"\n") == 1, second.stderr
+        assert f"process {holder.pid}".encode() in second.stderr and socket.gethostname().encode() in second.stderr
+        assert holder.wait(300) == 1
+    finally:
+        holder.kill()
+    assert (directory / "_SUCCESS").exists() and (tmp_path / "r.html").exists()
+    assert not list(directory.glob("_lease*")) and not list(directory.glob(".*"))
+
+
+@pytest.mark.parametrize("holder, taken", [
+    ("this machine, its process gone", True),
+    ("this machine, its process running", False),
+    ("another machine, silent for long", True),
+    ("another machine, heard from lately", False),
+])
+def test_a_lease_is_taken_over_only_when_its_holder_is_gone(tmp_path, holder, taken) -> None:
+    folder = sources(tmp_path / "archive")
+    directory = tmp_path / "out"
+    here = {"host": socket.gethostname(), "boot": this_boot()}
+    fields = {
+        "this machine, its process gone": {**here, "pid": dead_pid()},
+        "this machine, its process running": {**here, "pid": os.getpid()},
+        "another machine, silent for long": {"host": "elsewhere", "pid": 1, "heartbeat": time.time() - 3600},
+        "another machine, heard from lately": {"host": "elsewhere", "pid": 1},
+    }[holder]
+    lease(directory, 3, **fields)
+    answer = referee(f"{folder}/*", "-o", f"{directory}/")
+    if taken:
+        assert answer.returncode == 1 and (directory / "_SUCCESS").exists(), answer.stderr
+        assert not list(directory.glob("_lease*"))
+    else:
+        assert answer.returncode == 4 and b"is being written by another run" in answer.stderr
+        assert not (directory / "_manifest.json").exists()
+
+
+def test_an_attempt_of_a_run_that_lost_its_lease_cannot_move_its_part_into_place(tmp_path) -> None:
+    """An orphaned task (its client killed, its directory taken over) finishes its part after the resume's."""
+    from referee.archives.lease import Fence
+    from referee.archives.outputs import whole_file
+    from referee.archives.failures import Stop
+
+    directory = tmp_path / "out"
+    lease(directory, 1, owner="the-killed-run")
+    lease(directory, 2, owner="the-resume")
+    part = directory / "part-00000.jsonl"
+    part.write_bytes(b"the resume's part\n")
+    with pytest.raises(Stop, match="another run took it over"):
+        with whole_file(str(part), owner="the-killed-run", fence=Fence(str(directory), 1, "the-killed-run")) as file:
+            file.write(b"the orphan's part\n")
+    assert part.read_bytes() == b"the resume's part\n" and not list(directory.glob(".*"))
+    with whole_file(str(part), owner="the-resume", fence=Fence(str(directory), 2, "the-resume")) as file:
+        file.write(b"the resume's part, again\n")
+    assert part.read_bytes() == b"the resume's part, again\n"
+
+
+# --- Durable outputs, `_SUCCESS` last -----------------------------------------------------------------------
+
+RENAMES = "rename,renameat,renameat2"
+
+
+def traced(args: list[str], *options: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["strace", "-f", "-qq", *options, *REFEREE, *args], capture_output=True, env=ENV, timeout=120)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace: `make test` installs it")
+def test_every_output_is_fsynced_before_its_rename_and_its_directory_after(tmp_path) -> None:
+    folder = sources(tmp_path / "archive")
+    directory, log = tmp_path / "out", tmp_path / "trace"
+    args = [f"{folder}/*", "-o", f"{directory}/", "--part-bytes", "4000", "--report", str(tmp_path / "r.html")]
+    assert traced(args, "-y", "-e", f"trace=fsync,fdatasync,{RENAMES}", "-o", str(log)).returncode == 1
+    calls = [line.split(None, 1)[1] for line in log.read_text().splitlines() if "(" in line]
+    renames = [(index, re.findall(r'"([^"]+)"', call)) for index, call in enumerate(calls) if call.startswith("rename")]
+    assert len(renames) >= 10
+    for index, (source, target) in renames:
+        synced = [call for call in calls[:index] if call.startswith(("fsync", "fdatasync")) and f"<{source}>" in call]
+        assert synced, f"{source} renamed to {target} without an fsync"
+        folder_of = os.path.dirname(target)
+        after = calls[index + 1:index + 3]
+        assert any(call.startswith("fsync") and f"<{folder_of}>" in call for call in after), target
+    names = [os.path.basename(target) for _, (_, target) in renames]
+    assert names[-3:] == ["_manifest.json", "r.html", "_SUCCESS"]  # the final manifest, the report, then _SUCCESS
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace: `make test` installs it")
+def test_a_run_killed_at_each_rename_never_shows_success_early_and_resumes_whole(tmp_path) -> None:
+    folder = sources(tmp_path / "archive")
+    unbroken = tmp_path / "unbroken"
+    common = [f"{folder}/*", "--part-bytes", "6000"]
+    assert referee(*common, "-o", f"{unbroken}/", "--report", str(tmp_path / "u.html")).returncode == 1
+    count = 0
+    while True:
+        count += 1
+        directory, page = tmp_path / f"out-{count}", tmp_path / f"r-{count}.html"
+        args = [*common, "-o", f"{directory}/", "--report", str(page)]
+        killed = traced(args, "-e", f"trace={RENAMES}", "-e", f"inject={RENAMES}:signal=SIGKILL:when={count}")
+        if killed.returncode == 1:  # fewer renames than `count`: every one was tried
+            break
+        if (directory / "_SUCCESS").exists():
+            manifest = json.loads((directory / "_manifest.json").read_bytes())
+            assert "counts" in manifest and page.exists(), f"_SUCCESS before the end, killed at rename {count}"
+        assert referee(*args, "--resume").returncode == 1
+        assert parts(directory) == parts(unbroken) and page.exists() and (directory / "_SUCCESS").exists()
+        assert not list(directory.glob("_lease*")) and not list(directory.glob(".*"))
+    assert count > 10
+
+
+# --- Failures: one line, a status of their own ------------------------------------------------------------
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A file system of 256 KiB (a tmpfs): full after the first records."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mount = tmp_path / "full"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], check=True)
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.mark.parametrize("output", ["FILE", "DIR/"])
+def test_a_full_disk_is_one_line_with_the_way_on(tmp_path, full_disk, output) -> None:
+    folder = sources(tmp_path / "archive")
+    target = f"{full_disk}/results.jsonl" if output == "FILE" else f"{full_disk}/parts/"
+    answer = referee(f"{folder}/*", "-o", target, "--positions", "--part-bytes", "4000")
+    assert answer.returncode == 3 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert b"No space left on device" in answer.stderr and b"Traceback" not in answer.stderr
+    assert (b"resume with: referee validate" if output == "DIR/" else b"run it again") in answer.stderr
+    assert not Path(target.rstrip("/")).is_file() and not list(Path(full_disk).rglob(".*partial*"))
+
+
+def test_a_source_not_there_is_named_with_its_url(tmp_path) -> None:
+    answer = referee("memory://nothing.jsonl")
+    assert answer.returncode == 2 and answer.stderr == b"referee: memory://nothing.jsonl: no such file\n"
+
+
+def test_an_unexpected_fault_is_one_line_and_debug_shows_where(tmp_path, monkeypatch) -> None:
+    from referee import cli
+
+    def broken(*args):
+        raise RuntimeError("a fault of referee's own\nwith a second line")
+
+    monkeypatch.setattr(cli.archives, "validate", broken)
+    assert cli.main(["validate", str(EXAMPLE)]) == 70
+    assert cli.main(["--debug", "validate", str(EXAMPLE)]) == 70
+
+
+def test_a_run_killed_by_sigterm_holds_no_lease(tmp_path) -> None:
+    """A run ended by a signal: its lease is stale at once (its process is gone), the resume takes it."""
+    folder = sources(tmp_path / "archive")
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 30)
+    directory = tmp_path / "out"
+    process = subprocess.Popen([*REFEREE, str(big), "-o", f"{directory}/", "--part-bytes", "20000"], env=ENV,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (directory / "_lease.1").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait(30)
+    resumed = referee(str(big), "-o", f"{directory}/", "--part-bytes", "20000", "--resume")
+    assert resumed.returncode == 1 and (directory / "_SUCCESS").exists(), resumed.stderr
