@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from referee import cli
 
+from tests.archives.conftest import free_port
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "archive"
 
 
@@ -524,34 +526,6 @@ def test_on_a_dask_cluster_each_task_writes_its_dataset_part(tmp_path, monkeypat
         assert run(str(path), "--dataset", f"{tmp_path / 'cluster'}/", "--part-bytes", "4000",
                    "--scheduler", cluster.scheduler_address) == 1
     assert parts_of(tmp_path / "cluster") == parts_of(tmp_path / "local") and (tmp_path / "cluster" / "_SUCCESS").exists()
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture
-def s3(monkeypatch):
-    """An S3-compatible server on loopback (moto's server mode) with a bucket `archives`, reached as any
-    S3 store is: through s3fs and the standard AWS_* variables, which the referee processes inherit."""
-    moto_server = pytest.importorskip("moto.server")
-    s3fs = pytest.importorskip("s3fs")
-    port = free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    for name, value in {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "referee",
-                        "AWS_SECRET_ACCESS_KEY": "referee", "AWS_DEFAULT_REGION": "us-east-1"}.items():
-        monkeypatch.setenv(name, value)
-    s3fs.S3FileSystem.clear_instance_cache()  # a file system made for another test's server
-    store = s3fs.S3FileSystem()
-    store.mkdir("archives")
-    yield store
-    s3fs.S3FileSystem.clear_instance_cache()
-    server.stop()
 
 
 def s3_parts(store, directory: str) -> bytes:

@@ -21,7 +21,12 @@ import pytest
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "archive" / "example.jsonl"
 REFEREE = [sys.executable, "-m", "referee.cli", "validate", "--no-progress"]
-ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # no .pyc renamed into place while a test counts renames
+
+
+def env() -> dict[str, str]:
+    """The tests' environment (an S3 store's variables among them), no .pyc renamed into place while a test
+    counts renames."""
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def lines() -> list[bytes]:
@@ -29,7 +34,7 @@ def lines() -> list[bytes]:
 
 
 def referee(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([*REFEREE, *args], capture_output=True, env=ENV, timeout=timeout)
+    return subprocess.run([*REFEREE, *args], capture_output=True, env=env(), timeout=timeout)
 
 
 def sources(folder: Path) -> Path:
@@ -202,7 +207,7 @@ def test_a_second_run_on_a_directory_refuses_at_once_naming_the_holder(tmp_path)
     big.write_bytes(big.read_bytes() * 60)  # a run of several seconds
     directory = tmp_path / "out"
     command = [*REFEREE, str(big), "-o", f"{directory}/", "--part-bytes", "20000", "--report", str(tmp_path / "r.html")]
-    holder = subprocess.Popen(command, stderr=subprocess.PIPE, env=ENV)
+    holder = subprocess.Popen(command, stderr=subprocess.PIPE, env=env())
     try:
         deadline = time.monotonic() + 60
         while not (directory / "_lease.1").exists() and time.monotonic() < deadline:
@@ -269,7 +274,7 @@ RENAMES = "rename,renameat,renameat2"
 
 
 def traced(args: list[str], *options: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["strace", "-f", "-qq", *options, *REFEREE, *args], capture_output=True, env=ENV, timeout=120)
+    return subprocess.run(["strace", "-f", "-qq", *options, *REFEREE, *args], capture_output=True, env=env(), timeout=120)
 
 
 @pytest.mark.slow
@@ -363,7 +368,7 @@ def test_a_run_killed_by_sigterm_holds_no_lease(tmp_path) -> None:
     big = folder / "big.jsonl"
     big.write_bytes(big.read_bytes() * 30)
     directory = tmp_path / "out"
-    process = subprocess.Popen([*REFEREE, str(big), "-o", f"{directory}/", "--part-bytes", "20000"], env=ENV,
+    process = subprocess.Popen([*REFEREE, str(big), "-o", f"{directory}/", "--part-bytes", "20000"], env=env(),
                                stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while not (directory / "_lease.1").exists() and time.monotonic() < deadline:
@@ -372,3 +377,65 @@ def test_a_run_killed_by_sigterm_holds_no_lease(tmp_path) -> None:
     process.wait(30)
     resumed = referee(str(big), "-o", f"{directory}/", "--part-bytes", "20000", "--resume")
     assert resumed.returncode == 1 and (directory / "_SUCCESS").exists(), resumed.stderr
+
+
+# --- The same on an S3 store --------------------------------------------------------------------------------
+
+def uploaded(store, folder: Path, prefix: str) -> None:
+    """The folder's files as objects under `prefix`, those changed or new put again (new ETags)."""
+    for path in sorted(folder.iterdir()):
+        key = f"{prefix}/{path.name}"
+        if not store.exists(key) or store.cat(key) != path.read_bytes():
+            store.pipe(key, path.read_bytes())
+    store.invalidate_cache()
+
+
+def s3_interrupted(store, directory: str, done: int) -> None:
+    manifest = json.loads(store.cat(f"{directory}/_manifest.json"))
+    for entry in manifest["parts"][done:]:
+        entry["done"] = None
+        store.rm(f"{directory}/{entry['part']}")
+    manifest.pop("counts")
+    store.pipe(f"{directory}/_manifest.json", json.dumps(manifest).encode())
+    store.rm(f"{directory}/_SUCCESS")
+
+
+def s3_parts(store, directory: str) -> bytes:
+    manifest = json.loads(store.cat(f"{directory}/_manifest.json"))
+    return b"".join(store.cat(f"{directory}/{entry['part']}") for entry in manifest["parts"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("change", [name for name in CHANGES if "times" not in name])
+def test_on_s3_a_resume_over_changed_sources_ends_as_a_run_of_the_sources_as_they_are(tmp_path, s3, change) -> None:
+    folder = sources(tmp_path / "archive")
+    uploaded(s3, folder, "archives/src")
+    glob, out, fresh = "s3://archives/src/*.jsonl*", "s3://archives/out/", "s3://archives/fresh/"
+    assert referee(glob, "-o", out, "--part-bytes", "4000").returncode == 1
+    total = len(json.loads(s3.cat("archives/out/_manifest.json"))["parts"])
+    s3_interrupted(s3, "archives/out", total // 2)
+    CHANGES[change](folder)
+    uploaded(s3, folder, "archives/src")
+    resumed = referee(glob, "-o", out, "--part-bytes", "4000", "--resume")
+    assert resumed.returncode == referee(glob, "-o", fresh, "--part-bytes", "4000").returncode == 1, resumed.stderr
+    s3.invalidate_cache()
+    assert s3_parts(s3, "archives/out") == s3_parts(s3, "archives/fresh") and s3.exists("archives/out/_SUCCESS")
+    assert not s3.glob("archives/out/_lease*") and b"since the run began" in resumed.stderr
+
+
+@pytest.mark.slow
+def test_on_s3_a_lease_is_created_only_if_absent_and_a_second_run_refuses(tmp_path, s3) -> None:
+    folder = sources(tmp_path / "archive")
+    uploaded(s3, folder, "archives/src")
+    s3.pipe("archives/out/_lease.1", json.dumps({"owner": "x", "host": "elsewhere", "pid": 1,
+                                                 "heartbeat": time.time()}).encode())
+    refused = referee("s3://archives/src/*", "-o", "s3://archives/out/")
+    assert refused.returncode == 4 and b"elsewhere process 1" in refused.stderr
+    from referee.archives.lease import create
+
+    with pytest.raises(FileExistsError):  # S3's conditional write: one creator wins
+        create(s3, "archives/out/_lease.1", b"{}")
+    s3.pipe("archives/out/_lease.1", json.dumps({"owner": "x", "host": "elsewhere", "pid": 1,
+                                                 "heartbeat": time.time() - 3600}).encode())
+    taken = referee("s3://archives/src/*", "-o", "s3://archives/out/")
+    assert taken.returncode == 1 and s3.exists("archives/out/_SUCCESS"), taken.stderr

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from referee.archives.failures import Busy, OutputError, Stop, cause
+from referee.archives.failures import Busy, OutputError, Stop, cause, is_store_error
 from referee.archives.outputs import is_local, sync_directory
 
 __all__ = ["HEARTBEAT", "STALE", "Fence", "Lease"]
@@ -108,7 +108,10 @@ class Lease:
                 "started": self.started, "heartbeat": time.time()}
 
     def generations(self) -> list[int]:
-        names = self.fs.ls(self.base, detail=False)
+        try:
+            names = self.fs.ls(self.base, detail=False)
+        except FileNotFoundError:  # an object store's directory that holds nothing yet
+            names = []
         return sorted(int(match.group(1)) for name in names if (match := LEASE.search(name.rsplit("/", 1)[-1])))
 
     def read(self, generation: int) -> dict[str, Any] | None:
@@ -123,7 +126,12 @@ class Lease:
     def held(self) -> Iterator[Lease]:
         """Holds the lease for the `with` block, its heartbeat beating; released when the block ends, however."""
         self.started = time.time()
-        self.acquire()
+        try:
+            self.acquire()
+        except Exception as error:
+            if not is_store_error(error) or isinstance(error, (FileExistsError, OutputError)):
+                raise
+            raise OutputError(self.url, cause(error)) from None
         self.thread = threading.Thread(target=self.beat, name="referee-lease", daemon=True)
         self.thread.start()
         try:
@@ -135,10 +143,7 @@ class Lease:
 
     def acquire(self) -> None:
         """Takes the directory (made when it is not there), or raises `Busy` naming the run that holds it."""
-        try:
-            self.fs.makedirs(self.base, exist_ok=True)
-        except OSError as error:
-            raise OutputError(self.url, cause(error)) from None
+        self.fs.makedirs(self.base, exist_ok=True)
         generations = self.generations()
         newest = generations[-1] if generations else 0
         holder = self.read(newest) if newest else None
@@ -150,8 +155,6 @@ class Lease:
             create(self.fs, self.path(self.generation), orjson.dumps(self.holder()))
         except FileExistsError:
             raise Busy(f"{self.url} was taken by another run at the same moment: wait for it to end") from None
-        except OSError as error:
-            raise OutputError(self.path(self.generation), cause(error)) from None
 
     def beat(self) -> None:
         """The heartbeat: the lease rewritten every `HEARTBEAT` seconds, and checked still the newest."""
