@@ -246,8 +246,8 @@ def failed(error: BaseException) -> int:
 
     try:
         raise error
-    except FileNotFoundError:
-        print(f"referee: {error.filename or error}: no such file", file=sys.stderr)
+    except FileNotFoundError as missing:
+        print(f"referee: {missing.filename or missing}: no such file", file=sys.stderr)
         return 2
     except Stop as error:  # a run that cannot complete, said in one line with its own status
         print(f"referee: {error}", file=sys.stderr)
