@@ -23,8 +23,8 @@ from referee.pages import source
 from referee.problems import Problem, unknown_game
 from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ViewRequest, malformed
 
-__all__ = ["v1", "GAMES", "ENGINES_KEY", "SPOOL_KEY", "SPOOL_ROOM_BYTES", "engines", "engine_of", "json_response",
-           "longer_line", "stream_memory_bytes"]
+__all__ = ["ENGINES_KEY", "GAMES", "SPOOL_KEY", "SPOOL_MEMORY_BYTES", "SPOOL_ROOM_BYTES", "engine_of", "engines",
+           "json_response", "longer_line", "stream_memory_bytes", "v1"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 log = logging.getLogger("referee.http")

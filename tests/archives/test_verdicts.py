@@ -352,12 +352,13 @@ def test_a_source_not_there_is_named_with_its_url(tmp_path) -> None:
 
 
 def test_an_unexpected_fault_is_one_line_and_debug_shows_where(tmp_path, monkeypatch) -> None:
+    import referee.archives
     from referee import cli
 
     def broken(*args):
         raise RuntimeError("a fault of referee's own\nwith a second line")
 
-    monkeypatch.setattr(cli.archives, "validate", broken)
+    monkeypatch.setattr(referee.archives, "validate", broken)
     assert cli.main(["validate", str(EXAMPLE)]) == 70
     assert cli.main(["--debug", "validate", str(EXAMPLE)]) == 70
 

@@ -15,7 +15,8 @@ import orjson
 from referee.archives.failures import OutputError, SourceError, Stop, cause, is_store_error
 from referee.archives.sources import is_url
 
-__all__ = ["MANIFEST", "SUCCESS", "Directory", "is_directory", "partial_of", "whole_file"]
+__all__ = ["Directory", "MANIFEST", "SUCCESS", "client_owner", "is_directory", "is_local", "part_name",
+           "partial_of", "plain_json", "remove_partials_of", "sync_directory", "tally_of", "whole_file"]
 
 MANIFEST = "_manifest.json"
 SUCCESS = "_SUCCESS"

@@ -17,8 +17,8 @@ from referee.archives.lease import Fence
 from referee.archives.outputs import whole_file
 from referee.archives.sources import MAX_RECORD_BYTES, Partition, is_record, open_lines
 
-__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Done", "Hashed", "Options", "Reading", "Target", "add_counts", "chunks",
-           "merge", "number", "run_partition", "scan"]
+__all__ = ["CHUNK_RECORDS", "COUNT_KEYS", "Counts", "Done", "Hashed", "Input", "Options", "Reading", "Target",
+           "add_counts", "chunks", "merge", "number", "part_task", "replay_partition", "run_partition", "scan"]
 
 #: Records per chunk (one native call): enough work to keep every core busy.
 CHUNK_RECORDS = 20_000
