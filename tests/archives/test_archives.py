@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 from referee import cli
 
-from tests.archives.conftest import free_port
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "archive"
 

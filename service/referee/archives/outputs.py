@@ -8,7 +8,7 @@ import os
 import secrets
 import sys
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
@@ -99,7 +99,7 @@ def sync_directory(path: str) -> None:
 
 
 @contextlib.contextmanager
-def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any = None) -> Iterator[IO]:
+def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any = None) -> Iterator[Any]:
     """A file that appears at `path` only once complete and durable, on a local disk or an object store
     alike: written to `.NAME.partial-<owner>-<token>` beside it (`partial_of`), and when complete flushed,
     fsync'ed, moved to `PATH` and its directory fsync'ed (locally; on an object store an object is durable
@@ -127,9 +127,14 @@ def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any
         raise FileNotFoundError(2, "no such directory", path) from None
     except Exception as error:
         raise output_error(path, error) from None
+    failed_within = False  # the writer's own failure (a source unreadable, a scheduler lost): passed on as it is
     try:
         with file:
-            yield file
+            try:
+                yield Guarded(file, path)
+            except BaseException:
+                failed_within = True
+                raise
             file.flush()
             if local:
                 os.fsync(file.fileno())
@@ -143,9 +148,27 @@ def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any
     except BaseException as error:
         with contextlib.suppress(Exception):
             fs.rm(partial)
-        if is_store_error(error):
+        if not failed_within and is_store_error(error):
             raise output_error(path, error) from None
         raise
+
+
+class Guarded:
+    """A file whose failures to write (a full disk, a store unreachable) are `OutputError`s naming its path."""
+
+    def __init__(self, file: Any, path: str) -> None:
+        self.file, self.path = file, path
+
+    def write(self, data: Any) -> int:
+        try:
+            return self.file.write(data)
+        except Exception as error:
+            if not is_store_error(error):
+                raise
+            raise output_error(self.path, error) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.file, name)
 
 
 def output_error(path: str, error: BaseException) -> BaseException:
