@@ -12,7 +12,7 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, NamedTuple
 
@@ -115,6 +115,10 @@ def local_files(name: str) -> list[Found]:
 
 
 def found(path: str, status: os.stat_result) -> Found:
+    """A local file found; one that is no regular file (a FIFO, a device) is a stream, read once as it comes:
+    it has no size, and no version to compare (what passes through a FIFO changes its times)."""
+    if not stat.S_ISREG(status.st_mode):
+        return Found(path, os.path.abspath(path), 0, {"stream": True})
     return Found(path, os.path.abspath(path), status.st_size, local_version(status))
 
 
@@ -197,8 +201,14 @@ def regular(path: str) -> os.stat_result | None:
     return None
 
 
+#: The paths said skipped: once each, however many times the sources are listed in a run.
+SKIPPED: set[str] = set()
+
+
 def skipped(path: str, why: str) -> None:
-    print(f"referee: skipped {path}: {why}", file=sys.stderr)
+    if path not in SKIPPED:
+        SKIPPED.add(path)
+        print(f"referee: skipped {path}: {why}", file=sys.stderr)
 
 
 def remote_files(url: str) -> list[Found]:
@@ -311,6 +321,7 @@ class Bounded(io.RawIOBase):
     def __init__(self, raw: IO[bytes], limit: int | None, source: str) -> None:
         super().__init__()
         self.raw, self.limit, self.source, self.position = raw, limit, source, 0
+        self.seen: Callable[[memoryview], None] | None = None  # shown each block read (`ZstdFrames`)
 
     def readable(self) -> bool:
         return True
@@ -333,6 +344,8 @@ class Bounded(io.RawIOBase):
             return 0
         count = self.stored(self.read_into, view)
         self.position += count
+        if self.seen is not None:
+            self.seen(view[:count])
         return count
 
     def read_into(self, view: memoryview) -> int:
@@ -356,10 +369,7 @@ def decompressed(stored: Bounded, compression: str | None) -> IO[bytes]:
     if compression is None:
         return io.BufferedReader(stored, BUFFER_BYTES)
     if compression == "zstd":
-        import zstandard
-
-        decoder = zstandard.ZstdDecompressor(max_window_size=WINDOW_BYTES)
-        reader: Any = decoder.stream_reader(stored, read_across_frames=True, closefd=False)  # type: ignore[arg-type]
+        reader: Any = Unzstd(stored)
     elif compression == "xz":
         reader = Unxz(stored)
     elif compression == "bz2":
@@ -371,6 +381,91 @@ def decompressed(stored: Bounded, compression: str | None) -> IO[bytes]:
 
         reader = gzip.GzipFile(fileobj=stored, mode="rb")
     return io.BufferedReader(reader, BUFFER_BYTES)
+
+
+class Unzstd(io.RawIOBase):
+    """A .zst source's bytes, every frame of it, its window at most `WINDOW_BYTES`. zstandard's reader ends
+    quietly in a frame cut short: the frames are followed as their bytes are read (`ZstdFrames`) to say so."""
+
+    def __init__(self, stored: Bounded) -> None:
+        import zstandard
+
+        super().__init__()
+        self.frames = ZstdFrames()
+        stored.seen = self.frames.feed
+        decoder = zstandard.ZstdDecompressor(max_window_size=WINDOW_BYTES)
+        self.reader = decoder.stream_reader(stored, read_across_frames=True, closefd=False)  # type: ignore[arg-type]
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = self.reader.readinto(buffer)
+        if not count and not self.frames.complete():
+            raise EOFError("the last zstd frame ends before its end")
+        return count
+
+
+class ZstdFrames:
+    """Where a zstd stream is among its frames, followed from its bytes as they pass (headers and sizes
+    only, `frame_steps`): whether it ended between two frames (`complete`)."""
+
+    def __init__(self) -> None:
+        self.steps = frame_steps()
+        self.want: tuple[str, int] | None = next(self.steps)
+        self.held = b""
+
+    def complete(self) -> bool:
+        return self.want is None or (self.want[0] == "frame" and not self.held)
+
+    def feed(self, data: memoryview) -> None:
+        while data and self.want is not None:
+            kind, size = self.want
+            taken = min(size - len(self.held), len(data))
+            if kind == "skip":
+                size, data = size - taken, data[taken:]
+                if size:
+                    self.want = ("skip", size)
+                    return
+                self.advance(None)
+                continue
+            self.held, data = self.held + bytes(data[:taken]), data[taken:]
+            if len(self.held) == size:
+                got, self.held = self.held, b""
+                self.advance(got)
+
+    def advance(self, got: bytes | None) -> None:
+        try:
+            self.want = self.steps.send(got)
+        except StopIteration:  # not a zstd frame: the decoder says what it is
+            self.want = None
+
+
+def frame_steps() -> Generator[tuple[str, int], bytes | None, None]:
+    """The steps of reading zstd frames (RFC 8878): ("frame", 4) a frame's magic number, ("read", n) n bytes
+    wanted (sent back), ("skip", n) n bytes passed over (a header's fields, a block's contents)."""
+    while True:
+        magic = int.from_bytes((yield "frame", 4) or b"", "little")
+        if magic & 0xFFFFFFF0 == 0x184D2A50:  # a skippable frame: its size, then its bytes
+            size = int.from_bytes((yield "read", 4) or b"", "little")
+            if size:
+                yield "skip", size
+            continue
+        if magic != 0xFD2FB528:
+            return
+        descriptor = ((yield "read", 1) or b"\0")[0]
+        single = descriptor >> 5 & 1  # then no window descriptor, and a content size of at least a byte
+        header = (1 - single) + (0, 1, 2, 4)[descriptor & 3] + (single, 2, 4, 8)[descriptor >> 6]
+        if header:
+            yield "skip", header
+        last = 0
+        while not last:
+            block = int.from_bytes((yield "read", 3) or b"", "little")
+            last, size = block & 1, 1 if block >> 1 & 3 == 1 else block >> 3  # an RLE block holds one byte
+            if size:
+                yield "skip", size
+        if descriptor >> 2 & 1:
+            yield "skip", 4  # the content's checksum
 
 
 class Unxz(io.RawIOBase):
@@ -426,20 +521,13 @@ def open_lines(part: Partition, max_record_bytes: int = MAX_RECORD_BYTES) -> Ite
     that is cut short, or needs a window beyond `WINDOW_BYTES`)."""
     try:
         with opened(part) as stream:
-            lines = read_lines(stream, max_record_bytes)
             if part.end is None:
-                for line, _ in lines:
-                    yield line
+                yield from read_lines(stream, max_record_bytes)
                 return
-            position = part.start
-            if position > 0:
-                stream.seek(position - 1)  # the byte before: a line end there means a line starts at `start`
-                position += next(lines, (b"", 0))[1] - 1
-            for line, length in lines:
-                if position >= part.end:
-                    return
-                position += length
-                yield line
+            if part.start > 0:
+                stream.seek(part.start - 1)  # the byte before: a line end there means a line starts at `start`
+                next(read_lines(stream, max_record_bytes), None)
+            yield from read_lines(stream, max_record_bytes, stream.tell(), part.end)
     except SourceError:
         raise
     except Exception as error:
@@ -448,30 +536,35 @@ def open_lines(part: Partition, max_record_bytes: int = MAX_RECORD_BYTES) -> Ite
         raise undecodable(part, error) from error
 
 
-def read_lines(stream: IO[bytes], max_record_bytes: int) -> Iterator[tuple[bytes, int]]:
-    """Each line of a stream with the bytes it took. A line longer than the bound (its line end aside) is
-    passed on as its first `max_record_bytes` + 2 bytes (`cut_short`): its record's own error, counted as
-    the record it is, never held whole. A bounded readline: the bound and room for a `\\r\\n`."""
-    most = max_record_bytes + 2
+def read_lines(stream: IO[bytes], max_record_bytes: int, position: int = 0, end: int | None = None) -> Iterator[bytes]:
+    """Each line of a stream (from `position`, those starting before `end`), read by a bounded readline: a
+    line longer than the bound (its line end aside) is passed on as its first `max_record_bytes` + 2 bytes,
+    the rest dropped (`cut_short`), so that it is its record's own error, never held whole."""
+    most = max_record_bytes + 2  # the bound, and room for a "\r\n"
     readline = stream.readline
-    while line := readline(most):
-        if len(line) < most or line.endswith(b"\n"):
-            yield line, len(line)
-        else:
-            yield cut_short(line, readline)
+    if end is None:
+        while line := readline(most):
+            yield line if len(line) < most or line.endswith(b"\n") else cut_short(line, readline)[0]
+        return
+    while position < end and (line := readline(most)):
+        position += len(line)
+        if len(line) == most and not line.endswith(b"\n"):
+            line, dropped = cut_short(line, readline)
+            position += dropped
+        yield line
 
 
 def cut_short(head: bytes, readline: Callable[[int], bytes]) -> tuple[bytes, int]:
-    """A line longer than the bound, as its head and its length: the rest of it read in blocks and dropped.
-    The head is blank only when the whole line is (so that it counts as a record exactly when it is one)."""
-    length, blank = len(head), not head.strip()
+    """A line longer than the bound, as its head and the bytes of it dropped: the rest, read in blocks. The
+    head is blank only when the whole line is, so that it counts as a record exactly when the line is one."""
+    dropped, blank = 0, not head.strip()
     while block := readline(BUFFER_BYTES):
-        length += len(block)
+        dropped += len(block)
         if blank and block.strip():
             head, blank = head[:-1] + block.strip()[:1], False
         if block.endswith(b"\n"):
             break
-    return (b"\n" if blank else head), length
+    return (b"\n" if blank else head), dropped
 
 
 def decoding_errors() -> tuple[type[BaseException], ...]:
