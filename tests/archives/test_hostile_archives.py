@@ -304,3 +304,18 @@ def test_a_line_is_held_to_the_bound_and_counts_as_the_record_it_is() -> None:
         assert [is_record(line) for line in read] == [is_record(line) for line in lines]
         assert read[1] == lines[1]  # 100 bytes and "\r\n": within a bound of 100
         assert read[2] == (b"y" * (bound + 2) if bound < 5000 else lines[2])
+
+
+def test_partitions_cut_through_long_lines_read_what_one_reading_reads(tmp_path) -> None:
+    """However a plain file is cut, its partitions give the lines of one reading, long ones cut short alike
+    (each partition reads its own range: one starting inside a long line drops it no further than its end)."""
+    from referee.archives.sources import open_lines, plan
+
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b"".join([LEGAL, b"a" * 5000 + b"\n", b" " * 3000 + b"b" * 10 + b"\n", b" " * 4000 + b"\n", LEGAL,
+                               b"c" * 2500 + b"\r\n", LEGAL * 3, b" " * 1500 + b"\n", b"d" * 20000]))
+    whole = list(open_lines(plan([str(path)], 1 << 30).parts[0], 1000))
+    assert [len(line) for line in whole] == [len(LEGAL), 1002, 1002, 1, len(LEGAL), 1002] + [len(LEGAL)] * 3 + [1, 1002]
+    for part_bytes in (97, 1000, 1001, 1002, 4096, 7000):
+        parts = plan([str(path)], part_bytes).parts
+        assert [line for part in parts for line in open_lines(part, 1000)] == whole, part_bytes

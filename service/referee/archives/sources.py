@@ -524,9 +524,9 @@ def open_lines(part: Partition, max_record_bytes: int = MAX_RECORD_BYTES) -> Ite
             if part.end is None:
                 yield from read_lines(stream, max_record_bytes)
                 return
-            if part.start > 0:
-                stream.seek(part.start - 1)  # the byte before: a line end there means a line starts at `start`
-                next(read_lines(stream, max_record_bytes), None)
+            if part.start > 0:  # the line the byte before ends (a line end there: a line starts at `start`)
+                stream.seek(part.start - 1)
+                next(read_lines(stream, max_record_bytes, part.start - 1, part.end), None)
             yield from read_lines(stream, max_record_bytes, stream.tell(), part.end)
     except SourceError:
         raise
@@ -539,7 +539,8 @@ def open_lines(part: Partition, max_record_bytes: int = MAX_RECORD_BYTES) -> Ite
 def read_lines(stream: IO[bytes], max_record_bytes: int, position: int = 0, end: int | None = None) -> Iterator[bytes]:
     """Each line of a stream (from `position`, those starting before `end`), read by a bounded readline: a
     line longer than the bound (its line end aside) is passed on as its first `max_record_bytes` + 2 bytes,
-    the rest dropped (`cut_short`), so that it is its record's own error, never held whole."""
+    the rest dropped (`cut_short`; no further than `end`: the next partition's), so that it is its record's
+    own error, never held whole."""
     most = max_record_bytes + 2  # the bound, and room for a "\r\n"
     readline = stream.readline
     if end is None:
@@ -549,16 +550,18 @@ def read_lines(stream: IO[bytes], max_record_bytes: int, position: int = 0, end:
     while position < end and (line := readline(most)):
         position += len(line)
         if len(line) == most and not line.endswith(b"\n"):
-            line, dropped = cut_short(line, readline)
+            line, dropped = cut_short(line, readline, end - position)
             position += dropped
         yield line
 
 
-def cut_short(head: bytes, readline: Callable[[int], bytes]) -> tuple[bytes, int]:
-    """A line longer than the bound, as its head and the bytes of it dropped: the rest, read in blocks. The
-    head is blank only when the whole line is, so that it counts as a record exactly when the line is one."""
+def cut_short(head: bytes, readline: Callable[[int], bytes], budget: int | None = None) -> tuple[bytes, int]:
+    """A line longer than the bound, as its head and the bytes of it dropped: the rest, read in blocks, or
+    only `budget` of them once it is known to be a record (a partition's last line: each partition reads
+    its own range, not a long line's every byte again). The head is blank only when the whole line is, so
+    that it counts as a record exactly when the line is one."""
     dropped, blank = 0, not head.strip()
-    while block := readline(BUFFER_BYTES):
+    while (budget is None or dropped < budget or blank) and (block := readline(BUFFER_BYTES)):
         dropped += len(block)
         if blank and block.strip():
             head, blank = head[:-1] + block.strip()[:1], False
