@@ -593,3 +593,36 @@ def test_on_a_dask_cluster_the_client_killed_resumes_as_an_unbroken_run(tmp_path
         assert 2 <= manifest_done(directory) < 36 and not (directory / "_SUCCESS").exists()
         assert run(*command, "--resume") == 1
     assert parts_of(directory) == parts_of(tmp_path / "local") and (directory / "_SUCCESS").exists()
+
+
+@pytest.mark.slow
+def test_on_a_dask_cluster_a_silent_worker_holds_its_tasks_no_longer_than_the_scheduler_s_worker_ttl(
+        tmp_path, monkeypatch) -> None:
+    """A worker stopped (SIGSTOP: a frozen machine, a partition) sends no heartbeat: once the scheduler's
+    `worker-ttl` passes (docs/archives.md says what to set) its tasks go to the others."""
+    distributed = pytest.importorskip("dask.distributed")
+    import dask
+
+    path = archive(tmp_path / "records.jsonl", 300)
+    assert run(str(path), "-o", f"{tmp_path / 'local'}/", "--part-bytes", "400000") == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")
+    directory = tmp_path / "parts"
+    with dask.config.set({"distributed.scheduler.worker-ttl": "5s"}), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster.scheduler_address) as client:
+            pid = next(iter(client.run(os.getpid).values()))
+            command = [str(path), "-o", f"{directory}/", "--part-bytes", "400000", "--scheduler", cluster.scheduler_address]
+            thread, answer = in_a_thread(run, *command)
+            deadline = time.monotonic() + 60
+            while manifest_done(directory) < 2 and thread.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                stopped_at = time.monotonic()
+                thread.join(90)
+                waited = time.monotonic() - stopped_at
+            finally:
+                with contextlib.suppress(ProcessLookupError):  # its nanny may have ended it meanwhile
+                    os.kill(pid, signal.SIGCONT)
+            assert answer["value"] == 1 and waited < 60, waited  # not held for the stop's length
+            assert parts_of(directory) == parts_of(tmp_path / "local") and (directory / "_SUCCESS").exists()

@@ -229,10 +229,11 @@ class Directory:
                 if self.local:
                     sync_directory(self.base)
 
-    def tidy(self, parts: set[str], owner: str) -> None:
+    def tidy(self, parts: set[str], owner: str | None) -> None:
         """Leaves the directory holding only what a run of this manifest writes: removes the partial files of
-        other runs (the lease says they are gone: killed runs, lost workers, orphaned tasks), and parts the
-        manifest no longer names (a resumed run of sources that changed)."""
+        runs other than `owner`'s (the lease says they are gone: killed runs, orphaned tasks; every run's,
+        `owner` None, once every part is whole: a lost worker's attempts too), and parts the manifest no
+        longer names (a resumed run of sources that changed)."""
         with self.reached():
             remove_partials(self.fs, self.base, lambda other: other != owner)
             for path in self.fs.ls(self.base, detail=False):

@@ -267,7 +267,7 @@ def into_directory(directory: Directory, given: Run, lease: Lease) -> tuple[Coun
                                       "input": done.input, "tally": plain_json(done.tally and done.tally.as_dict())}
             save()
             bar.update(done.read or 0)
-    directory.tidy({entry["part"] for entry in entries}, lease.owner)  # lost workers' attempts
+    directory.tidy({entry["part"] for entry in entries}, None)  # lost workers' attempts: every part is whole
     parts = [Partition(**entry["partition"]) for entry in entries]
     check_sources(given, planned, parts, {part.key(): entry["done"]["input"] for part, entry in zip(parts, entries)},
                   directory)
