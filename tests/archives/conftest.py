@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import urllib.request
+
 import pytest
 
 
@@ -13,25 +15,45 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+class Moto:
+    """moto's S3 server on a port of loopback, which a test may stop (the store unreachable) and start again
+    (restarted: its buckets live in the process, past its servers)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.server = None
+        self.start()
+
+    def start(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self.server.start()
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
 @pytest.fixture
-def s3(monkeypatch):
-    """An S3-compatible server on loopback (moto's server mode) with a bucket `archives`, reached as any
-    S3 store is: through s3fs and the standard AWS_* variables, which the referee processes inherit."""
-    moto_server = pytest.importorskip("moto.server")
-    s3fs = pytest.importorskip("s3fs")
-    port = free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    for name, value in {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "referee",
+def moto(monkeypatch):
+    pytest.importorskip("moto.server")
+    server = Moto()
+    for name, value in {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{server.port}", "AWS_ACCESS_KEY_ID": "referee",
                         "AWS_SECRET_ACCESS_KEY": "referee", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         monkeypatch.setenv(name, value)
-    s3fs.S3FileSystem.clear_instance_cache()  # a file system made for another test's server
-    import urllib.request
+    # Another test's buckets are gone first.
+    urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{server.port}/moto-api/reset", method="POST"))
+    yield server
+    server.stop()
 
-    # moto's buckets live in the process, past its servers: another test's are gone first.
-    urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST"))
+
+@pytest.fixture
+def s3(moto):
+    """An S3-compatible server on loopback (moto's server mode) with a bucket `archives`, reached as any
+    S3 store is: through s3fs and the standard AWS_* variables, which the referee processes inherit."""
+    s3fs = pytest.importorskip("s3fs")
+    s3fs.S3FileSystem.clear_instance_cache()  # a file system made for another test's server
     store = s3fs.S3FileSystem()
     store.mkdir("archives")
     yield store
     s3fs.S3FileSystem.clear_instance_cache()
-    server.stop()

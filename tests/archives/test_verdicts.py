@@ -4,6 +4,7 @@ Every run is the real command in a process of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -440,3 +441,35 @@ def test_on_s3_a_lease_is_created_only_if_absent_and_a_second_run_refuses(tmp_pa
                                                  "heartbeat": time.time() - 3600}).encode())
     taken = referee("s3://archives/src/*", "-o", "s3://archives/out/")
     assert taken.returncode == 1 and s3.exists("archives/out/_SUCCESS"), taken.stderr
+
+
+@pytest.mark.slow
+def test_on_s3_a_store_that_goes_away_is_one_line_and_the_run_resumes_once_it_is_back(tmp_path, moto, s3) -> None:
+    folder = sources(tmp_path / "archive")
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 40)
+    uploaded(s3, folder, "archives/src")
+    glob, out = "s3://archives/src/*.jsonl*", "s3://archives/out/"
+    assert referee(glob, "-o", "s3://archives/unbroken/", "--part-bytes", "20000").returncode == 1
+    process = subprocess.Popen([*REFEREE, glob, "-o", out, "--part-bytes", "20000"], stderr=subprocess.PIPE, env=env())
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        s3.invalidate_cache()
+        with contextlib.suppress(OSError, ValueError):
+            if sum(entry["done"] is not None for entry in json.loads(s3.cat("archives/out/_manifest.json"))["parts"]) >= 2:
+                break
+        time.sleep(0.1)
+    moto.stop()  # the store unreachable
+    try:
+        _, errors = process.communicate(timeout=300)
+    finally:
+        process.kill()
+        moto.start()  # and back
+    assert process.returncode == 3 and errors.count(b"\n") == 1 and b"Traceback" not in errors, errors
+    assert errors.startswith(b"referee: ") and b"resume with: referee validate" in errors
+    s3.invalidate_cache()
+    assert not s3.exists("archives/out/_SUCCESS")
+    resumed = referee(glob, "-o", out, "--part-bytes", "20000", "--resume")
+    assert resumed.returncode == 1, resumed.stderr
+    s3.invalidate_cache()
+    assert s3_parts(s3, "archives/out") == s3_parts(s3, "archives/unbroken") and s3.exists("archives/out/_SUCCESS")

@@ -169,14 +169,15 @@ class Lease:
                 continue
 
     def check(self) -> None:
-        """Raises `Stop` once the lease is lost (the run must not go on writing)."""
+        """Raises `Stop` once the lease is lost (the run must not go on writing): what the heartbeat found, no
+        request of its own (none can take a lease over within `STALE` seconds of its last heartbeat)."""
         if self.lost is not None:
             raise Stop(self.lost)
 
     def release(self) -> None:
         """Removes this lease and those it took over: the directory is free."""
         for generation in range(self.generation, 0, -1):
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(Exception):  # a store gone: the lease, left, is stale once not heard from
                 self.fs.rm(self.path(generation))
 
 

@@ -178,7 +178,7 @@ def judged(given: Run, directory: Directory | None) -> int:
                 name = "standard input" if name == "-" else os.path.basename(name.rstrip("/")) or name
                 page.write(report.page(counts, (tally or Tally()).as_dict(), source=name, seconds=elapsed))
         if directory is not None and lease is not None:  # last, once the report is in place: the run is complete
-            directory.write(SUCCESS, b"", lease.owner, lease.fence)
+            directory.write(SUCCESS, b"", lease.owner, lease)
     return 0 if counts["legal"] == counts["records"] and counts["disagrees"] == 0 else 1
 
 
@@ -250,14 +250,13 @@ def into_directory(directory: Directory, given: Run, lease: Lease) -> tuple[Coun
                 "files": planned.files, "parts": entries}
 
     def save() -> None:
-        lease.check()
-        directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2), lease.owner, lease.fence)
+        directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2), lease.owner, lease)
 
     directory.remove(SUCCESS)  # not complete while parts are written (a resumed run of changed sources)
     save()
     directory.tidy({entry["part"] for entry in entries}, lease.owner)
     tasks = [(index, Partition(**entry["partition"]),
-              Target(directory.path(entry["part"]), lease.owner, lease.fence))
+              Target(directory.path(entry["part"]), lease.owner, lease.fence if given.cluster is not None else lease))
              for index, entry in enumerate(entries) if entry["done"] is None]
     with progress_bar(args, [task[1] for task in tasks]) as bar:
         mapped = (given.cluster.map(part_task, tasks, options, ordered=False) if given.cluster is not None

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from referee._core import Tally  # a native tally, merged without leaving Rust
-from referee.archives.lease import Fence
+from referee.archives.lease import Fence, Lease
 from referee.archives.outputs import whole_file
 from referee.archives.sources import MAX_RECORD_BYTES, Partition, is_record, open_lines
 
@@ -183,11 +183,12 @@ class Hashed:
 
 class Target(NamedTuple):
     """Where a task writes its part of a `DIR/` output: `path`, the `owner` its partial file is named for,
-    and the `fence` it checks before moving the part into place (`lease.Fence`)."""
+    and the `fence` it checks before moving the part into place: on a cluster `lease.Fence`, which asks the
+    store (a task may outlive its client); locally the run's `lease.Lease`, whose heartbeat has asked it."""
 
     path: str
     owner: str
-    fence: Fence
+    fence: Fence | Lease
 
 
 def run_partition(part: Partition, options: Options, target: Target | None) -> Done:
