@@ -16,7 +16,9 @@ resume) is `referee.archives`; this module only parses commands.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 import traceback
 from typing import Any
@@ -24,7 +26,7 @@ from typing import Any
 from referee import _core, archives
 from referee.archives import CHUNK_RECORDS, Stop
 from referee.archives.failures import cause
-from referee.archives.sources import MAX_RECORD_BYTES
+from referee.archives.sources import RECORD_BYTES
 
 __all__ = ["main"]
 
@@ -197,10 +199,12 @@ def validate_parser(commands: Any) -> None:
     command.add_argument("--dataset", metavar="DIR/",
                          help="write a data set instead of results: Parquet, a row a ply of every legal record (referee[dataset])")
     command.add_argument("--report", metavar="FILE.html", help="also write a report for people, one HTML page")
-    command.add_argument("--max-record-bytes", type=record_bytes, default=MAX_RECORD_BYTES, metavar="N",
+    command.add_argument("--max-record-bytes", type=record_bytes, default=0, metavar="N",
                          help=f"a longer record (line) is its own malformed-record error and is skipped unread (default "
-                              f"{MAX_RECORD_BYTES >> 20} MiB: a record of a million moves is 6-7 MB, and replaying one of "
-                              "16 MiB takes about 200 MiB of memory, which keeps a run within 512 MiB)")
+                              f"{RECORD_BYTES[False] >> 20} MiB, {RECORD_BYTES[True] >> 20} MiB with --positions or "
+                              "--dataset: a record of a million moves is 6-7 MB; replaying one of 16 MiB takes about "
+                              "200 MiB of memory, and its every position 16 to 70 times its bytes: a run stays within "
+                              "512 MiB)")
     progress = command.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never show progress")
@@ -261,6 +265,10 @@ def failed(error: BaseException) -> int:
     except KeyboardInterrupt:
         print("referee: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of the results went away (`| head`): nothing more to say to it
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except SystemExit:
         raise
     except Exception as error:  # a fault of referee's own: said in one line all the same

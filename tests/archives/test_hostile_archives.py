@@ -1,7 +1,7 @@
 """Archives that try to exhaust `referee validate` (the hostile archives issue): a record far longer than
 `--max-record-bytes` in every format, sources that are no regular files, globs through links to their own
 directory, compressed streams that ask for too much memory or are cut short. Each run is the real command in
-a process of its own, its peak memory that process's own (`os.wait4`), each bounded by a timeout."""
+a process of its own, its peak memory that process's own (`PEAK`), each bounded by a timeout."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import io
 import json
 import lzma
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 import zlib
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -43,23 +43,29 @@ class Ran(NamedTuple):
         return [json.loads(line) for line in self.output.splitlines()]
 
 
+#: Runs a command and writes its peak resident memory (KiB) to the file its first argument names. The
+#: command's own: `wait4` would give a child of the test process the test process's peak too (what its memory
+#: was when the child was forked counts as the child's), so the command is this small process's child.
+PEAK = ("import os, subprocess, sys; child = subprocess.Popen(sys.argv[2:]); _, status, usage = os.wait4(child.pid, 0); "
+        "open(sys.argv[1], 'w').write(str(usage.ru_maxrss)); sys.exit(os.waitstatus_to_exitcode(status))")
+
+
 def validate(*args: str, timeout: float = 120) -> Ran:
     """`referee validate ARGS --no-progress` as a process of its own: its exit status, standard output and
-    error, and its own peak memory (`wait4`'s, not the maximum over every child this process has had)."""
+    error, and its own peak memory (`PEAK`); killed, with its launcher, past `timeout`."""
     command = [sys.executable, "-m", "referee.cli", "validate", *args, "--no-progress"]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        deadline = time.monotonic() + timeout
-        while not (waited := os.wait4(process.pid, os.WNOHANG))[0]:
-            if time.monotonic() > deadline:
-                process.kill()
+    with tempfile.TemporaryDirectory() as folder:
+        peak, out, err = (Path(folder) / name for name in ("peak", "out", "err"))
+        with open(out, "wb") as stdout, open(err, "wb") as stderr:
+            process = subprocess.Popen([sys.executable, "-c", PEAK, str(peak), *command], stdin=subprocess.DEVNULL,
+                                       stdout=stdout, stderr=stderr, start_new_session=True)
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
                 pytest.fail(f"referee validate {' '.join(args)} did not end within {timeout} s")
-            time.sleep(0.02)
-        process.returncode = os.waitstatus_to_exitcode(waited[1])
-        out.seek(0)
-        err.seek(0)
-        return Ran(process.returncode, out.read(), err.read().decode().splitlines(), waited[2].ru_maxrss / 1024)
+        return Ran(process.returncode, out.read_bytes(), err.read_text().splitlines(), int(peak.read_text()) / 1024)
 
 
 def opener(path: Path) -> IO[bytes]:

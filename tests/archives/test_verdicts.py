@@ -167,7 +167,7 @@ def test_a_resume_with_other_kept_fields_is_refused_naming_them(tmp_path) -> Non
     assert referee(f"{folder}/*", "-o", f"{directory}/", "--keep", "date").returncode == 1
     interrupted(directory, 1)
     refused = referee(f"{folder}/*", "-o", f"{directory}/", "--keep", "players", "--resume")
-    assert refused.returncode == 3 and refused.stderr.count(b"\n") == 1
+    assert refused.returncode == 2 and refused.stderr.count(b"\n") == 1
     assert b"written with other options: keep ['date'] (now ['players'])" in refused.stderr
 
 
@@ -196,10 +196,6 @@ def dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()
     return process.pid
-
-
-def this_boot() -> str:
-    return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
 
 
 def test_a_second_run_on_a_directory_refuses_at_once_naming_the_holder(tmp_path) -> None:
@@ -232,7 +228,9 @@ def test_a_second_run_on_a_directory_refuses_at_once_naming_the_holder(tmp_path)
 def test_a_lease_is_taken_over_only_when_its_holder_is_gone(tmp_path, holder, taken) -> None:
     folder = sources(tmp_path / "archive")
     directory = tmp_path / "out"
-    here = {"host": socket.gethostname(), "boot": this_boot()}
+    from referee.archives.lease import machine
+
+    here = {"host": socket.gethostname(), "machine": machine()}
     fields = {
         "this machine, its process gone": {**here, "pid": dead_pid()},
         "this machine, its process running": {**here, "pid": os.getpid()},
@@ -352,7 +350,7 @@ def test_a_source_not_there_is_named_with_its_url(tmp_path) -> None:
     assert answer.returncode == 2 and answer.stderr == b"referee: memory://nothing.jsonl: no such file\n"
 
 
-def test_an_unexpected_fault_is_one_line_and_debug_shows_where(tmp_path, monkeypatch) -> None:
+def test_an_unexpected_fault_is_one_line_and_debug_shows_where(capsys, monkeypatch) -> None:
     import referee.archives
     from referee import cli
 
@@ -361,11 +359,15 @@ def test_an_unexpected_fault_is_one_line_and_debug_shows_where(tmp_path, monkeyp
 
     monkeypatch.setattr(referee.archives, "validate", broken)
     assert cli.main(["validate", str(EXAMPLE)]) == 70
+    said = capsys.readouterr().err
+    assert said == "referee: internal error: RuntimeError: a fault of referee's own (--debug shows where; please report it)\n"
     assert cli.main(["--debug", "validate", str(EXAMPLE)]) == 70
+    said = capsys.readouterr().err
+    assert "Traceback" in said and "in broken" in said and said.endswith("please report it)\n")
 
 
-def test_a_run_killed_by_sigterm_holds_no_lease(tmp_path) -> None:
-    """A run ended by a signal: its lease is stale at once (its process is gone), the resume takes it."""
+def test_a_killed_run_s_lease_is_taken_over_at_once_by_its_resume(tmp_path) -> None:
+    """A run killed (`kill -9`): its lease is stale at once (its process is gone), the resume takes it."""
     folder = sources(tmp_path / "archive")
     big = folder / "big.jsonl"
     big.write_bytes(big.read_bytes() * 30)
@@ -376,9 +378,60 @@ def test_a_run_killed_by_sigterm_holds_no_lease(tmp_path) -> None:
     while not (directory / "_lease.1").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
-    process.wait(30)
+    assert process.wait(30) == -signal.SIGKILL  # killed, not ended
+    assert (directory / "_lease.1").exists() and not (directory / "_SUCCESS").exists()
     resumed = referee(str(big), "-o", f"{directory}/", "--part-bytes", "20000", "--resume")
     assert resumed.returncode == 1 and (directory / "_SUCCESS").exists(), resumed.stderr
+    assert not list(directory.glob("_lease*"))
+
+
+def started_writing(process: subprocess.Popen, output: Path) -> None:
+    """Waits until a run has written its first results (its partial file holds some)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if any(path.stat().st_size for path in output.parent.glob(f".{output.name}.partial-*")):
+            return
+        time.sleep(0.01)
+    raise AssertionError("the run wrote nothing")
+
+
+@pytest.mark.parametrize("change", ["edited", "grew"])
+def test_a_source_changed_while_the_run_reads_it(tmp_path, change) -> None:
+    """Edited where the run had read it: its results would mix two versions, so none are given (exit 3).
+    Grown: the run judges it as planned and says so."""
+    folder = sources(tmp_path / "archive")
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 60)
+    planned = big.read_bytes()
+    output = tmp_path / "results.jsonl"
+    process = subprocess.Popen([*REFEREE, str(big), "-o", str(output), "--positions", "--part-bytes", "20000",
+                                "--jobs", "1"], env=env(), stderr=subprocess.PIPE)
+    started_writing(process, output)
+    if change == "edited":
+        edit_id(big, 0.0)
+    else:
+        with big.open("ab") as file:
+            file.write(b"".join(lines()[:5]))
+    _, errors = process.communicate(timeout=300)
+    if change == "edited":
+        assert process.returncode == 3 and b"changed while the run read it" in errors, errors
+        assert b"run it again" in errors and not output.exists()
+    else:
+        assert process.returncode == 1 and b"while the run read it; it was read as it was when the run began" in errors
+        snapshot = tmp_path / "planned.jsonl"
+        snapshot.write_bytes(planned)
+        expected = referee(str(snapshot), "--positions")
+        assert output.read_bytes() == expected.stdout
+
+
+def test_a_run_of_a_stream_is_not_resumed(tmp_path) -> None:
+    directory = tmp_path / "out"
+    first = subprocess.run([*REFEREE, "-", "-o", f"{directory}/"], input=EXAMPLE.read_bytes(), capture_output=True,
+                           env=env(), timeout=120)
+    assert first.returncode == 1
+    again = subprocess.run([*REFEREE, "-", "-o", f"{directory}/", "--resume"], input=b"".join(lines()[:3]),
+                           capture_output=True, env=env(), timeout=120)
+    assert again.returncode == 2 and b"is a stream" in again.stderr and again.stderr.count(b"\n") == 1
 
 
 # --- The same on an S3 store --------------------------------------------------------------------------------

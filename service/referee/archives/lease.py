@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from referee.archives.failures import Busy, OutputError, Stop, cause, is_store_error
-from referee.archives.outputs import is_local, sync_directory
+from referee.archives.outputs import is_local, partial_of, sync_directory
 
 __all__ = ["Fence", "HEARTBEAT", "Lease", "STALE", "create"]
 
@@ -37,12 +37,16 @@ STALE = 60.0
 LEASE = re.compile(r"_lease\.(\d+)$")
 
 
-def boot_id() -> str:
-    """This boot of this machine (process ids are reused across boots)."""
+def machine() -> str:
+    """This machine as process ids are told apart: its host name, this boot (ids are reused across boots)
+    and the process id namespace (containers sharing a host name and a boot have their own ids)."""
+    parts = [socket.gethostname()]
     with contextlib.suppress(OSError):
         with open("/proc/sys/kernel/random/boot_id") as file:
-            return file.read().strip()
-    return ""
+            parts.append(file.read().strip())
+    with contextlib.suppress(OSError):
+        parts.append(str(os.stat("/proc/self/ns/pid").st_ino))
+    return "/".join(parts)
 
 
 def process_start(pid: int) -> str | None:
@@ -71,17 +75,36 @@ class Fence:
     owner: str
 
     def check(self) -> None:
-        """Raises `Stop` when this lease is no longer the newest (it was taken over, or the run ended)."""
+        """Raises `Stop` unless this lease is there, its owner's, and the newest (none taken it over since)."""
         from fsspec.core import url_to_fs
 
         fs, root = url_to_fs(self.root)
         base = root.rstrip("/")
-        try:
-            holder = orjson.loads(fs.cat_file(f"{base}/_lease.{self.generation}"))
-        except (FileNotFoundError, orjson.JSONDecodeError):
-            holder = {}
-        if holder.get("owner") != self.owner or fs.exists(f"{base}/_lease.{self.generation + 1}"):
+        fs.invalidate_cache(base)  # an object store's listing, cached: a newer lease would go unseen
+        newest = max(generations(fs, base), default=0)
+        if newest != self.generation or read(fs, f"{base}/_lease.{self.generation}").get("owner") != self.owner:
             raise Stop(f"{self.root} is no longer this run's: another run took it over")
+
+
+def generations(fs: Any, base: str) -> list[int]:
+    """The generations of the leases a directory holds."""
+    try:
+        names = fs.ls(base, detail=False)
+    except FileNotFoundError:  # an object store's directory that holds nothing yet
+        names = []
+    return sorted(int(match.group(1)) for name in names if (match := LEASE.search(name.rsplit("/", 1)[-1])))
+
+
+def read(fs: Any, path: str) -> dict[str, Any]:
+    """A lease's holder; one that cannot be read (torn by a crash mid-write) is as old as its file."""
+    try:
+        return orjson.loads(fs.cat_file(path))
+    except FileNotFoundError:
+        return {}
+    except orjson.JSONDecodeError:
+        with contextlib.suppress(Exception):
+            return {"heartbeat": fs.modified(path).timestamp()}
+        return {"heartbeat": 0}
 
 
 class Lease:
@@ -92,6 +115,7 @@ class Lease:
         self.owner = secrets.token_hex(8)
         self.generation = 0
         self.lost: str | None = None
+        self.confirmed = 0.0  # when the lease was last found ours (`monotonic`)
         self.stopped = threading.Event()
         self.thread: threading.Thread | None = None
 
@@ -103,24 +127,9 @@ class Lease:
         return f"{self.base}/_lease.{generation}"
 
     def holder(self) -> dict[str, Any]:
-        return {"owner": self.owner, "host": socket.gethostname(), "boot": boot_id(), "pid": os.getpid(),
+        return {"owner": self.owner, "host": socket.gethostname(), "machine": machine(), "pid": os.getpid(),
                 "process_start": process_start(os.getpid()), "command": self.command,
                 "started": self.started, "heartbeat": time.time()}
-
-    def generations(self) -> list[int]:
-        try:
-            names = self.fs.ls(self.base, detail=False)
-        except FileNotFoundError:  # an object store's directory that holds nothing yet
-            names = []
-        return sorted(int(match.group(1)) for name in names if (match := LEASE.search(name.rsplit("/", 1)[-1])))
-
-    def read(self, generation: int) -> dict[str, Any] | None:
-        try:
-            return orjson.loads(self.fs.cat_file(self.path(generation)))
-        except FileNotFoundError:
-            return None
-        except orjson.JSONDecodeError:  # a lease being written: alive, as far as anyone can tell
-            return {"heartbeat": time.time()}
 
     @contextlib.contextmanager
     def held(self) -> Iterator[Lease]:
@@ -142,26 +151,36 @@ class Lease:
             self.release()
 
     def acquire(self) -> None:
-        """Takes the directory (made when it is not there), or raises `Busy` naming the run that holds it."""
+        """Takes the directory (made when it is not there), or raises `Busy` naming the run that holds it.
+        The lease is read back once created: on a store without a conditional write (`create`), of two
+        runs that wrote it at once only the one whose words stayed holds it."""
         self.fs.makedirs(self.base, exist_ok=True)
-        generations = self.generations()
-        newest = generations[-1] if generations else 0
-        holder = self.read(newest) if newest else None
-        if holder is not None and alive(holder):
+        older = generations(self.fs, self.base)
+        newest = older[-1] if older else 0
+        holder = read(self.fs, self.path(newest)) if newest else {}
+        if holder and alive(holder):
             raise Busy(f"{self.url} is being written by another run: {describe(holder)}; wait for it to end "
                        f"(a lease is stale {STALE:.0f} s after its last heartbeat, or at once when its process is gone)")
         self.generation = newest + 1
+        taken = Busy(f"{self.url} was taken by another run at the same moment: wait for it to end")
         try:
             create(self.fs, self.path(self.generation), orjson.dumps(self.holder()))
         except FileExistsError:
-            raise Busy(f"{self.url} was taken by another run at the same moment: wait for it to end") from None
+            raise taken from None
+        if read(self.fs, self.path(self.generation)).get("owner") != self.owner:
+            raise taken
+        self.confirmed = time.monotonic()
+        for generation in older:  # the runs it took over: gone, and their tasks fenced off by this lease
+            with contextlib.suppress(Exception):
+                self.fs.rm(self.path(generation))
 
     def beat(self) -> None:
-        """The heartbeat: the lease rewritten every `HEARTBEAT` seconds, and checked still the newest."""
+        """The heartbeat: the lease checked still the newest and ours, then rewritten, every `HEARTBEAT` s."""
         while not self.stopped.wait(HEARTBEAT):
             try:
                 self.fence.check()
-                self.fs.pipe_file(self.path(self.generation), orjson.dumps(self.holder()))
+                rewrite(self.fs, self.path(self.generation), orjson.dumps(self.holder()))
+                self.confirmed = time.monotonic()
             except Stop as error:
                 self.lost = str(error)
                 return
@@ -169,22 +188,24 @@ class Lease:
                 continue
 
     def check(self) -> None:
-        """Raises `Stop` once the lease is lost (the run must not go on writing): what the heartbeat found, no
-        request of its own (none can take a lease over within `STALE` seconds of its last heartbeat)."""
+        """Raises `Stop` once the lease is lost, or not confirmed for half the time after which another run
+        may take it over (a stalled machine, a store unreachable): the run must not go on writing. What the
+        heartbeat found: no request of its own."""
+        if self.lost is None and time.monotonic() - self.confirmed > STALE / 2:
+            self.lost = f"{self.url}: this run's lease could not be renewed for {STALE / 2:.0f} s"
         if self.lost is not None:
             raise Stop(self.lost)
 
     def release(self) -> None:
-        """Removes this lease and those it took over: the directory is free."""
-        for generation in range(self.generation, 0, -1):
-            with contextlib.suppress(Exception):  # a store gone: the lease, left, is stale once not heard from
-                self.fs.rm(self.path(generation))
+        """Removes this lease: the directory is free (a store gone: the lease, left, is stale once silent)."""
+        with contextlib.suppress(Exception):
+            self.fs.rm(self.path(self.generation))
 
 
 def alive(holder: dict[str, Any]) -> bool:
-    """Whether a lease's holder may still be running: on this machine (this boot) whether its process is;
-    from elsewhere whether it was heard from within `STALE` seconds."""
-    if holder.get("host") == socket.gethostname() and holder.get("boot") == boot_id() and "pid" in holder:
+    """Whether a lease's holder may still be running: on this machine (this boot, these process ids)
+    whether its process is; from elsewhere whether it was heard from within `STALE` seconds."""
+    if holder.get("machine") == machine() and "pid" in holder:
         start, recorded = process_start(int(holder["pid"])), holder.get("process_start")
         return start is not None and (not start or not recorded or start == recorded)
     return time.time() - float(holder.get("heartbeat", 0)) < STALE
@@ -197,7 +218,8 @@ def describe(holder: dict[str, Any]) -> str:
 
 
 def create(fs: Any, path: str, data: bytes) -> None:
-    """Writes `path` only if it is absent (`FileExistsError` else), atomically where the store can."""
+    """Writes `path` only if it is absent (`FileExistsError` else): atomically on a local disk (`O_EXCL`)
+    and on stores with a conditional write (S3's `If-None-Match`); elsewhere fsspec checks, then writes."""
     if is_local(fs):
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         with os.fdopen(descriptor, "wb") as file:
@@ -207,3 +229,17 @@ def create(fs: Any, path: str, data: bytes) -> None:
         sync_directory(os.path.dirname(path))
         return
     fs.pipe_file(path, data, mode="create")
+
+
+def rewrite(fs: Any, path: str, data: bytes) -> None:
+    """Replaces a lease's words whole (a reader never sees them torn): a file renamed over it locally, one
+    upload on an object store."""
+    if is_local(fs):
+        temporary = partial_of(path, "lease")
+        with open(temporary, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+        return
+    fs.pipe_file(path, data)

@@ -11,15 +11,16 @@ sha256 the manifest gives. Every other part is redone, and parts the manifest no
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from typing import Any
 
-from referee.archives.failures import Stop
+from referee.archives.failures import Unusable
 from referee.archives.outputs import Directory, part_name
 from referee.archives.sources import Partition, Plan
-from referee.archives.work import Input, number, scan
+from referee.archives.work import Input, Options, number, scan
 
 __all__ = ["FORMAT", "changes", "check_resumable", "entries_of", "resumed_entries"]
 
@@ -34,22 +35,29 @@ def entries_of(parts: list[Partition], dataset: bool) -> list[dict[str, Any]]:
             for index, part in enumerate(parts)]
 
 
-def check_resumable(manifest: dict[str, Any], engine: str, settings: dict[str, Any], url: str) -> None:
-    """Refuses to resume a run of another engine, format or options, naming what differs."""
+def check_resumable(manifest: Any, engine: str, settings: dict[str, Any], url: str) -> None:
+    """Refuses to resume a run of another engine, format or options, naming what differs (nothing is done:
+    a resume cannot make them one run)."""
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("options"), dict):
+        raise Unusable(f"{url}_manifest.json is no manifest of referee's: write elsewhere, or remove it")
     if manifest.get("format") != FORMAT or manifest.get("engine") != engine:
-        raise Stop(f"{url} was written by referee {manifest.get('engine')} (manifest format "
+        raise Unusable(f"{url} was written by referee {manifest.get('engine')} (manifest format "
                    f"{manifest.get('format', 1)}), not {engine} (format {FORMAT}): write elsewhere, or remove it to start over")
     old = manifest["options"]
     if differ := [key for key in sorted(set(old) | set(settings)) if old.get(key) != settings.get(key)]:
         said = ", ".join(f"{key} {old.get(key)!r} (now {settings.get(key)!r})" for key in differ)
-        raise Stop(f"{url} was written with other options: {said}")
+        raise Unusable(f"{url} was written with other options: {said}")
 
 
 def changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> dict[str, str]:
-    """What changed of each source file between two fingerprints (`files`), said for people."""
+    """What changed of each source file between two fingerprints (`files`), said for people. A file whose
+    store says no version (its size alone) may have changed unseen: it is read again, as a changed one."""
     said = {}
     for name in [*old, *(name for name in new if name not in old)]:
         before, after = old.get(name), new.get(name)
+        if before == after and before is not None and set(before) == {"size"}:
+            said[name] = "no version to compare (its store gives its size alone)"
+            continue
         if before == after:
             continue
         if before is None or after is None:
@@ -62,7 +70,7 @@ def changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> d
 
 
 def resumed_entries(manifest: dict[str, Any], planned: Plan, run: Run, directory: Directory,
-                    dataset: bool) -> list[dict[str, Any]]:
+                    options: Options) -> list[dict[str, Any]]:
     """The entries of a resumed run over the sources as they are now: the manifest's done parts that are
     the same work on the same bytes, and intact, kept; the others to do."""
     changed = changes(manifest["files"], planned.files)
@@ -71,9 +79,9 @@ def resumed_entries(manifest: dict[str, Any], planned: Plan, run: Run, directory
               "judged again", file=sys.stderr)
     old = {entry["part"]: entry for entry in manifest["parts"]}
     reread = [part for part in planned.parts if part.source in changed]
-    inputs: dict[tuple, Input] = dict(zip((part.key() for part in reread), run(scan, reread)))
+    inputs: dict[tuple, Input] = dict(zip((part.key() for part in reread), run(partial(scan, options=options), reread)))
     records = {key: done["records"] for key, done in inputs.items()} | known_records(manifest, changed)
-    entries = entries_of(number(planned.parts, run, records), dataset)
+    entries = entries_of(number(planned.parts, run, options, records), options.dataset)
     for entry in entries:
         before = old.get(entry["part"])
         if before is not None and before["done"] is not None and same_work(before["partition"], entry["partition"]):
@@ -113,6 +121,6 @@ def part_intact(check: tuple[str, int, str]) -> bool:
             while block := file.read(1 << 20):
                 digest.update(block)
                 size -= len(block)
-    except FileNotFoundError:
+    except OSError:  # not there, not a file, or not to be read: judged again
         return False
     return size == 0 and digest.hexdigest() == sha256

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from referee.archives.failures import OutputError, SourceError, Stop, cause, is_store_error
+from referee.archives.failures import OutputError, SourceError, Stop, Unusable, cause, is_store_error
 from referee.archives.sources import is_url
 
 __all__ = ["Directory", "MANIFEST", "SUCCESS", "client_owner", "is_directory", "is_local", "part_name",
@@ -213,9 +213,13 @@ class Directory:
         with self.reached(name):
             return self.fs.exists(f"{self.base}/{name}")
 
-    def read_manifest(self) -> dict[str, Any]:
+    def read_manifest(self) -> Any:
         with self.reached(MANIFEST):
-            return orjson.loads(self.fs.cat_file(f"{self.base}/{MANIFEST}"))
+            data = self.fs.cat_file(f"{self.base}/{MANIFEST}")
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as error:
+            raise Unusable(f"{self.path(MANIFEST)} is no manifest ({error}): write elsewhere, or remove it") from None
 
     def write(self, name: str, data: bytes, owner: str, fence: Any = None) -> None:
         with whole_file(self.path(name), owner=owner, fence=fence) as file:

@@ -10,6 +10,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import IO, Any, NamedTuple
 
 import orjson
@@ -24,14 +25,13 @@ from referee.archives.outputs import (
     MANIFEST,
     SUCCESS,
     Directory,
-    client_owner,
     is_directory,
     plain_json,
     remove_partials_of,
     tally_of,
     whole_file,
 )
-from referee.archives.sources import Partition, Plan, is_url, plan
+from referee.archives.sources import RECORD_BYTES, Partition, Plan, is_url, plan
 from referee.archives.work import (
     COUNT_KEYS,
     Counts,
@@ -53,6 +53,8 @@ __all__ = ["validate"]
 #: Bytes of a plain file a partition (a task, a part of a `DIR/` output): a few chunks, so that tasks are
 #: long enough to be worth sending and short enough to spread over workers and to redo after a failure.
 PART_BYTES = {False: 8 << 20, True: 1 << 20}
+#: Seconds at least between two writes of a manifest as parts complete.
+SAVE_SECONDS = 1.0
 
 
 def engine_version() -> str:
@@ -92,7 +94,7 @@ def resume_command(argv: list[str] | None) -> str:
 
 class Run(NamedTuple):
     """What a run is given: the command's arguments and words (`argv`, to say how to resume), its options,
-    partitions' size, how tasks run (`run`: locally or on `cluster`), and the owner its files are named for."""
+    partitions' size, and how tasks run (`run`: locally or on `cluster`)."""
 
     args: argparse.Namespace
     argv: list[str] | None
@@ -100,7 +102,6 @@ class Run(NamedTuple):
     part_bytes: int
     run: Callable
     cluster: Cluster | None
-    owner: str
 
     def again(self, directory: Directory | None) -> str:
         """How to go on after the run stopped."""
@@ -124,12 +125,12 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         dataset.check_installed()
     part_bytes = args.part_bytes or PART_BYTES[args.positions or args.dataset is not None]
     options = Options(args.keep, args.positions, args.report is not None, args.chunk, names_sources(args.sources),
-                      args.dataset is not None, args.max_record_bytes)
+                      args.dataset is not None,
+                      args.max_record_bytes or RECORD_BYTES[args.positions or args.dataset is not None])
     if args.scheduler and "-" in args.sources:
         raise Unusable("standard input cannot go to a cluster: its workers read the sources themselves")
     cluster = Cluster(args.scheduler) if args.scheduler else None
-    given = Run(args, argv, options, part_bytes, cluster.map if cluster is not None else local_map, cluster,
-                client_owner())
+    given = Run(args, argv, options, part_bytes, cluster.map if cluster is not None else local_map, cluster)
     try:
         return judged(given, directory)
     except SourceError as error:
@@ -163,11 +164,13 @@ def judged(given: Run, directory: Directory | None) -> int:
         if directory is not None:
             lease = held.enter_context(Lease(directory.fs, directory.root, directory.url,
                                              resume_command(given.argv)).held())
+            if given.cluster is not None:  # its tasks (a lost worker's twins, a failed run's) end before the lease
+                held.callback(given.cluster.close)
         with contextlib.ExitStack() as reported:
             # The report opened first, so that one that cannot be written stops the run before the work.
             page = reported.enter_context(whole_file(args.report, "w")) if args.report is not None else None
             if directory is not None and lease is not None:
-                counts, tally = into_directory(directory, given._replace(owner=lease.owner), lease)
+                counts, tally = into_directory(directory, given, lease)
             else:
                 with whole_file(args.output) as target:
                     counts, tally = into_stream(target, given)
@@ -194,7 +197,7 @@ def into_stream(target: IO[bytes], given: Run) -> tuple[Counts, Tally | None]:
     """Results in order into one stream. Locally a partition is replayed chunk by chunk into it; on a
     cluster each task's results come back to the client (the scalable path is `-o DIR/`)."""
     planned = plan(given.args.sources, given.part_bytes)
-    parts = number(planned.parts, given.run)
+    parts = number(planned.parts, given.run, given.options)
     counts, tally, inputs = dict.fromkeys(COUNT_KEYS, 0), None, {}
     started = time.perf_counter()
     with progress_bar(given.args, parts) as bar:
@@ -232,39 +235,28 @@ def replayed(parts: list[Partition], given: Run) -> Iterator[Replayed]:
 
 
 def into_directory(directory: Directory, given: Run, lease: Lease) -> tuple[Counts, Tally | None]:
-    """One part a partition, each written by its task; the manifest rewritten (durably) as each completes,
+    """One part a partition, each written by its task; the manifest rewritten (durably) as parts complete,
     so that `--resume` redoes only the parts not complete; `_SUCCESS` is the caller's, after the report."""
-    args, options = given.args, given.options
-    settings = manifest_options(args, options, given.part_bytes)
-    planned = plan(args.sources, given.part_bytes)
-    if directory.exists(MANIFEST):
-        if not args.resume:
-            raise Stop(f"{directory.url} holds a run already: add --resume to finish it, or write elsewhere")
-        old = directory.read_manifest()
-        check_resumable(old, engine_version(), settings, directory.url)
-        entries = resumed_entries(old, planned, given.run, directory, options.dataset)
-    else:
-        directory.makedirs()
-        entries = entries_of(number(planned.parts, given.run), options.dataset)
-    manifest = {"format": FORMAT, "engine": engine_version(), "sources": args.sources, "options": settings,
-                "files": planned.files, "parts": entries}
-
-    def save() -> None:
-        directory.write(MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2), lease.owner, lease)
-
+    planned = plan(given.args.sources, given.part_bytes)
+    manifest = {"format": FORMAT, "engine": engine_version(), "sources": given.args.sources,
+                "options": manifest_options(given.args, given.options, given.part_bytes), "files": planned.files,
+                "parts": entries_to_do(directory, given, planned, manifest_options(given.args, given.options,
+                                                                                   given.part_bytes))}
+    entries = manifest["parts"]
+    saved = Saved(directory, manifest, lease)
     directory.remove(SUCCESS)  # not complete while parts are written (a resumed run of changed sources)
-    save()
+    saved.save()
     directory.tidy({entry["part"] for entry in entries}, lease.owner)
-    tasks = [(index, Partition(**entry["partition"]),
-              Target(directory.path(entry["part"]), lease.owner, lease.fence if given.cluster is not None else lease))
+    fence = lease.fence if given.cluster is not None else lease  # a task may outlive its client on a cluster
+    tasks = [(index, Partition(**entry["partition"]), Target(directory.path(entry["part"]), lease.owner, fence))
              for index, entry in enumerate(entries) if entry["done"] is None]
-    with progress_bar(args, [task[1] for task in tasks]) as bar:
-        mapped = (given.cluster.map(part_task, tasks, options, ordered=False) if given.cluster is not None
-                  else given.run(lambda task: part_task(task, options), tasks))
+    with progress_bar(given.args, [task[1] for task in tasks]) as bar:
+        mapped = (given.cluster.map(part_task, tasks, given.options, ordered=False) if given.cluster is not None
+                  else given.run(lambda task: part_task(task, given.options), tasks))
         for index, done in mapped:
             entries[index]["done"] = {"counts": done.counts, "size": done.size, "sha256": done.sha256,
                                       "input": done.input, "tally": plain_json(done.tally and done.tally.as_dict())}
-            save()
+            saved.save(soon=True)
             bar.update(done.read or 0)
     directory.tidy({entry["part"] for entry in entries}, None)  # lost workers' attempts: every part is whole
     parts = [Partition(**entry["partition"]) for entry in entries]
@@ -276,8 +268,40 @@ def into_directory(directory: Directory, given: Run, lease: Lease) -> tuple[Coun
         part_tally = entry["done"]["tally"]
         tally = merge(tally, None if part_tally is None else Tally.from_dict(tally_of(part_tally)))
     manifest["counts"] = counts
-    save()
+    saved.save()
     return counts, tally
+
+
+def entries_to_do(directory: Directory, given: Run, planned: Plan, settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """The manifest's parts: a new run's, all to do; a resumed run's, those kept done (`resumed_entries`)."""
+    if not directory.exists(MANIFEST):
+        directory.makedirs()
+        return entries_of(number(planned.parts, given.run, given.options), given.options.dataset)
+    if not given.args.resume:
+        raise Unusable(f"{directory.url} holds a run already: add --resume to finish it, or write elsewhere")
+    old = directory.read_manifest()
+    check_resumable(old, engine_version(), settings, directory.url)
+    streams = [part.source for part in planned.parts if part.url == "-" or "stream" in planned.files.get(part.source, {})]
+    if streams:
+        raise Unusable(f"{streams[0]} is a stream (standard input, a pipe): read once, it cannot be compared "
+                       "with what the run read; run it again into a new directory")
+    return resumed_entries(old, planned, given.run, directory, given.options)
+
+
+class Saved:
+    """The manifest written durably: at once (`save()`), or as parts complete at most once a `SAVE_SECONDS`
+    (`save(soon=True)`): a manifest of a thousand parts rewritten at each would write it a thousand times.
+    A kill loses only the record of parts completed since, which a resume redoes."""
+
+    def __init__(self, directory: Directory, manifest: dict[str, Any], lease: Lease) -> None:
+        self.directory, self.manifest, self.lease, self.last = directory, manifest, lease, 0.0
+
+    def save(self, soon: bool = False) -> None:
+        if soon and time.monotonic() - self.last < SAVE_SECONDS:
+            return
+        self.directory.write(MANIFEST, orjson.dumps(self.manifest, option=orjson.OPT_INDENT_2), self.lease.owner,
+                             self.lease)
+        self.last = time.monotonic()
 
 
 def check_sources(given: Run, planned: Plan, parts: list[Partition], inputs: dict[tuple, Input],
@@ -292,9 +316,10 @@ def check_sources(given: Run, planned: Plan, parts: list[Partition], inputs: dic
         now = plan(given.args.sources, given.part_bytes).files
     except FileNotFoundError:
         now = {}
-    changed = changes(planned.files, now)
+    streams = {name for name, fingerprint in planned.files.items() if "stream" in fingerprint}
+    changed = {name: what for name, what in changes(planned.files, now).items() if name not in streams}
     reread = [part for part in parts if part.source in changed]
-    for part, read in zip(reread, given.run(scan, reread)):
+    for part, read in zip(reread, given.run(partial(scan, options=given.options), reread)):
         if read != inputs[part.key()]:
             raise Stop(f"{part.source} changed while the run read it ({changed[part.source]}), so its results could "
                        f"mix two versions; {given.again(directory)}")

@@ -18,14 +18,18 @@ from typing import IO, Any, NamedTuple
 
 from referee.archives.failures import SourceError, Unusable, cause, is_store_error
 
-__all__ = ["MAX_RECORD_BYTES", "Found", "Partition", "Plan", "is_record", "is_url", "open_lines", "plan"]
+__all__ = ["MAX_RECORD_BYTES", "RECORD_BYTES", "Found", "Partition", "Plan", "is_record", "is_url", "open_lines", "plan"]
 
 #: Compression by the source's name, as fsspec names it.
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
-#: The longest record read (`--max-record-bytes`), its line end aside: a longer one is its own error, never
-#: held whole. A record of a million moves is 6-7 MB; the replay of one of 16 MiB (a move a few bytes) takes
-#: at most about 200 MiB, which keeps a run within 512 MiB with a zstd window of `WINDOW_BYTES` beside it.
-MAX_RECORD_BYTES = 16 << 20
+#: The longest record read (`--max-record-bytes`), its line end aside, by whether every position is written
+#: (`--positions`, `--dataset`): a longer one is its own error, never held whole. A record of a million moves
+#: is 6-7 MB; replaying one of 16 MiB (5.6 million empty moves) takes about 200 MiB, which keeps a run within
+#: 512 MiB beside a zstd window of `WINDOW_BYTES`. Every position of a legal record is 16 to 70 times its
+#: bytes (a long Hypnosia game of six players: a 2 MB record took 177 MiB with `--positions`, 253 MiB with
+#: `--dataset`), so 2 MiB then.
+RECORD_BYTES = {False: 16 << 20, True: 2 << 20}
+MAX_RECORD_BYTES = RECORD_BYTES[False]
 #: The largest window a compressed source may ask for (zstd's window, xz's dictionary): zstd's own
 #: default limit; `xz -9` uses 64 MiB. A frame asking for more (`zstd --long=31`) is refused.
 WINDOW_BYTES = 128 << 20

@@ -4,6 +4,7 @@ of a `DIR/` output or returned, with its counts and tally. The same task locally
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 from collections.abc import Callable, Iterable, Iterator
@@ -87,15 +88,16 @@ class Reading:
         return {"records": self.count, "sha256": self.digest.hexdigest()}
 
 
-def scan(part: Partition) -> Input:
-    """A partition's records counted and hashed where the data is, as its replay reads them (`Reading`)."""
-    reading = Reading(part)
+def scan(part: Partition, options: Options) -> Input:
+    """A partition's records counted and hashed where the data is, as its replay reads them (`Reading`, with
+    the run's bound on a record)."""
+    reading = Reading(part, options)
     for _ in reading:
         pass
     return reading.input()
 
 
-def number(parts: list[Partition], run: Callable[[Callable, list], Iterable],
+def number(parts: list[Partition], run: Callable[[Callable, list], Iterable], options: Options,
            records: dict[tuple, int] | None = None) -> list[Partition]:
     """The partitions with the number of their first record: the records of the partitions before them in
     their source, as `records` says (by `Partition.key`) or counted by `run` (which maps a function over
@@ -103,7 +105,7 @@ def number(parts: list[Partition], run: Callable[[Callable, list], Iterable],
     records = dict(records or {})
     counted = [part for index, part in enumerate(parts)
                if index + 1 < len(parts) and parts[index + 1].first == 0 and part.key() not in records]
-    records.update(zip((part.key() for part in counted), (done["records"] for done in run(scan, counted))))
+    records.update(zip((part.key() for part in counted), (done["records"] for done in run(functools.partial(scan, options=options), counted))))
     numbered, first = [], 1
     for part in parts:
         first = 1 if part.start == 0 else first
