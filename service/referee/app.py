@@ -161,7 +161,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     metrics.configure([*(rule.rule for rule in app.url_map.iter_rules()), *moves.labels])
     memory = Budget(settings.worker_memory_bytes, "request bodies and answers in memory", settings.peer_memory_bytes)
     bodies = Bodies(Dispatcher(moves, app.wsgi_app), settings.max_body_bytes, settings.max_drain_bytes, memory,
-                    settings.trusted_proxies)
+                    settings.trusted_proxies, settings.peer_ipv6_prefix)
     app.wsgi_app = Observed(bodies, settings.access_log)  # type: ignore[method-assign]
 
     @app.errorhandler(Problem)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 from typing import Any, Callable, Iterable, Iterator
 
+import gevent
 from werkzeug.http import parse_options_header
 
 from referee.budget import Budget, Hold, peer_of
@@ -62,6 +63,8 @@ class Input:
     def read(self, size: int) -> bytes:
         try:
             return self.raw.read(size)
+        except Problem:  # the request's work ended while it waited (`Hold.end`: its client held the most)
+            raise
         except TimeoutError:
             raise Problem("request-timeout", "the client sent nothing for too long, or sent its body too slowly; "
                           "the body is incomplete") from None
@@ -169,29 +172,36 @@ class Bodies:
 
     def __init__(self, app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]],
                  max_body_bytes: int, max_drain_bytes: int, memory: Budget,
-                 trusted_proxies: frozenset[str] = frozenset()) -> None:
+                 trusted_proxies: frozenset[str] = frozenset(), ipv6_prefix: int = 64) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_drain_bytes = max_drain_bytes
         self.memory = memory
         self.trusted_proxies = trusted_proxies
+        self.ipv6_prefix = ipv6_prefix
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("PATH_INFO") in PROBES and not has_body(environ):
             return self.app(environ, start_response)
-        peer = peer_of(environ.get("REMOTE_ADDR", ""), environ.get("HTTP_X_FORWARDED_FOR"), self.trusted_proxies)
+        peer = peer_of(environ.get("REMOTE_ADDR", ""), environ.get("HTTP_X_FORWARDED_FOR"), self.trusted_proxies,
+                       self.ipv6_prefix)
         hold = environ[HOLD_KEY] = self.memory.hold(peer)
+        reader = gevent.getcurrent()
+        hold.ender = lambda problem: gevent.kill(reader, problem)  # while its body arrives, it can be ended
         try:
             self.take_body(environ, hold)
         except BaseException as error:  # a problem of the body, or the greenlet killed while it reads
+            hold.ender = None
             hold.release()
             if not isinstance(error, Problem):
                 raise
             problem = error
             environ[CLOSE_KEY] = True
-            if problem.code not in UNREADABLE and (declared_length(environ) or 0) <= self.max_drain_bytes:
+            ended = problem is hold.ended  # its client held the most: not read further
+            if not ended and problem.code not in UNREADABLE and (declared_length(environ) or 0) <= self.max_drain_bytes:
                 Input(environ["wsgi.input"]).drain(self.max_drain_bytes)
             return refuse(problem, environ, start_response)
+        hold.ender = None
         return self.answer(environ, start_response, hold)
 
     def take_body(self, environ: dict[str, Any], hold: Hold) -> None:

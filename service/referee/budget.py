@@ -4,16 +4,23 @@
 A gevent worker serves up to a thousand connections at once, and each may send a body of up to
 `REFEREE_MAX_BODY_BYTES` or leave its answer unread: without a bound in bytes, a few clients take a
 worker's memory or its disk. Each request holds what it takes from a budget (`Hold`) and gives it all
-back when its answer is sent or abandoned; a request that would pass the budget is refused with 503
-`service-busy` and a `Retry-After`. A budget holds only bytes received or made, never bytes a request
-might need later: a connection that has sent nothing holds nothing.
+back when its answer is sent or abandoned. A budget holds only bytes received or made, never bytes a
+request might need later: a connection that has sent nothing holds nothing.
 
-One client must not take a whole budget: each hold is its peer's (`peer`), and a peer may hold at most
-`peer_limit` bytes of a budget at once (`REFEREE_PEER_MEMORY_BYTES`); past it, its requests are refused
-with 429 `too-many-requests` while other clients are still served. A worker's greenlets share one
-thread, so no lock is needed."""
+**When a budget is full, the peer holding the most pays** (max-min fairness, as in fair queuing): a
+request that needs bytes the budget has not got ends the newest work of the peer that holds the most
+(`Hold.end`: a body still arriving, a streamed answer; its client is told why and where to go on), as
+long as that peer holds more than the requester would; never a peer holding less. Only when no heavier
+peer has work that can be ended is the requester refused, 503 `service-busy` with a `Retry-After`. So a
+peer that came first keeps no share it is not owed, and a light peer is served however many heavy ones
+fill the budget. Besides, one peer may hold at most `peer_limit` bytes of a budget at once
+(`REFEREE_PEER_MEMORY_BYTES`); past it its requests are refused with 429 `too-many-requests`. A worker's
+greenlets share one thread, so no lock is needed."""
 
 from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable
 
 from referee.problems import Problem
 
@@ -29,22 +36,40 @@ def busy(what: str, **extra: int) -> Problem:
                    headers={"Retry-After": str(RETRY_AFTER_SECONDS)}, **extra)
 
 
+def paid(what: str) -> Problem:
+    """Why a request's work was ended: its client held the most of a full budget."""
+    return Problem("service-busy", f"this worker's {what} are full and this client holds the most of them: its "
+                   "newest request was ended for another client's; retry later, or with fewer requests at once",
+                   headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+
+
 def peer_busy(what: str) -> Problem:
     """The refusal of a request whose client holds its whole share of a budget."""
     return Problem("too-many-requests", f"this client holds as many bytes of {what} as one client may; retry "
                    "later, or with fewer requests at once", headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-def peer_of(address: str, forwarded_for: str | None, trusted_proxies: frozenset[str]) -> str:
+def peer_of(address: str, forwarded_for: str | None, trusted_proxies: frozenset[str], ipv6_prefix: int = 64) -> str:
     """The client a connection or request is from: its socket's address; or, from a trusted proxy, the
-    last address of `X-Forwarded-For` (the one the proxy wrote: earlier ones are the client's word)."""
+    last address of `X-Forwarded-For` (the one the proxy wrote: earlier ones are the client's word). An
+    IPv6 client is its network of `ipv6_prefix` bits (a /64 by default: one client is given a whole /64,
+    2^64 addresses, and would otherwise be as many peers as it likes)."""
     if address in trusted_proxies and forwarded_for:
-        return forwarded_for.rsplit(",", 1)[-1].strip()
-    return address
+        address = forwarded_for.rsplit(",", 1)[-1].strip()
+    if ":" not in address:
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if ip.ipv4_mapped is not None:  # an IPv4 client of a dual-stack socket
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((ip, ipv6_prefix), strict=False))
 
 
 class Budget:
-    """Bytes a worker may hold at once for one purpose, and how many it holds, in all and by peer."""
+    """Bytes a worker may hold at once for one purpose, and how many it holds, in all and by peer, with
+    the holds of each peer (oldest first) whose work can be ended when the peer must pay."""
 
     def __init__(self, limit: int, what: str, peer_limit: int | None = None) -> None:
         self.limit = limit
@@ -52,28 +77,51 @@ class Budget:
         self.peer_limit = limit if peer_limit is None else peer_limit
         self.held = 0
         self.held_by_peer: dict[str, int] = {}
+        self.holds: dict[str, list[Hold]] = {}
 
     def hold(self, peer: str = "") -> Hold:
         return Hold(self, peer)
 
+    def payer(self, taker: str, after: int) -> Hold | None:
+        """The newest hold that can be ended of the peer holding the most, among the peers holding more
+        than `after` (what the taking peer would hold after taking): none when no peer does."""
+        heavier = sorted(((held, peer) for peer, held in self.held_by_peer.items() if peer != taker and held > after),
+                         reverse=True)
+        for _, peer in heavier:
+            endable = [hold for hold in self.holds.get(peer, []) if hold.ender is not None]
+            if endable:
+                return endable[-1]
+        return None
+
 
 class Hold:
-    """The bytes one request holds of a budget, for its peer."""
+    """The bytes one request holds of a budget, for its peer. `ender`, while set, ends the request's work
+    when its peer must pay (`end`): it is told the problem to answer with."""
 
     def __init__(self, budget: Budget, peer: str = "") -> None:
         self.budget = budget
         self.peer = peer
         self.bytes = 0
+        self.ender: Callable[[Problem], None] | None = None
+        self.ended: Problem | None = None
 
     def take(self, size: int) -> None:
-        """Takes `size` more bytes; or raises `too-many-requests` when they would pass the peer's share,
-        `service-busy` when the budget cannot give them."""
+        """Takes `size` more bytes, ending heavier peers' work while the budget cannot give them; or raises
+        `too-many-requests` when they would pass the peer's share, `service-busy` when no heavier peer
+        holds what can be ended (or this request's own work was ended)."""
+        if self.ended is not None:
+            raise self.ended
         budget = self.budget
         peer_held = budget.held_by_peer.get(self.peer, 0)
         if peer_held + size > budget.peer_limit:
             raise peer_busy(budget.what)
-        if budget.held + size > budget.limit:
-            raise busy(budget.what)
+        while budget.held + size > budget.limit:
+            payer = budget.payer(self.peer, peer_held + size)
+            if payer is None:
+                raise busy(budget.what)
+            payer.end(paid(budget.what))
+        if self.bytes == 0:
+            budget.holds.setdefault(self.peer, []).append(self)
         budget.held += size
         budget.held_by_peer[self.peer] = peer_held + size
         self.bytes += size
@@ -89,6 +137,19 @@ class Hold:
             budget.held_by_peer[self.peer] = left
         else:
             budget.held_by_peer.pop(self.peer, None)  # a peer that holds nothing is forgotten
+        if self.bytes == 0 and size:
+            holds = budget.holds.get(self.peer, [])
+            if self in holds:
+                holds.remove(self)
+            if not holds:
+                budget.holds.pop(self.peer, None)
 
     def release(self) -> None:
         self.give(self.bytes)
+
+    def end(self, problem: Problem) -> None:
+        """Ends this request's work for a lighter peer's: its bytes given back at once, its `ender` told."""
+        ender, self.ender, self.ended = self.ender, None, problem
+        self.release()
+        if ender is not None:
+            ender(problem)

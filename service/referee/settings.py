@@ -155,6 +155,8 @@ class Settings:
     peer_connections: int = 100
     #: Addresses of reverse proxies whose `X-Forwarded-For` (its last address) names the client.
     trusted_proxies: frozenset[str] = frozenset()
+    #: Bits of an IPv6 address that name one client (`peer_of`): a /64 by default, what one client is given.
+    peer_ipv6_prefix: int = 64
     #: Seconds a connection may stay silent in the middle of a request (or not read its answer); also the
     #: head start of the minimum rates below.
     read_timeout: int = 30
@@ -249,6 +251,7 @@ class Settings:
             peer_memory_bytes=_int("REFEREE_PEER_MEMORY_BYTES", cls.peer_memory_bytes),
             peer_connections=_int("REFEREE_PEER_CONNECTIONS", cls.peer_connections),
             trusted_proxies=_trusted_proxies("REFEREE_TRUSTED_PROXIES"),
+            peer_ipv6_prefix=_int("REFEREE_PEER_IPV6_PREFIX", cls.peer_ipv6_prefix, high=128),
             read_timeout=_int("REFEREE_READ_TIMEOUT", cls.read_timeout),
             min_upload_rate=_int("REFEREE_MIN_UPLOAD_RATE", cls.min_upload_rate),
             min_read_rate=_int("REFEREE_MIN_READ_RATE", cls.min_read_rate),

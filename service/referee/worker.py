@@ -41,7 +41,7 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from referee import lifecycle, offload
 from referee.body import is_stream
-from referee.budget import RETRY_AFTER_SECONDS
+from referee.budget import RETRY_AFTER_SECONDS, peer_of
 from referee.codes import CODES
 from referee.observe import new_request_id
 from referee.problems import PROBLEM_JSON, document, internal_error
@@ -229,6 +229,7 @@ class RefereeWorker(GeventWorker):
         self.min_read_rate = settings.min_read_rate
         self.peer_connections = settings.peer_connections
         self.trusted_proxies = settings.trusted_proxies
+        self.ipv6_prefix = settings.peer_ipv6_prefix
         #: Connections open in this worker, by peer (a trusted proxy's are not counted: it speaks for many).
         self.connections_by_peer: dict[str, int] = {}
 
@@ -260,9 +261,10 @@ class RefereeWorker(GeventWorker):
         super().handle_quit(sig, frame)
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
-        peer = str(addr[0]) if isinstance(addr, tuple) and addr else str(addr)
-        if peer in self.trusted_proxies:
+        address = str(addr[0]) if isinstance(addr, tuple) and addr else str(addr)
+        if address in self.trusted_proxies:
             return self.serve_connection(listener, client, addr)
+        peer = peer_of(address, None, frozenset(), self.ipv6_prefix)
         held = self.connections_by_peer.get(peer, 0)
         if held >= self.peer_connections:
             return self.refuse_connection(client, peer)

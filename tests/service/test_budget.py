@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from referee.budget import Budget, peer_of
@@ -52,3 +54,53 @@ def test_defaults_derived_from_a_setting_follow_it(monkeypatch) -> None:
     monkeypatch.setenv("REFEREE_PEER_CONNECTIONS", "60")
     with pytest.raises(SystemExit, match="REFEREE_PEER_CONNECTIONS"):
         Settings.from_env()
+
+
+def test_when_full_the_peer_holding_the_most_pays_never_a_lighter_one() -> None:
+    """Max-min fairness: a request that needs bytes of a full budget ends the newest work of the heaviest
+    peer, while that peer holds more than the requester would; a requester as heavy is refused."""
+    budget = Budget(100, "bytes", peer_limit=60)
+    ended: list[tuple[str, str]] = []
+
+    def endable(peer: str, size: int) -> Any:
+        hold = budget.hold(peer)
+        hold.ender = lambda problem, peer=peer: ended.append((peer, problem.code))
+        hold.take(size)
+        return hold
+
+    old, new = endable("heavy", 30), endable("heavy", 30)
+    middle = endable("middle", 30)
+    light = budget.hold("light")
+    light.take(10)  # full: 100 of 100
+    assert budget.held == 100
+    light.take(5)  # the heaviest's newest work pays
+    assert ended == [("heavy", "service-busy")] and new.ended is not None and new.bytes == 0 and old.bytes == 30
+    with pytest.raises(Problem) as refused:
+        new.take(1)  # an ended request takes nothing more
+    assert refused.value is new.ended
+    assert budget.held_by_peer == {"heavy": 30, "middle": 30, "light": 15}
+    light.take(25)  # room enough: 100 of 100, light holding 40
+    assert budget.held == 100 and not middle.ended
+    with pytest.raises(Problem) as refused:
+        light.take(10)  # 50 after, and nobody holds more than 30: the requester is the heavy one
+    assert refused.value.code == "service-busy" and len(ended) == 1
+
+
+def test_work_that_cannot_be_ended_is_passed_over_for_a_lighter_peer_s_that_can() -> None:
+    budget = Budget(100, "bytes")
+    answer = budget.hold("answers")
+    answer.take(60)  # an answer being sent: no `ender`
+    body = budget.hold("bodies")
+    body.ender = lambda problem: None
+    body.take(40)
+    budget.hold("light").take(10)
+    assert body.ended is not None and answer.bytes == 60
+
+
+def test_an_ipv6_client_is_its_network_and_an_ipv4_mapped_one_its_address() -> None:
+    none: frozenset[str] = frozenset()
+    assert peer_of("2001:db8:1:2:aaaa::1", None, none) == peer_of("2001:db8:1:2:bbbb::2", None, none) == "2001:db8:1:2::/64"
+    assert peer_of("2001:db8:1:3::1", None, none) != peer_of("2001:db8:1:2::1", None, none)
+    assert peer_of("2001:db8:1:2::1", None, none, 128) == "2001:db8:1:2::1/128"
+    assert peer_of("::ffff:10.0.0.1", None, none) == "10.0.0.1" and peer_of("10.0.0.1", None, none) == "10.0.0.1"
+    assert peer_of("10.0.0.9", "2001:db8::7", frozenset({"10.0.0.9"})) == "2001:db8::/64"

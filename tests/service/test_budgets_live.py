@@ -271,3 +271,31 @@ def test_gunicorn_with_a_bad_setting_stops_at_once_naming_it(tmp_path) -> None:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=5)
+
+
+def test_when_memory_is_full_the_heaviest_client_pays_and_a_light_one_is_served(server) -> None:
+    """Four clients each hold their share and a fifth a body (bodies of a MiB but their last KB, of which
+    the worker holds the blocks it read: 960 KiB each, so 17 fill all but 64 KiB of its 16 MiB). Before,
+    every other client's request that needed more was 503 for as long as they kept their bodies coming.
+    Now a light client's `play` of 100 KB is served, and the work that paid for it is the newest body of a
+    client holding the most: ended at once, 503 `service-busy` with `Retry-After`."""
+    heavy = {f"127.0.0.{n}": 4 for n in range(4, 8)} | {"127.0.0.10": 1}
+    bodies = {peer: [connect(server, peer, timeout=15) for _ in range(count)] for peer, count in heavy.items()}
+    for peer, group in bodies.items():
+        for sock in group:
+            sock.sendall(json_head("/v1/games/iago/replay", BODY_LIMIT) + b" " * (BODY_LIMIT - 1024))
+    try:
+        time.sleep(1)  # the worker has read what they sent: its memory full but 16 KB
+        light = PLAY + b" " * (100 * 1024)
+        played = exchange(server, peer="127.0.0.8", timeout=5, raw=request_bytes("POST", "/v1/games/iago/play", light))
+        assert played.status == 200, played.body[:300]
+        ends = [read_answer(sock) for group in bodies.values() for sock in group]
+    finally:
+        for group in bodies.values():
+            for sock in group:
+                sock.close()
+    codes = [problem_code(answer) for answer in ends]
+    assert codes.count("service-busy") == 1 and codes.count("request-timeout") == 16, codes
+    assert codes[-1] == "request-timeout"  # the fifth client, lighter than the four, did not pay
+    paid = next(answer for answer in ends if problem_code(answer) == "service-busy")
+    assert "holds the most" in json.loads(paid.body)["detail"] and paid.headers.get("retry-after") == "1"
