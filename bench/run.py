@@ -24,6 +24,8 @@ Sections (the default runs the first five):
                against without, every game: in process and over HTTP
     hostile    what one client can take from a worker (bench/hostile.py): memory after the requests that
                grew it, /healthz and play while a costly batch streams, the costliest request of each route
+    worst-archives  `referee validate` on the worst archive of each format (bench/worst_archives.py): one 2 GiB
+               line in plain, .gz, .bz2, .xz, .zst; records just under --max-record-bytes; windows refused: peak memory
     handles    native position handles (bench/handles.py): random playouts from Python against OpenSpiel's
                Othello and Backgammon, rollouts in Rust against perft, the adapters' overhead
     dist       what `make dist` built (bench/dist.py): each wheel's size, and `import referee`'s time from the wheel
@@ -71,8 +73,10 @@ from seals import bench_seals  # noqa: E402
 from served import BENCH, server, write_bodies  # noqa: E402
 from slow import bench_slow  # noqa: E402
 from soak import bench_soak  # noqa: E402
+from worst_archives import bench_worst_archives  # noqa: E402
 
-SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "scale", "soak", "seals", "hostile", "handles", "dist")
+SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "scale", "soak", "seals", "hostile", "worst-archives", "handles",
+            "dist")
 DEFAULT_SECTIONS = SECTIONS[:5]
 SAMPLED_SECTIONS = {"embedding", "http", "batch", "slow", "soak"}  # they need mid-game samples
 SERVED_SECTIONS = {"http", "batch", "slow", "soak"}  # they share one server of the app
@@ -193,6 +197,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument_group("hostile").add_argument(
         "--hostile-games", type=int, default=30,
         help="seeded random games searched for each game's costliest inputs (default: 30)")
+    parser.add_argument_group("worst-archives").add_argument(
+        "--worst-gib", type=int, default=2, help="GiB of the one line of each worst archive (default: 2)")
     handles = parser.add_argument_group("handles")
     handles.add_argument("--handle-seconds", type=float, default=1.0,
                          help="CPU seconds a round of each handles measurement (default: 1)")
@@ -255,6 +261,8 @@ def main() -> None:
             parts.append(bench_seals(args, Path(workdir)))
     if "hostile" in args.only:
         parts.append(bench_hostile(args.hostile_games))
+    if "worst-archives" in args.only:
+        parts.append(bench_worst_archives(args))
     if "handles" in args.only:
         parts.append(bench_handles(args.handle_seconds, args.handle_rounds, tuple(args.games_list)))
     if "dist" in args.only:

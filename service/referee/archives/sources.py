@@ -27,8 +27,8 @@ COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
 #: is 6-7 MB; replaying one of 16 MiB (5.6 million empty moves) takes about 200 MiB, which keeps a run within
 #: 512 MiB beside a zstd window of `WINDOW_BYTES`. Every position of a legal record is 16 to 70 times its
 #: bytes (a long Hypnosia game of six players: a 2 MB record took 177 MiB with `--positions`, 253 MiB with
-#: `--dataset`), so 2 MiB then.
-RECORD_BYTES = {False: 16 << 20, True: 2 << 20}
+#: `--dataset`, 547 MiB for many of them through a 128 MiB zstd window), so 1 MiB then (as `CHUNK_BYTES`).
+RECORD_BYTES = {False: 16 << 20, True: 1 << 20}
 MAX_RECORD_BYTES = RECORD_BYTES[False]
 #: The largest window a compressed source may ask for (zstd's window, xz's dictionary): zstd's own
 #: default limit; `xz -9` uses 64 MiB. A frame asking for more (`zstd --long=31`) is refused.
