@@ -528,16 +528,26 @@ def open_lines(part: Partition, max_record_bytes: int = MAX_RECORD_BYTES) -> Ite
             if part.end is None:
                 yield from read_lines(stream, max_record_bytes)
                 return
-            if part.start > 0:  # the line the byte before ends (a line end there: a line starts at `start`)
-                stream.seek(part.start - 1)
-                next(read_lines(stream, max_record_bytes, part.start - 1, part.end), None)
-            yield from read_lines(stream, max_record_bytes, stream.tell(), part.end)
+            position = part.start
+            if position > 0:  # past the line the byte before ends (a line end there: a line starts at `start`)
+                stream.seek(position - 1)
+                position = skip_line(stream, position - 1, part.end)
+            yield from read_lines(stream, max_record_bytes, position, part.end)
     except SourceError:
         raise
     except Exception as error:
         if not isinstance(error, decoding_errors()):
             raise
         raise undecodable(part, error) from error
+
+
+def skip_line(stream: IO[bytes], position: int, end: int) -> int:
+    """Where the line at `position` ends, read past in blocks, or `end` if it goes on past it."""
+    while position < end and (block := stream.readline(BUFFER_BYTES)):
+        position += len(block)
+        if block.endswith(b"\n"):
+            break
+    return position
 
 
 def read_lines(stream: IO[bytes], max_record_bytes: int, position: int = 0, end: int | None = None) -> Iterator[bytes]:
