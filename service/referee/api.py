@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import logging
@@ -316,10 +317,18 @@ class Spool:
             self.file.seek(self.size)
 
     def blocks(self, size: int) -> Iterator[bytes]:
-        """The bytes kept, `size` at a time."""
+        """The bytes kept, about `size` at a time, each block whole lines."""
         source = self.memory if self.file is None else self.file
         source.seek(0)
-        return iter(lambda: source.read(size), b"")
+        rest = b""
+        while block := source.read(size):
+            block, rest = rest + block, b""
+            end = block.rfind(b"\n") + 1
+            block, rest = block[:end], block[end:]
+            if block:
+                yield block
+        if rest:
+            yield rest
 
     def close(self) -> None:
         if self.file is not None:
@@ -342,9 +351,11 @@ class StreamedBatch:
                  sock: Any = None) -> None:
         self.engine, self.with_state, self.settings, self.memory = engine, with_state, settings, memory
         self.sock = sock  # the client's socket (under gunicorn)
-        if spool.held + SPOOL_ROOM_BYTES > spool.limit:
-            raise busy(spool.what)
-        self.disk = spool.hold()
+        self.disk = spool.hold(memory.peer)
+        # Room to begin in: a full spool makes its heaviest client pay (`referee.budget`), or refuses this one.
+        self.disk.take(SPOOL_ROOM_BYTES)
+        self.disk.give(SPOOL_ROOM_BYTES)
+        self.disk.ender = lambda problem: None  # its work ends where it next looks (`ended`, `blocks`)
         self.spool = Spool()
         self.last = b""  # the line that ends the answer, if a problem ended it (kept in memory)
         self.chunks = 0  # chunks judged so far
@@ -366,6 +377,8 @@ class StreamedBatch:
             cut = self.keep(results, count)
             if cut or too_many:
                 return cut or too_many
+            if self.disk.ended is not None:  # its client held the most of a full spool: it stops here
+                return self.paid()
             if malformed_line is not None:
                 line = lines_before + malformed_line[0]
                 return Problem("malformed-json", f"line {line} is not valid JSON: {malformed_line[1]}", line=line)
@@ -386,6 +399,10 @@ class StreamedBatch:
         worker's spool budget, the lines that fit and a problem; when the disk refuses them, none of
         them and a problem (`insufficient-storage`)."""
         batch_room = self.settings.max_spool_bytes - self.spooled
+        if len(results) <= batch_room:
+            with contextlib.suppress(Problem):  # room made, by a heavier client's work if need be
+                self.disk.take(len(results))
+                self.disk.give(len(results))
         worker_room = self.disk.budget.limit - self.disk.budget.held
         problem = None
         if len(results) > min(batch_room, worker_room):
@@ -412,6 +429,12 @@ class StreamedBatch:
         self.items += count
         return problem
 
+    def paid(self) -> Problem:
+        """The problem of a batch whose client held the most of a full spool: ended where it stands."""
+        ended = self.disk.ended
+        assert ended is not None
+        return self.stopped(ended.code, f"{ended.detail} (from item {self.items} on, not judged)")
+
     def stopped(self, code: str, detail: str) -> Problem:
         """The problem of a batch stopped before its end by the service (its disk, its shutdown): after the
         results kept, if any, as the answer's last line; else the whole answer."""
@@ -431,9 +454,21 @@ class StreamedBatch:
         spool closed and its bytes given back when the server is done with the answer, sent or abandoned.
         Until then the answer holds in memory only its spool's part there."""
         self.memory.give(self.memory.bytes - self.spool_in_memory())
-        response = Response(itertools.chain(self.spool.blocks(SEND_BYTES), self.tail()), mimetype=NDJSON)
+        response = Response(itertools.chain(self.blocks(), self.tail()), mimetype=NDJSON)
         response.call_on_close(self.close)
         return response
+
+    def blocks(self) -> Iterator[bytes]:
+        """The spooled results, a block of whole lines at a time; once its client must pay for a full spool
+        (`referee.budget`), the rest is not sent: the answer ends with the problem saying where to resume."""
+        sent = 0  # items sent
+        for block in self.spool.blocks(SEND_BYTES):
+            if self.disk.ended is not None:
+                self.items, self.cut = sent, True
+                self.end(self.paid())
+                return
+            sent += block.count(b"\n")
+            yield block
 
     def tail(self) -> Iterator[bytes]:
         """The problem line that ends the answer, if any; then, when the worker is stopping, what the client

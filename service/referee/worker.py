@@ -103,16 +103,26 @@ def streamed(req: Any) -> bool:
 
 
 class Pace:
-    """A minimum rate over a transfer: by `deadline()`, `head_start` seconds after it began plus a
-    second for every `rate` bytes moved (Apache's mod_reqtimeout `body=30,MinRate=...`)."""
+    """A minimum rate over a transfer, judged over a sliding window: by `deadline()`, `head_start` seconds
+    after it began, and each byte moved earns `1 / rate` of a second more, but never more than `window`
+    seconds ahead of the moment it moved. So a transfer that stalls ends at most `window` seconds after
+    its last burst however fast it began (bytes sent fast first bought minutes: 8 MiB, 35 minutes, kept
+    alive by a byte every 20 s), and a steady one above the rate never ends."""
 
-    def __init__(self, head_start: float, rate: int) -> None:
-        self.start = time.monotonic() + head_start
+    def __init__(self, head_start: float, rate: int, window: float | None = None) -> None:
+        self.until = time.monotonic() + head_start
         self.rate = rate
+        self.window = head_start if window is None else window
         self.moved = 0
 
+    def advance(self, moved: int) -> None:
+        """The transfer has moved `moved` bytes in all."""
+        if moved > self.moved:
+            self.until = min(self.until + (moved - self.moved) / self.rate, time.monotonic() + self.window)
+            self.moved = moved
+
     def deadline(self) -> float:
-        return self.start + self.moved / self.rate
+        return self.until
 
 
 def unsent_bytes(sock: socket.socket) -> int:
@@ -187,7 +197,7 @@ class Paced:
                 return b""
             raise
         if self.receiving is not None:
-            self.receiving.moved += len(data)
+            self.receiving.advance(self.receiving.moved + len(data))
             self.sending = None  # still reading (after a `100 Continue`, say): the answer has not begun
         return data
 
@@ -199,7 +209,7 @@ class Paced:
         pace = self.sending
         while True:
             if pace is not None:
-                pace.moved = max(0, self.sent - max(0, unsent_bytes(self.sock) - self.queued_before))
+                pace.advance(max(0, self.sent - max(0, unsent_bytes(self.sock) - self.queued_before)))
             self.bound(pace, silence=False)
             try:
                 sent = self.sock.send(data, *flags)

@@ -299,3 +299,31 @@ def test_when_memory_is_full_the_heaviest_client_pays_and_a_light_one_is_served(
     assert codes[-1] == "request-timeout"  # the fifth client, lighter than the four, did not pay
     paid = next(answer for answer in ends if problem_code(answer) == "service-busy")
     assert "holds the most" in json.loads(paid.body)["detail"] and paid.headers.get("retry-after") == "1"
+
+
+def test_a_body_sent_fast_then_stalling_is_ended_a_window_after_its_burst(server) -> None:
+    """Bytes sent fast buy no lasting credit: the minimum rate is judged over a sliding window (the read
+    timeout). Before, a body of 1 MiB but its last KB, sent at once, bought 4 s more at 256 KiB/s, and a
+    byte a second (never silent for the 2 s timeout) kept it 6 s; the window ends it 2 s after its burst."""
+    with connect(server, "127.0.0.11", timeout=15) as sock:
+        sock.sendall(json_head("/v1/games/iago/replay", BODY_LIMIT) + b" " * (BODY_LIMIT - 1024))
+        burst = time.monotonic()
+        ended = threading.Event()
+
+        def trickle() -> None:
+            while not ended.wait(1):
+                try:
+                    sock.sendall(b" ")
+                except OSError:
+                    return
+
+        thread = threading.Thread(target=trickle)
+        thread.start()
+        try:
+            answer = read_answer(sock)
+            waited = time.monotonic() - burst
+        finally:
+            ended.set()
+            thread.join(5)
+    assert problem_code(answer) == "request-timeout"
+    assert waited < READ_TIMEOUT + 1.5, waited  # the window after the burst, not the 6 s it had bought

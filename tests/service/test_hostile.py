@@ -17,7 +17,7 @@ import pytest
 
 import referee
 from helpers.hypnosia_boards import ONE_CIRCLE, largest_board
-from helpers.live import Answer, exchange, get, held_back, read_answer, request_bytes, rss_bytes, send, serve, workers
+from helpers.live import Answer, connect, exchange, get, held_back, read_answer, request_bytes, rss_bytes, send, serve, workers
 from referee.codes import CODES
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/live.py)
@@ -518,25 +518,31 @@ def test_answers_nobody_reads_hold_a_bounded_memory_and_extra_batches_are_told_t
         assert answer.headers["retry-after"] == "1"
 
 
-def test_a_full_spool_refuses_new_batches_until_answers_are_read() -> None:
-    """A worker's streamed answers wait in temporary files within REFEREE_WORKER_SPOOL_BYTES: while one
-    client leaves a 15 MB answer unread, a new batch gets 503 `service-busy`; once it is read, the same
-    batch goes through."""
+def test_a_full_spool_makes_its_heaviest_client_pay_never_a_lighter_one() -> None:
+    """A worker's streamed answers wait in temporary files within REFEREE_WORKER_SPOOL_BYTES. While one
+    client leaves a 15 MB answer unread, its own new batch is refused (429 `too-many-requests`: the
+    heaviest client's newest work pays), another client's batch goes through, and the heavy answer pays for it: it
+    ends with a problem line saying from which item to send again. Before, every new batch of every
+    client was refused for as long as the first client held its answer (a spool budget had no share)."""
     caesar = referee.game("caesar")
     states = [caesar.new(seed=seed) for seed in range(5000)]
     big = b"".join(orjson.dumps({"state": state, "move": caesar.legal_moves(state)[0]}) + b"\n" for state in states)
-    small = ndjson_lines(10)
+    small = request_bytes("POST", "/v1/games/iago/batch", ndjson_lines(10), "application/x-ndjson")
     with serve(REFEREE_WORKERS="1", REFEREE_WORKER_SPOOL_BYTES=str(20 * MIB)) as live:
-        with socket.create_connection((live.host, live.port), timeout=30) as holder:
+        with connect(live, "127.0.0.2") as holder:
             holder.sendall(request_bytes("POST", "/v1/games/caesar/batch?with_state=true", big, "application/x-ndjson"))
             time.sleep(2)  # judged and spooled, its answer unread
-            refused = send(live, "/v1/games/iago/batch", small, "application/x-ndjson")
+            its_own = exchange(live, small, peer="127.0.0.2")
+            another = exchange(live, small, peer="127.0.0.3")
             held = read_answer(holder)
-        accepted = send(live, "/v1/games/iago/batch", small, "application/x-ndjson")
-    assert len(held.body) > 12 * MIB  # so that no new batch had the room it needs (8 MiB)
-    assert_problem(refused, "service-busy")
-    assert refused.headers["retry-after"] == "1"
-    assert len(lines_of(held)) == 5000 and len(lines_of(accepted)) == 10
+    assert_problem(its_own, "too-many-requests")
+    assert its_own.headers["retry-after"] == "1"
+    assert another.status == 200 and len(lines_of(another)) == 10
+    lines = lines_of(held)
+    assert 0 < len(lines) < 5000
+    *results, last = lines
+    assert last["code"] == "service-busy" and last["index"] == len(results) and "holds the most" in last["detail"]
+    assert all("valid" in result or "legal" in result for result in results)
 
 
 # ------------------------------------------------------------------ one rule on every route
