@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from referee.settings import Settings, bind_address
+from referee.settings import Settings, bind_address, probe_address
 
 __all__ = [
     "bind", "workers", "worker_class", "worker_connections", "timeout", "graceful_timeout", "keepalive",
@@ -16,7 +16,9 @@ __all__ = [
 
 # Every setting read and checked together before gunicorn starts anything: a bad one stops it here, named.
 _settings = Settings.from_env()
-bind = bind_address()
+# The probes' listener (REFEREE_PROBE_BIND), when set, beside the service's: served by a pool of its own
+# (referee.worker), so that no client holding the service's connections can make a probe wait.
+bind = [bind_address(), *filter(None, [probe_address()])]
 workers = _settings.workers
 # gevent workers (referee/worker.py): a connection costs a greenlet, so slow clients cannot hold the
 # workers; each read or write waits at most REFEREE_READ_TIMEOUT seconds. The engine's calls are short

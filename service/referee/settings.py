@@ -69,10 +69,23 @@ def _log_level(name: str, default: str) -> str:
 
 
 def bind_address(name: str = "REFEREE_BIND", default: str = "127.0.0.1:8000") -> str:
+    """The address `name` sets (see `an_address`), or `default`."""
+    return an_address(name, default) or default
+
+
+def probe_address() -> str | None:
+    """`REFEREE_PROBE_BIND`: a listener of its own for `/healthz` and `/readyz` (and `/metrics`), whose
+    connections no other client can take; None when unset."""
+    return an_address("REFEREE_PROBE_BIND", "")
+
+
+def an_address(name: str, default: str) -> str | None:
     """gunicorn's `bind` (read by gunicorn_conf alone): HOST:PORT of this machine ([HOST]:PORT for IPv6), or
     unix:PATH in a directory that exists. gunicorn's own errors for a bad one named only the address, or
     were a traceback. A port in use is left to gunicorn, which retries it (a restart's overlap)."""
     raw = os.environ.get(name, "").strip() or default
+    if not raw:
+        return None
     accepted = ("HOST:PORT (an address or name of this machine, [HOST]:PORT for IPv6, a port up to 65535) "
                 "or unix:PATH")
     if raw.startswith("unix:"):

@@ -24,6 +24,7 @@ What only the worker can do:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import gc
 import socket
@@ -31,21 +32,24 @@ import struct
 import sys
 import termios
 import time
+from functools import partial
 from typing import Any
 
 import orjson
 from gunicorn import util as gunicorn_util
 from gunicorn.http import errors as http_errors
 from gunicorn.workers.base_async import AsyncWorker
+from gevent.pool import Pool
+from gevent.server import StreamServer
 from gunicorn.workers.ggevent import GeventWorker
 
 from referee import lifecycle, offload
-from referee.body import is_stream
+from referee.body import PROBES, is_stream
 from referee.budget import RETRY_AFTER_SECONDS, peer_of
 from referee.codes import CODES
 from referee.observe import new_request_id
 from referee.problems import PROBLEM_JSON, document, internal_error
-from referee.settings import Settings
+from referee.settings import Settings, probe_address
 
 __all__ = ["RefereeWorker"]
 
@@ -153,6 +157,7 @@ class Paced:
         self.receiving: Pace | None = None
         self.sending: Pace | None = None
         self.sent = 0  # bytes of the answer written to the socket
+        self.moved_at = time.monotonic()  # when bytes last came or went (the longest idle is dropped first)
         self.queued_before = 0  # bytes of earlier answers still queued when this one began
         sock.settimeout(timeout)
 
@@ -196,6 +201,8 @@ class Paced:
             if self.receiving is None:  # silent between requests: closed as a client that left (not an error)
                 return b""
             raise
+        if data:
+            self.moved_at = time.monotonic()
         if self.receiving is not None:
             self.receiving.advance(self.receiving.moved + len(data))
             self.sending = None  # still reading (after a `100 Continue`, say): the answer has not begun
@@ -220,6 +227,7 @@ class Paced:
                 # The deadline as it was: the client may have taken more since, which moves it on.
         if pace is not None:
             self.sent += sent
+        self.moved_at = time.monotonic()
         return sent
 
     def sendall(self, data: Any, *flags: int) -> None:
@@ -229,10 +237,35 @@ class Paced:
             view = view[self.send(view, *flags):]
 
 
+#: Connections of the probes' listener a worker serves at once (its own pool: kubelets, load balancers).
+PROBE_CONNECTIONS = 32
+#: Connection slots a worker keeps free: when fewer are, the client holding the most connections loses its
+#: longest idle one (max-min, as the budgets), so that a new client is always accepted.
+SPARE_CONNECTIONS = 8
+
+
+def listens_at(listener: socket.socket, address: Any) -> bool:
+    """Whether a listener is bound at a configured address (gunicorn's: a path, or a host and a port, the
+    host a name or an address): gevent's sockets, which replace gunicorn's, no longer say."""
+    if address is None or isinstance(address, str):
+        return address is not None and listener.getsockname() == address
+    host, port = address
+    bound = listener.getsockname()
+    if bound[1] != port:
+        return False
+    resolved = {info[4][0] for info in socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)}
+    return bound[0] in resolved
+
+
 class RefereeWorker(GeventWorker):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         settings = Settings.from_env()
+        probe = probe_address()
+        self.probe_address = gunicorn_util.parse_address(probe) if probe else None
+        self.probe_names: set[Any] = set()  # the probes' listener's address, once `run` has found it
+        #: The open connections of the service's listener, by peer (`Paced`: each knows when it last moved).
+        self.open_by_peer: dict[str, list[Paced]] = {}
         self.read_timeout = settings.read_timeout
         self.max_body_bytes = settings.max_body_bytes
         self.min_upload_rate = settings.min_upload_rate
@@ -240,8 +273,6 @@ class RefereeWorker(GeventWorker):
         self.peer_connections = settings.peer_connections
         self.trusted_proxies = settings.trusted_proxies
         self.ipv6_prefix = settings.peer_ipv6_prefix
-        #: Connections open in this worker, by peer (a trusted proxy's are not counted: it speaks for many).
-        self.connections_by_peer: dict[str, int] = {}
 
     def init_process(self) -> None:
         # Python code on the pool's threads gives the GIL back sooner, so the loop waits less for it.
@@ -270,28 +301,56 @@ class RefereeWorker(GeventWorker):
         lifecycle.stop()
         super().handle_quit(sig, frame)
 
+    def run(self) -> None:
+        # The probes' listener gets a pool of its own, outside gunicorn's (one pool a listener, each
+        # `worker_connections` large, which one client's connections could fill).
+        listeners: list[Any] = self.sockets  # type: ignore[has-type]
+        probes = [sock for sock in listeners if listens_at(sock, self.probe_address)]
+        self.probe_names = {sock.getsockname() for sock in probes}
+        self.sockets = [sock for sock in listeners if sock not in probes]
+        for sock in probes:
+            sock.setblocking(1)
+            StreamServer(sock, handle=partial(self.handle, sock), spawn=Pool(PROBE_CONNECTIONS)).start()
+        super().run()
+
+    def is_probe_listener(self, listener: Any) -> bool:
+        """Whether a listener (or the name of one, as gunicorn gives requests theirs) is the probes'."""
+        return (listener if isinstance(listener, (tuple, str)) else listener.getsockname()) in self.probe_names
+
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
         address = str(addr[0]) if isinstance(addr, tuple) and addr else str(addr)
-        if address in self.trusted_proxies:
+        if address in self.trusted_proxies or self.is_probe_listener(listener):
             return self.serve_connection(listener, client, addr)
         peer = peer_of(address, None, frozenset(), self.ipv6_prefix)
-        held = self.connections_by_peer.get(peer, 0)
-        if held >= self.peer_connections:
+        held = self.open_by_peer.setdefault(peer, [])
+        if len(held) >= self.peer_connections:
             return self.refuse_connection(client, peer)
-        self.connections_by_peer[peer] = held + 1
+        paced = Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate)
+        held.append(paced)
+        self.keep_spare()
         try:
-            return self.serve_connection(listener, client, addr)
+            return self.serve_connection(listener, client, addr, paced)
         finally:
-            left = self.connections_by_peer[peer] - 1
-            if left:
-                self.connections_by_peer[peer] = left
-            else:
-                del self.connections_by_peer[peer]
+            held.remove(paced)
+            if not held:
+                del self.open_by_peer[peer]
 
-    def serve_connection(self, listener: Any, client: socket.socket, addr: Any) -> None:
+    def keep_spare(self) -> None:
+        """When fewer than `SPARE_CONNECTIONS` slots are free, the client holding the most connections (the
+        new one's own, if it does) loses its longest idle one, so that a light client always finds a slot:
+        a full pool accepts nothing, and a probe or a light client would wait for a heavy one's to end."""
+        if sum(map(len, self.open_by_peer.values())) <= self.worker_connections - SPARE_CONNECTIONS:
+            return
+        heaviest = max(self.open_by_peer, key=lambda other: len(self.open_by_peer[other]))
+        idle = min(self.open_by_peer[heaviest], key=lambda paced: paced.moved_at)
+        self.log.info("dropped the longest idle connection of the client holding the most of this worker's")
+        with contextlib.suppress(OSError):
+            idle.sock.shutdown(socket.SHUT_RDWR)
+
+    def serve_connection(self, listener: Any, client: socket.socket, addr: Any, paced: Paced | None = None) -> None:
         # GeventWorker.handle would make the socket blocking without a limit; this one bounds each read
         # and write instead (`Paced`), so a client that goes silent or crawls lets go of its connection.
-        paced = Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate)
+        paced = paced or Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate)
         AsyncWorker.handle(self, listener, paced, addr)
 
     def refuse_connection(self, client: socket.socket, peer: str) -> None:
@@ -313,6 +372,8 @@ class RefereeWorker(GeventWorker):
         req.headers = [(key, value) for key, value in req.headers if key != "X-REQUEST-ID"]
         req.headers.append(("X-REQUEST-ID", request_id))
         refusal = refusal_before_reading(req, self.max_body_bytes)
+        if refusal is None and self.is_probe_listener(listener_name) and (req.path or "") not in PROBES:
+            refusal = "not-found", "the probes' listener answers /healthz, /readyz and /metrics alone"
         if refusal is not None:
             self.log.info("refused a request before reading it", extra={"fields": {"request_id": request_id}})
             self.send_problem(sock, *refusal, request_id)

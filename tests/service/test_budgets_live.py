@@ -327,3 +327,36 @@ def test_a_body_sent_fast_then_stalling_is_ended_a_window_after_its_burst(server
             thread.join(5)
     assert problem_code(answer) == "request-timeout"
     assert waited < READ_TIMEOUT + 1.5, waited  # the window after the burst, not the 6 s it had bought
+
+
+def test_connections_full_of_headers_leave_a_probe_and_a_light_client_waiting_for_nothing() -> None:
+    """Clients from six addresses open 64 connections, all of a worker's, sending only a request's headers
+    (their bodies never come). Before, the worker's connections were full, and `/healthz` from anyone
+    waited until the first of them was let go (30 s by default). Now the probes' listener
+    (REFEREE_PROBE_BIND) has connections of its own, and the service keeps spare ones: past them the client
+    holding the most loses its longest idle connection, so a light client's `/healthz` and `play` go on."""
+    from helpers.live import free_port
+
+    probe_port = free_port()
+    with serve(REFEREE_WORKERS="1", REFEREE_WORKER_CONNECTIONS="64", REFEREE_PEER_CONNECTIONS="40",
+               REFEREE_PROBE_BIND=f"127.0.0.1:{probe_port}") as live:
+        held = [connect(live, f"127.0.0.{20 + n % 6}", timeout=30) for n in range(64)]
+        try:
+            for sock in held:
+                sock.sendall(json_head("/v1/games/iago/play", 1000))
+            time.sleep(0.5)
+            started = time.monotonic()
+            with socket.create_connection(("127.0.0.1", probe_port), timeout=5) as probe:
+                probe.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+                assert read_answer(probe).status == 200
+            with socket.create_connection(("127.0.0.1", probe_port), timeout=5) as probe:
+                probe.sendall(request_bytes("POST", "/v1/games/iago/play", PLAY))
+                assert problem_code(read_answer(probe)) == "not-found"  # the probes' listener serves probes alone
+            healthy = exchange(live, b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n", peer="127.0.0.30", timeout=5)
+            played = exchange(live, request_bytes("POST", "/v1/games/iago/play", PLAY), peer="127.0.0.31", timeout=5)
+            waited = time.monotonic() - started
+        finally:
+            for sock in held:
+                sock.close()
+    assert healthy.status == 200 and played.status == 200
+    assert waited < 3, waited  # not the read timeout the held connections had
