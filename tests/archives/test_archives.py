@@ -160,7 +160,8 @@ def test_a_killed_run_leaves_nothing_at_its_paths_and_resume_ends_as_an_unbroken
     assert not list(tmp_path.glob(".results.jsonl.partial-*"))  # the next run took away what the killed one left
 
     directory = tmp_path / "parts"
-    command = [str(path), "-o", f"{directory}/", "--part-bytes", "400000", "--report", str(page)]
+    path = archive(tmp_path / "more.jsonl", 1200)  # a run of seconds: the manifest is saved once a second
+    command = [str(path), "-o", f"{directory}/", "--part-bytes", "1600000", "--report", str(page)]
     killed_mid_run(command, lambda: manifest_done(directory) >= 2)
     manifest = json.loads((directory / "_manifest.json").read_bytes())
     complete = {entry["part"]: (directory / entry["part"]).stat().st_mtime_ns
@@ -169,7 +170,7 @@ def test_a_killed_run_leaves_nothing_at_its_paths_and_resume_ends_as_an_unbroken
 
     assert run(*command) == 2  # a directory holding a run is not overwritten: nothing done
     assert run(*command, "--resume") == 1
-    assert run(str(path), "-o", f"{tmp_path / 'unbroken'}/", "--part-bytes", "400000") == 1
+    assert run(str(path), "-o", f"{tmp_path / 'unbroken'}/", "--part-bytes", "1600000") == 1
     assert parts_of(directory) == parts_of(tmp_path / "unbroken")
     assert all((directory / name).stat().st_mtime_ns == mtime for name, mtime in complete.items())  # not redone
     assert (directory / "_SUCCESS").exists() and page.exists()

@@ -96,7 +96,7 @@ def test_on_a_dask_cluster_the_results_are_the_same(archive, tmp_path) -> None:
     # is, but for the last's), spread over both workers.
     partitions = -(-path.stat().st_size // 20000)
     replayed = [task for task in tasks.data if "run_partition" in str(task["key"])]
-    counted = [task for task in tasks.data if "count_records" in str(task["key"])]
+    counted = [task for task in tasks.data if "scan" in str(task["key"])]
     assert (len(replayed), len(counted)) == (partitions, partitions - 1) and partitions > 3
     assert len({task["worker"] for task in replayed}) == 2
     assert status == 1

@@ -503,7 +503,8 @@ def test_on_s3_a_store_that_goes_away_is_one_line_and_the_run_resumes_once_it_is
     big.write_bytes(big.read_bytes() * 40)
     uploaded(s3, folder, "archives/src")
     glob, out = "s3://archives/src/*.jsonl*", "s3://archives/out/"
-    assert referee(glob, "-o", "s3://archives/unbroken/", "--part-bytes", "20000").returncode == 1
+    unbroken = referee(glob, "-o", "s3://archives/unbroken/", "--part-bytes", "20000")
+    assert unbroken.returncode == 1, unbroken.stderr
     process = subprocess.Popen([*REFEREE, glob, "-o", out, "--part-bytes", "20000"], stderr=subprocess.PIPE, env=env())
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:

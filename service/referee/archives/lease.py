@@ -108,10 +108,15 @@ def read(fs: Any, path: str) -> dict[str, Any]:
 
 
 class Lease:
-    """A run's lease on a directory (`fs`, `root`: its fsspec filesystem and path; `url` for messages)."""
+    """A run's lease on a directory (a URL). Its heartbeat lists the directory from a thread of its own,
+    so the lease has a filesystem of its own: a shared one's cached listing, refreshed from this thread
+    while a task's upload ends in another, hid the new file from the task's move."""
 
-    def __init__(self, fs: Any, root: str, url: str, command: str) -> None:
-        self.fs, self.base, self.url, self.command = fs, root.rstrip("/"), url, command
+    def __init__(self, url: str, command: str) -> None:
+        from fsspec.core import url_to_fs
+
+        self.fs, root = url_to_fs(url, skip_instance_cache=True)
+        self.base, self.url, self.command = root.rstrip("/"), url, command
         self.owner = secrets.token_hex(8)
         self.generation = 0
         self.lost: str | None = None

@@ -128,22 +128,26 @@ def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any
     except Exception as error:
         raise output_error(path, error) from None
     failed_within = False  # the writer's own failure (a source unreadable, a scheduler lost): passed on as it is
+    guarded = Guarded(file, path)
     try:
         with file:
             try:
-                yield Guarded(file, path)
+                yield guarded
             except BaseException:
                 failed_within = True
                 raise
             file.flush()
             if local:
                 os.fsync(file.fileno())
+        if not local and not guarded.written:  # an empty file is no upload to some stores (s3fs): made here
+            fs.pipe_file(partial, b"")
         if fence is not None:
             fence.check()
         if local:
             os.replace(partial, target)
             sync_directory(os.path.dirname(target))
         else:
+            fs.invalidate_cache(partial)  # a listing cached before the upload ended would hide it
             fs.mv(partial, target)
     except BaseException as error:
         with contextlib.suppress(Exception):
@@ -157,10 +161,11 @@ class Guarded:
     """A file whose failures to write (a full disk, a store unreachable) are `OutputError`s naming its path."""
 
     def __init__(self, file: Any, path: str) -> None:
-        self.file, self.path = file, path
+        self.file, self.path, self.written = file, path, 0
 
     def write(self, data: Any) -> int:
         try:
+            self.written += len(data)
             return self.file.write(data)
         except Exception as error:
             if not is_store_error(error):

@@ -162,8 +162,7 @@ def judged(given: Run, directory: Directory | None) -> int:
     with contextlib.ExitStack() as held:
         lease = None
         if directory is not None:
-            lease = held.enter_context(Lease(directory.fs, directory.root, directory.url,
-                                             resume_command(given.argv)).held())
+            lease = held.enter_context(Lease(directory.url, resume_command(given.argv)).held())
             if given.cluster is not None:  # its tasks (a lost worker's twins, a failed run's) end before the lease
                 held.callback(given.cluster.close)
         with contextlib.ExitStack() as reported:
