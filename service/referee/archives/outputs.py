@@ -81,7 +81,12 @@ def remove_partials_of(path: str) -> None:
 
     fs, target = fsspec.core.url_to_fs(path)
     folder, slash, name = target.rpartition("/")
-    remove_partials(fs, folder or slash or ".", process_gone, name)
+    try:
+        remove_partials(fs, folder or slash or ".", process_gone, name)
+    except Exception as error:
+        if not is_store_error(error):
+            raise
+        raise output_error(path, error) from None
 
 
 def is_local(fs: Any) -> bool:
@@ -158,15 +163,22 @@ def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any
 
 
 class Guarded:
-    """A file whose failures to write (a full disk, a store unreachable) are `OutputError`s naming its path."""
+    """A file whose failures to write (a full disk, a store unreachable: a write, or a flush that uploads)
+    are `OutputError`s naming its path."""
 
     def __init__(self, file: Any, path: str) -> None:
         self.file, self.path, self.written = file, path, 0
 
     def write(self, data: Any) -> int:
+        self.written += len(data)
+        return self.guarded(self.file.write, data)
+
+    def flush(self) -> None:
+        self.guarded(self.file.flush)
+
+    def guarded(self, call: Callable[..., Any], *args: Any) -> Any:
         try:
-            self.written += len(data)
-            return self.file.write(data)
+            return call(*args)
         except Exception as error:
             if not is_store_error(error):
                 raise
