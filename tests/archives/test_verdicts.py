@@ -503,9 +503,9 @@ def test_on_s3_a_store_that_goes_away_is_one_line_and_the_run_resumes_once_it_is
     big.write_bytes(big.read_bytes() * 40)
     uploaded(s3, folder, "archives/src")
     glob, out = "s3://archives/src/*.jsonl*", "s3://archives/out/"
-    unbroken = referee(glob, "-o", "s3://archives/unbroken/", "--part-bytes", "20000")
+    unbroken = referee(glob, "-o", "s3://archives/unbroken/", "--part-bytes", "100000")
     assert unbroken.returncode == 1, unbroken.stderr
-    process = subprocess.Popen([*REFEREE, glob, "-o", out, "--part-bytes", "20000"], stderr=subprocess.PIPE, env=env())
+    process = subprocess.Popen([*REFEREE, glob, "-o", out, "--part-bytes", "100000"], stderr=subprocess.PIPE, env=env())
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
         s3.invalidate_cache()
@@ -523,7 +523,7 @@ def test_on_s3_a_store_that_goes_away_is_one_line_and_the_run_resumes_once_it_is
     assert errors.startswith(b"referee: ") and b"resume with: referee validate" in errors
     s3.invalidate_cache()
     assert not s3.exists("archives/out/_SUCCESS")
-    resumed = referee(glob, "-o", out, "--part-bytes", "20000", "--resume")
+    resumed = referee(glob, "-o", out, "--part-bytes", "100000", "--resume")
     assert resumed.returncode == 1, resumed.stderr
     s3.invalidate_cache()
     assert s3_parts(s3, "archives/out") == s3_parts(s3, "archives/unbroken") and s3.exists("archives/out/_SUCCESS")

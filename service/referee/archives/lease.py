@@ -74,11 +74,13 @@ class Fence:
     generation: int
     owner: str
 
-    def check(self) -> None:
-        """Raises `Stop` unless this lease is there, its owner's, and the newest (none taken it over since)."""
+    def check(self, fs: Any = None) -> None:
+        """Raises `Stop` unless this lease is there, its owner's, and the newest (none taken it over since).
+        `fs`: the filesystem to ask (the lease's own, from its heartbeat's thread), else the directory's."""
         from fsspec.core import url_to_fs
 
-        fs, root = url_to_fs(self.root)
+        shared, root = url_to_fs(self.root)
+        fs = fs or shared
         base = root.rstrip("/")
         fs.invalidate_cache(base)  # an object store's listing, cached: a newer lease would go unseen
         newest = max(generations(fs, base), default=0)
@@ -183,7 +185,7 @@ class Lease:
         """The heartbeat: the lease checked still the newest and ours, then rewritten, every `HEARTBEAT` s."""
         while not self.stopped.wait(HEARTBEAT):
             try:
-                self.fence.check()
+                self.fence.check(self.fs)
                 rewrite(self.fs, self.path(self.generation), orjson.dumps(self.holder()))
                 self.confirmed = time.monotonic()
             except Stop as error:
