@@ -27,10 +27,8 @@ from referee.budget import Budget, Hold, peer_of
 from referee.logs import REQUEST_ID_KEY
 from referee.problems import Problem
 
-__all__ = [
-    "Bodies", "BODY_KEY", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "UNREADABLE", "body_of", "media_type",
-    "is_stream", "StartResponse", "unsupported_media_type",
-]
+__all__ = ["BLOCK", "BODY_KEY", "Bodies", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "PROBES", "StartResponse",
+           "UNREADABLE", "body_of", "is_stream", "media_type", "unsupported_media_type"]
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"

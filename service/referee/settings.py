@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from referee._core import SealKeys
 
-__all__ = ["Settings", "MIN_REQUEST_BYTES", "bind_address"]
+__all__ = ["MIN_REQUEST_BYTES", "Settings", "bind_address", "probe_address"]
 
 #: The smallest body and NDJSON line taken: room for one play request, or batch item, of any game's state
 #: (Caesar!'s are the largest: up to about 4 KB in random games, 6 KB opaque; tests/service/test_settings.py

@@ -29,7 +29,7 @@ import orjson
 from referee.archives.failures import Busy, OutputError, Stop, cause, is_store_error
 from referee.archives.outputs import is_local, partial_of, sync_directory
 
-__all__ = ["Fence", "HEARTBEAT", "Lease", "STALE", "create"]
+__all__ = ["Fence", "HEARTBEAT", "Lease", "STALE", "create", "machine"]
 
 #: Seconds between heartbeats, and the age past which a lease from another machine is stale.
 HEARTBEAT = 5.0

@@ -18,7 +18,8 @@ from typing import IO, Any, NamedTuple
 
 from referee.archives.failures import SourceError, Unusable, cause, is_store_error
 
-__all__ = ["MAX_RECORD_BYTES", "RECORD_BYTES", "Found", "Partition", "Plan", "is_record", "is_url", "open_lines", "plan"]
+__all__ = ["Found", "MAX_RECORD_BYTES", "Partition", "Plan", "RECORD_BYTES", "is_record", "is_url", "local_files",
+           "open_lines", "plan", "read_lines"]
 
 #: Compression by the source's name, as fsspec names it.
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
