@@ -444,11 +444,12 @@ class StreamedBatch:
         self.items += count
         return problem
 
-    def paid(self) -> Problem:
-        """The problem of a batch whose client held the most of a full spool: ended where it stands."""
+    def paid(self, what: str = "judged") -> Problem:
+        """The problem of a batch whose client held the most of a full spool: ended where it stands, its
+        items from `self.items` on not `what` (judged, or sent)."""
         ended = self.disk.ended
         assert ended is not None
-        return self.stopped(ended.code, f"{ended.detail} (from item {self.items} on, not judged)")
+        return self.stopped(ended.code, f"{ended.detail} (items from {self.items} on were not {what}; send them again)")
 
     def stopped(self, code: str, detail: str) -> Problem:
         """The problem of a batch stopped before its end by the service (its disk, its shutdown): after the
@@ -480,7 +481,7 @@ class StreamedBatch:
         for block in self.spool.blocks(SEND_BYTES):
             if self.disk.ended is not None:
                 self.items, self.cut = sent, True
-                self.end(self.paid())
+                self.end(self.paid("sent"))
                 return
             sent += block.count(b"\n")
             yield block

@@ -17,6 +17,7 @@ without a body) take nothing from the budget: a full budget never refuses them."
 
 from __future__ import annotations
 
+import contextlib
 import io
 from typing import Any, Callable, Iterable, Iterator
 
@@ -188,6 +189,8 @@ class Bodies:
         hold.ender = lambda problem: gevent.kill(reader, problem)  # while its body arrives, it can be ended
         try:
             self.take_body(environ, hold)
+            if hold.ended is not None:  # ended as its last read returned: the kill is still on its way
+                raise hold.ended
         except BaseException as error:  # a problem of the body, or the greenlet killed while it reads
             hold.ender = None
             hold.release()
@@ -196,6 +199,9 @@ class Bodies:
             problem = error
             environ[CLOSE_KEY] = True
             ended = problem is hold.ended  # its client held the most: not read further
+            if ended:
+                with contextlib.suppress(Problem):
+                    gevent.sleep(0)  # the kill lands here if it has not yet, not in the next request
             if not ended and problem.code not in UNREADABLE and (declared_length(environ) or 0) <= self.max_drain_bytes:
                 Input(environ["wsgi.input"]).drain(self.max_drain_bytes)
             return refuse(problem, environ, start_response)

@@ -19,6 +19,7 @@ greenlets share one thread, so no lock is needed."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 from collections.abc import Callable
 
@@ -54,17 +55,34 @@ def peer_of(address: str, forwarded_for: str | None, trusted_proxies: frozenset[
     last address of `X-Forwarded-For` (the one the proxy wrote: earlier ones are the client's word). An
     IPv6 client is its network of `ipv6_prefix` bits (a /64 by default: one client is given a whole /64,
     2^64 addresses, and would otherwise be as many peers as it likes)."""
+    address = plain_address(address)
     if address in trusted_proxies and forwarded_for:
-        address = forwarded_for.rsplit(",", 1)[-1].strip()
+        address = plain_address(forwarded_for.rsplit(",", 1)[-1])
     if ":" not in address:
         return address
     try:
-        ip = ipaddress.IPv6Address(address.split("%", 1)[0])
+        ip = ipaddress.IPv6Address(address)
     except ValueError:
         return address
     if ip.ipv4_mapped is not None:  # an IPv4 client of a dual-stack socket
         return str(ip.ipv4_mapped)
     return str(ipaddress.IPv6Network((ip, ipv6_prefix), strict=False))
+
+
+def plain_address(address: str) -> str:
+    """An address as a client is known by: without brackets, port or zone (`[2001:db8::1]:443`,
+    `1.2.3.4:5678`, `fe80::1%eth0`), an IPv4 client of a dual-stack socket (`::ffff:a.b.c.d`) as IPv4."""
+    address = address.strip()
+    if address.startswith("["):
+        address = address[1:].split("]", 1)[0]
+    elif address.count(":") == 1:  # IPv4 with a port
+        address = address.split(":", 1)[0]
+    address = address.split("%", 1)[0]
+    with contextlib.suppress(ValueError):
+        mapped = ipaddress.IPv6Address(address).ipv4_mapped
+        if mapped is not None:
+            return str(mapped)
+    return address
 
 
 class Budget:
@@ -111,6 +129,8 @@ class Hold:
         holds what can be ended (or this request's own work was ended)."""
         if self.ended is not None:
             raise self.ended
+        if size <= 0:
+            return
         budget = self.budget
         peer_held = budget.held_by_peer.get(self.peer, 0)
         if peer_held + size > budget.peer_limit:
@@ -137,7 +157,7 @@ class Hold:
             budget.held_by_peer[self.peer] = left
         else:
             budget.held_by_peer.pop(self.peer, None)  # a peer that holds nothing is forgotten
-        if self.bytes == 0 and size:
+        if self.bytes == 0:
             holds = budget.holds.get(self.peer, [])
             if self in holds:
                 holds.remove(self)

@@ -45,7 +45,7 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from referee import lifecycle, offload
 from referee.body import PROBES, is_stream
-from referee.budget import RETRY_AFTER_SECONDS, peer_of
+from referee.budget import RETRY_AFTER_SECONDS, peer_of, plain_address
 from referee.codes import CODES
 from referee.observe import new_request_id
 from referee.problems import PROBLEM_JSON, document, internal_error
@@ -158,6 +158,7 @@ class Paced:
         self.sending: Pace | None = None
         self.sent = 0  # bytes of the answer written to the socket
         self.moved_at = time.monotonic()  # when bytes last came or went (the longest idle is dropped first)
+        self.dropped = False  # dropped to keep connections spare (`RefereeWorker.keep_spare`)
         self.queued_before = 0  # bytes of earlier answers still queued when this one began
         sock.settimeout(timeout)
 
@@ -216,7 +217,10 @@ class Paced:
         pace = self.sending
         while True:
             if pace is not None:
-                pace.advance(max(0, self.sent - max(0, unsent_bytes(self.sock) - self.queued_before)))
+                taken = max(0, self.sent - max(0, unsent_bytes(self.sock) - self.queued_before))
+                if taken > pace.moved:
+                    self.moved_at = time.monotonic()  # the client is reading: not idle
+                pace.advance(taken)
             self.bound(pace, silence=False)
             try:
                 sent = self.sock.send(data, *flags)
@@ -253,7 +257,10 @@ def listens_at(listener: socket.socket, address: Any) -> bool:
     bound = listener.getsockname()
     if bound[1] != port:
         return False
-    resolved = {info[4][0] for info in socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)}
+    try:
+        resolved = {info[4][0] for info in socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)}
+    except OSError:
+        return False
     return bound[0] in resolved
 
 
@@ -307,6 +314,9 @@ class RefereeWorker(GeventWorker):
         listeners: list[Any] = self.sockets  # type: ignore[has-type]
         probes = [sock for sock in listeners if listens_at(sock, self.probe_address)]
         self.probe_names = {sock.getsockname() for sock in probes}
+        if self.probe_address is not None and not probes:  # else the probes' port would serve the whole API
+            self.log.error("REFEREE_PROBE_BIND %s is none of this worker's listeners", self.probe_address)
+            raise SystemExit(3)  # gunicorn's worker boot error: the server stops, saying why
         self.sockets = [sock for sock in listeners if sock not in probes]
         for sock in probes:
             sock.setblocking(1)
@@ -318,7 +328,7 @@ class RefereeWorker(GeventWorker):
         return (listener if isinstance(listener, (tuple, str)) else listener.getsockname()) in self.probe_names
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
-        address = str(addr[0]) if isinstance(addr, tuple) and addr else str(addr)
+        address = plain_address(str(addr[0]) if isinstance(addr, tuple) and addr else str(addr))
         if address in self.trusted_proxies or self.is_probe_listener(listener):
             return self.serve_connection(listener, client, addr)
         peer = peer_of(address, None, frozenset(), self.ipv6_prefix)
@@ -327,7 +337,7 @@ class RefereeWorker(GeventWorker):
             return self.refuse_connection(client, peer)
         paced = Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate)
         held.append(paced)
-        self.keep_spare()
+        self.keep_spare(paced)
         try:
             return self.serve_connection(listener, client, addr, paced)
         finally:
@@ -335,17 +345,23 @@ class RefereeWorker(GeventWorker):
             if not held:
                 del self.open_by_peer[peer]
 
-    def keep_spare(self) -> None:
-        """When fewer than `SPARE_CONNECTIONS` slots are free, the client holding the most connections (the
-        new one's own, if it does) loses its longest idle one, so that a light client always finds a slot:
-        a full pool accepts nothing, and a probe or a light client would wait for a heavy one's to end."""
-        if sum(map(len, self.open_by_peer.values())) <= self.worker_connections - SPARE_CONNECTIONS:
+    def keep_spare(self, new: Paced) -> None:
+        """When fewer than `spare` slots are free, the client holding the most connections (the new one's
+        own, if it does) loses its longest idle one, between requests first, so that a light client always
+        finds a slot: a full pool accepts nothing, and a probe or a light client would wait for a heavy
+        one's to end."""
+        spare = min(SPARE_CONNECTIONS, self.worker_connections // 10)
+        if not spare or sum(map(len, self.open_by_peer.values())) <= self.worker_connections - spare:
             return
         heaviest = max(self.open_by_peer, key=lambda other: len(self.open_by_peer[other]))
-        idle = min(self.open_by_peer[heaviest], key=lambda paced: paced.moved_at)
+        idle = [paced for paced in self.open_by_peer[heaviest] if paced is not new and not paced.dropped]
+        if not idle:
+            return
+        dropped = min(idle, key=lambda paced: (paced.receiving is not None, paced.moved_at))
+        dropped.dropped = True
         self.log.info("dropped the longest idle connection of the client holding the most of this worker's")
         with contextlib.suppress(OSError):
-            idle.sock.shutdown(socket.SHUT_RDWR)
+            dropped.sock.shutdown(socket.SHUT_RDWR)
 
     def serve_connection(self, listener: Any, client: socket.socket, addr: Any, paced: Paced | None = None) -> None:
         # GeventWorker.handle would make the socket blocking without a limit; this one bounds each read

@@ -104,3 +104,25 @@ def test_an_ipv6_client_is_its_network_and_an_ipv4_mapped_one_its_address() -> N
     assert peer_of("2001:db8:1:2::1", None, none, 128) == "2001:db8:1:2::1/128"
     assert peer_of("::ffff:10.0.0.1", None, none) == "10.0.0.1" and peer_of("10.0.0.1", None, none) == "10.0.0.1"
     assert peer_of("10.0.0.9", "2001:db8::7", frozenset({"10.0.0.9"})) == "2001:db8::/64"
+
+
+def test_a_hold_of_nothing_is_no_hold() -> None:
+    """A request that takes nothing (no body, an answer of no length) leaves no hold behind: the list of
+    holds a full budget ends work from stays in step with the bytes held."""
+    budget = Budget(100, "bytes")
+    for _ in range(3):
+        hold = budget.hold("10.0.0.1")
+        hold.take(0)
+        hold.release()
+    taken = budget.hold("10.0.0.1")
+    taken.take(10)
+    taken.give(10)
+    assert budget.holds == {} and budget.held_by_peer == {} and budget.held == 0
+
+
+def test_an_address_is_known_without_its_port_brackets_or_zone() -> None:
+    none: frozenset[str] = frozenset()
+    assert peer_of("[2001:db8::1]:443", None, none) == "2001:db8::/64"
+    assert peer_of("1.2.3.4:5678", None, none) == "1.2.3.4"
+    assert peer_of("fe80::1%eth0", None, none) == "fe80::/64"
+    assert peer_of("::ffff:10.0.0.9", "1.2.3.4:80", frozenset({"10.0.0.9"})) == "1.2.3.4"  # a proxy on dual stack
