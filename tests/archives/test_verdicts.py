@@ -466,13 +466,13 @@ def test_on_s3_a_resume_over_changed_sources_ends_as_a_run_of_the_sources_as_the
     folder = sources(tmp_path / "archive")
     uploaded(s3, folder, "archives/src")
     glob, out, fresh = "s3://archives/src/*.jsonl*", "s3://archives/out/", "s3://archives/fresh/"
-    assert referee(glob, "-o", out, "--part-bytes", "4000").returncode == 1
+    assert referee(glob, "-o", out, "--part-bytes", "16000").returncode == 1
     total = len(json.loads(s3.cat("archives/out/_manifest.json"))["parts"])
     s3_interrupted(s3, "archives/out", total // 2)
     CHANGES[change](folder)
     uploaded(s3, folder, "archives/src")
-    resumed = referee(glob, "-o", out, "--part-bytes", "4000", "--resume")
-    assert resumed.returncode == referee(glob, "-o", fresh, "--part-bytes", "4000").returncode == 1, resumed.stderr
+    resumed = referee(glob, "-o", out, "--part-bytes", "16000", "--resume")
+    assert resumed.returncode == referee(glob, "-o", fresh, "--part-bytes", "16000").returncode == 1, resumed.stderr
     s3.invalidate_cache()
     assert s3_parts(s3, "archives/out") == s3_parts(s3, "archives/fresh") and s3.exists("archives/out/_SUCCESS")
     assert not s3.glob("archives/out/_lease*") and b"since the run began" in resumed.stderr
