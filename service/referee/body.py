@@ -28,8 +28,8 @@ from referee.budget import Budget, Hold, peer_of
 from referee.logs import REQUEST_ID_KEY
 from referee.problems import Problem
 
-__all__ = ["BLOCK", "BODY_KEY", "Bodies", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "PROBES", "StartResponse",
-           "UNREADABLE", "body_of", "is_stream", "media_type", "unsupported_media_type"]
+__all__ = ["BODY_KEY", "Bodies", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "PROBES", "StartResponse",
+           "UNREADABLE", "body_of", "is_stream", "media_type", "read_counted", "unsupported_media_type"]
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"
@@ -148,19 +148,27 @@ def read_body(stream: Input, length: int | None, limit: int, hold: Hold) -> byte
     (a client holds only what it sent); or a problem."""
     if length is not None and length > limit:
         raise too_large(limit)
-    wanted = limit + 1 if length is None else length
-    blocks, size = [], 0
-    while size < wanted:
-        block = stream.read(min(BLOCK, wanted - size))
+    body = read_counted(stream, limit + 1 if length is None else length, hold)
+    if length is None and len(body) > limit:
+        raise too_large(limit)
+    if length is not None and len(body) < length:
+        raise Problem("malformed-http", f"the body ended after {len(body)} of its {length} bytes")
+    return body
+
+
+def read_counted(stream: Any, size: int, memory: Hold) -> bytes:
+    """Up to `size` bytes of a stream (fewer only at its end), read a block at a time, each taken from the
+    budget as it comes: gunicorn gathers a read whole before it returns it, so a megabyte read at once was
+    held uncounted (600 streams took a worker from 134 MiB to 1.3 GiB); a block of `BLOCK` bounds that.
+    A stream that sends nothing holds nothing. The bytes read stay held."""
+    blocks, got = [], 0
+    while got < size:
+        block = stream.read(min(BLOCK, size - got))
         if not block:
             break
-        hold.take(len(block))
+        memory.take(len(block))
         blocks.append(block)
-        size += len(block)
-    if length is None and size > limit:
-        raise too_large(limit)
-    if length is not None and size < length:
-        raise Problem("malformed-http", f"the body ended after {size} of its {length} bytes")
+        got += len(block)
     return b"".join(blocks)
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from referee.archives.failures import Busy, OutputError, Stop, cause, is_store_error
-from referee.archives.outputs import is_local, partial_of, sync_directory
+from referee.archives.outputs import is_local, partial_of, process_start, sync_directory
 
 __all__ = ["Fence", "HEARTBEAT", "Lease", "STALE", "create", "machine"]
 
@@ -47,22 +47,6 @@ def machine() -> str:
     with contextlib.suppress(OSError):
         parts.append(str(os.stat("/proc/self/ns/pid").st_ino))
     return "/".join(parts)
-
-
-def process_start(pid: int) -> str | None:
-    """When process `pid` started (in clock ticks since boot): None when no such process runs. Told apart
-    from a later process given the same id."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            return file.read().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass
-        return ""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from referee.archives.failures import OutputError, SourceError, Stop, Unusable, 
 from referee.archives.sources import is_url
 
 __all__ = ["Directory", "MANIFEST", "SUCCESS", "client_owner", "is_directory", "is_local", "part_name",
-           "partial_of", "plain_json", "remove_partials_of", "sync_directory", "tally_of", "whole_file"]
+           "partial_of", "plain_json", "process_start", "remove_partials_of", "sync_directory", "tally_of", "whole_file"]
 
 MANIFEST = "_manifest.json"
 SUCCESS = "_SUCCESS"
@@ -58,13 +58,23 @@ def process_gone(owner: str) -> bool:
     """Whether the process a client's partial file names has ended (on this machine)."""
     if not owner.startswith("p") or not owner[1:].isdigit():
         return True
+    return process_start(int(owner[1:])) is None
+
+
+def process_start(pid: int) -> str | None:
+    """When process `pid` started (in clock ticks since boot): None when no such process runs. Told apart
+    from a later process given the same id."""
     try:
-        os.kill(int(owner[1:]), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return file.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return ""
 
 
 def is_device(path: str) -> bool:
