@@ -347,10 +347,8 @@ class StreamedBatch:
     (`Spool`): at most `max_spool_bytes` of them and within the worker's spool budget. The first fault
     ends the judging; what it took is given back when its answer is done with, or at once if it fails."""
 
-    def __init__(self, engine: _core.Engine, with_state: bool, settings: Any, memory: Hold, spool: Budget,
-                 sock: Any = None) -> None:
+    def __init__(self, engine: _core.Engine, with_state: bool, settings: Any, memory: Hold, spool: Budget) -> None:
         self.engine, self.with_state, self.settings, self.memory = engine, with_state, settings, memory
-        self.sock = sock  # the client's socket (under gunicorn)
         self.disk = spool.hold(memory.peer)
         # Room to begin in: a full spool makes its heaviest client pay (`referee.budget`), or refuses this one.
         self.disk.take(SPOOL_ROOM_BYTES)
@@ -472,12 +470,9 @@ class StreamedBatch:
             yield block
 
     def tail(self) -> Iterator[bytes]:
-        """The problem line that ends the answer, if any; then, when the worker is stopping, what the client
-        sent meanwhile is discarded, so that the connection closes without a reset (`referee.lifecycle`)."""
+        """The problem line that ends the answer, if any."""
         if self.last:
             yield self.last
-        if lifecycle.stopping:
-            lifecycle.discard_unread(self.sock)
 
     def spool_in_memory(self) -> int:
         """The bytes of results the spool holds in memory (the rest are in its file)."""
@@ -498,13 +493,11 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     stream = request.environ["wsgi.input"]  # a referee.body.Input: its faults are problems
     batch = None
     try:
-        sock = request.environ.get("gunicorn.socket")
-        batch = StreamedBatch(engine, with_state, settings, request.environ[HOLD_KEY], current_app.config[SPOOL_KEY],
-                              sock)
+        batch = StreamedBatch(engine, with_state, settings, request.environ[HOLD_KEY], current_app.config[SPOOL_KEY])
         # The whole body is read before the answer starts: many clients (Python's http.client and requests
         # among them) send all of a body before they read any of the answer, and a server writing while
         # they send would fill both socket buffers and stall.
-        with lifecycle.reading(sock):
+        with lifecycle.reading(request.environ.get("gunicorn.socket")):
             problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, request.environ[HOLD_KEY],
                                                           request.content_length))
         if problem is not None:

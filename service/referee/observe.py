@@ -27,12 +27,17 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
 ROUTE_KEY = "referee.route"
 
 
-def close_after(start_response: StartResponse) -> None:
+def close_after(environ: dict[str, Any], start_response: StartResponse) -> None:
     """Makes gunicorn close the connection after this answer (it ignores an app's `Connection` header):
-    its `start_response` is a method of its response, which can be told so."""
+    its `start_response` is a method of its response, which can be told so. The body is not read further:
+    what the client still sends is thrown away as it comes (`referee.worker.Paced.discard_rest`), so that
+    a client that sends all of its body before it reads gets the answer, not a reset."""
     force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)
     if force_close is not None:
         force_close()
+    discard_rest = getattr(environ.get("gunicorn.socket"), "discard_rest", None)
+    if discard_rest is not None:
+        discard_rest()
 
 
 def new_request_id(incoming: str) -> str:
@@ -76,7 +81,7 @@ class Observed:
 
         body = self.app(environ, start)
         if environ.get(CLOSE_KEY):
-            close_after(start_response)
+            close_after(environ, start_response)
         # Flask has started the answer by now; a streamed body is timed to its start, as before it is sent.
         elapsed = time.perf_counter() - started
         status_line, headers = answer

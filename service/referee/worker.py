@@ -33,8 +33,9 @@ import sys
 import termios
 import time
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
+import gevent
 import orjson
 from gunicorn import util as gunicorn_util
 from gunicorn.http import errors as http_errors
@@ -139,6 +140,13 @@ def unsent_bytes(sock: socket.socket) -> int:
         return 0
 
 
+class Linger(NamedTuple):
+    """How long, and how many bytes, a closing connection is read for what its client still sends."""
+
+    seconds: float
+    bytes: int
+
+
 class Paced:
     """A client's socket whose every wait is bounded: by the timeout set on it (`REFEREE_READ_TIMEOUT`
     of silence) and, within a request, by the minimum rate of its body (`receiving`) and of its answer
@@ -148,8 +156,11 @@ class Paced:
     rate's deadline raises `TimeoutError`, as silence does; an answer's rate counts the bytes the client
     took (`unsent_bytes`). Everything else is the socket's."""
 
-    def __init__(self, sock: socket.socket, timeout: float, min_upload_rate: int, min_read_rate: int) -> None:
+    def __init__(self, sock: socket.socket, timeout: float, min_upload_rate: int, min_read_rate: int,
+                 linger: Linger = Linger(0, 0)) -> None:
         self.sock = sock
+        self.linger = linger
+        self.discarder: gevent.Greenlet | None = None  # reads what the client sends once the app reads no more
         self.timeout: float | None = timeout
         self.head_start = timeout
         self.min_upload_rate = min_upload_rate
@@ -240,7 +251,53 @@ class Paced:
         while view:
             view = view[self.send(view, *flags):]
 
+    def discard_rest(self) -> None:
+        """The app reads no more of this connection, which closes after the answer: from now on what the
+        client sends is read and thrown away, while the answer is sent and until the client closes or the
+        linger ends (`Linger`). Closed with bytes unread, a connection is reset, and a client that sends
+        all of its body before it reads (curl, requests, http.client) loses the answer on its way."""
+        if self.discarder is None:
+            # On a socket of its own (the same connection): its waits, unlike the answer's, are the linger's.
+            self.discarder = gevent.spawn(discard, self.sock.dup(), self.linger)
 
+    def close(self) -> None:
+        """Closes the connection: if the client may still be sending, after the answer is sent (FIN) and
+        what the client sends until it closes is thrown away, within the linger, so that it is not reset."""
+        if self.discarder is None and unread_bytes(self.sock):
+            self.discard_rest()
+        if self.discarder is not None:
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_WR)
+            self.discarder.join(self.linger.seconds)
+            self.discarder.kill()
+        self.sock.close()
+
+
+def discard(sock: socket.socket, linger: Linger) -> None:
+    """Reads and throws away what a client sends on `sock` until it closes, within `linger`; then closes it."""
+    until, left = time.monotonic() + linger.seconds, linger.bytes
+    try:
+        while left > 0 and (wait := until - time.monotonic()) > 0:
+            sock.settimeout(wait)
+            if not (data := sock.recv(min(DISCARD_BLOCK, left))):
+                return
+            left -= len(data)
+    except OSError:  # the client gone, or the linger over
+        pass
+    finally:
+        sock.close()
+
+
+def unread_bytes(sock: socket.socket) -> int:
+    """Bytes the client sent that the worker has not read (Linux's FIONREAD; 0 where there is none)."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+
+
+#: Bytes read at a time from a client whose bytes are thrown away (`discard`).
+DISCARD_BLOCK = 64 * 1024
 #: Connections of the probes' listener a worker serves at once (its own pool: kubelets, load balancers).
 PROBE_CONNECTIONS = 32
 #: Connection slots a worker keeps free: when fewer are, the client holding the most connections loses its
@@ -280,6 +337,9 @@ class RefereeWorker(GeventWorker):
         self.peer_connections = settings.peer_connections
         self.trusted_proxies = settings.trusted_proxies
         self.ipv6_prefix = settings.peer_ipv6_prefix
+        # A closing connection is read until its client closes, within the read timeout and before the
+        # graceful timeout ends (a stopping worker waits for it), and at most as many bytes as are drained.
+        self.linger = Linger(max(1, min(settings.read_timeout, settings.graceful_timeout - 2)), settings.max_drain_bytes)
 
     def init_process(self) -> None:
         # Python code on the pool's threads gives the GIL back sooner, so the loop waits less for it.
@@ -335,7 +395,7 @@ class RefereeWorker(GeventWorker):
         held = self.open_by_peer.setdefault(peer, [])
         if len(held) >= self.peer_connections:
             return self.refuse_connection(client, peer)
-        paced = Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate)
+        paced = Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate, self.linger)
         held.append(paced)
         self.keep_spare(paced)
         try:
@@ -366,7 +426,7 @@ class RefereeWorker(GeventWorker):
     def serve_connection(self, listener: Any, client: socket.socket, addr: Any, paced: Paced | None = None) -> None:
         # GeventWorker.handle would make the socket blocking without a limit; this one bounds each read
         # and write instead (`Paced`), so a client that goes silent or crawls lets go of its connection.
-        paced = paced or Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate)
+        paced = paced or Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate, self.linger)
         AsyncWorker.handle(self, listener, paced, addr)
 
     def refuse_connection(self, client: socket.socket, peer: str) -> None:

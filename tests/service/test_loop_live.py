@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 import referee
-from helpers.live import distinct_lines, exchange, healthz_latencies, held_back, read_answer, request_bytes, serve
+from helpers.live import distinct_lines, exchange, get, healthz_latencies, held_back, read_answer, request_bytes, serve
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/live.py)
 
@@ -187,6 +187,57 @@ def test_a_stream_being_read_when_the_worker_stops_ends_with_a_line_to_resume_fr
         rest = exchange(live, request_bytes("POST", "/v1/games/iago/batch/ndjson", b"".join(lines[index:]),
                                             "application/x-ndjson"))
     assert len(ndjson_answer(rest)) == len(lines) - index
+
+
+def send_then_read(sock: socket.socket, raw: bytes, first: int, sent: threading.Event) -> None:
+    """A client that sends all of its request before it reads (curl, requests, http.client): `first` bytes at
+    once (`sent` set then), the rest 64 KiB every 50 ms."""
+    sock.sendall(raw[:first])
+    sent.set()
+    for start in range(first, len(raw), 65536):
+        time.sleep(0.05)
+        sock.sendall(raw[start:start + 65536])
+
+
+def recycle(live) -> None:
+    """Makes the worker reach `REFEREE_MAX_REQUESTS`: a request at a time until the log says it restarts."""
+    for _ in range(100):
+        if "Autorestarting worker" in live.log_text():
+            return
+        get(f"{live.base}/healthz")
+    pytest.fail("the worker was not recycled after 100 requests")
+
+
+@pytest.mark.parametrize("stop, framing", [("sigterm", "length"), ("sigterm", "chunked"), ("recycle", "length")])
+def test_a_stream_sent_before_its_answer_is_read_ends_with_its_line_when_the_worker_stops(stop, framing) -> None:
+    """A client that sends all of its body before it reads, and the worker stops while it sends (SIGTERM, or
+    recycled by `REFEREE_MAX_REQUESTS`): the answer ended with its problem line, but the connection closed
+    with the client's bytes unread, and the reset destroyed the answer on its way (2 of 2 after SIGTERM,
+    2 of 4 recycled, 1 of 5 chunked). Now what the client sends is thrown away until it closes: it reads
+    the results, the `service-unavailable` line and the last chunk, and no reset."""
+    items = distinct_lines(16_000)  # 3.6 MB, 2.3 s to send after the first 600 KB
+    raw = request_bytes("POST", "/v1/games/iago/batch/ndjson?with_state=true", items, "application/x-ndjson",
+                        chunked=framing == "chunked")
+    env = {"REFEREE_WORKERS": "1", "REFEREE_GRACEFUL_TIMEOUT": "8"}
+    if stop == "recycle":
+        env["REFEREE_MAX_REQUESTS"] = "40"
+    with serve(**env) as live:
+        with socket.create_connection((live.host, live.port), timeout=30) as sock:
+            sent = threading.Event()
+            sender = threading.Thread(target=send_then_read, args=(sock, raw, 600_000, sent))
+            sender.start()
+            sent.wait(10)
+            time.sleep(1.0)  # the first lines judged, the reader waiting for the rest
+            if stop == "sigterm":
+                live.process.send_signal(signal.SIGTERM)
+            else:
+                recycle(live)
+            sender.join(timeout=30)
+            assert not sender.is_alive()
+            answer = read_answer(sock)  # a reset raises ConnectionResetError; a cut answer, an IncompleteRead
+    *results, last = ndjson_answer(answer)
+    assert last["code"] == "service-unavailable" and last["status"] == 503, last
+    assert 0 < last["index"] < 16_000 and [result["index"] for result in results] == list(range(last["index"]))
 
 
 def test_an_answer_being_sent_when_the_worker_stops_is_sent_whole() -> None:
