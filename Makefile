@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test test-fast dev lint install-service install-test browser java nginx strace rust-test python-test bench lock clean
+.PHONY: serve test test-fast dev lint install-service install-test browser java nginx tools rust-test python-test bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -87,15 +87,15 @@ nginx:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx; \
 	fi
 
-# The archive tests trace a real run's system calls (its fsyncs and renames, and a kill at each rename) with
-# Debian's strace; installed here when missing, with sudo unless root.
-strace:
-	@if ! command -v strace >/dev/null 2>&1; then \
+# Debian's strace (the archive tests trace a run's fsyncs and renames, and kill it at each rename) and
+# iproute2 (the budget tests put IPv6 clients on loopback); installed here when missing, sudo unless root.
+tools:
+	@if ! command -v strace >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1; then \
 		$(SUDO) apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace iproute2; \
 	fi
 
-python-test: install-test browser java nginx strace
+python-test: install-test browser java nginx tools
 	$(BIN)/python -m pytest
 
 bench: install-test

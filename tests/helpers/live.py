@@ -46,19 +46,21 @@ class Server:
 
     @property
     def base(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"http://[{self.host}]:{self.port}" if ":" in self.host else f"http://{self.host}:{self.port}"
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
 
 
 @contextlib.contextmanager
-def serve(app: str = APP, options: tuple[str, ...] = (), grace: float = 0, **env: str) -> Iterator[Server]:
-    """gunicorn serving `app` (which answers `/readyz`) with the project's config, more gunicorn `options`
-    and these REFEREE_* settings (2 workers, no access log unless given); stopped on exit: SIGTERM and up
-    to `grace` seconds to finish, then SIGKILL to the server's whole process group."""
+def serve(app: str = APP, options: tuple[str, ...] = (), grace: float = 0, host: str = "127.0.0.1",
+          **env: str) -> Iterator[Server]:
+    """gunicorn serving `app` (which answers `/readyz`) at `host` with the project's config, more gunicorn
+    `options` and these REFEREE_* settings (2 workers, no access log unless given); stopped on exit: SIGTERM
+    and up to `grace` seconds to finish, then SIGKILL to the server's whole process group."""
     port = free_port()
-    settings = {"REFEREE_WORKERS": "2", "REFEREE_ACCESS_LOG": "0"} | env | {"REFEREE_BIND": f"127.0.0.1:{port}"}
+    bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    settings = {"REFEREE_WORKERS": "2", "REFEREE_ACCESS_LOG": "0"} | env | {"REFEREE_BIND": bind}
     full_env = os.environ | settings
     full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     with tempfile.TemporaryDirectory(prefix="referee-live-") as workdir:
@@ -73,7 +75,7 @@ def serve(app: str = APP, options: tuple[str, ...] = (), grace: float = 0, **env
                 env=full_env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=workdir,
                 process_group=0,
             )
-        server = Server("127.0.0.1", port, process, log)
+        server = Server(host, port, process, log)
         try:
             wait_ready(server)
             yield server

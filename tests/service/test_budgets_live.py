@@ -360,3 +360,43 @@ def test_connections_full_of_headers_leave_a_probe_and_a_light_client_waiting_fo
                 sock.close()
     assert healthy.status == 200 and played.status == 200
     assert waited < 3, waited  # not the read timeout the held connections had
+
+
+#: Three IPv6 clients: two in one /64, one in another (a unique-local prefix, on loopback for the test).
+IPV6_PEERS = ("fd52:ef:0:1::1", "fd52:ef:0:1::2", "fd52:ef:0:2::1")
+
+
+@pytest.fixture
+def ipv6_peers() -> Any:
+    """`IPV6_PEERS` added to the loopback interface (root: `ip -6 addr add`), removed afterwards."""
+    if os.geteuid() != 0:
+        pytest.skip("adding addresses to the loopback interface takes root")
+    added = []
+    try:
+        for address in IPV6_PEERS:
+            subprocess.run(["ip", "-6", "addr", "add", f"{address}/128", "dev", "lo", "nodad"], check=True,
+                           capture_output=True, timeout=10)
+            added.append(address)
+        yield IPV6_PEERS
+    finally:
+        for address in added:
+            subprocess.run(["ip", "-6", "addr", "del", f"{address}/128", "dev", "lo"], capture_output=True, timeout=10)
+
+
+def test_ipv6_clients_are_one_client_a_64_prefix(ipv6_peers) -> None:
+    """One IPv6 client holds a /64 (2^64 addresses), so a share by address would be no share: a client is
+    its /64 (`REFEREE_PEER_IPV6_PREFIX`). Another address of the same /64 is refused once the first holds
+    its connections; an address of another /64 is served."""
+    first, neighbour, other = ipv6_peers
+    play = request_bytes("POST", "/v1/games/iago/play", PLAY)
+    with serve(host="::1", REFEREE_WORKERS="1", REFEREE_PEER_CONNECTIONS="4") as live:
+        held = [connect(live, first, timeout=10) for _ in range(4)]
+        try:
+            time.sleep(0.3)  # all accepted
+            refused = exchange(live, play, timeout=5, peer=neighbour)
+            assert refused.status == 429 and problem_code(refused) == "too-many-requests"
+            assert exchange(live, play, timeout=5, peer=other).status == 200
+        finally:
+            for sock in held:
+                sock.close()
+        assert exchange(live, play, timeout=5, peer=neighbour).status == 200  # its /64's connections given back
