@@ -16,7 +16,7 @@ from marshmallow import Schema, ValidationError
 
 from referee import _core, lifecycle, offload, pictures
 from referee.body import (
-    BODY_KEY, CLOSE_KEY, HOLD_KEY, JSON, NDJSON, UNREADABLE, body_of, media_type, read_counted,
+    BODY_KEY, CLOSE_KEY, HOLD_KEY, JSON, NDJSON, body_of, drainable, endable, media_type, read_counted,
     unsupported_media_type,
 )
 from referee.budget import RETRY_AFTER_SECONDS, Budget, Hold, busy
@@ -497,11 +497,12 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
         # The whole body is read before the answer starts: many clients (Python's http.client and requests
         # among them) send all of a body before they read any of the answer, and a server writing while
         # they send would fill both socket buffers and stall.
+        hold = request.environ[HOLD_KEY]
         with lifecycle.reading(request.environ.get("gunicorn.socket")):
-            problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, request.environ[HOLD_KEY],
-                                                          request.content_length))
+            problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, hold, request.content_length),
+                                   hold)
         if problem is not None:
-            if not finish(stream, problem, settings):
+            if not finish(stream, problem, hold, settings):
                 request.environ[CLOSE_KEY] = True
             if batch.answered_alone():
                 raise problem
@@ -510,20 +511,22 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     except BaseException as error:
         if batch is not None:
             batch.close()
-        elif isinstance(error, Problem) and not finish(stream, error, settings):
+        elif isinstance(error, Problem) and not finish(stream, error, request.environ[HOLD_KEY], settings):
             request.environ[CLOSE_KEY] = True
         raise
 
 
-def judge_stream(batch: StreamedBatch, chunks: Iterator[tuple[bytes, int]]) -> Problem | None:
+def judge_stream(batch: StreamedBatch, chunks: Iterator[tuple[bytes, int]], hold: Hold) -> Problem | None:
     """Judges a stream's chunks to its end; the problem that ended it, if any: a fault of its lines or
-    its body, no items at all, or the worker stopping (the chunk read then is not judged)."""
+    its body, no items at all, its client made to pay for a full budget (`hold` ended), or the worker
+    stopping (the chunk read then is not judged)."""
     try:
-        for chunk, lines_before in chunks:
-            if lifecycle.stopping:
-                return batch.stopped("service-unavailable", stopping_detail(batch.items))
-            if problem := batch.judge(chunk, lines_before):
-                return problem
+        with endable(hold):
+            for chunk, lines_before in chunks:
+                if lifecycle.stopping:
+                    return batch.stopped("service-unavailable", stopping_detail(batch.items))
+                if problem := batch.judge(chunk, lines_before):
+                    return problem
     except Problem as fault:  # a line too long, the body broken off, a budget full (or the worker stopping)
         if lifecycle.stopping:
             return batch.stopped("service-unavailable", stopping_detail(batch.items))
@@ -540,7 +543,8 @@ def stopping_detail(index: int) -> str:
     return f"the service is stopping (a restart or a deploy): items from {index} on were not judged; send them again"
 
 
-def finish(stream: Any, problem: Problem, settings: Any) -> bool:
+def finish(stream: Any, problem: Problem, hold: Hold, settings: Any) -> bool:
     """Drains what is left of a batch that a fault ended; True when the whole body was read. A body that
-    cannot be read (silent, broken framing), or read by a worker that is stopping, is not drained."""
-    return problem.code not in UNREADABLE and not lifecycle.stopping and stream.drain(settings.max_drain_bytes)
+    cannot be read (silent, broken framing), whose client was made to pay, or read by a worker that is
+    stopping, is not drained."""
+    return drainable(problem, hold) and not lifecycle.stopping and stream.drain(settings.max_drain_bytes)

@@ -29,7 +29,7 @@ from referee.logs import REQUEST_ID_KEY
 from referee.problems import Problem
 
 __all__ = ["BODY_KEY", "Bodies", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "PROBES", "StartResponse",
-           "UNREADABLE", "body_of", "is_stream", "media_type", "read_counted", "unsupported_media_type"]
+           "body_of", "drainable", "endable", "is_stream", "media_type", "read_counted", "unsupported_media_type"]
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"
@@ -172,6 +172,30 @@ def read_counted(stream: Any, size: int, memory: Hold) -> bytes:
     return b"".join(blocks)
 
 
+@contextlib.contextmanager
+def endable(hold: Hold) -> Iterator[None]:
+    """While a body arrives (and a streamed one is judged), its request can be made to pay for its client
+    (`Hold.end`): the problem is thrown where it waits, and raised here if it came as its last read
+    returned; a kill still on its way lands here, not in the answer or the next request."""
+    reader = gevent.getcurrent()
+    hold.ender = lambda problem: gevent.kill(reader, problem)
+    try:
+        yield
+        if hold.ended is not None:
+            raise hold.ended
+    finally:
+        hold.ender = None
+        if hold.ended is not None:
+            with contextlib.suppress(Problem):
+                gevent.sleep(0)
+
+
+def drainable(problem: Problem, hold: Hold) -> bool:
+    """Whether the rest of a body refused with `problem` is read before the refusal: not when it cannot be
+    read, nor when its client was made to pay (reading it on would hold what the payment freed)."""
+    return problem.code not in UNREADABLE and problem is not hold.ended
+
+
 class Bodies:
     """WSGI middleware: reads every body whole (but streamed batches) and refuses what it must, after
     draining what the client sent; holds each body and then its answer in the worker's memory budget
@@ -193,27 +217,17 @@ class Bodies:
         peer = peer_of(environ.get("REMOTE_ADDR", ""), environ.get("HTTP_X_FORWARDED_FOR"), self.trusted_proxies,
                        self.ipv6_prefix)
         hold = environ[HOLD_KEY] = self.memory.hold(peer)
-        reader = gevent.getcurrent()
-        hold.ender = lambda problem: gevent.kill(reader, problem)  # while its body arrives, it can be ended
         try:
-            self.take_body(environ, hold)
-            if hold.ended is not None:  # ended as its last read returned: the kill is still on its way
-                raise hold.ended
-        except BaseException as error:  # a problem of the body, or the greenlet killed while it reads
-            hold.ender = None
+            with endable(hold):
+                self.take_body(environ, hold)
+        except BaseException as error:  # a problem of the body, or its client made to pay while it arrived
             hold.release()
             if not isinstance(error, Problem):
                 raise
-            problem = error
             environ[CLOSE_KEY] = True
-            ended = problem is hold.ended  # its client held the most: not read further
-            if ended:
-                with contextlib.suppress(Problem):
-                    gevent.sleep(0)  # the kill lands here if it has not yet, not in the next request
-            if not ended and problem.code not in UNREADABLE and (declared_length(environ) or 0) <= self.max_drain_bytes:
+            if drainable(error, hold) and (declared_length(environ) or 0) <= self.max_drain_bytes:
                 Input(environ["wsgi.input"]).drain(self.max_drain_bytes)
-            return refuse(problem, environ, start_response)
-        hold.ender = None
+            return refuse(error, environ, start_response)
         return self.answer(environ, start_response, hold)
 
     def take_body(self, environ: dict[str, Any], hold: Hold) -> None:

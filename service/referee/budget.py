@@ -127,10 +127,10 @@ class Hold:
         """Takes `size` more bytes, ending heavier peers' work while the budget cannot give them; or raises
         `too-many-requests` when they would pass the peer's share, `service-busy` when no heavier peer
         holds what can be ended (or this request's own work was ended)."""
+        if size <= 0:  # nothing taken: never refused (an answer of unknown length, ended work's last steps)
+            return
         if self.ended is not None:
             raise self.ended
-        if size <= 0:
-            return
         budget = self.budget
         peer_held = budget.held_by_peer.get(self.peer, 0)
         if peer_held + size > budget.peer_limit:

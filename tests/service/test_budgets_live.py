@@ -273,17 +273,20 @@ def test_gunicorn_with_a_bad_setting_stops_at_once_naming_it(tmp_path) -> None:
                 process.wait(timeout=5)
 
 
-def test_when_memory_is_full_the_heaviest_client_pays_and_a_light_one_is_served(server) -> None:
-    """Four clients each hold their share and a fifth a body (bodies of a MiB but their last KB, of which
-    the worker holds the blocks it read: 960 KiB each, so 17 fill all but 64 KiB of its 16 MiB). Before,
-    every other client's request that needed more was 503 for as long as they kept their bodies coming.
-    Now a light client's `play` of 100 KB is served, and the work that paid for it is the newest body of a
-    client holding the most: ended at once, 503 `service-busy` with `Retry-After`."""
+@pytest.mark.parametrize("head", [json_head("/v1/games/iago/replay", BODY_LIMIT), ndjson_head(BODY_LIMIT)],
+                         ids=["bodies", "streams"])
+def test_when_memory_is_full_the_heaviest_client_pays_and_a_light_one_is_served(server, head) -> None:
+    """Four clients each hold their share and a fifth a body (bodies, or streamed batches, of a MiB but
+    their last KB, of which the worker holds the blocks it read: 960 KiB each, so 17 fill all but 64 KiB of
+    its 16 MiB). Before, every other client's request that needed more was 503 for as long as they kept
+    their bodies coming (a streamed batch's could not be ended at all). Now a light client's `play` of
+    100 KB is served, and the work that paid for it is the newest body of a client holding the most: ended
+    at once, 503 `service-busy` with `Retry-After`."""
     heavy = {f"127.0.0.{n}": 4 for n in range(4, 8)} | {"127.0.0.10": 1}
     bodies = {peer: [connect(server, peer, timeout=15) for _ in range(count)] for peer, count in heavy.items()}
     for peer, group in bodies.items():
         for sock in group:
-            sock.sendall(json_head("/v1/games/iago/replay", BODY_LIMIT) + b" " * (BODY_LIMIT - 1024))
+            sock.sendall(head + b" " * (BODY_LIMIT - 1024))
     try:
         time.sleep(1)  # the worker has read what they sent: its memory full but 16 KB
         light = PLAY + b" " * (100 * 1024)
