@@ -54,11 +54,12 @@ class Server:
 
 @contextlib.contextmanager
 def serve(app: str = APP, options: tuple[str, ...] = (), grace: float = 0, host: str = "127.0.0.1",
-          **env: str) -> Iterator[Server]:
+          port: int = 0, **env: str) -> Iterator[Server]:
     """gunicorn serving `app` (which answers `/readyz`) at `host` with the project's config, more gunicorn
-    `options` and these REFEREE_* settings (2 workers, no access log unless given); stopped on exit: SIGTERM
-    and up to `grace` seconds to finish, then SIGKILL to the server's whole process group."""
-    port = free_port()
+    `options` and these REFEREE_* settings (2 workers, no access log unless given), on `port` when given (a
+    restarted server on its old one), else a free one; stopped on exit: SIGTERM and up to `grace` seconds
+    to finish, then SIGKILL to the server's whole process group."""
+    port = port or free_port()
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     settings = {"REFEREE_WORKERS": "2", "REFEREE_ACCESS_LOG": "0"} | env | {"REFEREE_BIND": bind}
     full_env = os.environ | settings
