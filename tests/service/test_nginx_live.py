@@ -1,14 +1,16 @@
 """The reverse proxy shipped in deploy/referee.nginx.conf, run by Debian's `nginx` (which `make test`
 installs when missing) on loopback in front of a live gunicorn: the routes answer through it, a slow
 body reaches gunicorn whole, bodies are bounded as the service bounds them but streamed batches are not,
-one peer's flood and its requests in progress are limited while another peer is served, and the service
-is told the peer and the request id. nginx runs as a plain subprocess (`-p` a temporary directory: its pid,
+a steady reader of a stream above the service's minimum rate gets it whole and a slower one is let go, one
+peer's flood and its requests in progress are limited while another peer is served, and the service is told
+the peer and the request id. nginx runs as a plain subprocess (`-p` a temporary directory: its pid,
 logs and temporary files), never as a system service. Without nginx the module is skipped on a
 developer's machine and fails under CI (`CI` set). Every loop here is bounded in count and time."""
 
 from __future__ import annotations
 
 import contextlib
+import io
 import re
 import socket
 import threading
@@ -19,7 +21,7 @@ import orjson
 import pytest
 
 import referee
-from helpers.live import Answer, Server, connect, exchange, read_answer, request_bytes
+from helpers.live import Answer, Server, connect, distinct_lines, exchange, read_answer, request_bytes, serve
 from helpers.proxy import CONF, nginx, require_nginx
 from referee.codes import CODES
 from referee.settings import Settings
@@ -177,6 +179,77 @@ def test_a_silent_stream_gets_the_services_own_answer_through_the_proxy(proxy) -
     assert results and results == [{"index": index, "legal": True} for index in range(len(results))]
     assert last["code"] == "request-timeout" and last["status"] == 408
 
+# ------------------------------------------------------------------ reading answers: the minimum rate
+
+
+def read_at(sock: socket.socket, rate: float, limit: float, until=lambda: False) -> tuple[bytes, bool]:
+    """Reads all it can at `rate` bytes a second for at most `limit` seconds (or `until` it is true): what
+    it read, and whether the connection was closed."""
+    parts, size, started = [], 0, time.monotonic()
+    while time.monotonic() - started < limit and not until():
+        try:
+            part = sock.recv(16384)
+        except OSError:
+            return b"".join(parts), True
+        if not part:
+            return b"".join(parts), True
+        parts.append(part)
+        size += len(part)
+        time.sleep(max(0.0, size / rate - (time.monotonic() - started)))
+    return b"".join(parts), False
+
+
+def test_a_steady_reader_above_the_minimum_rate_gets_its_stream_through_the_proxy_and_a_slower_one_is_let_go() -> None:
+    """Streamed answers of megabytes, read through nginx (which passes them on as they come) at the
+    service's minimum rate scaled up, so that a test lasts seconds, not hours: a steady reader at 1.5 times
+    the rate gets its whole answer; one at a tenth of it is let go by the service once the kernels' buffers
+    between them are full (its JSON line), and nginx then ends its answer without the last chunk, after
+    what it had. That nginx does not cut a steady reader at the service's real rate (4 KB/s, where one
+    wait for a write may last minutes) is `send_timeout`'s bound, checked with the others below."""
+    rate = 400_000
+    lines = distinct_lines(20_000)  # 11 MB of results: more than the kernels buffer on loopback (about 8)
+    steady_lines = b"".join(lines.splitlines(keepends=True)[:10_000])  # 5.6 MB
+    path = "/v1/games/iago/batch/ndjson?with_state=true"
+    read: dict[str, tuple[bytes, bool]] = {}
+    env = {"REFEREE_READ_TIMEOUT": "2", "REFEREE_MIN_READ_RATE": str(rate), "REFEREE_TRUSTED_PROXIES": "127.0.0.1"}
+    with serve(**env) as live, nginx(live.port) as proxy:
+
+        def steady() -> None:
+            with connect(proxy, peer="127.0.0.7") as sock:
+                sock.sendall(post_bytes(path, steady_lines, "application/x-ndjson", "steady-reader"))
+                read["steady"] = read_at(sock, rate * 1.5, 30)
+
+        def slow() -> None:
+            with socket.socket() as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+                sock.settimeout(30)
+                sock.bind(("127.0.0.8", 0))
+                sock.connect((proxy.host, proxy.port))
+                sock.sendall(post_bytes(path, lines, "application/x-ndjson", "slow-reader"))
+                started = time.monotonic()
+                first, _ = read_at(sock, rate / 10, 20, until=lambda: "slow-reader" in live.log_text())
+                read["let go after"] = b"%.1f" % (time.monotonic() - started), False
+                rest, closed = read_at(sock, 1e9, 20)  # what the kernels and nginx still held, then the end
+                read["slow"] = first + rest, closed
+
+        readers = [threading.Thread(target=steady), threading.Thread(target=slow)]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join(timeout=60)
+        log = live.log_text()
+    answer, _ = read["steady"]
+    assert answer.endswith(b"\r\n0\r\n\r\n"), (len(answer), answer[-200:])  # the last chunk: whole
+    results = read_answer(None, io.BytesIO(answer)).body.splitlines()
+    assert len(results) == 10_000 and orjson.loads(results[-1])["index"] == 9_999 and len(answer) > 5_000_000
+    assert "steady-reader" not in log
+    [line] = [orjson.loads(line) for line in log.splitlines() if "slow-reader" in line]
+    assert "stopped reading" in line["message"]
+    cut, closed = read["slow"]
+    assert closed and not cut.endswith(b"\r\n0\r\n\r\n") and cut.count(b'"index":') < 20_000, len(cut)
+    print(f"slow reader let go after {read['let go after'][0].decode()} s, its answer ended after {len(cut)} bytes")
+
+
 # ------------------------------------------------------------------ per-peer limits
 
 
@@ -293,8 +366,9 @@ def seconds(value: str) -> int:
 def test_the_proxys_bounds_agree_with_the_services_defaults() -> None:
     """The shipped numbers against the service's defaults: a changed default fails here until the proxy
     follows it. Single bodies: the same size limit and read timeout; streams: no size limit, and a longer
-    read timeout than the service's (its own answer to a silent stream comes first); connections to
-    gunicorn closed before gunicorn closes them."""
+    read timeout than the service's (its own answer to a silent stream comes first); answers: a write may
+    wait as long as a steady reader at the minimum rate takes to free a third of a socket's largest buffer;
+    connections to gunicorn closed before gunicorn closes them."""
     from referee import gunicorn_conf
 
     text, settings = CONF.read_text(), Settings()
@@ -302,7 +376,10 @@ def test_the_proxys_bounds_agree_with_the_services_defaults() -> None:
     assert settings.max_body_bytes % MIB == 0 and str(settings.max_body_bytes) in text  # nginx's 413 says it
     body_timeouts = [seconds(value) for value in directives(text, "client_body_timeout")]
     assert body_timeouts[0] == settings.read_timeout < body_timeouts[1]
-    assert [seconds(value) for value in directives(text, "send_timeout")] == [settings.read_timeout]
+    # A steady reader at the minimum rate frees a third of a full socket's buffer (4 MiB at most, Linux's
+    # tcp_wmem) between two writes of nginx: send_timeout lets it, and not much longer.
+    [send_timeout] = [seconds(value) for value in directives(text, "send_timeout")]
+    assert 4 * MIB / 3 / settings.min_read_rate <= send_timeout <= 4 * MIB / 3 / settings.min_read_rate + 60
     assert [seconds(value) for value in directives(text, "client_header_timeout")] == [gunicorn_conf.keepalive]
     idle = [seconds(value) for value in directives(text, "keepalive_timeout")]
     assert idle == [gunicorn_conf.keepalive - 1, gunicorn_conf.keepalive]  # upstream's, then the clients'
