@@ -15,7 +15,10 @@ against gunicorn with one worker (`REFEREE_WORKERS=1`), every game in every tabl
   hostile connections end (408 below the minimum upload rate, 429 past the peer's share) and when;
 - readers of a long answer: an 8 MB streamed answer read steadily at rates above and below
   `REFEREE_MIN_READ_RATE`: whole above it, let go below;
-- behind nginx: one peer's flood straight to gunicorn and through deploy/referee.nginx.conf.
+- behind nginx: one peer's flood straight to gunicorn and through deploy/referee.nginx.conf;
+- fair when full (bench/fairness.py): a light peer's `play` and `/healthz` while heavy peers from many
+  addresses hold bodies, streams, the spool or connections of a worker; a flood of new connections from
+  one address, straight to gunicorn and through nginx.
 
 Every row is a bound or a ratio, with the target of issue 30 (or 39) next to it (met / missed); nothing is asserted.
 The live-server helpers are the tests' own (tests/helpers/live.py), the playouts the other sections' (samples.py)."""
@@ -26,7 +29,7 @@ import socket
 import statistics
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 import orjson
 
@@ -39,10 +42,11 @@ from helpers.live import (
     workers,
 )
 
+from fairness import bench_fairness
 from report import progress, table, verdict
 from samples import GAMES, playout
 
-__all__ = ["bench_hostile"]
+__all__ = ["PARTS", "bench_hostile"]
 
 MIB = 1024 * 1024
 # The targets of issue 30.
@@ -476,50 +480,102 @@ def timed(label: str, part: Callable[[], Any]) -> Any:
     return part()
 
 
-def bench_hostile(search_games: int = 30) -> str:
-    memory, peak = timed("memory", bench_memory)
-    loop = timed("event loop", bench_loop)
-    pictures = timed("event loop while small costly pictures are drawn", bench_pictures_loop)
-    costs = timed("costly requests", lambda: bench_costs(search_games))
-    proxy = timed("behind nginx", bench_proxy)
-    peers = timed("one peer's share", bench_peers)
-    read_rate = timed("readers' rate", bench_read_rate)
-    big = timed("big bodies", bench_big_bodies)
-    return "\n\n".join([
-        "## hostile: what one client can take (one worker, `REFEREE_WORKERS=1`)",
-        "### Memory (a worker's resident memory; one fresh server a row)",
-        memory,
-        f"The highest a worker's resident memory reached in these rows: {peak / MIB:.0f} MiB.",
-        "### The event loop while one client streams a costly batch",
-        "`/healthz` and an Iago `play` on connections of their own, one after the other, for as long as the "
-        "batch takes (about 60 MB of each game's costliest items; Hypnosia's on 360 distinct largest boards).",
-        loop,
-        "### The event loop while 4 clients draw pictures of the largest board",
-        "Four clients each draw a 790-byte Hypnosia state on the largest board (8 circles of 360 spaces, "
-        "one bridge a circle) over and over, while `/healthz` is asked on a connection of its own.",
-        pictures,
-        "### The costliest request of each route",
-        "The worker's CPU time a request (its own process's user + system time over repeated requests, each "
-        "answer read), for the costliest input found of each route: the state with the most legal moves in "
-        "seeded random games, the longest game, the largest board.",
-        costs,
-        "### One client holding many connections (issue 39, item 1)",
-        bench_peers.__doc__.split("\n\n")[0].replace("\n    ", " ") if bench_peers.__doc__ else "",
-        peers,
-        "### Readers of a long answer (issue 39, item 6)",
-        bench_read_rate.__doc__.replace("\n    ", " ") if bench_read_rate.__doc__ else "",
-        read_rate,
-        "### One peer's flood, straight to gunicorn and behind nginx (deploy/referee.nginx.conf)",
-        "One peer floods `play` on 8 keep-alive connections for 3 s while another peer plays on a new connection "
-        "every 20 ms (the clients are Python threads sharing one process: their latencies include their own "
-        "waits).",
-        proxy,
-        "### Big bodies: what reading them holds, and what they become",
-        "Each route's worst 8 MB bodies found, each sent by 8 clients at once to a fresh worker (their last "
-        "bytes held until the rest is read, then sent together): `/healthz` on another connection while the "
-        "worker judges them, and over the whole exchange (receiving them too); the worker's peak memory.",
-        big,
-    ])
+#: The parts of the section, in the order they run (`run.py --hostile-parts`).
+PARTS = ("memory", "loop", "pictures", "costs", "proxy", "peers", "read-rate", "big-bodies", "fairness")
+
+
+def bench_hostile(search_games: int = 30, parts: Collection[str] = PARTS) -> str:
+    runs: dict[str, tuple[str, Callable[[], Any]]] = {
+        "memory": ("memory", bench_memory),
+        "loop": ("event loop", bench_loop),
+        "pictures": ("event loop while small costly pictures are drawn", bench_pictures_loop),
+        "costs": ("costly requests", lambda: bench_costs(search_games)),
+        "proxy": ("behind nginx", bench_proxy),
+        "peers": ("one peer's share", bench_peers),
+        "read-rate": ("readers' rate", bench_read_rate),
+        "big-bodies": ("big bodies", bench_big_bodies),
+        "fairness": ("fair when full, and a flood of new connections", bench_fairness),
+    }
+    done = {name: timed(label, part) for name, (label, part) in runs.items() if name in parts}
+    texts = ["## hostile: what one client can take (one worker, `REFEREE_WORKERS=1`)"]
+    if "memory" in done:
+        memory, peak = done["memory"]
+        texts += [
+            "### Memory (a worker's resident memory; one fresh server a row)",
+            memory,
+            f"The highest a worker's resident memory reached in these rows: {peak / MIB:.0f} MiB."]
+    if "loop" in done:
+        texts += [
+            "### The event loop while one client streams a costly batch",
+            "`/healthz` and an Iago `play` on connections of their own, one after the other, for as long as the "
+            "batch takes (about 60 MB of each game's costliest items; Hypnosia's on 360 distinct largest boards).",
+            done["loop"]]
+    if "pictures" in done:
+        texts += [
+            "### The event loop while 4 clients draw pictures of the largest board",
+            "Four clients each draw a 790-byte Hypnosia state on the largest board (8 circles of 360 spaces, "
+            "one bridge a circle) over and over, while `/healthz` is asked on a connection of its own.",
+            done["pictures"]]
+    if "costs" in done:
+        texts += [
+            "### The costliest request of each route",
+            "The worker's CPU time a request (its own process's user + system time over repeated requests, each "
+            "answer read), for the costliest input found of each route: the state with the most legal moves in "
+            "seeded random games, the longest game, the largest board.",
+            done["costs"]]
+    if "peers" in done:
+        texts += [
+            "### One client holding many connections (issue 39, item 1)",
+            bench_peers.__doc__.split("\n\n")[0].replace("\n    ", " ") if bench_peers.__doc__ else "",
+            done["peers"]]
+    if "read-rate" in done:
+        texts += [
+            "### Readers of a long answer (issue 39, item 6)",
+            bench_read_rate.__doc__.replace("\n    ", " ") if bench_read_rate.__doc__ else "",
+            done["read-rate"]]
+    if "proxy" in done:
+        texts += [
+            "### One peer's flood, straight to gunicorn and behind nginx (deploy/referee.nginx.conf)",
+            "One peer floods `play` on 8 keep-alive connections for 3 s while another peer plays on a new connection "
+            "every 20 ms (the clients are Python threads sharing one process: their latencies include their own "
+            "waits).",
+            done["proxy"]]
+    if "big-bodies" in done:
+        texts += [
+            "### Big bodies: what reading them holds, and what they become",
+            "Each route's worst 8 MB bodies found, each sent by 8 clients at once to a fresh worker (their last "
+            "bytes held until the rest is read, then sent together): `/healthz` on another connection while the "
+            "worker judges them, and over the whole exchange (receiving them too); the worker's peak memory.",
+            done["big-bodies"]]
+    if "fairness" in done:
+        full, flood = done["fairness"]
+        texts += [
+            "### Fair when full: a light peer while heavy peers hold a worker (the fair-when-full issue, item 9)",
+            FAIRNESS_INTRO,
+            full,
+            "### A flood of new connections from one address, straight to gunicorn and through nginx",
+            FLOOD_INTRO,
+            flood]
+    return "\n\n".join(texts)
+
+
+FAIRNESS_INTRO = (
+    "One fresh server a row (one worker; five in the last two rows), the shipped settings but a spool of 24 MiB "
+    "(`REFEREE_WORKER_SPOOL_BYTES`) in the spool rows. Heavy peers, each address of 127/8 a client: bodies of "
+    "8 MiB sent but for their last KB; streamed batches held mid-body after 1 MiB of the game's lines; 5 streamed "
+    "batches from one address, with their states, their answers read at 5,000 B/s; connections that send only a "
+    "`play`'s headers. Each connection that ends is opened again a second later (the service's `Retry-After`), "
+    "but in the rows \"none reopened\". Once the workers are done with what was opened and sent, for 4 s a light "
+    "peer sends the game's `play` every 10 ms and a 10-line streamed batch every 250 ms, and a probe from another "
+    "address `/healthz` every 10 ms (new connections, from a process of their own). The heavy peers' ends: "
+    "while held (`503 paid`: its peer held the most of a full budget; `closed`: dropped to keep connections "
+    "spare), then when the bench lets go (`held`: the worker still held it whole; 429: refused past its share, "
+    "its rest being drained; a slow reader's answer `whole` or `cut`); cores: what the workers and the heavy "
+    "peers' process used in the window.")
+FLOOD_INTRO = (
+    "One address (2 processes × 16 threads) opens a new connection for each `play` (`Connection: close`) for "
+    "3 s, while another address asks `/healthz` on a new connection every 20 ms through the same front; one "
+    "worker; nginx as deploy/referee.nginx.conf ships it.")
 
 
 # ------------------------------------------------------------------------------------------ behind nginx

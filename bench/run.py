@@ -23,7 +23,8 @@ Sections (the default runs the first five):
     seals      play with seals (REFEREE_SEAL_KEYS, keyed chance) and opaque states (REFEREE_OPAQUE_STATES)
                against without, every game: in process and over HTTP
     hostile    what one client can take from a worker (bench/hostile.py): memory after the requests that
-               grew it, /healthz and play while a costly batch streams, the costliest request of each route
+               grew it, /healthz and play while a costly batch streams, the costliest request of each route;
+               fair when full (bench/fairness.py): a light peer while heavy ones hold; --hostile-parts picks parts
     worst-archives  `referee validate` on the worst archive of each format (bench/worst_archives.py): one 2 GiB
                line in plain, .gz, .bz2, .xz, .zst; records just under --max-record-bytes; windows refused: peak memory
     handles    native position handles (bench/handles.py): random playouts from Python against OpenSpiel's
@@ -31,12 +32,13 @@ Sections (the default runs the first five):
     dist       what `make dist` built (bench/dist.py): each wheel's size, and `import referee`'s time from the wheel
 
 Each section is a module of its own beside this one (core.py, embedding.py, http_load.py, batch.py,
-slow.py, archive.py (archive and scale), soak.py, seals.py, hostile.py, handles.py), whose docstring says what its numbers
-mean; they share samples.py (playouts and mid-game samples), served.py (gunicorn, wrk), timing.py and
-report.py, and the tests' live-server helpers (tests/helpers/live.py). (`games`, the old section of Isaac, Hypnosia and
-Caesar! against their models, is now part of `core` and still accepted as its name.) The targets of
-issue 13 are printed next to the numbers they judge (met / missed); nothing is asserted. Run it with a
-release build of `referee` installed (see bench/README.md), not an editable debug build.
+slow.py, archive.py (archive and scale), soak.py, seals.py, hostile.py and fairness.py, handles.py), whose
+docstring says what its numbers mean; they share samples.py (playouts and mid-game samples), served.py
+(gunicorn, wrk), timing.py and report.py, and the tests' live-server helpers (tests/helpers/live.py).
+(`games`, the old section of Isaac, Hypnosia and Caesar! against their models, is now part of `core` and
+still accepted as its name.) The targets of issue 13 are printed next to the numbers they judge (met /
+missed); nothing is asserted. Run it with a release build of `referee` installed (see bench/README.md),
+not an editable debug build.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ from core import bench_core  # noqa: E402
 from dist import bench_dist  # noqa: E402
 from embedding import bench_embedding  # noqa: E402
 from handles import bench_handles  # noqa: E402
-from hostile import bench_hostile  # noqa: E402
+from hostile import PARTS as HOSTILE_PARTS, bench_hostile  # noqa: E402
 from http_load import bench_wrk  # noqa: E402
 from report import progress  # noqa: E402
 from samples import GAMES, Sample, sample_games  # noqa: E402
@@ -194,9 +196,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     web.add_argument("--trickle-seconds", type=int, default=35,
                      help="slow: seconds each trickled body takes, one byte a second (default: 35)")
     web.add_argument("--workers", type=int, help="gunicorn workers (default: the config's, 2 × cores + 1)")
-    parser.add_argument_group("hostile").add_argument(
-        "--hostile-games", type=int, default=30,
-        help="seeded random games searched for each game's costliest inputs (default: 30)")
+    hostile = parser.add_argument_group("hostile")
+    hostile.add_argument("--hostile-games", type=int, default=30,
+                         help="seeded random games searched for each game's costliest inputs (default: 30)")
+    hostile.add_argument("--hostile-parts", default=",".join(HOSTILE_PARTS),
+                         help=f"comma-separated parts of the section to run (default: all: {','.join(HOSTILE_PARTS)})")
     parser.add_argument_group("worst-archives").add_argument(
         "--worst-gib", type=int, default=2, help="GiB of the one line of each worst archive (default: 2)")
     handles = parser.add_argument_group("handles")
@@ -226,6 +230,9 @@ def parse_args() -> argparse.Namespace:
         parser.error(f"unknown games {', '.join(sorted(unknown))}; known: {', '.join(GAMES)}")
     if not args.games_list:
         parser.error("--games-list names no game")
+    args.hostile_parts = [name.strip() for name in args.hostile_parts.split(",") if name.strip()]
+    if unknown := set(args.hostile_parts) - set(HOSTILE_PARTS):
+        parser.error(f"unknown hostile parts {', '.join(sorted(unknown))}; known: {', '.join(HOSTILE_PARTS)}")
     if args.batch_size > 10_000 and "batch" in args.only:
         parser.error("the service accepts at most 10,000 batch items (REFEREE_MAX_BATCH_ITEMS)")
     if args.trickle_seconds < 3 and "slow" in args.only:
@@ -260,7 +267,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="referee-seals-") as workdir:
             parts.append(bench_seals(args, Path(workdir)))
     if "hostile" in args.only:
-        parts.append(bench_hostile(args.hostile_games))
+        parts.append(bench_hostile(args.hostile_games, args.hostile_parts))
     if "worst-archives" in args.only:
         parts.append(bench_worst_archives(args))
     if "handles" in args.only:
