@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
-from referee.app import create_app
-from referee.settings import Settings
+from referee.http.app import create_app
+from referee.http.settings import Settings
 
 # How schemathesis sends NDJSON and reads the contract's YAML, for every contract test as for the
 # repository's schemathesis.toml: importing the module registers both.

@@ -252,7 +252,7 @@ def test_gunicorn_with_a_bad_setting_stops_at_once_naming_it(tmp_path) -> None:
     for number, (settings, _) in enumerate(BAD_SETTINGS):
         env = os.environ | {"REFEREE_BIND": "127.0.0.1:0"} | settings
         out = open(tmp_path / f"{number}.log", "wb")
-        runs.append((subprocess.Popen([str(GUNICORN), "-c", "python:referee.gunicorn_conf", APP], env=env,
+        runs.append((subprocess.Popen([str(GUNICORN), "-c", "python:referee.http.gunicorn_conf", APP], env=env,
                                       stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                       cwd=tmp_path, process_group=0), out))
     deadline = time.monotonic() + 30

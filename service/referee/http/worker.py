@@ -45,13 +45,13 @@ from gevent.pool import Pool
 from gevent.server import StreamServer
 from gunicorn.workers.ggevent import GeventWorker
 
-from referee import lifecycle, offload
-from referee.body import PROBES, is_stream
-from referee.budget import RETRY_AFTER_SECONDS, peer_of, plain_address
+from referee.http import lifecycle, offload
+from referee.http.body import PROBES, is_stream
+from referee.http.budget import RETRY_AFTER_SECONDS, peer_of, plain_address
 from referee.codes import CODES
-from referee.observe import new_request_id
-from referee.problems import PROBLEM_JSON, document, internal_error
-from referee.settings import Settings, probe_address
+from referee.http.observe import new_request_id
+from referee.http.problems import PROBLEM_JSON, document, internal_error
+from referee.http.settings import Settings, probe_address
 
 __all__ = ["RefereeWorker"]
 
@@ -103,7 +103,7 @@ def refusal_before_reading(req: Any, max_body_bytes: int) -> tuple[str, str] | N
 
 
 def streamed(req: Any) -> bool:
-    """Whether the app will stream this request's body (`referee.body.is_stream`: one rule for both)."""
+    """Whether the app will stream this request's body (`referee.http.body.is_stream`: one rule for both)."""
     path = gunicorn_util.unquote_to_wsgi_str(req.path or "")
     return is_stream({"PATH_INFO": path, "CONTENT_TYPE": header(req, "CONTENT-TYPE") or ""})
 
