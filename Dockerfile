@@ -24,4 +24,4 @@ RUN pip install --no-cache-dir --require-hashes -r /requirements/service.txt \
 USER referee
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
-CMD ["gunicorn", "-c", "python:referee.gunicorn_conf", "referee.app:create_app()"]
+CMD ["gunicorn", "-c", "python:referee.http.gunicorn_conf", "referee.http.app:create_app()"]

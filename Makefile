@@ -28,7 +28,7 @@ install-test: $(BIN)/python
 
 # Starts the service on localhost:8000 under gunicorn (REFEREE_BIND and friends override).
 serve: install-service
-	exec $(BIN)/gunicorn -c python:referee.gunicorn_conf 'referee.app:create_app()'
+	exec $(BIN)/gunicorn -c python:referee.http.gunicorn_conf 'referee.http.app:create_app()'
 
 # The whole test suite: the lints, the Rust tests (nextest when installed, else cargo test), then Python.
 test: lint rust-test python-test dist-test

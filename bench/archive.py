@@ -282,7 +282,7 @@ def dask_cluster() -> Any:
 #: read, and what it received from the cluster.
 MEASURED_CLI = """
 import atexit, sys
-import fsspec.core, referee.archives, referee.cli, referee.report
+import fsspec.core, referee.archives, referee.cli, referee.archives.report
 fsspec.core.url_to_fs(".")  # fsspec's registry, read from every package's entry points
 if "--scheduler" in sys.argv:
     import dask.distributed

@@ -109,10 +109,10 @@ def bench_handles(seconds: float = 1.0, rounds: int = 5, games: tuple[str, ...] 
     try:
         import pyspiel
 
-        import referee.openspiel
-        import referee.pettingzoo
+        import referee.bots.openspiel
+        import referee.bots.pettingzoo
 
-        referee.openspiel.register()
+        referee.bots.openspiel.register()
     except ImportError:
         pyspiel = None
     rng = random.Random(1)
@@ -184,7 +184,7 @@ def bench_handles(seconds: float = 1.0, rounds: int = 5, games: tuple[str, ...] 
         for name in games:
             progress(f"handles: adapters of {name}")
             spiel_cost = cpu_rate(openspiel_playouts(pyspiel.load_game(f"referee_{name}"), rng), seconds, rounds)[0]
-            zoo_cost = cpu_rate(pettingzoo_playouts(referee.pettingzoo.env(name), rng), seconds, rounds)[0]
+            zoo_cost = cpu_rate(pettingzoo_playouts(referee.bots.pettingzoo.env(name), rng), seconds, rounds)[0]
             adapter_rows.append([name, f"{per_move[name] * 1e6:.2f}", f"{spiel_cost * 1e6:.2f}",
                                  f"{spiel_cost / per_move[name]:.1f}", f"{zoo_cost * 1e6:.2f}",
                                  f"{zoo_cost / per_move[name]:.1f}"])

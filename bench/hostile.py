@@ -34,7 +34,7 @@ from typing import Any, Callable, Collection
 import orjson
 
 import referee
-from referee.offload import INLINE_BYTES
+from referee.http.offload import INLINE_BYTES
 
 from helpers.hypnosia_boards import largest_board
 from helpers.live import (
@@ -56,7 +56,7 @@ UNREAD_BYTES = 1 * MIB  # memory an answer nobody reads holds
 WORST_LATENCY, P99_LATENCY = 0.250, 0.100  # /healthz and play while a batch streams
 SCRAPE_CPU = 0.015  # a /metrics scrape
 #: The bound this project sets itself on one request's CPU run on the event loop (bodies up to
-#: referee.offload.INLINE_BYTES), and on the CPU of one request per KB sent beyond that.
+#: referee.http.offload.INLINE_BYTES), and on the CPU of one request per KB sent beyond that.
 INLINE_CPU = 0.025
 CPU_PER_KB = 0.002
 
@@ -327,7 +327,7 @@ def cost_bound(route: str, inline: bool, cpu: float, kb: float) -> str:
 
 def runs_inline(route: str, body: bytes) -> bool:
     """Whether a request's work runs on the event loop: a body up to INLINE_BYTES, but for `render`, which
-    always runs on the pool (its pictures are drawn in Python: see referee.offload)."""
+    always runs on the pool (its pictures are drawn in Python: see referee.http.offload)."""
     return len(body) <= INLINE_BYTES and route != "render"
 
 

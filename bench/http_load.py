@@ -2,9 +2,9 @@
 
 (This module is not named `http`, which would hide the standard library's package.)
 
-gunicorn runs with `-c python:referee.gunicorn_conf` on loopback, `REFEREE_ACCESS_LOG=0` and the
+gunicorn runs with `-c python:referee.http.gunicorn_conf` on loopback, `REFEREE_ACCESS_LOG=0` and the
 config's worker count unless `--workers`, started twice: once with the real app
-(`referee.app:create_app()`), once with `bench/trivial_app.py` (one POST route that reads the body and
+(`referee.http.app:create_app()`), once with `bench/trivial_app.py` (one POST route that reads the body and
 answers `{"legal":true}`); both run during the section, the idle one using no CPU. Each game has three
 wrk targets: the trivial app with the game's play body (so each game's baseline reads the same
 request), `POST /v1/games/<game>/play` with the play body, `POST /v1/games/<game>/validate` with the
@@ -76,7 +76,7 @@ def bench_wrk(args: argparse.Namespace, real: Server, trivial: Server, bodies: d
     return "\n".join([
         "## http: gunicorn + Flask, driven by wrk",
         "",
-        f"gunicorn `-c python:referee.gunicorn_conf` on 127.0.0.1 ({workers} workers, `REFEREE_ACCESS_LOG=0`), "
+        f"gunicorn `-c python:referee.http.gunicorn_conf` on 127.0.0.1 ({workers} workers, `REFEREE_ACCESS_LOG=0`), "
         f"once with the app, once with `bench/trivial_app.py`. `wrk -t{args.threads} -c{args.connections} "
         f"-d{args.duration}s --latency`, {args.rounds} rounds in which all {len(targets)} targets take turns, after a "
         f"{args.warmup} s warm-up each, on the same machine as the servers (wrk takes CPU from them). Bodies: "
@@ -85,7 +85,7 @@ def bench_wrk(args: argparse.Namespace, real: Server, trivial: Server, bodies: d
         f"`bench/bodies/<game>-validate.json`, the same state and a refused move; play bodies: {sizes}. "
         "*× trivial*: requests/s ÷ the trivial app's with the same game's body; target: every game's `play` "
         f"and `validate` ≥ {HTTP_TARGET}×. The app answers these requests beside Flask, without its dispatch "
-        "(`referee.moves`), which the trivial app goes through, so it can pass 1×. p50: median over "
+        "(`referee.http.moves`), which the trivial app goes through, so it can pass 1×. p50: median over "
         "the rounds, p99: worst round. Errors: non-2xx answers, socket errors and timeouts.",
         "",
         table(["game", "endpoint", "requests/s", "× trivial", "target", "p50 ms", "p99 ms", "bytes/answer",

@@ -172,7 +172,7 @@ def bench_seals(args: argparse.Namespace, workdir: Path) -> str:
         "",
         table(["refused seal", "best µs", "median µs", "spread of the runs µs"], timing),
         "",
-        f"Over HTTP: gunicorn `-c python:referee.gunicorn_conf` ({workers} workers, `REFEREE_ACCESS_LOG=0`), one "
+        f"Over HTTP: gunicorn `-c python:referee.http.gunicorn_conf` ({workers} workers, `REFEREE_ACCESS_LOG=0`), one "
         f"server without keys, one with, one with opaque states; `wrk -t{args.threads} -c{args.connections} "
         f"-d{args.duration}s`, {args.rounds} rounds taking turns after a {args.warmup} s warm-up each. "
         "Latencies unsealed / sealed / opaque.",

@@ -63,7 +63,7 @@ def write_bodies(game: referee.Game, samples: list[Sample], form: str) -> Bodies
 
 
 @contextlib.contextmanager
-def server(workers: int | None, app: str = "referee.app:create_app()", options: tuple[str, ...] = (),
+def server(workers: int | None, app: str = "referee.http.app:create_app()", options: tuple[str, ...] = (),
            env: dict[str, str] | None = None) -> Iterator[Server]:
     """Serves `app` with the project's gunicorn config on a free loopback port, `workers` workers (the
     config's default, 2 × cores + 1, when None), no access log, and `env` (e.g. a setting to compare)."""

@@ -1,7 +1,7 @@
 """The HTTP baseline of bench/run.py: a Flask app that does nothing, served by gunicorn with the
 Referee config. It reads the request body (as the real routes do) and answers a small JSON constant.
 
-    REFEREE_BIND=127.0.0.1:8001 gunicorn -c python:referee.gunicorn_conf --pythonpath bench trivial_app:app
+    REFEREE_BIND=127.0.0.1:8001 gunicorn -c python:referee.http.gunicorn_conf --pythonpath bench trivial_app:app
 """
 
 from flask import Flask, Response, request

@@ -8,14 +8,15 @@ A property test that states its own ``max_examples`` scales it by the profile's 
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from referee.app import create_app
-from referee.settings import Settings
+from referee.http.app import create_app
+from referee.http.settings import Settings
 
 # How schemathesis sends NDJSON and reads the contract's YAML, for every contract test as for the
 # repository's schemathesis.toml: importing the module registers both.
@@ -35,6 +36,24 @@ def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "slow: a long known-answer check (run by default and in CI; deselect with -m 'not slow')")
     config.addinivalue_line("markers", "live: talks to a gunicorn (tests/helpers/live.py) or a browser the test starts, from outside "
                                        "(run by default and in CI; deselect with -m 'not live')")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """A test that starts a server (takes `server`, or calls `serve(...)`) is marked `live`, so that `make
+    test-fast` leaves it out (one that was not ran beside a cargo build and missed its bound)."""
+    unmarked = [item.nodeid for item in items if item.get_closest_marker("live") is None and starts_a_server(item)]
+    if unmarked:
+        raise pytest.UsageError("tests that start a server without the `live` marker: " + ", ".join(unmarked))
+
+
+def starts_a_server(item) -> bool:
+    function = getattr(item, "function", None)
+    if "server" in getattr(item, "fixturenames", ()):
+        return True
+    try:
+        return function is not None and "serve(" in inspect.getsource(function)
+    except (OSError, TypeError):
+        return False
 
 
 @pytest.fixture(scope="session")

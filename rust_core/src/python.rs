@@ -778,7 +778,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // A player's secret's length bounds, the one home of the service's schemas and `referee.commitment`.
     module.add("MIN_SECRET_CHARS", crate::opaque::MIN_SECRET_CHARS)?;
     module.add("MAX_SECRET_CHARS", crate::opaque::MAX_SECRET_CHARS)?;
-    // What the service's envelopes (`referee.schemas`) and its contract share with the engine's own
+    // What the service's envelopes (`referee.http.schemas`) and its contract share with the engine's own
     // checks and schemas: their one home.
     module.add("MAX_MOVE_CHARS", crate::request::MAX_MOVE_CHARS)?;
     module.add("MAX_PLAYER_CHARS", crate::request::MAX_PLAYER_CHARS)?;

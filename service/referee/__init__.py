@@ -7,9 +7,13 @@
 >>> game.validate(result["state"], "e5") # {"legal": False, "reason": {...}}
 
 The public API is ``__all__``; the shapes of states, effects and answers, for type checkers, are in
-``referee.types``. The HTTP service (``referee.app``), the archive command (``referee.cli``), the pictures
-(``referee.pictures``) and the contract generator (``referee.contract``) are modules of their own.
+``referee.types``. The rest is a package by concern: the HTTP service (``referee.http``), archives
+(``referee.archives``, with the command ``referee.cli``), bots and their adapters (``referee.bots``),
+pictures (``referee.pictures``) and the contract (``referee.contract``); importing ``referee`` imports
+none of them.
 """
+
+from referee import _moved
 
 from referee._core import Position, SealKeys, __version__
 from referee._game import Game, commitment, game, games, replay_records
@@ -56,3 +60,5 @@ __all__ = [
     "games",
     "replay_records",
 ]
+
+_moved.install()  # the old paths of moved modules, for one release

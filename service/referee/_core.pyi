@@ -26,7 +26,7 @@ MAX_COMMITMENTS: int
 #: The largest seed a request gives as a number (a JavaScript number holds it exactly).
 MAX_SEED: int
 #: Every message about a field at fault, by name (``required``, ``string``, ``length``, ``state``, ...), as the
-#: engine's envelope checks word them (``error.rs``); ``referee.schemas`` gives them to marshmallow.
+#: engine's envelope checks word them (``error.rs``); ``referee.http.schemas`` gives them to marshmallow.
 SCHEMA_MESSAGES: dict[str, str]
 #: Every code of the engine's refusals (its one error type, ``error.rs``): codes of ``referee.codes``.
 ERROR_CODES: list[str]
@@ -51,7 +51,7 @@ def replay_records(
     """Replays NDJSON game records (any mix of games) in parallel and judges their claims: the NDJSON
     results, numbered from ``first_record``, with the fields ``keep`` names and (``positions``) every
     position of a legal record; the counts (``records``, ``legal``, ``illegal``, ``errors``, ``agrees``,
-    ``disagrees``, ``absent``); and with ``tally``, what a report shows of them (``referee.report``).
+    ``disagrees``, ``absent``); and with ``tally``, what a report shows of them (``referee.archives.report``).
     A record longer than ``max_record_bytes`` (its line end aside) is its own ``malformed-record``,
     unread. ValueError for a field to keep that results already have."""
 

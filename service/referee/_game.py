@@ -96,7 +96,7 @@ def replay_records(data: bytes, first_record: int = 1, *, keep: Iterable[str] = 
 
 
 #: A player's secret is 16 to 256 characters: the engine's bounds (`opaque.rs`), exported by `_core`, used
-#: by the envelopes' `secret` (`referee.schemas`) and `commitment` alike.
+#: by the envelopes' `secret` (`referee.http.schemas`) and `commitment` alike.
 MIN_SECRET_CHARS: int = _core.MIN_SECRET_CHARS
 MAX_SECRET_CHARS: int = _core.MAX_SECRET_CHARS
 

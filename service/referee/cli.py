@@ -7,7 +7,7 @@ on native position handles and writes one game record a line, which `referee val
 `referee validate RECORDS.jsonl`: replays a whole archive of game records and writes one NDJSON result
 a record — the outcome, or the first illegal ply and why, and the verdict on what the record claims
 about how its game ended — with, on request, fields of the record (`--keep`), every position
-(`--positions`), and a report for people (`--report`, see `referee.report`).
+(`--positions`), and a report for people (`--report`, see `referee.archives.report`).
 
 The archive pipeline (sources, partitions, the work locally or on a Dask cluster, outputs that cannot lie,
 resume) is `referee.archives`; this module only parses commands.

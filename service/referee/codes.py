@@ -1,5 +1,5 @@
 """Every problem code, defined once: its HTTP status, its title and what it means. The service's
-problems (`referee.problems`), the engine's exception classes (`referee.errors`, named after their
+problems (`referee.http.problems`), the engine's exception classes (`referee.errors`, named after their
 codes) and the contract's `ProblemCode` schema all come from this table.
 
 Beside them, the codes of verdicts that are answers rather than problems: why a record's claim

@@ -1,6 +1,6 @@
 """The shapes of what ``referee`` takes and answers, for type checkers: every game's state, setup, options
 and effects (``IagoState``, ``CaesarEffects``, ...) and the shared ``Outcome``, generated from the Rust
-types (see ``referee.typegen``), and the answers of ``referee.Game`` built on them, each the contract's
+types (see ``referee.contract.typegen``), and the answers of ``referee.Game`` built on them, each the contract's
 component of the same name (``openapi.yaml``), generic over the game's state and effects.
 
 >>> import referee

@@ -17,13 +17,13 @@ pettingzoo_test = pytest.importorskip("pettingzoo.test")
 
 from open_spiel.python.algorithms import mcts, outcome_sampling_mccfr  # noqa: E402
 
-import referee.openspiel  # noqa: E402
-import referee.pettingzoo  # noqa: E402
+import referee.bots.openspiel  # noqa: E402
+import referee.bots.pettingzoo  # noqa: E402
 from referee import bots  # noqa: E402
 from referee.cli import main  # noqa: E402
 
 GAMES = ["iago", "isaac", "hypnosia", "caesar"]
-referee.openspiel.register()
+referee.bots.openspiel.register()
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -94,12 +94,12 @@ def test_openspiel_mccfr_iterates_on_caesar() -> None:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_pettingzoo_api_test_passes(name: str) -> None:
-    env = referee.pettingzoo.env(name)
+    env = referee.bots.pettingzoo.env(name)
     pettingzoo_test.api_test(env, num_cycles=40, verbose_progress=False)
 
 
 def test_pettingzoo_plays_hypnosia_for_four_to_the_end() -> None:
-    env = referee.pettingzoo.env("hypnosia", options={"players": 4})
+    env = referee.bots.pettingzoo.env("hypnosia", options={"players": 4})
     env.reset(seed=2)
     rng = random.Random(2)
     final = {}

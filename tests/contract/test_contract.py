@@ -17,11 +17,11 @@ from openapi_spec_validator import validate
 
 import referee
 from referee import _core, contract
-from referee.app import create_app
+from referee.http.app import create_app
 from referee.codes import CLAIM_CODES, CODES, RECORD_CODES, claim_code_schema, problem_code_schema
 from referee.errors import InvalidOptions, InvalidState, RefereeError
-from referee.problems import Problem
-from referee.settings import Settings
+from referee.http.problems import Problem
+from referee.http.settings import Settings
 
 from helpers.hypnosia_boards import default_board
 
@@ -42,7 +42,7 @@ def test_the_served_spec_is_the_repository_file(client) -> None:
 
 
 def test_the_committed_contract_is_what_the_generator_writes() -> None:
-    """`openapi.yaml` comes from the code (`python -m referee.contract openapi.yaml` rewrites it)."""
+    """`openapi.yaml` comes from the code (`python -m referee.contract` rewrites it)."""
     assert SPEC.read_text() == contract.text()
 
 

@@ -13,10 +13,10 @@ import referee
 from helpers.properties import Branches, examples
 from helpers.records import (assert_records_cover_every_game_and_chance, assert_result_is_the_models,
                      expected_by_game_replay, random_records)
-from referee.api import longer_line
-from referee.app import create_app
-from referee.schemas import BatchItem, MoveRequest
-from referee.settings import Settings
+from referee.http.api import longer_line
+from referee.http.app import create_app
+from referee.http.schemas import BatchItem, MoveRequest
+from referee.http.settings import Settings
 
 game = referee.game("iago")
 START = game.new()

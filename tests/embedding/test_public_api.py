@@ -46,6 +46,8 @@ def declared_all(tree: ast.Module) -> list[str] | None:
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
             return list(ast.literal_eval(node.value))
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "__all__" and node.value:
+            return list(ast.literal_eval(node.value))
     return None
 
 

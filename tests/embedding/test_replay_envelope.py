@@ -4,14 +4,14 @@ fields and messages in the same order, so that the schema stays the contract's d
 
 from __future__ import annotations
 
-import orjson
+import json
 from hypothesis import given, strategies as st
 from marshmallow import ValidationError
 
 from helpers.properties import Branches, examples
-from referee.app import create_app
-from referee.schemas import ReplayRequest, malformed
-from referee.settings import Settings
+from referee.http.app import create_app
+from referee.http.schemas import ReplayRequest, malformed
+from referee.http.settings import Settings
 
 LIMIT = 6
 CLIENT = create_app(Settings(access_log=False, max_replay_moves=LIMIT)).test_client()
@@ -72,7 +72,8 @@ def test_the_native_replay_envelope_agrees_with_the_marshmallow_schema() -> None
     @examples(400)
     @given(record=records | good_records | json_values)
     def check(record) -> None:
-        answer = CLIENT.post("/v1/games/iago/replay", data=orjson.dumps(record), content_type="application/json")
+        # json, not orjson, which refuses a seed of 2**64
+        answer = CLIENT.post("/v1/games/iago/replay", data=json.dumps(record), content_type="application/json")
         expected = schema_errors(record)
         problem = answer.get_json()
         if expected:

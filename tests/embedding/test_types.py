@@ -1,4 +1,4 @@
-"""The types of the embedding API: the generated TypedDicts are what ``referee.typegen`` writes from the
+"""The types of the embedding API: the generated TypedDicts are what ``referee.contract.typegen`` writes from the
 Rust types, the hand-written answer shapes are the contract's components, a program using every game
 type-checks under ``mypy --strict`` (and mistakes in it do not), and the stubs of ``referee._core`` agree
 with the module (mypy's stubtest)."""
@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from referee import typegen, types
+from referee.contract import typegen
+
+from referee import types
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "service" / "referee" / "_schema_types.py"
@@ -55,7 +57,7 @@ def mypy(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_generated_types_are_what_the_generator_writes() -> None:
-    """`python -m referee.typegen service/referee/_schema_types.py` rewrites them after a Rust type changes."""
+    """`python -m referee.contract.typegen` rewrites them after a Rust type changes."""
     assert GENERATED.read_text() == typegen.text()
 
 

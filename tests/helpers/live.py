@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 GUNICORN = Path(sys.executable).with_name("gunicorn")
-APP = "referee.app:create_app()"
+APP = "referee.http.app:create_app()"
 
 
 def free_port() -> int:
@@ -72,7 +72,7 @@ def serve(app: str = APP, options: tuple[str, ...] = (), grace: float = 0, host:
         # own group).
         with open(log, "wb") as out:
             process = subprocess.Popen(
-                [str(GUNICORN), "-c", "python:referee.gunicorn_conf", *options, app],
+                [str(GUNICORN), "-c", "python:referee.http.gunicorn_conf", *options, app],
                 env=full_env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=workdir,
                 process_group=0,
             )

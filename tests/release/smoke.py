@@ -83,7 +83,7 @@ def serve() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = os.environ | {"REFEREE_BIND": f"127.0.0.1:{port}", "REFEREE_WORKERS": "1"}
-    server = subprocess.Popen([BIN / "gunicorn", "-c", "python:referee.gunicorn_conf", "referee.app:create_app()"],
+    server = subprocess.Popen([BIN / "gunicorn", "-c", "python:referee.http.gunicorn_conf", "referee.http.app:create_app()"],
                               env=env, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30

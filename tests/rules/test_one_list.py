@@ -24,11 +24,11 @@ LIST = "rust_core/src/registry.rs"
 ALLOWED: dict[str, tuple[int, str]] = {
     "rust_core/src/python.rs": (2, "Hypnosia's own knob, its compiled boards' cache (no registration)"),
     "service/referee/_game.py": (4, "typing overloads, a `Literal` a game: a type checker reads no list"),
-    "service/referee/_schema_types.py": (8, "generated from the Rust types by `referee.typegen`"),
+    "service/referee/_schema_types.py": (8, "generated from the Rust types by `referee.contract.typegen`"),
     "service/referee/types.py": (1, "Caesar!'s view, typed by hand"),
     "service/referee/pictures/svg.py": (1, "the colour of the player named caesar, as red's or pompey's"),
     "service/referee/codes.py": (1, "prose: the problem invalid-board is Hypnosia's"),
-    "service/referee/schemas.py": (3, "prose: field descriptions of the contract name Caesar!"),
+    "service/referee/http/schemas.py": (3, "prose: field descriptions of the contract name Caesar!"),
     "service/referee/cli.py": (1, "prose: `--player`'s help names Caesar!"),
 }
 
@@ -104,7 +104,7 @@ def test_the_check_finds_a_game_named_in_the_engine() -> None:
     # Before the engine's tests, which are not read.
     files["rust_core/src/engine.rs"] = "type Named = crate::caesar::Caesar; // a comment: Iago\n" + files[
         "rust_core/src/engine.rs"]
-    files["service/referee/api.py"] += '\nGAME = "iago"  # isaac\n'
+    files["service/referee/http/api.py"] += '\nGAME = "iago"  # isaac\n'
     found = spelled_outside(files)
     assert [name for _, name in found["rust_core/src/engine.rs"]] == ["caesar", "Caesar"]
-    assert [name for _, name in found["service/referee/api.py"]] == ["iago"]
+    assert [name for _, name in found["service/referee/http/api.py"]] == ["iago"]

@@ -11,8 +11,8 @@ from helpers.hypnosia_boards import CUSTOM_BOARDS, default_board
 from helpers.properties import GAMES, played
 from referee import _core
 from referee.errors import MalformedJson
-from referee.app import create_app
-from referee.settings import Settings
+from referee.http.app import create_app
+from referee.http.settings import Settings
 
 CLIENT = create_app(Settings(access_log=False)).test_client()
 ENGINES = {name: _core.Engine(name) for name in GAMES}

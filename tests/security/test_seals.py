@@ -14,8 +14,8 @@ from typing import Any, Iterator
 import pytest
 
 import referee
-from referee.app import create_app
-from referee.settings import Settings
+from referee.http.app import create_app
+from referee.http.settings import Settings
 from helpers.keys import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2
 from helpers.live import Server, post, serve
 from helpers.properties import GAMES, MISSING, SETUPS, get, paths, playout, put

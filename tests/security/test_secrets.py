@@ -18,7 +18,7 @@ from typing import Iterator
 import pytest
 
 import referee
-from referee.settings import Settings
+from referee.http.settings import Settings
 from helpers.live import Server, post, send
 from rules.reference.aead import open_xchacha20poly1305, seal_xchacha20poly1305
 from rules.reference.chacha import ChaCha8

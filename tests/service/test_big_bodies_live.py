@@ -9,9 +9,12 @@ import threading
 import time
 
 import orjson
+import pytest
 
 from helpers.live import (connect, distinct_lines, exchange, healthz_latencies, held_back, request_bytes, rss_bytes,
                           serve, workers)
+
+pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/live.py)
 
 MIB = 1024 * 1024
 #: The body limit's default, which these bodies fill.

@@ -1,4 +1,4 @@
-"""A worker's budget in bytes, shared by its clients: each may hold a share (`referee.budget`)."""
+"""A worker's budget in bytes, shared by its clients: each may hold a share (`referee.http.budget`)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from referee.budget import Budget, peer_of
-from referee.problems import Problem
-from referee.settings import Settings
+from referee.http.budget import Budget, peer_of
+from referee.http.problems import Problem
+from referee.http.settings import Settings
 
 
 def test_a_peer_past_its_share_is_told_too_many_requests_and_others_still_take() -> None:

@@ -252,7 +252,7 @@ def test_gunicorn_with_a_bad_setting_stops_at_once_naming_it(tmp_path) -> None:
     for number, (settings, _) in enumerate(BAD_SETTINGS):
         env = os.environ | {"REFEREE_BIND": "127.0.0.1:0"} | settings
         out = open(tmp_path / f"{number}.log", "wb")
-        runs.append((subprocess.Popen([str(GUNICORN), "-c", "python:referee.gunicorn_conf", APP], env=env,
+        runs.append((subprocess.Popen([str(GUNICORN), "-c", "python:referee.http.gunicorn_conf", APP], env=env,
                                       stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                       cwd=tmp_path, process_group=0), out))
     deadline = time.monotonic() + 30
@@ -403,3 +403,22 @@ def test_ipv6_clients_are_one_client_a_64_prefix(ipv6_peers) -> None:
             for sock in held:
                 sock.close()
         assert exchange(live, play, timeout=5, peer=neighbour).status == 200  # its /64's connections given back
+
+
+def test_a_trusted_proxys_connections_count_towards_the_spare_ones() -> None:
+    """A trusted proxy's connections are in the worker's pool, never dropped (they speak for many clients),
+    but they fill it: with 60 of a proxy's and 40 of one client's in a pool of 100, no slot was spare and a
+    new client waited for one. Now the client holding the most loses an idle one, and the new one is served."""
+    play = request_bytes("POST", "/v1/games/iago/play", PLAY)
+    with serve(REFEREE_WORKERS="1", REFEREE_WORKER_CONNECTIONS="100", REFEREE_PEER_CONNECTIONS="40",
+               REFEREE_TRUSTED_PROXIES="127.0.0.9") as live:
+        held = [connect(live, "127.0.0.9", timeout=10) for _ in range(60)]
+        held += [connect(live, "127.0.0.4", timeout=10) for _ in range(40)]
+        try:
+            time.sleep(0.5)  # all accepted: the pool is full
+            # Served at once, not when the keep-alive timeout (5 s) frees a slot.
+            assert exchange(live, play, timeout=2, peer="127.0.0.5").status == 200
+            assert "dropped the longest idle connection" in live.log_text()
+        finally:
+            for sock in held:
+                sock.close()

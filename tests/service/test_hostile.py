@@ -172,8 +172,8 @@ def test_a_long_replay_is_refused_by_its_count(server) -> None:
 
 def test_a_replay_too_long_is_refused_before_its_moves_are_checked() -> None:
     """A million moves, none a string: the count is told, not a million errors about the moves."""
-    from referee.app import create_app
-    from referee.settings import Settings
+    from referee.http.app import create_app
+    from referee.http.settings import Settings
 
     client = create_app(Settings(access_log=False, max_body_bytes=16 << 20, max_replay_moves=REPLAY_LIMIT)).test_client()
     answer = client.post("/v1/games/iago/replay", data=orjson.dumps({"moves": [1] * 1_000_000}),
@@ -622,10 +622,10 @@ def test_metrics_series_stay_within_their_closed_labels_and_sum_every_worker(ser
     series = [line for line in text.decode().splitlines() if line.startswith("referee_requests_total{")]
     after = sum(float(line.rsplit(" ", 1)[1]) for line in series)
     assert after - before == sent + 1  # and the first scrape itself
-    from referee.api import engines
-    from referee.app import create_app
-    from referee.metrics import METHODS, STATUSES
-    from referee.moves import MoveRoutes
+    from referee.http.api import engines
+    from referee.http.app import create_app
+    from referee.http.metrics import METHODS, STATUSES
+    from referee.http.moves import MoveRoutes
 
     routes = {rule.rule for rule in create_app().url_map.iter_rules()} | {*MoveRoutes(engines()).labels, "unmatched"}
     for line in series:

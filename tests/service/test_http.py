@@ -13,11 +13,11 @@ import pytest
 import yaml
 
 import referee
-from referee import app as app_module
-from referee import offload
-from referee.app import create_app
+from referee.http import app as app_module
+from referee.http import offload
+from referee.http.app import create_app
 from referee.codes import CODES
-from referee.settings import Settings
+from referee.http.settings import Settings
 from helpers.inprocess import post, problem
 
 

@@ -24,7 +24,7 @@ import referee
 from helpers.live import Answer, Server, connect, distinct_lines, exchange, read_answer, request_bytes, serve
 from helpers.proxy import CONF, nginx, require_nginx
 from referee.codes import CODES
-from referee.settings import Settings
+from referee.http.settings import Settings
 
 pytestmark = pytest.mark.live
 
@@ -369,7 +369,7 @@ def test_the_proxys_bounds_agree_with_the_services_defaults() -> None:
     read timeout than the service's (its own answer to a silent stream comes first); answers: a write may
     wait as long as a steady reader at the minimum rate takes to free a third of a socket's largest buffer;
     connections to gunicorn closed before gunicorn closes them."""
-    from referee import gunicorn_conf
+    from referee.http import gunicorn_conf
 
     text, settings = CONF.read_text(), Settings()
     assert directives(text, "client_max_body_size") == [f"{settings.max_body_bytes // MIB}m", "0"]

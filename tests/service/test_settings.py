@@ -16,8 +16,8 @@ import pytest
 import referee
 from helpers.keys import KEYS_ROTATED
 from helpers.live import APP, GUNICORN, post, serve
-from referee.api import SPOOL_MEMORY_BYTES
-from referee.settings import MIN_REQUEST_BYTES, Settings, bind_address
+from referee.http.settings import SPOOL_MEMORY_BYTES
+from referee.http.settings import MIN_REQUEST_BYTES, Settings, bind_address
 
 #: (variable, bad value): each must stop the service, named.
 BAD = [
@@ -144,7 +144,7 @@ def assert_refused(code: int | None, err: str, name: str) -> None:
 def test_gunicorn_refuses_a_bad_value_at_start(tmp_path, name: str, value: str) -> None:
     """gunicorn as `make serve` runs it: it exits at once, before any worker, with the variable named."""
     env = os.environ | {"REFEREE_BIND": "127.0.0.1:0", "REFEREE_WORKERS": "1", name: value}
-    process = subprocess.Popen([str(GUNICORN), "-c", "python:referee.gunicorn_conf", APP], env=env, cwd=tmp_path,
+    process = subprocess.Popen([str(GUNICORN), "-c", "python:referee.http.gunicorn_conf", APP], env=env, cwd=tmp_path,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                process_group=0)
     assert_refused(*stopped(process), name)
@@ -153,7 +153,7 @@ def test_gunicorn_refuses_a_bad_value_at_start(tmp_path, name: str, value: str) 
 @pytest.mark.parametrize(("name", "value"), BAD)
 def test_create_app_refuses_a_bad_value_in_process(tmp_path, name: str, value: str) -> None:
     """An app made in-process (an embedder's server, a test) reads the same settings and stops alike."""
-    process = subprocess.Popen([sys.executable, "-c", "from referee.app import create_app; create_app()"],
+    process = subprocess.Popen([sys.executable, "-c", "from referee.http.app import create_app; create_app()"],
                                env=os.environ | {name: value}, cwd=tmp_path, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, process_group=0)
     assert_refused(*stopped(process), name)

@@ -19,8 +19,8 @@ use super::board::{
     parse_border, parse_province, parse_token, token_code, token_total, BORDER_COUNT,
     PROVINCE_COUNT, TOKEN_KINDS,
 };
-use super::moves::parse_move;
-use super::moves::Draws;
+use super::draws::Draws;
+use super::notation::parse_move;
 use super::{observation, BorderIndex, Caesar, Choice, Move, Position, ProvinceIndex, Target};
 use crate::decisions::{self, Decisions, Node};
 use crate::error::{Error, Result};

@@ -134,6 +134,30 @@ pub const ICON_MASK: [u32; 3] = {
 
 pub const ALL_BORDERS: u32 = (1 << BORDER_COUNT) - 1;
 
+/// The borders in the bit set `mask`, in border order.
+pub(super) fn borders_in(mask: u32) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        let border = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        (border < BORDER_COUNT).then_some(border)
+    })
+}
+
+/// The provinces around `border` that the filled borders `filled` close, in table order (the order
+/// their closures resolve in), and how many.
+pub(super) fn closed_around(filled: u32, border: usize) -> ([usize; 2], usize) {
+    let (a, b, _) = BORDERS[border];
+    let (mut closed, mut count) = ([0; 2], 0);
+    for province in [a.min(b), a.max(b)] {
+        if filled & PROVINCE_MASK[province] == PROVINCE_MASK[province] {
+            closed[count] = province;
+            count += 1;
+        }
+    }
+    (closed, count)
+}
+
 /// The border between two provinces, in either order.
 pub fn border_between(a: usize, b: usize) -> Option<usize> {
     BORDERS

@@ -4,8 +4,11 @@
 
 mod actions;
 pub mod board;
+mod draws;
+mod generate;
 mod invariants;
 mod moves;
+mod notation;
 mod observation;
 mod position;
 mod setup;
@@ -23,8 +26,9 @@ use board::{
     CONTROL_MARKERS, IT, PROVINCES, PROVINCE_MASK, START_HAND_LIMIT, TOKENS,
 };
 pub use board::{Player, Tokens};
-use moves::parse_move;
-pub use moves::{BorderIndex, Choice, Closure, Effects, Move, ProvinceIndex, Target};
+pub use moves::{Closure, Effects};
+use notation::parse_move;
+pub use notation::{BorderIndex, Choice, Move, ProvinceIndex, Target};
 pub use position::{Placed, Position, View};
 use setup::{check_setup, start};
 pub use setup::{Options, Setup, Variant};

@@ -1,5 +1,5 @@
 //! `referee validate --dataset`'s replay: a data set's rows (`rows::Rows`) as their Arrow buffers,
-//! which `referee.dataset` hands to pyarrow whole.
+//! which `referee.archives.dataset` hands to pyarrow whole.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};

@@ -7,7 +7,7 @@
    that does not start its source needs the count of the records before it, which tasks count where the
    data is (`count_records`), so the client reads none of it.
 3. **Work**: a task opens its own partition (`open_lines`), replays it chunk by chunk (`replay_partition`)
-   and either writes its own part of a `DIR/` output (`write_part`) or returns its results; either way
+   and either writes its own part of a `DIR/` output (`run_partition`; `write_rows` for a data set) or returns its results; either way
    the client receives counts and a tally. On Dask nothing is scattered: a lost worker's tasks are
    recomputed from their descriptions.
 4. **Outputs that cannot lie**: `-o FILE` and `--report` are written beside their path and renamed once

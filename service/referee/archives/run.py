@@ -120,7 +120,7 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     if args.resume and directory is None:
         raise Unusable("--resume finishes a run into a directory: -o DIR/ or --dataset DIR/")
     if args.dataset is not None:
-        from referee import dataset
+        from referee.archives import dataset
 
         dataset.check_installed()
     part_bytes = args.part_bytes or PART_BYTES[args.positions or args.dataset is not None]
@@ -152,7 +152,7 @@ def validate(args: argparse.Namespace, argv: list[str] | None = None) -> int:
 def judged(given: Run, directory: Directory | None) -> int:
     """The run: results into a stream or `DIR/`, then the report, then (for `DIR/`) `_SUCCESS`, each durable
     before the next; the exit status of its verdicts."""
-    from referee import report
+    from referee.archives import report
 
     args = given.args
     started = time.perf_counter()

@@ -41,7 +41,7 @@ class Options(NamedTuple):
     tally: bool
     chunk: int
     name_sources: bool  # each result names its `source` (several sources, a glob or a directory)
-    dataset: bool = False  # parts are Parquet, a row a ply (`--dataset`, referee.dataset), not results
+    dataset: bool = False  # parts are Parquet, a row a ply (`--dataset`, referee.archives.dataset), not results
     max_record_bytes: int = MAX_RECORD_BYTES  # a longer record is its own error, never held (`open_lines`)
 
 
@@ -198,9 +198,7 @@ def run_partition(part: Partition, options: Options, target: Target | None) -> D
     and writes its results to `target` (a part of a `DIR/` output), or returns them when there is none."""
     if options.dataset:
         assert target is not None
-        from referee import dataset
-
-        return dataset.write_part(part, options, target)
+        return write_rows(part, options, target)
     counts: Counts = dict.fromkeys(COUNT_KEYS, 0)
     tally = None
     reading = Reading(part, options)
@@ -213,6 +211,28 @@ def run_partition(part: Partition, options: Options, target: Target | None) -> D
             counts, tally = add_counts(counts, chunk_counts), merge(tally, chunk_tally)
     return Done(kept.getvalue() if target is None else None, counts, tally, out.size, out.digest.hexdigest(), part.size,
                 reading.input())
+
+
+def write_rows(part: Partition, options: Options, target: Target) -> Done:
+    """A partition's task with `--dataset`: a Parquet part at `target` (a row group a chunk), its rows the
+    native replay's (`_core.replay_rows`), chunk by chunk as every partition is cut (`referee.archives.dataset`)."""
+    import pyarrow.parquet as pq
+
+    from referee import _core
+    from referee.archives import dataset
+
+    counts: Counts = dict.fromkeys(COUNT_KEYS, 0)
+    part_tally, table_schema = None, dataset.schema()
+    reading = Reading(part, options)
+    with whole_file(target.path, owner=target.owner, fence=target.fence) as file:
+        out = Hashed(file)
+        with pq.ParquetWriter(out, table_schema, compression="zstd") as writer:
+            for first, data in reading:
+                columns, chunk_counts, chunk_tally = _core.replay_rows(data, first, options.tally, options.max_record_bytes)
+                if columns["rows"]:
+                    writer.write_table(dataset.table(part.source, columns, table_schema))
+                counts, part_tally = add_counts(counts, chunk_counts), merge(part_tally, chunk_tally)
+    return Done(None, counts, part_tally, out.size, out.digest.hexdigest(), part.size, reading.input())
 
 
 def part_task(task: tuple[int, Partition, Target], options: Options) -> tuple[int, Done]:

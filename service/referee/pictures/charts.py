@@ -1,4 +1,4 @@
-"""Charts of an archive's report (`referee.report`), built with the one SVG builder: bars of counts by
+"""Charts of an archive's report (`referee.archives.report`), built with the one SVG builder: bars of counts by
 label, and histograms of counts by value. Every bar carries its numbers (`data-label` and `data-value`;
 a histogram's bins `data-from` and `data-to` too), so the figures of a page can be read back and checked
 against the results they count."""

@@ -1,6 +1,6 @@
 """RFC 9457 problem details: every error the service answers is one of these, never a stack trace. Also
 what every route answers about its methods (405, `OPTIONS`), whichever app owns it (Flask, or the move
-routes of `referee.moves`)."""
+routes of `referee.http.moves`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from flask import Response
 from referee import _core
 from referee.codes import CODES
 from referee.errors import RefereeError
-from referee.logs import request_id as current_request_id
+from referee.http.logs import request_id as current_request_id
 
 __all__ = [
     "INTERNAL_DETAIL", "PROBLEM_JSON", "Problem", "document", "internal_error", "method_not_allowed", "options_answer",

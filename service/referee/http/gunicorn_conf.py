@@ -1,11 +1,11 @@
-"""gunicorn configuration of the Referee service: `gunicorn -c python:referee.gunicorn_conf ...`.
+"""gunicorn configuration of the Referee service: `gunicorn -c python:referee.http.gunicorn_conf ...`.
 Every value can be set from the environment (see docs/operations.md)."""
 
 from __future__ import annotations
 
 import gc
 
-from referee.settings import Settings, bind_address, probe_address
+from referee.http.settings import Settings, bind_address, probe_address
 
 __all__ = [
     "bind", "workers", "worker_class", "worker_connections", "timeout", "graceful_timeout", "keepalive",
@@ -17,13 +17,13 @@ __all__ = [
 # Every setting read and checked together before gunicorn starts anything: a bad one stops it here, named.
 _settings = Settings.from_env()
 # The probes' listener (REFEREE_PROBE_BIND), when set, beside the service's: served by a pool of its own
-# (referee.worker), so that no client holding the service's connections can make a probe wait.
+# (referee.http.worker), so that no client holding the service's connections can make a probe wait.
 bind = [bind_address(), *filter(None, [probe_address()])]
 workers = _settings.workers
-# gevent workers (referee/worker.py): a connection costs a greenlet, so slow clients cannot hold the
+# gevent workers (referee/http/worker.py): a connection costs a greenlet, so slow clients cannot hold the
 # workers; each read or write waits at most REFEREE_READ_TIMEOUT seconds. The engine's calls are short
 # and CPU-bound and run between reads.
-worker_class = "referee.worker.RefereeWorker"
+worker_class = "referee.http.worker.RefereeWorker"
 worker_connections = _settings.worker_connections
 # A worker whose loop is stuck this long (one request computing, not a slow client) is killed and replaced.
 timeout = _settings.timeout
@@ -44,7 +44,7 @@ loglevel = _settings.log_level.lower()
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": {"()": "referee.logs.JsonFormatter"}},
+    "formatters": {"json": {"()": "referee.http.logs.JsonFormatter"}},
     "handlers": {"json": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
     "loggers": {"gunicorn.error": {"handlers": ["json"], "level": loglevel.upper(), "propagate": False}},
     "root": {"handlers": ["json"], "level": "WARNING"},
@@ -55,7 +55,7 @@ preload_app = True
 
 
 def when_ready(server) -> None:  # noqa: ANN001 - gunicorn hook signature
-    from referee import metrics
+    from referee.http import metrics
 
     # The metrics' table in shared memory, a slot a worker: twice the workers, so that a worker replaced
     # (or added by TTIN) always finds a free one.
@@ -73,6 +73,6 @@ def pre_fork(server, worker) -> None:  # noqa: ANN001
 
 
 def post_fork(server, worker) -> None:  # noqa: ANN001
-    from referee import metrics
+    from referee.http import metrics
 
     metrics.use_slot(worker.metrics_slot)

@@ -11,12 +11,28 @@ from dataclasses import dataclass, replace
 
 from referee._core import SealKeys
 
-__all__ = ["MIN_REQUEST_BYTES", "Settings", "bind_address", "probe_address"]
+__all__ = ["MIN_REQUEST_BYTES", "SPOOL_MEMORY_BYTES", "SPOOL_ROOM_BYTES", "STREAM_CHUNK_BYTES", "Settings", "bind_address",
+           "probe_address", "stream_memory_bytes"]
 
 #: The smallest body and NDJSON line taken: room for one play request, or batch item, of any game's state
 #: (Caesar!'s are the largest: up to about 4 KB in random games, 6 KB opaque; tests/service/test_settings.py
 #: checks the openings). Smaller, a server would refuse every such request.
 MIN_REQUEST_BYTES = 8 * 1024
+#: Bytes read from a streamed batch before they are judged: large enough for the native batch to run
+#: in parallel, small enough that memory stays flat however long the stream.
+STREAM_CHUNK_BYTES = 1 << 20
+#: Results of a streamed batch kept in memory before they move to a temporary file.
+SPOOL_MEMORY_BYTES = 256 << 10
+#: Room a new streamed batch needs in the worker's spool budget, or it is refused (503).
+SPOOL_ROOM_BYTES = 8 << 20
+
+
+def stream_memory_bytes(max_line_bytes: int) -> int:
+    """What a streamed batch holds in memory at most: a chunk read (and a line cut at its end), the
+    results of one call, and its spool's part in memory."""
+    return 2 * STREAM_CHUNK_BYTES + max_line_bytes + SPOOL_MEMORY_BYTES
+
+
 #: The most any whole-number setting may be: the native engine takes sizes and counts as 64-bit numbers
 #: (a larger board cache was a traceback at start, a larger batch limit a 500 on every batch).
 MAX_INT = 2**63 - 1
@@ -186,7 +202,7 @@ class Settings:
     #: Seal keys: with them, every state answered is sealed and every state taken must carry a valid seal;
     #: chance games key their generators with them; the games they list as opaque answer encrypted states.
     seal_keys: SealKeys | None = None
-    #: gunicorn's (read in `referee.gunicorn_conf`): worker processes, connections a worker serves at once,
+    #: gunicorn's (read in `referee.http.gunicorn_conf`): worker processes, connections a worker serves at once,
     #: seconds a stuck worker lives, seconds to finish on SIGTERM, seconds an idle connection stays open,
     #: requests before a worker is recycled (0: never).
     workers: int = multiprocessing.cpu_count() * 2 + 1
@@ -210,15 +226,11 @@ class Settings:
     def one_request(self) -> int:
         """The most bytes one request may hold in memory: the largest body and its answer, or a streamed
         batch's chunk, a line cut at its end and its results in memory."""
-        from referee.api import stream_memory_bytes  # here: the API needs the settings' module loaded first
-
         return max(2 * self.max_body_bytes, stream_memory_bytes(self.max_line_bytes))
 
     def check(self) -> None:
         """Settings checked together: each allowed request must be possible on an idle worker, and for a
         client holding nothing else; else the process stops, naming the variables."""
-        from referee.api import SPOOL_ROOM_BYTES, stream_memory_bytes
-
         one_body = 2 * self.max_body_bytes  # the largest body and its answer, held at once
         one_stream = stream_memory_bytes(self.max_line_bytes)
         needs = [
@@ -244,8 +256,6 @@ class Settings:
 
     @classmethod
     def _read_env(cls) -> Settings:
-        from referee.api import SPOOL_MEMORY_BYTES
-
         return cls(
             max_body_bytes=_int("REFEREE_MAX_BODY_BYTES", cls.max_body_bytes, MIN_REQUEST_BYTES,
                                 "room for one play request of any game's state"),

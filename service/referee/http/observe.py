@@ -14,9 +14,9 @@ from typing import Any, Callable, Iterable
 from flask import Request
 from werkzeug.routing import Rule
 
-from referee import logs, metrics
-from referee.body import CLOSE_KEY, StartResponse
-from referee.logs import REQUEST_ID_KEY
+from referee.http import logs, metrics
+from referee.http.body import CLOSE_KEY, StartResponse
+from referee.http.logs import REQUEST_ID_KEY
 
 __all__ = ["ROUTE_KEY", "Observed", "RoutedRequest", "new_request_id"]
 
@@ -30,7 +30,7 @@ ROUTE_KEY = "referee.route"
 def close_after(environ: dict[str, Any], start_response: StartResponse) -> None:
     """Makes gunicorn close the connection after this answer (it ignores an app's `Connection` header):
     its `start_response` is a method of its response, which can be told so. The body is not read further:
-    what the client still sends is thrown away as it comes (`referee.worker.Paced.discard_rest`), so that
+    what the client still sends is thrown away as it comes (`referee.http.worker.Paced.discard_rest`), so that
     a client that sends all of its body before it reads gets the answer, not a reset."""
     force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)
     if force_close is not None:

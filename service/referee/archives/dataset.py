@@ -1,6 +1,6 @@
 """`referee validate --dataset DIR/`: a data set for learning, written by the archive pipeline's own tasks.
 
-Each partition's task writes `part-NNNNN.parquet` (pyarrow: `pip install 'referee[dataset]'`), one row a
+Each partition's task (`referee.archives.work.write_rows`) writes `part-NNNNN.parquet` (pyarrow: `pip install 'referee[dataset]'`), one row a
 ply of every legal record, its start included. Every column is the native replay's (`_core.replay_rows`:
 the replay that judges the record, which with a data set also says at each ply the player to move and the
 move's action id, and the record's returns), handed to pyarrow as Arrow buffers, no value one by one. A
@@ -12,15 +12,15 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-__all__ = ["COLUMNS", "check_installed", "write_part"]
+from referee.archives.failures import Stop
+
+__all__ = ["COLUMNS", "check_installed", "schema", "table"]
 
 #: The columns, in order.
 COLUMNS = ("source", "record", "id", "game", "ply", "position", "move", "action", "to_move", "returns")
 
 
 def check_installed() -> None:
-    from referee.archives import Stop
-
     if importlib.util.find_spec("pyarrow") is None:
         raise Stop("--dataset writes Parquet with pyarrow: pip install 'referee[dataset]'")
 
@@ -51,26 +51,3 @@ def table(source: str, columns: dict[str, Any], table_schema: Any) -> Any:
             children = (returns,) if field.name == "returns" else ()
             arrays.append(array(field.type, count, columns[field.name], children))
     return pa.Table.from_arrays(arrays, schema=table_schema)
-
-
-def write_part(part: Any, options: Any, target: Any) -> Any:
-    """A partition's task with `--dataset`: a Parquet part at `target` (a row group a chunk), its rows the
-    native replay's (`_core.replay_rows`), chunk by chunk as `referee.archives` cuts every partition."""
-    import pyarrow.parquet as pq
-
-    from referee import _core
-    from referee.archives.outputs import whole_file
-    from referee.archives.work import COUNT_KEYS, Done, Hashed, Reading, add_counts, merge
-
-    counts = dict.fromkeys(COUNT_KEYS, 0)
-    part_tally, table_schema = None, schema()
-    reading = Reading(part, options)
-    with whole_file(target.path, owner=target.owner, fence=target.fence) as file:
-        out = Hashed(file)
-        with pq.ParquetWriter(out, table_schema, compression="zstd") as writer:
-            for first, data in reading:
-                columns, chunk_counts, chunk_tally = _core.replay_rows(data, first, options.tally, options.max_record_bytes)
-                if columns["rows"]:
-                    writer.write_table(table(part.source, columns, table_schema))
-                counts, part_tally = add_counts(counts, chunk_counts), merge(part_tally, chunk_tally)
-    return Done(None, counts, part_tally, out.size, out.digest.hexdigest(), part.size, reading.input())

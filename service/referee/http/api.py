@@ -1,5 +1,5 @@
 """The `/v1` blueprint: one set of routes serves every game through its native engine. `play` and
-`validate`, the hot path, are answered beside Flask, by `referee.moves`."""
+`validate`, the hot path, are answered beside Flask, by `referee.http.moves`."""
 
 from __future__ import annotations
 
@@ -14,19 +14,21 @@ import orjson
 from flask import Blueprint, Response, current_app, request
 from marshmallow import Schema, ValidationError
 
-from referee import _core, lifecycle, offload, pictures
-from referee.body import (
+from referee import _core, pictures
+
+from referee.http import lifecycle, offload
+from referee.http.body import (
     BODY_KEY, CLOSE_KEY, HOLD_KEY, JSON, NDJSON, body_of, drainable, endable, media_type, read_counted,
     unsupported_media_type,
 )
-from referee.budget import RETRY_AFTER_SECONDS, Budget, Hold, busy
+from referee.http.budget import RETRY_AFTER_SECONDS, Budget, Hold, busy
 from referee.errors import RefereeError
-from referee.pages import source
-from referee.problems import Problem, unknown_game
-from referee.schemas import LegalMovesRequest, NewRequest, RenderRequest, ViewRequest, malformed
+from referee.http.pages import source
+from referee.http.problems import Problem, unknown_game
+from referee.http.schemas import LegalMovesRequest, NewRequest, RenderRequest, ViewRequest, malformed
+from referee.http.settings import SPOOL_MEMORY_BYTES, SPOOL_ROOM_BYTES, STREAM_CHUNK_BYTES
 
-__all__ = ["ENGINES_KEY", "GAMES", "SPOOL_KEY", "SPOOL_MEMORY_BYTES", "SPOOL_ROOM_BYTES", "engine_of", "engines",
-           "json_response", "longer_line", "stream_memory_bytes", "v1"]
+__all__ = ["ENGINES_KEY", "GAMES", "SPOOL_KEY", "engine_of", "engines", "json_response", "longer_line", "v1"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 log = logging.getLogger("referee.http")
@@ -84,7 +86,7 @@ def body_size() -> int:
 
 def engine_call(call: Callable[..., Any], *args: Any, costly: bool = False) -> Any:
     """Calls the engine (off the event loop when the body is big, or the route says the call is `costly`
-    whatever the body's size: see `referee.offload`); its typed errors become problems with the same codes."""
+    whatever the body's size: see `referee.http.offload`); its typed errors become problems with the same codes."""
     try:
         return offload.run(call, *args, size=body_size(), costly=costly)
     except RefereeError as error:
@@ -214,22 +216,10 @@ def batch_ndjson(game: str) -> Response:
 
 
 #: Bytes read from a streamed batch before they are judged: large enough for the native batch to run
-#: in parallel, small enough that memory stays flat however long the stream.
-STREAM_CHUNK_BYTES = 1 << 20
 #: Lines judged by one call of the engine: what one call answers stays small however short the lines.
 LINES_PER_CALL = 4096
-#: Results of a streamed batch kept in memory before they move to a temporary file.
-SPOOL_MEMORY_BYTES = 256 << 10
 #: Bytes of an answer sent at a time.
 SEND_BYTES = 64 << 10
-#: Room a new streamed batch needs in the worker's spool budget, or it is refused (503).
-SPOOL_ROOM_BYTES = 8 << 20
-
-
-def stream_memory_bytes(max_line_bytes: int) -> int:
-    """What a streamed batch holds in memory at most: a chunk read (and a line cut at its end), the
-    results of one call, and its spool's part in memory."""
-    return 2 * STREAM_CHUNK_BYTES + max_line_bytes + SPOOL_MEMORY_BYTES
 
 
 def line_chunks(stream: Any, max_line_bytes: int, memory: Hold,
@@ -350,7 +340,7 @@ class StreamedBatch:
     def __init__(self, engine: _core.Engine, with_state: bool, settings: Any, memory: Hold, spool: Budget) -> None:
         self.engine, self.with_state, self.settings, self.memory = engine, with_state, settings, memory
         self.disk = spool.hold(memory.peer)
-        # Room to begin in: a full spool makes its heaviest client pay (`referee.budget`), or refuses this one.
+        # Room to begin in: a full spool makes its heaviest client pay (`referee.http.budget`), or refuses this one.
         self.disk.take(SPOOL_ROOM_BYTES)
         self.disk.give(SPOOL_ROOM_BYTES)
         self.disk.ender = lambda problem: None  # its work ends where it next looks (`ended`, `blocks`)
@@ -459,7 +449,7 @@ class StreamedBatch:
 
     def blocks(self) -> Iterator[bytes]:
         """The spooled results, a block of whole lines at a time; once its client must pay for a full spool
-        (`referee.budget`), the rest is not sent: the answer ends with the problem saying where to resume."""
+        (`referee.http.budget`), the rest is not sent: the answer ends with the problem saying where to resume."""
         sent = 0  # items sent
         for block in self.spool.blocks(SEND_BYTES):
             if self.disk.ended is not None:
@@ -490,7 +480,7 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     REFEREE_MAX_DRAIN_BYTES), so that clients that send the whole body before reading get the answer.
     Whatever happens, the batch gives back what it took."""
     settings = current_app.config["REFEREE"]
-    stream = request.environ["wsgi.input"]  # a referee.body.Input: its faults are problems
+    stream = request.environ["wsgi.input"]  # a referee.http.body.Input: its faults are problems
     batch = None
     try:
         batch = StreamedBatch(engine, with_state, settings, request.environ[HOLD_KEY], current_app.config[SPOOL_KEY])

@@ -16,33 +16,35 @@ from flask.globals import request_ctx
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from referee import _core, logs, metrics
+from referee import _core
+
+from referee.http import logs, metrics
 from referee._game import commitment
-from referee.api import ENGINES_KEY, SPOOL_KEY, engines, json_response, v1
-from referee.body import Bodies
-from referee.budget import Budget
+from referee.http.api import ENGINES_KEY, SPOOL_KEY, engines, json_response, v1
+from referee.http.body import Bodies
+from referee.http.budget import Budget
 from referee.codes import CODES
-from referee.logs import REQUEST_ID_KEY, request_id
-from referee.moves import MoveRoutes
-from referee.observe import ROUTE_KEY, Observed, RoutedRequest
-from referee.pages import Page, built
+from referee.http.logs import REQUEST_ID_KEY, request_id
+from referee.http.moves import MoveRoutes
+from referee.http.observe import ROUTE_KEY, Observed, RoutedRequest
+from referee.http.pages import Page, built
 from referee.pictures import info_of
-from referee.playground import playground
-from referee.problems import Problem, internal_error, method_not_allowed, options_answer
-from referee.settings import Settings
+from referee.http.playground import playground
+from referee.http.problems import Problem, internal_error, method_not_allowed, options_answer
+from referee.http.settings import Settings
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("referee.http")
 ops = Blueprint("ops", __name__)
 #: Werkzeug's HTTP errors that can reach a client, as our codes (a body over the limit never reaches Flask:
-#: referee.body refuses it first).
+#: referee.http.body refuses it first).
 HTTP_CODES = {404: "not-found", 405: "method-not-allowed", 415: "unsupported-media-type"}
 
 
 @cache
 def openapi_text() -> bytes:
-    return resources.files("referee").joinpath("openapi.yaml").read_bytes()
+    return resources.files("referee.contract").joinpath("openapi.yaml").read_bytes()
 
 
 @cache
@@ -121,7 +123,7 @@ def count_under_its_route(allowed: Iterable[str]) -> None:
 
 
 class Dispatcher:
-    """WSGI: each request to the app that owns its path: the move routes (`referee.moves`) theirs, Flask
+    """WSGI: each request to the app that owns its path: the move routes (`referee.http.moves`) theirs, Flask
     every other."""
 
     def __init__(self, moves: MoveRoutes, app: Callable[[dict[str, Any], Any], Iterable[bytes]]) -> None:

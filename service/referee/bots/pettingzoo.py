@@ -1,4 +1,4 @@
-"""PettingZoo environments on Referee's engine: ``referee.pettingzoo.env("iago")`` (and ``isaac``,
+"""PettingZoo environments on Referee's engine: ``referee.bots.pettingzoo.env("iago")`` (and ``isaac``,
 ``hypnosia``, ``caesar``, with a setup: ``env("hypnosia", options={"players": 4})``) is an AEC
 environment with action masks, as PettingZoo's classic games are.
 

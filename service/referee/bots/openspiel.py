@@ -1,4 +1,4 @@
-"""OpenSpiel games on Referee's engine: after ``referee.openspiel.register()``,
+"""OpenSpiel games on Referee's engine: after ``referee.bots.openspiel.register()``,
 ``pyspiel.load_game("referee_iago")`` (and ``referee_isaac``, ``referee_hypnosia``, ``referee_caesar``)
 is a game OpenSpiel's algorithms run on (MCTS, AlphaZero's evaluators, CFR and MCCFR, ...).
 

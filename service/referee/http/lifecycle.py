@@ -8,7 +8,7 @@ client could not tell where. So a worker that stops (its signal handler, or guni
 where it waits (a `Problem` thrown into it, as a budget ends a body) and ends its answer with a
 `service-unavailable` problem line naming the first item not judged; the connection then closes, long
 before the graceful timeout, and the client sends the rest again from that index. What the client still
-sends is thrown away meanwhile (`referee.worker.Paced.discard_rest`): a connection closed with bytes
+sends is thrown away meanwhile (`referee.http.worker.Paced.discard_rest`): a connection closed with bytes
 unread is reset, which destroyed the answer of a client that sends all of its body before it reads."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 import gevent
 
-from referee.problems import Problem
+from referee.http.problems import Problem
 
 __all__ = ["reading", "stop", "stopping"]
 

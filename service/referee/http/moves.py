@@ -7,21 +7,23 @@ They are the hot path, where Flask's dispatch (request context, URL matching, a 
 more than the engine's answer: ~90 µs of a ~200 µs `play` under gunicorn, against 3–15 µs for the engine.
 Here the engine takes the body's bytes and answers bytes, checking the envelope as `MoveRequest` does
 (a test holds the two together), without a Python object between. What every request gets is the same
-as on any route: its body read whole first (`referee.body.Bodies`), its id, metrics and access-log line
-(`referee.observe`), big bodies worked on off the event loop (`referee.offload`)."""
+as on any route: its body read whole first (`referee.http.body.Bodies`), its id, metrics and access-log line
+(`referee.http.observe`), big bodies worked on off the event loop (`referee.http.offload`)."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any, Callable, Iterable
 
-from referee import _core, offload
-from referee.api import v1
-from referee.body import JSON, StartResponse, body_of
+from referee import _core
+
+from referee.http import offload
+from referee.http.api import v1
+from referee.http.body import JSON, StartResponse, body_of
 from referee.errors import RefereeError
-from referee.logs import REQUEST_ID_KEY
-from referee.observe import ROUTE_KEY
-from referee.problems import Problem, internal_error, method_not_allowed, options_answer, unknown_game
+from referee.http.logs import REQUEST_ID_KEY
+from referee.http.observe import ROUTE_KEY
+from referee.http.problems import Problem, internal_error, method_not_allowed, options_answer, unknown_game
 
 __all__ = ["ENDPOINTS", "MoveRoute", "MoveRoutes"]
 
@@ -89,7 +91,7 @@ class MoveRoutes:
     """The move routes of an app's engines, found by path: each known game's at a path of its own (a dict
     lookup), any other name's through the pattern `{PREFIX}<game>/{endpoint}`, matched as werkzeug
     matches the Flask routes' (a name any text without a slash); a path with leading slashes doubled is
-    none of them (`referee.app.Dispatcher` answers it 404)."""
+    none of them (`referee.http.app.Dispatcher` answers it 404)."""
 
     def __init__(self, engines: dict[str, _core.Engine]) -> None:
         # The app's engines, taken once: they are made with the app and never replaced.

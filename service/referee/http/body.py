@@ -1,5 +1,5 @@
 """Request bodies, read before the app sees them: bounded in size however they are framed, bounded in
-silence, counted with their answers against the worker's memory budget (`referee.budget`), and drained
+silence, counted with their answers against the worker's memory budget (`referee.http.budget`), and drained
 before a refusal so that the refusal reaches the client.
 
 A body sent with `Transfer-Encoding: chunked` has no length up front; werkzeug cut such a body at the
@@ -12,7 +12,7 @@ and destroys the answer in flight. So a refused body is read and discarded first
 `REFEREE_MAX_DRAIN_BYTES`; beyond that the connection closes after the answer.
 
 A body holds in the budget only what has arrived (a connection that sent headers holds nothing), for its
-client (`referee.budget.peer_of`). The operations' probes (`/healthz`, `/readyz`, `/metrics`, sent
+client (`referee.http.budget.peer_of`). The operations' probes (`/healthz`, `/readyz`, `/metrics`, sent
 without a body) take nothing from the budget: a full budget never refuses them."""
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterable, Iterator
 import gevent
 from werkzeug.http import parse_options_header
 
-from referee.budget import Budget, Hold, peer_of
-from referee.logs import REQUEST_ID_KEY
-from referee.problems import Problem
+from referee.http.budget import Budget, Hold, peer_of
+from referee.http.logs import REQUEST_ID_KEY
+from referee.http.problems import Problem
 
 __all__ = ["BODY_KEY", "Bodies", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "PROBES", "StartResponse",
            "body_of", "drainable", "endable", "is_stream", "media_type", "read_counted", "unsupported_media_type"]
@@ -34,8 +34,8 @@ __all__ = ["BODY_KEY", "Bodies", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "PRO
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).
 CLOSE_KEY = "referee.close"
 #: The body read whole, in the WSGI environ, for the routes to take without reading a stream again.
-BODY_KEY = "referee.body"
-#: What a request holds of the worker's memory budget (`referee.budget.Hold`), in the WSGI environ: a
+BODY_KEY = "referee.http.body"
+#: What a request holds of the worker's memory budget (`referee.http.budget.Hold`), in the WSGI environ: a
 #: streamed batch takes its own bytes from it.
 HOLD_KEY = "referee.hold"
 #: Problems of a body that cannot be read further: it is not drained.

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
 
-from referee.api import GAMES, engine_of
-from referee.pages import Page, built
+from referee.http.api import GAMES, engine_of
+from referee.http.pages import Page, built
 from referee.pictures import STYLES, info_of, module_of
 
 __all__ = ["playground"]

@@ -61,7 +61,7 @@ class Page:
 def built(key: str, build: Callable[[], Page]) -> Page:
     """The app's page `key`, built by `build` on its first request and kept (an app's pages never change
     while it runs; they depend on its settings, so each app keeps its own)."""
-    pages = current_app.extensions.setdefault("referee.pages", {})
+    pages = current_app.extensions.setdefault("referee.http.pages", {})
     if key not in pages:
         pages[key] = build()
     return pages[key]

@@ -23,7 +23,7 @@ import contextlib
 import ipaddress
 from collections.abc import Callable
 
-from referee.problems import Problem
+from referee.http.problems import Problem
 
 __all__ = ["Budget", "Hold", "RETRY_AFTER_SECONDS", "busy", "peer_of", "plain_address"]
 

@@ -12,7 +12,7 @@ from flask import has_request_context, request
 
 __all__ = ["REQUEST_ID_KEY", "JsonFormatter", "access", "configure", "request_id"]
 
-#: Where a request's id waits in its WSGI environ (put there by `referee.observe`).
+#: Where a request's id waits in its WSGI environ (put there by `referee.http.observe`).
 REQUEST_ID_KEY = "referee.request_id"
 
 

@@ -45,13 +45,13 @@ from gevent.pool import Pool
 from gevent.server import StreamServer
 from gunicorn.workers.ggevent import GeventWorker
 
-from referee import lifecycle, offload
-from referee.body import PROBES, is_stream
-from referee.budget import RETRY_AFTER_SECONDS, peer_of, plain_address
+from referee.http import lifecycle, offload
+from referee.http.body import PROBES, is_stream
+from referee.http.budget import RETRY_AFTER_SECONDS, peer_of, plain_address
 from referee.codes import CODES
-from referee.observe import new_request_id
-from referee.problems import PROBLEM_JSON, document, internal_error
-from referee.settings import Settings, probe_address
+from referee.http.observe import new_request_id
+from referee.http.problems import PROBLEM_JSON, document, internal_error
+from referee.http.settings import Settings, probe_address
 
 __all__ = ["RefereeWorker"]
 
@@ -103,7 +103,7 @@ def refusal_before_reading(req: Any, max_body_bytes: int) -> tuple[str, str] | N
 
 
 def streamed(req: Any) -> bool:
-    """Whether the app will stream this request's body (`referee.body.is_stream`: one rule for both)."""
+    """Whether the app will stream this request's body (`referee.http.body.is_stream`: one rule for both)."""
     path = gunicorn_util.unquote_to_wsgi_str(req.path or "")
     return is_stream({"PATH_INFO": path, "CONTENT_TYPE": header(req, "CONTENT-TYPE") or ""})
 
@@ -362,6 +362,7 @@ class RefereeWorker(GeventWorker):
         self.probe_names: set[Any] = set()  # the probes' listener's address, once `run` has found it
         #: The open connections of the service's listener, by peer (`Paced`: each knows when it last moved).
         self.open_by_peer: dict[str, list[Paced]] = {}
+        self.proxied = 0  # open connections of trusted proxies (in the same pool, not a client's)
         self.read_timeout = settings.read_timeout
         self.max_body_bytes = settings.max_body_bytes
         self.min_upload_rate = settings.min_upload_rate
@@ -422,8 +423,15 @@ class RefereeWorker(GeventWorker):
 
     def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
         address = plain_address(str(addr[0]) if isinstance(addr, tuple) and addr else str(addr))
-        if address in self.trusted_proxies or self.is_probe_listener(listener):
+        if self.is_probe_listener(listener):
             return self.serve_connection(listener, client, addr)
+        if address in self.trusted_proxies:  # it speaks for many clients: never dropped, but it fills the pool
+            self.proxied += 1
+            self.keep_spare(None)
+            try:
+                return self.serve_connection(listener, client, addr)
+            finally:
+                self.proxied -= 1
         peer = peer_of(address, None, frozenset(), self.ipv6_prefix)
         held = self.open_by_peer.setdefault(peer, [])
         if len(held) >= self.peer_connections:
@@ -438,13 +446,14 @@ class RefereeWorker(GeventWorker):
             if not held:
                 del self.open_by_peer[peer]
 
-    def keep_spare(self, new: Paced) -> None:
+    def keep_spare(self, new: Paced | None) -> None:
         """When fewer than `spare` slots are free, the client holding the most connections (the new one's
         own, if it does) loses its longest idle one, between requests first, so that a light client always
         finds a slot: a full pool accepts nothing, and a probe or a light client would wait for a heavy
         one's to end."""
         spare = min(SPARE_CONNECTIONS, self.worker_connections // 10)
-        if not spare or sum(map(len, self.open_by_peer.values())) <= self.worker_connections - spare:
+        held = self.proxied + sum(map(len, self.open_by_peer.values()))
+        if not spare or not self.open_by_peer or held <= self.worker_connections - spare:
             return
         heaviest = max(self.open_by_peer, key=lambda other: len(self.open_by_peer[other]))
         idle = [paced for paced in self.open_by_peer[heaviest] if paced is not new and not paced.dropped]
