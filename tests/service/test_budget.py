@@ -126,3 +126,22 @@ def test_an_address_is_known_without_its_port_brackets_or_zone() -> None:
     assert peer_of("1.2.3.4:5678", None, none) == "1.2.3.4"
     assert peer_of("fe80::1%eth0", None, none) == "fe80::/64"
     assert peer_of("::ffff:10.0.0.9", "1.2.3.4:80", frozenset({"10.0.0.9"})) == "1.2.3.4"  # a proxy on dual stack
+
+
+def test_an_answer_to_a_trusted_proxy_earns_credit_for_as_long_as_the_proxy_waits_between_reads(monkeypatch) -> None:
+    """A proxy that does not buffer a streamed answer reads it a third of its client's socket buffer at a
+    time: at the minimum rate, bursts of 1.4 MB up to 341 s apart. An answer's credit reached 30 s ahead at
+    most, so a reader at 5 KB/s behind nginx was let go after 30 s; to a trusted proxy it reaches 360 s
+    (what its `send_timeout` waits for a client), to anyone else still the read timeout."""
+    from referee.http import worker
+
+    clock = [1000.0]
+    monkeypatch.setattr(worker.time, "monotonic", lambda: clock[0])
+    direct, proxied = worker.Pace(30, 4096), worker.Pace(30, 4096, worker.PROXY_READ_WINDOW)
+    for pace in (direct, proxied):
+        pace.advance(1_400_000)  # the proxy's first burst, read at once
+    assert direct.deadline() == 1030 and proxied.deadline() == 1360  # each capped at its window
+    clock[0] += 300  # the next burst, 300 s later: past the direct answer's deadline, within the proxy's
+    assert direct.deadline() < clock[0] < proxied.deadline()
+    proxied.advance(2_800_000)
+    assert proxied.deadline() == 1660

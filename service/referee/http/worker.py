@@ -158,8 +158,9 @@ class Paced:
     took (`unsent_bytes`). Everything else is the socket's."""
 
     def __init__(self, sock: socket.socket, timeout: float, min_upload_rate: int, min_read_rate: int,
-                 linger: Linger = Linger(0, 0)) -> None:
+                 linger: Linger = Linger(0, 0), read_window: float | None = None) -> None:
         self.sock = sock
+        self.read_window = timeout if read_window is None else read_window  # an answer's credit, at most
         self.linger = linger
         self.discarder: gevent.Greenlet | None = None  # reads what the client sends once the app reads no more
         self.timeout: float | None = timeout
@@ -223,7 +224,7 @@ class Paced:
 
     def send(self, data: Any, *flags: int) -> int:
         if self.receiving is not None and self.sending is None:  # the answer's first byte
-            self.sending, self.sent = Pace(self.head_start, self.min_read_rate), 0
+            self.sending, self.sent = Pace(self.head_start, self.min_read_rate, self.read_window), 0
             # What a pipelining client left of its previous answer is still queued: not this answer's.
             self.queued_before = unsent_bytes(self.sock)
         pace = self.sending
@@ -297,6 +298,10 @@ def unread_bytes(sock: socket.socket) -> int:
         return 0
 
 
+#: How far ahead an answer to a trusted proxy may earn credit at the minimum read rate: a proxy that does not
+#: buffer streamed answers (deploy/referee.nginx.conf) reads them a third of its client socket's buffer at a
+#: time, at the minimum rate up to 341 s apart; its own `send_timeout` (360 s) lets go of a client that stops.
+PROXY_READ_WINDOW = 360.0
 #: Freed bytes the allocator may keep in its heaps before they are given back to the system.
 KEPT_FREE_BYTES = 16 * 1024 * 1024
 #: How often the allocator's freed bytes are looked at (`give_back_memory`).
@@ -428,8 +433,10 @@ class RefereeWorker(GeventWorker):
         if address in self.trusted_proxies:  # it speaks for many clients: never dropped, but it fills the pool
             self.proxied += 1
             self.keep_spare(None)
+            paced = Paced(client, self.read_timeout, self.min_upload_rate, self.min_read_rate, self.linger,
+                          PROXY_READ_WINDOW)
             try:
-                return self.serve_connection(listener, client, addr)
+                return self.serve_connection(listener, client, addr, paced)
             finally:
                 self.proxied -= 1
         peer = peer_of(address, None, frozenset(), self.ipv6_prefix)
