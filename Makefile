@@ -95,8 +95,10 @@ tools:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace iproute2; \
 	fi
 
+# The tests that start no server on both cores, then the live ones alone (their bounds are a quiet worker's).
 python-test: install-test browser java nginx tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not live" -n 2
+	$(BIN)/python -m pytest -m live
 
 bench: install-test
 	$(BIN)/python bench/run.py

@@ -362,7 +362,7 @@ def test_the_playground_of_no_game_is_a_problem(client) -> None:
 
 
 def test_the_page_is_in_the_installed_package() -> None:
-    assert resources.files("referee").joinpath("templates/play.html").is_file()
+    assert resources.files("referee.http").joinpath("templates/play.html").is_file()
 
 
 # ------------------------------------------------------------------ the command line and the README's pictures

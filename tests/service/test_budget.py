@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -133,11 +134,11 @@ def test_an_answer_to_a_trusted_proxy_earns_credit_for_as_long_as_the_proxy_wait
     time: at the minimum rate, bursts of 1.4 MB up to 341 s apart. An answer's credit reached 30 s ahead at
     most, so a reader at 5 KB/s behind nginx was let go after 30 s; to a trusted proxy it reaches 360 s
     (what its `send_timeout` waits for a client), to anyone else still the read timeout."""
-    from referee.http import worker
+    from referee.http.worker import PROXY_READ_WINDOW, Pace
 
     clock = [1000.0]
-    monkeypatch.setattr(worker.time, "monotonic", lambda: clock[0])
-    direct, proxied = worker.Pace(30, 4096), worker.Pace(30, 4096, worker.PROXY_READ_WINDOW)
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    direct, proxied = Pace(30, 4096), Pace(30, 4096, PROXY_READ_WINDOW)
     for pace in (direct, proxied):
         pace.advance(1_400_000)  # the proxy's first burst, read at once
     assert direct.deadline() == 1030 and proxied.deadline() == 1360  # each capped at its window

@@ -142,14 +142,14 @@ def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any
         raise FileNotFoundError(2, "no such directory", path) from None
     except Exception as error:
         raise output_error(path, error) from None
-    failed_within = False  # the writer's own failure (a source unreadable, a scheduler lost): passed on as it is
+    within: BaseException | None = None  # the writer's own failure (a source unreadable): passed on as it is
     guarded = Guarded(file, path)
     try:
         with file:
             try:
                 yield guarded
-            except BaseException:
-                failed_within = True
+            except BaseException as error:
+                within = error
                 raise
             file.flush()
             if local:
@@ -167,7 +167,8 @@ def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any
     except BaseException as error:
         with contextlib.suppress(Exception):
             fs.rm(partial)
-        if not failed_within and is_store_error(error):
+        # The store's failure, even when closing the file raised it in place of the writer's own.
+        if error is not within and is_store_error(error):
             raise output_error(path, error) from None
         raise
 

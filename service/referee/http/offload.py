@@ -12,7 +12,7 @@ takes longer than the 25 ms an inline request may hold the loop), when its body 
 Python code on a thread gives it back every `SWITCH_SECONDS` (`RefereeWorker` sets it), so the loop goes
 on serving the others. Small requests of the other routes, nearly all of them, run inline: handing work
 to a thread costs about 25 µs of CPU, more than a whole `play` in the engine, and the costliest of them
-found takes a few milliseconds (bench/README.md, section hostile). Outside a gevent worker (an app in
+found takes a few milliseconds (bench/results.md, section hostile). Outside a gevent worker (an app in
 process, the tests) work runs where it is called.
 
 An exception of the work is raised in the caller, as inline: the pool never sees it (it would print a
@@ -25,7 +25,7 @@ from typing import Any, Callable, TypeVar
 __all__ = ["INLINE_BYTES", "SWITCH_SECONDS", "THREADS", "run"]
 
 #: Bodies up to this size are worked on inline (but for costly routes): their most costly request (see
-#: bench/README.md, section hostile) takes a few milliseconds of the loop.
+#: bench/results.md, section hostile) takes a few milliseconds of the loop.
 INLINE_BYTES = 16 * 1024
 #: Threads of a worker's pool: requests beyond them wait their turn without holding the loop.
 THREADS = 4
