@@ -7,8 +7,10 @@
 
 mod actions;
 mod board;
+mod generate;
 mod invariants;
 mod moves;
+mod notation;
 mod observation;
 mod position;
 mod setup;
@@ -23,7 +25,8 @@ use crate::game::{Checked, Outcome, Rules};
 pub use board::COLOURS;
 use board::LETTERS;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
-pub use moves::{Captured, Die, DieMove, DieMoveEffects, Effects, HomeSquare, Move, Start, Turn};
+pub use moves::{Captured, DieMoveEffects, Effects};
+pub use notation::{Die, DieMove, HomeSquare, Move, Start, Turn};
 pub use position::Position;
 use position::NOBODY;
 use setup::default_seats;
@@ -136,7 +139,7 @@ impl Rules for Hypnosia {
     }
 
     fn parse_move(text: &str) -> Result<Move> {
-        moves::parse_move(text)
+        notation::parse_move(text)
     }
 
     fn legal_moves(position: &Position) -> Vec<Move> {
