@@ -11,6 +11,7 @@ mod moves;
 mod notation;
 mod observation;
 mod position;
+mod reader;
 mod setup;
 mod state;
 
@@ -140,7 +141,7 @@ impl Rules for Caesar {
         deserializer: D,
         keys: Option<&ChanceKeys>,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        state::read(deserializer, keys)
+        reader::read(deserializer, keys)
     }
 
     fn write_state<S: Serializer>(
