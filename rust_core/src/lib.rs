@@ -27,6 +27,7 @@ pub mod schemas;
 pub mod seal;
 pub mod strict;
 pub mod tally;
+pub mod walker;
 
 // The games, a module each, from the one list (`registry::games!`).
 games!(modules);
