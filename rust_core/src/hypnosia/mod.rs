@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use crate::chance::{self, Chance, ChanceKeys};
 use crate::error::Result;
-use crate::game::{Checked, Outcome, Rules};
+use crate::game::{CheckedSetup, Outcome, Rules};
 pub use board::COLOURS;
 use board::LETTERS;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
@@ -98,7 +98,11 @@ impl Rules for Hypnosia {
         setup.checked()
     }
 
-    fn start(setup: &Checked<Setup>, seed: Option<u64>, keys: Option<&ChanceKeys>) -> Position {
+    fn start(
+        setup: &CheckedSetup<Setup>,
+        seed: Option<u64>,
+        keys: Option<&ChanceKeys>,
+    ) -> Position {
         let game = setup::compiled_game(setup);
         let mut chance = Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed), keys);
         let first = match game.first_player {
@@ -124,7 +128,7 @@ impl Rules for Hypnosia {
 
     fn parse_position(
         text: &str,
-        setup: &Checked<Setup>,
+        setup: &CheckedSetup<Setup>,
         keys: Option<&ChanceKeys>,
     ) -> Result<Position> {
         position::parse_position(text, setup, keys)
