@@ -1,6 +1,7 @@
 //! The HTTP hot path of every game without Python: a `play` and a `validate` request body answered from
-//! JSON bytes (`request::answer_request`, what `Engine.play_json`/`validate_json` call), and a JSON array
-//! of validate items (`batch::validate_array`, what `validate_batch_json` calls, on every core).
+//! JSON bytes (`request::answer_request`, what `Engine.play_json`/`validate_json` call), and the same
+//! validate items as a JSON array (`batch::validate_array`, what `validate_batch_json` calls) and as
+//! NDJSON lines (`batch::validate_lines`, what `validate_lines` calls), on every core.
 //! The states come from the middle of a seeded random game, as in `bench/run.py`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -97,6 +98,10 @@ fn requests<G: Rules>(c: &mut Criterion) {
         })
         .collect();
     let array = format!("[{}]", items.join(","));
+    let lines = items.join("\n");
+    let judged =
+        batch::validate_lines::<G>(lines.as_bytes(), engine, batch::LinesAnswer::default());
+    assert_eq!((judged.items, judged.malformed), (ARRAY_ITEMS, None));
     let mut group = c.benchmark_group(G::NAME);
     group.throughput(Throughput::Elements(1));
     group.bench_function("play_json", |b| {
@@ -111,6 +116,10 @@ fn requests<G: Rules>(c: &mut Criterion) {
     group.throughput(Throughput::Elements(ARRAY_ITEMS as u64));
     group.bench_function(format!("validate_array({ARRAY_ITEMS})"), |b| {
         b.iter(|| batch::validate_array::<G>(array.as_bytes(), engine, false, ARRAY_ITEMS))
+    });
+    group.bench_function(format!("validate_lines({ARRAY_ITEMS})"), |b| {
+        let answer = batch::LinesAnswer::default();
+        b.iter(|| batch::validate_lines::<G>(lines.as_bytes(), engine, answer))
     });
     group.finish();
 }

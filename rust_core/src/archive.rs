@@ -18,7 +18,7 @@ use crate::claims::{self, Claim, ClaimVerdict};
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Error;
 use crate::game::{self, Rules};
-use crate::json::{once, Checked};
+use crate::json::{once, CheckedAny};
 use crate::registry::GameKind;
 use crate::result::{RecordResult, Verdict};
 use crate::rows::{Plies, Rows};
@@ -83,7 +83,7 @@ fn typed<'a, T: Deserialize<'a>>(
 /// JSON in full (a raw value is skipped over, its numbers and escapes unread).
 fn as_text<'a>(raw: Option<&'a RawValue>, name: &str) -> Result<Option<&'a RawValue>, String> {
     match raw.filter(|raw| raw.get() != "null") {
-        Some(raw) => serde_json::from_str::<Checked>(raw.get())
+        Some(raw) => serde_json::from_str::<CheckedAny>(raw.get())
             .map(|_| Some(raw))
             .map_err(|error| format!("{name}: {}", field_error(error))),
         None => Ok(None),
@@ -186,7 +186,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                 }
                 Some(keep) => record.kept.push((keep.clone(), map.next_value()?)),
                 None => {
-                    map.next_value::<Checked>()?;
+                    map.next_value::<CheckedAny>()?;
                 }
             }
         }
@@ -563,7 +563,7 @@ fn one_decision<G: Decisions>(before: &G::Position, mv: &str) -> Option<usize> {
 pub(crate) fn checked_setup<G: Rules>(
     variant: Option<&RawValue>,
     options: Option<&RawValue>,
-) -> Result<game::Checked<G::Setup>, Error> {
+) -> Result<game::CheckedSetup<G::Setup>, Error> {
     game::read_setup::<G>(&setup_text(variant, options))
 }
 

@@ -545,8 +545,8 @@ pub(crate) mod tests {
     use crate::keys::SealKeys;
     use serde_json::Value;
 
-    pub(crate) fn setup() -> &'static game::Checked<<Iago as Rules>::Setup> {
-        static SETUP: std::sync::OnceLock<game::Checked<<Iago as Rules>::Setup>> =
+    pub(crate) fn setup() -> &'static game::CheckedSetup<<Iago as Rules>::Setup> {
+        static SETUP: std::sync::OnceLock<game::CheckedSetup<<Iago as Rules>::Setup>> =
             std::sync::OnceLock::new();
         SETUP.get_or_init(game::default_setup::<Iago>)
     }

@@ -599,7 +599,7 @@ mod tests {
 
     /// The moves of a game that always plays the first legal move, to its end or `limit` plies.
     fn first_moves<G: Rules>(
-        setup: &crate::game::Checked<G::Setup>,
+        setup: &crate::game::CheckedSetup<G::Setup>,
         seed: u64,
         limit: usize,
     ) -> Vec<String> {
@@ -761,7 +761,7 @@ mod tests {
 
     #[test]
     fn a_hypnosia_resignation_ranks_the_others_as_they_stand_and_the_resigner_last() {
-        let setup: crate::game::Checked<_> = Hypnosia::check_setup(
+        let setup: crate::game::CheckedSetup<_> = Hypnosia::check_setup(
             serde_json::from_value(json!({"options": {"players": 4}})).unwrap(),
         )
         .unwrap();

@@ -15,7 +15,7 @@ use crate::answer::Played;
 use crate::chance::ChanceKeys;
 use crate::claims::{self, Claim};
 use crate::error::Error;
-use crate::game::{self, Checked, Outcome, Rules, StateOf, Verdict};
+use crate::game::{self, CheckedSetup, Outcome, Rules, StateOf, Verdict};
 use crate::incoming;
 use crate::keys::{self, SealKeys};
 use crate::opaque::{Commitments, Form, COMMITMENTS_FIELD};
@@ -24,12 +24,12 @@ use crate::seal::{self, Stamped};
 
 /// One game's engine (see the module's doc).
 pub struct Engine<G: Rules> {
-    setup: Checked<G::Setup>,
+    setup: CheckedSetup<G::Setup>,
     keys: Option<Arc<SealKeys>>,
 }
 
 impl<G: Rules> Engine<G> {
-    pub fn new(setup: Checked<G::Setup>, keys: Option<Arc<SealKeys>>) -> Self {
+    pub fn new(setup: CheckedSetup<G::Setup>, keys: Option<Arc<SealKeys>>) -> Self {
         Engine { setup, keys }
     }
 
@@ -44,7 +44,7 @@ impl<G: Rules> Engine<G> {
     }
 
     /// The setup of the games it starts and of the position strings it reads.
-    pub fn setup(&self) -> &Checked<G::Setup> {
+    pub fn setup(&self) -> &CheckedSetup<G::Setup> {
         &self.setup
     }
 
@@ -99,7 +99,7 @@ impl<G: Rules> Engine<G> {
     /// under way (same draws, same hands) and view it with a secret of their own.
     pub fn start(
         &self,
-        setup: Option<Checked<G::Setup>>,
+        setup: Option<CheckedSetup<G::Setup>>,
         seed: Option<u64>,
         commitments: Option<&Value>,
     ) -> Result<(G::Position, Option<Commitments>), Error> {
@@ -157,7 +157,7 @@ impl<G: Rules> Engine<G> {
     pub fn parse_position(
         &self,
         text: &str,
-        setup: Option<&Checked<G::Setup>>,
+        setup: Option<&CheckedSetup<G::Setup>>,
     ) -> Result<G::Position, Error> {
         let setup = setup.unwrap_or(&self.setup);
         G::parse_position(text, setup, self.chance_keys())
@@ -269,7 +269,7 @@ impl<G: Rules> Engine<G> {
     pub fn replay<S: AsRef<str>>(
         &self,
         moves: &[S],
-        setup: Option<Checked<G::Setup>>,
+        setup: Option<CheckedSetup<G::Setup>>,
         seed: Option<u64>,
         commitments: Option<&Value>,
         claim: &Claim,

@@ -29,7 +29,7 @@ pub trait Rules {
     const PLAYERS: &'static [&'static str];
 
     /// Variant and options as deserialized from `{"variant": ..., "options": {...}}`, unchecked:
-    /// `check_setup` makes the `Checked` setup that `start` and `parse_position` take.
+    /// `check_setup` makes the `CheckedSetup` that `start` and `parse_position` take.
     type Setup: Serialize + DeserializeOwned + Clone + Send + Sync + JsonSchema + 'static;
     type Position: Clone + Send + Sync;
     type Move: Clone + Eq + fmt::Display;
@@ -44,9 +44,9 @@ pub trait Rules {
     /// The game's check of a deserialized setup (combinations of variant and options), in its
     /// normal form; `check_setup` marks what it accepts as checked.
     fn validate_setup(setup: Self::Setup) -> Result<Self::Setup>;
-    /// Checks a deserialized setup: the only way to a `Checked` one.
-    fn check_setup(setup: Self::Setup) -> Result<Checked<Self::Setup>> {
-        Self::validate_setup(setup).map(Checked)
+    /// Checks a deserialized setup: the only way to a `CheckedSetup`.
+    fn check_setup(setup: Self::Setup) -> Result<CheckedSetup<Self::Setup>> {
+        Self::validate_setup(setup).map(CheckedSetup)
     }
     /// Whether the setup fixes hidden starting information (Caesar!'s starting hands, when given),
     /// which a game kept opaque must draw itself.
@@ -57,7 +57,7 @@ pub trait Rules {
     /// their random source with it (a fresh one from the operating system when none is given),
     /// keyed by the first of `keys` if any (see `chance`).
     fn start(
-        setup: &Checked<Self::Setup>,
+        setup: &CheckedSetup<Self::Setup>,
         seed: Option<u64>,
         keys: Option<&ChanceKeys>,
     ) -> Self::Position;
@@ -80,7 +80,7 @@ pub trait Rules {
     /// among `keys`).
     fn parse_position(
         text: &str,
-        setup: &Checked<Self::Setup>,
+        setup: &CheckedSetup<Self::Setup>,
         keys: Option<&ChanceKeys>,
     ) -> Result<Self::Position>;
     fn position_text(position: &Self::Position) -> String;
@@ -158,13 +158,13 @@ impl<G: Rules + ?Sized> Serialize for StateOf<'_, G> {
 }
 
 /// A setup that `Rules::check_setup` accepted (as shakmaty's `Position` is a checked `Setup`). Its
-/// field is private to this module, so no other code can build one: whatever takes a `Checked`
-/// setup may rely on the check. It reads as the setup it holds and serializes as it.
+/// field is private to this module, so no other code can build one: whatever takes a
+/// `CheckedSetup` may rely on the check. It reads as the setup it holds and serializes as it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct Checked<S>(S);
+pub struct CheckedSetup<S>(S);
 
-impl<S> std::ops::Deref for Checked<S> {
+impl<S> std::ops::Deref for CheckedSetup<S> {
     type Target = S;
 
     fn deref(&self) -> &S {
@@ -259,14 +259,14 @@ pub fn read_json<G: Rules>(text: &str, keys: Option<&ChanceKeys>) -> Result<G::P
 
 /// A setup given as JSON text (`{"variant"?, "options"?}`), checked: the one reader of setups (an
 /// engine's, the bindings', a record's); a fault of its form is `invalid-options` of the field `setup`.
-pub fn read_setup<G: Rules>(json: &str) -> Result<Checked<G::Setup>> {
+pub fn read_setup<G: Rules>(json: &str) -> Result<CheckedSetup<G::Setup>> {
     let setup = serde_json::from_str::<G::Setup>(json)
         .map_err(|e| Error::invalid_options("setup", e.to_string()))?;
     G::check_setup(setup)
 }
 
 /// The game's default setup, checked (every game's default is valid).
-pub fn default_setup<G: Rules>() -> Checked<G::Setup> {
+pub fn default_setup<G: Rules>() -> CheckedSetup<G::Setup> {
     let setup = serde_json::from_str("{}").expect("every setup field has a default");
     G::check_setup(setup).expect("the default setup is valid")
 }
@@ -328,7 +328,7 @@ pub struct Replay<G: Rules> {
 }
 
 pub fn replay<G: Rules, S: AsRef<str>>(
-    setup: &Checked<G::Setup>,
+    setup: &CheckedSetup<G::Setup>,
     seed: Option<u64>,
     keys: Option<&ChanceKeys>,
     moves: &[S],
@@ -339,7 +339,7 @@ pub fn replay<G: Rules, S: AsRef<str>>(
 /// `replay`, showing `watch` the initial position and the position after every legal ply, with how it
 /// was reached: the position before and the move played (none at the start).
 pub fn replay_watched<G: Rules, S: AsRef<str>>(
-    setup: &Checked<G::Setup>,
+    setup: &CheckedSetup<G::Setup>,
     seed: Option<u64>,
     keys: Option<&ChanceKeys>,
     moves: &[S],

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::canonical::{self, Key, SEAL_FIELD};
 use crate::error::Error;
-use crate::game::{read_json, Checked, Rules};
+use crate::game::{read_json, CheckedSetup, Rules};
 use crate::keys::{chance_of, SealKeys};
 use crate::opaque::{self, Form, OPAQUE_FIELD};
 use crate::seal::{self, invalid_seal, seal_parts, unknown_key};
@@ -107,7 +107,7 @@ fn open<'a, G: Rules>(text: &'a str, keys: Option<&SealKeys>) -> Result<Opened<'
 /// (none without keys).
 pub fn read_notation<'a, G: Rules>(
     text: impl FnOnce() -> Result<Cow<'a, str>, Error>,
-    setup: &Checked<G::Setup>,
+    setup: &CheckedSetup<G::Setup>,
     keys: Option<&SealKeys>,
 ) -> Result<(G::Position, Form), Error> {
     if keys.is_some() {

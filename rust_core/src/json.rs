@@ -49,51 +49,51 @@ pub(crate) fn once<'de, T: serde::Deserialize<'de>, M: serde::de::MapAccess<'de>
 /// Why a text is not JSON as every route reads it (serde_json's grammar, numbers that fit a double,
 /// no lone surrogate, at most 128 levels of nesting); `None` when it is JSON.
 pub fn syntax_error(text: &str) -> Option<String> {
-    serde_json::from_str::<Checked>(text)
+    serde_json::from_str::<CheckedAny>(text)
         .err()
         .map(|error| error.to_string())
 }
 
 /// Any JSON value, read in full and kept as nothing: unlike `IgnoredAny`, whose skipped values'
 /// numbers and string escapes go unchecked.
-pub(crate) struct Checked;
+pub(crate) struct CheckedAny;
 
-impl<'de> serde::Deserialize<'de> for Checked {
+impl<'de> serde::Deserialize<'de> for CheckedAny {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(Checked)
+        deserializer.deserialize_any(CheckedAny)
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for Checked {
-    type Value = Checked;
+impl<'de> serde::de::Visitor<'de> for CheckedAny {
+    type Value = CheckedAny;
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_bool<E>(self, _: bool) -> Result<CheckedAny, E> {
+        Ok(CheckedAny)
     }
-    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_i64<E>(self, _: i64) -> Result<CheckedAny, E> {
+        Ok(CheckedAny)
     }
-    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_u64<E>(self, _: u64) -> Result<CheckedAny, E> {
+        Ok(CheckedAny)
     }
-    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_f64<E>(self, _: f64) -> Result<CheckedAny, E> {
+        Ok(CheckedAny)
     }
-    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_str<E>(self, _: &str) -> Result<CheckedAny, E> {
+        Ok(CheckedAny)
     }
-    fn visit_unit<E>(self) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_unit<E>(self) -> Result<CheckedAny, E> {
+        Ok(CheckedAny)
     }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
-        while seq.next_element::<Checked>()?.is_some() {}
-        Ok(Checked)
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<CheckedAny, A::Error> {
+        while seq.next_element::<CheckedAny>()?.is_some() {}
+        Ok(CheckedAny)
     }
-    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Checked, M::Error> {
-        while map.next_entry::<Checked, Checked>()?.is_some() {}
-        Ok(Checked)
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<CheckedAny, M::Error> {
+        while map.next_entry::<CheckedAny, CheckedAny>()?.is_some() {}
+        Ok(CheckedAny)
     }
 }
 

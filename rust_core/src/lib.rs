@@ -18,8 +18,8 @@ pub mod keys;
 pub mod nullable;
 pub mod opaque;
 pub mod players;
-pub mod record;
 pub mod registry;
+pub mod replay;
 pub mod request;
 pub mod result;
 pub mod rows;
@@ -27,6 +27,7 @@ pub mod schemas;
 pub mod seal;
 pub mod strict;
 pub mod tally;
+pub mod walker;
 
 // The games, a module each, from the one list (`registry::games!`).
 games!(modules);
@@ -35,4 +36,4 @@ games!(modules);
 mod python;
 
 pub use error::{Error, Result};
-pub use game::{Checked, Outcome, Rules, Status, Verdict};
+pub use game::{CheckedSetup, Outcome, Rules, Status, Verdict};

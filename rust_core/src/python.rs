@@ -171,7 +171,7 @@ fn setup_text(setup: Option<&Bound<'_, PyAny>>) -> Result<Option<String>, Error>
 fn setup_given<G: Rules>(
     py: Python<'_>,
     setup: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Option<game::Checked<G::Setup>>> {
+) -> PyResult<Option<game::CheckedSetup<G::Setup>>> {
     let read =
         setup_text(setup).and_then(|text| text.as_deref().map(game::read_setup::<G>).transpose());
     read.map_err(|e| raise(py, &e))
@@ -452,7 +452,7 @@ impl Engine {
         body: &[u8],
         max_moves: usize,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let answer = with_engine!(&self.0, G, engine => py.detach(|| crate::record::answer_replay::<G>(engine, body, max_moves)));
+        let answer = with_engine!(&self.0, G, engine => py.detach(|| crate::replay::answer_replay::<G>(engine, body, max_moves)));
         answer
             .map(|bytes| PyBytes::new(py, &bytes))
             .map_err(|error| raise(py, &error))

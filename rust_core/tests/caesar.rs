@@ -3,7 +3,7 @@
 
 use referee_core::caesar::board::TOKENS;
 use referee_core::caesar::{Caesar, Options, Ordered, PerPlayer, Player, Setup};
-use referee_core::game::{self, Checked, Rules, Status};
+use referee_core::game::{self, CheckedSetup, Rules, Status};
 use referee_core::Error;
 use serde_json::{json, Value};
 
@@ -42,7 +42,7 @@ fn layout() -> Ordered<String> {
     )
 }
 
-fn setup(caesar: [&str; 2], pompey: [&str; 2]) -> Checked<Setup> {
+fn setup(caesar: [&str; 2], pompey: [&str; 2]) -> CheckedSetup<Setup> {
     let hand = |h: [&str; 2]| h.iter().map(|t| t.to_string()).collect();
     Caesar::check_setup(Setup {
         options: Options {

@@ -2,7 +2,7 @@
 //! and board check, the worked shapes of the rules doc's test notes, and seeded random playouts.
 
 use referee_core::chance::Chance;
-use referee_core::game::{self, Checked, Rules, Status, Verdict};
+use referee_core::game::{self, CheckedSetup, Rules, Status, Verdict};
 use referee_core::hypnosia::{Board, Effects, Hypnosia, Position, Setup};
 use referee_core::Error;
 use serde_json::{json, Value};
@@ -10,16 +10,16 @@ use serde_json::{json, Value};
 mod common;
 common::game_helpers!(Hypnosia);
 
-fn setup_of(options: Value) -> Checked<Setup> {
+fn setup_of(options: Value) -> CheckedSetup<Setup> {
     let setup: Setup = serde_json::from_value(json!({ "options": options })).unwrap();
     Hypnosia::check_setup(setup).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn two() -> Checked<Setup> {
+fn two() -> CheckedSetup<Setup> {
     setup_of(json!({ "first_player": "red" }))
 }
 
-fn pos(text: &str, setup: &Checked<Setup>) -> Position {
+fn pos(text: &str, setup: &CheckedSetup<Setup>) -> Position {
     Hypnosia::parse_position(text, setup, None).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 

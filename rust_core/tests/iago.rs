@@ -1,6 +1,6 @@
 //! Iago through the `Rules` contract: perft (its counts are in tests/rules/perft.json), untrusted-state checks, notation, move errors.
 
-use referee_core::game::{self, Checked, Rules, Status, Verdict};
+use referee_core::game::{self, CheckedSetup, Rules, Status, Verdict};
 use referee_core::iago::{Iago, Options, Setup, Variant};
 use referee_core::Error;
 use serde_json::json;
@@ -16,7 +16,7 @@ fn standard() -> Setup {
     Setup::default()
 }
 
-fn checked(setup: Setup) -> Checked<Setup> {
+fn checked(setup: Setup) -> CheckedSetup<Setup> {
     Iago::check_setup(setup).unwrap_or_else(|e| panic!("{e}"))
 }
 

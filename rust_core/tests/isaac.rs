@@ -2,7 +2,7 @@
 //! untrusted state, the worked shapes of the rules, move refusals, and seeded random playouts.
 
 use referee_core::chance::Chance;
-use referee_core::game::{self, Checked, Rules, Status, Verdict};
+use referee_core::game::{self, CheckedSetup, Rules, Status, Verdict};
 use referee_core::isaac::{Color, Isaac, Position, ScoringStarts, Setup};
 use referee_core::Error;
 use serde_json::{json, Value};
@@ -10,15 +10,15 @@ use serde_json::{json, Value};
 mod common;
 common::game_helpers!(Isaac);
 
-fn checked(setup: Setup) -> Checked<Setup> {
+fn checked(setup: Setup) -> CheckedSetup<Setup> {
     Isaac::check_setup(setup).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn standard() -> Checked<Setup> {
+fn standard() -> CheckedSetup<Setup> {
     checked(Setup::default())
 }
 
-fn position(text: &str, setup: &Checked<Setup>) -> Position {
+fn position(text: &str, setup: &CheckedSetup<Setup>) -> Position {
     Isaac::parse_position(text, setup, None).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
@@ -28,7 +28,7 @@ fn play(pos: &Position, mv: &str) -> (Position, Value) {
     (next, serde_json::to_value(effects).unwrap())
 }
 
-fn round_trips(pos: &Position, setup: &Checked<Setup>) {
+fn round_trips(pos: &Position, setup: &CheckedSetup<Setup>) {
     let text = Isaac::position_text(pos);
     assert_eq!(&position(&text, setup), pos, "{text}");
     let state = state_of(pos);

@@ -39,7 +39,7 @@ const LAYERS: [(&str, &[&str]); 5] = [
             "schemas",
         ],
     ),
-    ("bindings", &["record", "python"]),
+    ("bindings", &["replay", "walker", "python"]),
 ];
 
 /// The folder of `src/` that holds the bindings, the one that is no game.

@@ -1,4 +1,4 @@
-//! Reading an untrusted state, from its JSON object (`state::read`) or its position string
+//! Reading an untrusted state, from its JSON object (`reader::read`) or its position string
 //! (`position::read_text`): each reader fills the same `Parts`, each part checked alone as it is
 //! read (as shakmaty reads a FEN into a `Setup`); `Parts::position` reports the first fault in the
 //! order of the state's fields, whatever order the text gives them in, then runs the named

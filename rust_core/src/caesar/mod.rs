@@ -11,6 +11,7 @@ mod moves;
 mod notation;
 mod observation;
 mod position;
+mod reader;
 mod setup;
 mod state;
 
@@ -20,7 +21,7 @@ use serde_json::{json, Value};
 
 use crate::chance::ChanceKeys;
 use crate::error::{Error, Result};
-use crate::game::{Checked, Outcome, Rules};
+use crate::game::{CheckedSetup, Outcome, Rules};
 use board::{
     border_id, parse_token, province_code, token_icon_name, Bonus, BAG_SIZE, BORDERS, BORDER_COUNT,
     CONTROL_MARKERS, IT, PROVINCES, PROVINCE_MASK, START_HAND_LIMIT, TOKENS,
@@ -132,7 +133,11 @@ impl Rules for Caesar {
         setup.options.hands.is_some()
     }
 
-    fn start(setup: &Checked<Setup>, seed: Option<u64>, keys: Option<&ChanceKeys>) -> Position {
+    fn start(
+        setup: &CheckedSetup<Setup>,
+        seed: Option<u64>,
+        keys: Option<&ChanceKeys>,
+    ) -> Position {
         start(setup, seed, keys)
     }
 
@@ -140,7 +145,7 @@ impl Rules for Caesar {
         deserializer: D,
         keys: Option<&ChanceKeys>,
     ) -> std::result::Result<Result<Position>, D::Error> {
-        state::read(deserializer, keys)
+        reader::read(deserializer, keys)
     }
 
     fn write_state<S: Serializer>(
@@ -152,7 +157,7 @@ impl Rules for Caesar {
 
     fn parse_position(
         text: &str,
-        _setup: &Checked<Setup>,
+        _setup: &CheckedSetup<Setup>,
         keys: Option<&ChanceKeys>,
     ) -> Result<Position> {
         position::read_text(text, keys)

@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::board::{
     border_id, borders_in, closed_around, province_code, token_borders, token_code,
-    token_icon_name, token_list, token_total, Bonus, Player, BORDERS, IT, PROVINCE_COUNT,
-    PROVINCE_MASK, CONTROL_MARKERS,
+    token_icon_name, token_list, token_total, Bonus, Player, BORDERS, CONTROL_MARKERS, IT,
+    PROVINCE_COUNT, PROVINCE_MASK,
 };
 use super::draws::{check_draws_used, Draws};
 use super::notation::{BorderIndex, Choice, Move, ProvinceIndex, Target};

@@ -304,7 +304,6 @@ mod tests {
     use super::*;
     use crate::caesar::board::{BORDER_COUNT, PROVINCE_COUNT};
 
-
     #[test]
     fn might_targets_name_only_borders_and_provinces_of_the_map() {
         assert_eq!(BorderIndex::new(BORDER_COUNT), None);

@@ -14,7 +14,7 @@ use super::state::{Ordered, PerPlayer, StartingHandSchema};
 use super::Position;
 use crate::chance::{self, Chance, ChanceKeys};
 use crate::error::{Error, Result};
-use crate::game::Checked;
+use crate::game::CheckedSetup;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -162,7 +162,7 @@ pub(super) fn check_setup(setup: Setup) -> Result<Setup> {
 }
 
 pub(super) fn start(
-    setup: &Checked<Setup>,
+    setup: &CheckedSetup<Setup>,
     seed: Option<u64>,
     keys: Option<&ChanceKeys>,
 ) -> Position {

@@ -10,7 +10,7 @@
 //! Every decision is a move the engine plays: a roll supplied, one die move of a turn, or `pass`.
 
 use super::board::{COLOURS, SEATS};
-use super::moves::{parse_move, Die, DieMove, HomeSquare, Start, Turn};
+use super::notation::{parse_move, Die, DieMove, HomeSquare, Start, Turn};
 use super::{observation, Hypnosia, Move, Position};
 use crate::decisions::{self, Decisions, Node};
 use crate::error::Result;

@@ -7,8 +7,10 @@
 
 mod actions;
 mod board;
+mod generate;
 mod invariants;
 mod moves;
+mod notation;
 mod observation;
 mod position;
 mod setup;
@@ -19,11 +21,12 @@ use serde_json::{json, Value};
 
 use crate::chance::{self, Chance, ChanceKeys};
 use crate::error::Result;
-use crate::game::{Checked, Outcome, Rules};
+use crate::game::{CheckedSetup, Outcome, Rules};
 pub use board::COLOURS;
 use board::LETTERS;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
-pub use moves::{Captured, Die, DieMove, DieMoveEffects, Effects, HomeSquare, Move, Start, Turn};
+pub use moves::{Captured, DieMoveEffects, Effects};
+pub use notation::{Die, DieMove, HomeSquare, Move, Start, Turn};
 pub use position::Position;
 use position::NOBODY;
 use setup::default_seats;
@@ -95,7 +98,11 @@ impl Rules for Hypnosia {
         setup.checked()
     }
 
-    fn start(setup: &Checked<Setup>, seed: Option<u64>, keys: Option<&ChanceKeys>) -> Position {
+    fn start(
+        setup: &CheckedSetup<Setup>,
+        seed: Option<u64>,
+        keys: Option<&ChanceKeys>,
+    ) -> Position {
         let game = setup::compiled_game(setup);
         let mut chance = Chance::from_seed(seed.unwrap_or_else(chance::fresh_seed), keys);
         let first = match game.first_player {
@@ -121,7 +128,7 @@ impl Rules for Hypnosia {
 
     fn parse_position(
         text: &str,
-        setup: &Checked<Setup>,
+        setup: &CheckedSetup<Setup>,
         keys: Option<&ChanceKeys>,
     ) -> Result<Position> {
         position::parse_position(text, setup, keys)
@@ -136,7 +143,7 @@ impl Rules for Hypnosia {
     }
 
     fn parse_move(text: &str) -> Result<Move> {
-        moves::parse_move(text)
+        notation::parse_move(text)
     }
 
     fn legal_moves(position: &Position) -> Vec<Move> {

@@ -13,7 +13,7 @@ use super::Hypnosia;
 use crate::chance::{self, Chance, ChanceKeys, SeedText};
 use crate::digits::{decimal, push_number};
 use crate::error::{Error, Result};
-use crate::game::{Checked, Outcome, Rules, Status};
+use crate::game::{CheckedSetup, Outcome, Rules, Status};
 
 /// `to_move` once the game is over.
 pub(super) const NOBODY: u8 = u8::MAX;
@@ -215,7 +215,7 @@ pub(super) struct Parts<S> {
 
 pub(super) fn parse_position(
     text: &str,
-    setup: &Checked<Setup>,
+    setup: &CheckedSetup<Setup>,
     keys: Option<&ChanceKeys>,
 ) -> Result<Position> {
     let game = compiled_game(setup);

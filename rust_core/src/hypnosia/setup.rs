@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{colour_seat, Board, BoardSchema, ColourSchema, Description, COLOURS, SEATS};
 use crate::error::{Error, Result};
-use crate::game::Checked;
+use crate::game::CheckedSetup;
 
 /// Bytes of compiled games kept by default (`set_cache_bytes`): hundreds of the largest boards, and
 /// a bound on what distinct boards sent by clients can hold.
@@ -342,7 +342,7 @@ pub fn cache_bytes() -> (usize, usize) {
 }
 
 /// The compiled game of a checked setup (`check_setup` compiled it).
-pub(super) fn compiled_game(setup: &Checked<Setup>) -> Arc<CompiledSetup> {
+pub(super) fn compiled_game(setup: &CheckedSetup<Setup>) -> Arc<CompiledSetup> {
     setup.compiled.clone().expect("a checked setup is compiled")
 }
 

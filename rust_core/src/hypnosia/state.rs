@@ -13,10 +13,10 @@ use super::board::{
     colour_seat, home, on_space, Board, ColourSchema, DieSchema, Loc, PawnsSchema, CAPTURED,
     CENTRE, CENTRE_SPACES, COLOURS, SEATS,
 };
-use super::moves::Start;
+use super::notation::Start;
 use super::position::{Parts, Position, NOBODY};
 use super::setup::{CompiledSetup, Options, Setup, Variant};
-use super::{moves, Hypnosia};
+use super::{notation, Hypnosia};
 use crate::borrowed::Name;
 use crate::chance::{Chance, ChanceKeys, ChanceState};
 use crate::error::{Error, Result};
@@ -134,7 +134,7 @@ pub(super) fn parse_loc(text: &str, board: &Board) -> std::result::Result<Loc, S
         "captured" => return Ok(CAPTURED),
         _ => {}
     }
-    match moves::parse_start(text) {
+    match notation::parse_start(text) {
         Some(Start::Home(square)) => Ok(home(square.distance())),
         Some(Start::Space(circle, index)) => board
             .space(circle as usize, index as usize)

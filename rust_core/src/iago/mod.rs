@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::chance::ChanceKeys;
 use crate::error::{Error, Result};
-use crate::game::{Checked, Outcome, Rules};
+use crate::game::{CheckedSetup, Outcome, Rules};
 pub use board::{cell_name, parse_cell, CELL_COUNT};
 use board::{CENTRE_CELL, OUTER, ROW_LENGTHS};
 pub use moves::{Effects, Move};
@@ -88,7 +88,11 @@ impl Rules for Iago {
             .map_err(|(field, detail)| Error::InvalidOptions { field, detail })
     }
 
-    fn start(setup: &Checked<Setup>, _seed: Option<u64>, _keys: Option<&ChanceKeys>) -> Position {
+    fn start(
+        setup: &CheckedSetup<Setup>,
+        _seed: Option<u64>,
+        _keys: Option<&ChanceKeys>,
+    ) -> Position {
         Position::empty(**setup)
     }
 
@@ -108,7 +112,7 @@ impl Rules for Iago {
 
     fn parse_position(
         text: &str,
-        setup: &Checked<Setup>,
+        setup: &CheckedSetup<Setup>,
         _keys: Option<&ChanceKeys>,
     ) -> Result<Position> {
         position::parse_position(text, setup)

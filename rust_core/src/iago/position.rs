@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::board::{CELL_COUNT, CENTRE, INNER, OUTER, ROW_LENGTHS};
 use super::{Color, Setup, Variant};
 use crate::error::{Error, Result};
-use crate::game::{Checked, Outcome};
+use crate::game::{CheckedSetup, Outcome};
 
 /// A valid Iago position. Discs are split by owner (`black`, `white`); `captive` marks the discs that
 /// show their red side. A disc is "up" when it shows its owner's colour.
@@ -131,7 +131,7 @@ pub fn rows(cells: &str) -> [&str; ROW_LENGTHS.len()] {
     })
 }
 
-pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
+pub(super) fn parse_position(text: &str, setup: &CheckedSetup<Setup>) -> Result<Position> {
     let fields: Vec<&str> = text.split(' ').collect();
     let (board, to_move, claim) = match fields.as_slice() {
         [board, side] => (board, side, false),

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::chance::ChanceKeys;
 use crate::error::{Error, Result};
-use crate::game::{Checked, Outcome, Rules};
+use crate::game::{CheckedSetup, Outcome, Rules};
 pub use board::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, MAX_SCORE, ROWS, TARGET};
 use board::{LENGTHS, MIN_LENGTH, SUPPLY};
 pub use moves::{Action, Effects, Move};
@@ -88,7 +88,11 @@ impl Rules for Isaac {
             .map_err(|(field, detail)| Error::InvalidOptions { field, detail })
     }
 
-    fn start(setup: &Checked<Setup>, _seed: Option<u64>, _keys: Option<&ChanceKeys>) -> Position {
+    fn start(
+        setup: &CheckedSetup<Setup>,
+        _seed: Option<u64>,
+        _keys: Option<&ChanceKeys>,
+    ) -> Position {
         // Setups reach `start` checked by `check_setup`; an unchecked bad one plays the defaults.
         Position::start(setup.config().unwrap_or_default())
     }
@@ -109,7 +113,7 @@ impl Rules for Isaac {
 
     fn parse_position(
         text: &str,
-        setup: &Checked<Setup>,
+        setup: &CheckedSetup<Setup>,
         _keys: Option<&ChanceKeys>,
     ) -> Result<Position> {
         position::parse_position(text, setup)

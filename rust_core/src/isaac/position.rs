@@ -8,7 +8,7 @@ use super::board::{Piece, LENGTHS, PIECES_PER_PLAYER, SUPPLY, TARGET};
 use super::{Color, Config, Setup};
 use crate::digits::push_number;
 use crate::error::{Error, Result};
-use crate::game::{Checked, Outcome};
+use crate::game::{CheckedSetup, Outcome};
 use crate::players::COLORS;
 
 /// A finished game keeps the phase it ended in.
@@ -406,7 +406,7 @@ pub(super) fn parse_lengths(text: &str) -> Result<Vec<i64>> {
         .collect()
 }
 
-pub(super) fn parse_position(text: &str, setup: &Checked<Setup>) -> Result<Position> {
+pub(super) fn parse_position(text: &str, setup: &CheckedSetup<Setup>) -> Result<Position> {
     let config = setup
         .config()
         .map_err(|(field, detail)| Error::InvalidOptions { field, detail })?;

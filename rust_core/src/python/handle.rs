@@ -1,9 +1,6 @@
-//! `referee.Position`: a native position handle for bots, search and learning. It keeps the checked
-//! position in Rust (see `decisions`), so that a move costs what the engine costs, not a state read
-//! and written through Python: push and pop moves or action ids, copy, ask for legal actions, chance
-//! outcomes, observations; the JSON state and the effects of the last move only when asked for.
-
-use std::sync::Arc;
+//! `referee.Position`: the bindings of the native position handle for bots, search and learning
+//! (`walker::Walker`, which keeps the checked position in Rust, so that a move costs what the engine
+//! costs, not a state read and written through Python): Python values in, Python errors out.
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
@@ -12,12 +9,10 @@ use pyo3::types::{PyByteArray, PyBytes, PyList};
 use serde_json::Value;
 
 use super::{raise, whole_position_of, Engine};
-use crate::chance::Chance;
-use crate::decisions::{self, Decisions, Node};
+use crate::decisions;
 use crate::error::Error;
 use crate::game::Rules;
-use crate::keys::SealKeys;
-use crate::seal;
+use crate::walker::Walker;
 use crate::with_engine;
 
 // A handle of any game: one variant a game of the list (`registry::games!`).
@@ -29,200 +24,6 @@ macro_rules! with_walker {
     ($any:expr, $walker:ident => $body:expr) => {
         crate::games!(match_enum AnyWalker, $any, G, $walker => $body)
     };
-}
-
-/// One game's handle: the node, and what was pushed to reach it (the node before each push and the
-/// move the push completed, if it completed one), for `pop` and `effects`.
-struct Walker<G: Decisions> {
-    node: Node<G>,
-    stack: Vec<(Node<G>, Option<G::Move>)>,
-    keys: Option<Arc<SealKeys>>,
-}
-
-impl<G: Decisions + 'static> Walker<G>
-where
-    G::Move: Send + Sync + 'static,
-    G::Position: 'static,
-{
-    fn new(position: G::Position, keys: Option<Arc<SealKeys>>) -> Self {
-        Walker::<G> {
-            node: Node::new(position),
-            stack: Vec::new(),
-            keys,
-        }
-    }
-
-    fn player(&self, player: &str) -> Result<usize, Error> {
-        decisions::player_number::<G>(&self.node.position, player)
-    }
-    fn copy(&self, stack: bool) -> Walker<G> {
-        Walker::<G> {
-            node: self.node.clone(),
-            stack: if stack {
-                self.stack.clone()
-            } else {
-                Vec::new()
-            },
-            keys: self.keys.clone(),
-        }
-    }
-
-    fn players(&self) -> Vec<&'static str> {
-        G::players(&self.node.position)
-    }
-
-    fn num_actions(&self) -> usize {
-        G::num_actions(&self.node.position)
-    }
-
-    fn action_of(&self, text: &str) -> Result<usize, Error> {
-        G::action_of(&self.node.position, text)
-    }
-
-    fn move_of(&self, action: usize) -> Result<String, Error> {
-        G::move_of(&self.node.position, action)
-    }
-
-    fn legal_actions(&self) -> Vec<usize> {
-        G::legal_actions(&self.node)
-    }
-
-    fn legal_moves(&self) -> Vec<String> {
-        if self.node.at_turn_start() {
-            return G::legal_move_texts(&self.node.position);
-        }
-        let legal = G::legal_actions(&self.node);
-        legal
-            .into_iter()
-            .filter_map(|a| self.move_of(a).ok())
-            .collect()
-    }
-
-    fn push_action(&mut self, action: usize) -> Result<(), Error> {
-        let before = self.node.clone();
-        match G::apply(&mut self.node, action) {
-            Ok(completed) => {
-                self.stack.push((before, completed));
-                Ok(())
-            }
-            Err(error) => {
-                self.node = before;
-                Err(error)
-            }
-        }
-    }
-
-    fn push_move(&mut self, text: &str) -> Result<(), Error> {
-        if !self.node.at_turn_start() {
-            return Err(Error::illegal_move(
-                "turn-under-way",
-                "a turn is under way, decided in part by action ids: push its remaining decisions (or pop them) before a move",
-                serde_json::json!({}),
-            ));
-        }
-        let mv = G::parse_move(text)?;
-        let (next, _) = G::play(&self.node.position, mv.clone())?;
-        let before = std::mem::replace(&mut self.node, Node::new(next));
-        self.stack.push((before, Some(mv)));
-        Ok(())
-    }
-
-    fn pop(&mut self) -> bool {
-        match self.stack.pop() {
-            Some((before, _)) => {
-                self.node = before;
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn plies(&self) -> usize {
-        self.stack.len()
-    }
-
-    fn history(&self) -> Vec<String> {
-        let moves = self.stack.iter().filter_map(|(_, mv)| mv.as_ref());
-        moves.map(ToString::to_string).collect()
-    }
-
-    fn at_turn_start(&self) -> bool {
-        self.node.at_turn_start()
-    }
-
-    fn is_over(&self) -> bool {
-        G::to_move(&self.node.position).is_none()
-    }
-
-    fn is_chance(&self) -> bool {
-        G::is_chance(&self.node)
-    }
-
-    fn chance_outcomes(&self) -> Vec<(usize, f64)> {
-        G::chance_outcomes(&self.node)
-    }
-
-    fn to_move(&self) -> Option<&'static str> {
-        G::to_move(&self.node.position)
-    }
-
-    fn outcome(&self) -> Value {
-        serde_json::to_value(G::outcome(&self.node.position)).expect("an outcome serializes")
-    }
-
-    fn returns(&self) -> Vec<f64> {
-        decisions::returns::<G>(&self.node.position)
-    }
-
-    fn state(&self) -> Vec<u8> {
-        let state = seal::stamp::<G>(&self.node.position, self.keys.as_deref(), None);
-        serde_json::to_vec(&state).expect("a state serializes")
-    }
-
-    fn position(&self) -> String {
-        G::position_text(&self.node.position)
-    }
-
-    fn hash(&self) -> u64 {
-        decisions::node_hash(&self.node)
-    }
-
-    fn view(&self, player: &str) -> Result<Value, Error> {
-        G::view(&self.node.position, player)
-    }
-
-    fn effects(&self) -> Option<Value> {
-        let (before, mv) = self.stack.last()?;
-        let (_, effects) = G::play(&before.position, mv.clone()?).ok()?;
-        serde_json::to_value(effects).ok()
-    }
-
-    fn observation_shape(&self) -> Vec<usize> {
-        G::observation_shape(&self.node.position)
-    }
-
-    fn observation(&self, player: &str) -> Result<Vec<f32>, Error> {
-        Ok(G::observation(&self.node, self.player(player)?))
-    }
-
-    fn information_state(&self, player: &str) -> Result<String, Error> {
-        Ok(G::information_state(&self.node, self.player(player)?))
-    }
-
-    fn resample(&self, player: &str, seed: u64) -> Result<Walker<G>, Error> {
-        let player = self.player(player)?;
-        // The bot's own draws: no secret keys them.
-        let mut chance = Chance::from_seed(seed, None);
-        Ok(Walker::<G> {
-            node: G::resample(&self.node, player, &mut chance),
-            stack: Vec::new(),
-            keys: self.keys.clone(),
-        })
-    }
-
-    fn rollout(&self, seed: u64) -> (Vec<f64>, usize) {
-        decisions::rollout(self.node.clone(), &mut Chance::from_seed(seed, None))
-    }
 }
 
 /// A JSON text as Python objects (orjson, as every answer).
