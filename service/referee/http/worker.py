@@ -260,7 +260,11 @@ class Paced:
         all of its body before it reads (curl, requests, http.client) loses the answer on its way."""
         if self.discarder is None:
             # On a socket of its own (the same connection): its waits, unlike the answer's, are the linger's.
-            self.discarder = gevent.spawn(discard, self.sock.dup(), self.linger)
+            try:
+                reader = self.sock.dup()
+            except OSError:  # no descriptor left: the connection closes as it would have
+                return
+            self.discarder = gevent.spawn(discard, reader, self.linger)
 
     def close(self) -> None:
         """Closes the connection: if the client may still be sending, after the answer is sent (FIN) and
