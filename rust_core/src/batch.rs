@@ -61,26 +61,10 @@ fn numbered_lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8], usize)> {
     .filter(|(_, line, _)| !line.iter().all(u8::is_ascii_whitespace))
 }
 
-/// Where the next `\n` is from byte `from`, found eight bytes at a time (a byte-by-byte search cost
-/// an archive's records a few percent of their time).
+/// Where the next `\n` is from byte `from`, found by `memchr` (vector instructions; a byte-by-byte
+/// search cost an archive's records a few percent of their time).
 fn next_newline(data: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    const NEWLINES: u64 = ONES * b'\n' as u64;
-    let mut at = from;
-    while let Some(word) = data.get(at..at + 8) {
-        let word = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ NEWLINES;
-        // The lowest byte that was a newline (is now zero) sets its high bit here; no lower one does.
-        let found = word.wrapping_sub(ONES) & !word & HIGHS;
-        if found != 0 {
-            return Some(at + found.trailing_zeros() as usize / 8);
-        }
-        at += 8;
-    }
-    data[at..]
-        .iter()
-        .position(|&byte| byte == b'\n')
-        .map(|offset| at + offset)
+    memchr::memchr(b'\n', &data[from..]).map(|offset| from + offset)
 }
 
 /// How `validate_lines` answers.
