@@ -179,6 +179,23 @@ def read_answer(sock: socket.socket, reader: Any = None, head: bool = False) -> 
     return Answer(status, headers, body)
 
 
+def read_at(sock: socket.socket, rate: float, limit: float, until: Any = lambda: False) -> tuple[bytes, bool]:
+    """Reads all it can at `rate` bytes a second for at most `limit` seconds (or `until` it is true): what
+    it read, and whether the connection was closed."""
+    parts, size, started = [], 0, time.monotonic()
+    while time.monotonic() - started < limit and not until():
+        try:
+            part = sock.recv(16384)
+        except OSError:
+            return b"".join(parts), True
+        if not part:
+            return b"".join(parts), True
+        parts.append(part)
+        size += len(part)
+        time.sleep(max(0.0, size / rate - (time.monotonic() - started)))
+    return b"".join(parts), False
+
+
 def connect(server: Server, peer: str | None = None, timeout: float = 30) -> socket.socket:
     """A connection to the server; from `peer` when given: any address of 127/8 (all loopback on Linux),
     another client as the service counts clients (each has its share of a worker)."""

@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 import referee
-from helpers.live import APP, GUNICORN, Answer, connect, distinct_lines, exchange, read_answer, request_bytes, serve
+from helpers.live import APP, GUNICORN, Answer, connect, distinct_lines, exchange, read_answer, read_at, request_bytes, serve
 
 pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/live.py)
 
@@ -177,23 +177,6 @@ def test_a_streamed_batch_over_the_body_limit_with_expect_100_continue_is_judged
 
 
 # ------------------------------------------------------------------ reading answers: a minimum rate
-
-
-def read_at(sock: socket.socket, rate: float, limit: float, until: Any = lambda: False) -> tuple[bytes, bool]:
-    """Reads all it can at `rate` bytes a second for at most `limit` seconds (or `until` it is true): what
-    it read, and whether the server closed the connection."""
-    parts, size, started = [], 0, time.monotonic()
-    while time.monotonic() - started < limit and not until():
-        try:
-            part = sock.recv(16384)
-        except OSError:
-            return b"".join(parts), True
-        if not part:
-            return b"".join(parts), True
-        parts.append(part)
-        size += len(part)
-        time.sleep(max(0.0, size / rate - (time.monotonic() - started)))
-    return b"".join(parts), False
 
 
 def test_a_steady_reader_above_the_minimum_rate_gets_its_whole_answer_and_a_slower_one_is_let_go() -> None:

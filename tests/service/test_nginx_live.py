@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 import referee
-from helpers.live import Answer, Server, connect, distinct_lines, exchange, read_answer, request_bytes, serve
+from helpers.live import Answer, Server, connect, distinct_lines, exchange, read_answer, read_at, request_bytes, serve
 from helpers.proxy import CONF, nginx, require_nginx
 from referee.codes import CODES
 from referee.http.settings import Settings
@@ -180,23 +180,6 @@ def test_a_silent_stream_gets_the_services_own_answer_through_the_proxy(proxy) -
     assert last["code"] == "request-timeout" and last["status"] == 408
 
 # ------------------------------------------------------------------ reading answers: the minimum rate
-
-
-def read_at(sock: socket.socket, rate: float, limit: float, until=lambda: False) -> tuple[bytes, bool]:
-    """Reads all it can at `rate` bytes a second for at most `limit` seconds (or `until` it is true): what
-    it read, and whether the connection was closed."""
-    parts, size, started = [], 0, time.monotonic()
-    while time.monotonic() - started < limit and not until():
-        try:
-            part = sock.recv(16384)
-        except OSError:
-            return b"".join(parts), True
-        if not part:
-            return b"".join(parts), True
-        parts.append(part)
-        size += len(part)
-        time.sleep(max(0.0, size / rate - (time.monotonic() - started)))
-    return b"".join(parts), False
 
 
 def test_a_steady_reader_above_the_minimum_rate_gets_its_stream_through_the_proxy_and_a_slower_one_is_let_go() -> None:
