@@ -481,13 +481,13 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     Whatever happens, the batch gives back what it took."""
     settings = current_app.config["REFEREE"]
     stream = request.environ["wsgi.input"]  # a referee.http.body.Input: its faults are problems
+    hold = request.environ[HOLD_KEY]  # what the request holds of the worker's memory, endable
     batch = None
     try:
-        batch = StreamedBatch(engine, with_state, settings, request.environ[HOLD_KEY], current_app.config[SPOOL_KEY])
+        batch = StreamedBatch(engine, with_state, settings, hold, current_app.config[SPOOL_KEY])
         # The whole body is read before the answer starts: many clients (Python's http.client and requests
         # among them) send all of a body before they read any of the answer, and a server writing while
         # they send would fill both socket buffers and stall.
-        hold = request.environ[HOLD_KEY]
         with lifecycle.reading(request.environ.get("gunicorn.socket")):
             problem = judge_stream(batch, line_chunks(stream, settings.max_line_bytes, hold, request.content_length),
                                    hold)
@@ -501,7 +501,7 @@ def stream_batch(engine: _core.Engine, with_state: bool) -> Response:
     except BaseException as error:
         if batch is not None:
             batch.close()
-        elif isinstance(error, Problem) and not finish(stream, error, request.environ[HOLD_KEY], settings):
+        elif isinstance(error, Problem) and not finish(stream, error, hold, settings):
             request.environ[CLOSE_KEY] = True
         raise
 
