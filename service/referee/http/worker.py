@@ -46,7 +46,7 @@ from gevent.server import StreamServer
 from gunicorn.workers.ggevent import GeventWorker
 
 from referee.http import lifecycle, offload
-from referee.http.body import PROBES, is_stream
+from referee.http.body import BLOCK, PROBES, is_stream
 from referee.http.budget import RETRY_AFTER_SECONDS, peer_of, plain_address
 from referee.codes import CODES
 from referee.http.observe import new_request_id
@@ -210,7 +210,10 @@ class Paced:
     def recv(self, size: int, *flags: int) -> bytes:
         self.bound(self.receiving, silence=True)
         try:
-            data = self.sock.recv(size, *flags)
+            # A block at most: gunicorn reads ahead to a body's end, so an 8 MiB body's first read asked the
+            # kernel for 8 MiB, held what came uncounted and copied all of it again at each 64 KiB the app
+            # read (quadratic: heavy peers re-sending such bodies took most of five workers' CPU).
+            data = self.sock.recv(min(size, BLOCK), *flags)
         except TimeoutError:
             if self.receiving is None:  # silent between requests: closed as a client that left (not an error)
                 return b""
@@ -285,7 +288,7 @@ def discard(sock: socket.socket, linger: Linger) -> None:
     try:
         while left > 0 and (wait := until - time.monotonic()) > 0:
             sock.settimeout(wait)
-            if not (data := sock.recv(min(DISCARD_BLOCK, left))):
+            if not (data := sock.recv(min(BLOCK, left))):
                 return
             left -= len(data)
     except OSError:  # the client gone, or the linger over
@@ -347,8 +350,6 @@ def give_back_memory(open_connections: Callable[[], int]) -> None:
             libc.malloc_trim(0)
 
 
-#: Bytes read at a time from a client whose bytes are thrown away (`discard`).
-DISCARD_BLOCK = 64 * 1024
 #: Connections of the probes' listener a worker serves at once (its own pool: kubelets, load balancers).
 PROBE_CONNECTIONS = 32
 #: Connection slots a worker keeps free: when fewer are, the client holding the most connections loses its
