@@ -146,3 +146,19 @@ def test_an_answer_to_a_trusted_proxy_earns_credit_for_as_long_as_the_proxy_wait
     assert direct.deadline() < clock[0] < proxied.deadline()
     proxied.advance(2_800_000)
     assert proxied.deadline() == 1660
+
+
+def test_a_read_from_a_client_takes_a_block_at_most_however_much_its_reader_asks_for() -> None:
+    """gunicorn asks for a whole body's rest at once (it reads ahead to the body's end): an 8 MiB body's
+    first read held what came uncounted, then copied it whole again at every 64 KiB the app took."""
+    import socket
+
+    from referee.http.body import BLOCK
+    from referee.http.worker import Paced
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(b"x" * (2 * BLOCK + 1))  # within a socket pair's buffer: all there at once
+        paced = Paced(ours, 5.0, 1, 1)
+        got = [len(paced.recv(8 * 1024 * 1024)) for _ in range(3)]
+    assert got == [BLOCK, BLOCK, 1]
