@@ -97,8 +97,8 @@ tools:
 
 # The tests that start no server on both cores, then the live ones alone (their bounds are a quiet worker's).
 python-test: install-test browser java nginx tools
-	$(BIN)/python -m pytest -m "not live" -n 2
-	$(BIN)/python -m pytest -m live
+	$(BIN)/python -m pytest -m "not live" -n 2 --durations=15
+	$(BIN)/python -m pytest -m live --durations=15
 
 bench: install-test
 	$(BIN)/python bench/run.py
