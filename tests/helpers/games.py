@@ -1,0 +1,124 @@
+"""The tests' facts of each game, in one table keyed by the game's name: what a generic test needs of a game
+beyond what the engine answers (`referee.games()`, `info()`, `new`, `legal_moves`). Generic tests take the
+engine's list of games and read a game's facts here; a game of the list with no entry here fails
+tests/rules/test_one_list.py by name. A new game's test facts go here (docs/development.md, "Adding a game")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import referee
+from helpers.hypnosia_boards import CUSTOM_BOARDS
+
+#: A well-formed move the rules refuse at a game's start, and the rule that refuses it: the pair, or made
+#: from the start state and its legal moves.
+Illegal = tuple[str, str] | Callable[[dict[str, Any], list[str]], tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Facts:
+    #: The prefix of the game's schema names in the contract (`IagoState`): its name capitalised.
+    schema_prefix: str
+    #: A move refused at the start (seed 7) and its rule; None where a game refuses no well-formed move there.
+    illegal_at_start: Illegal | None
+    #: The seed a generated client starts the game with (None where the game draws nothing).
+    client_seed: int | None
+    #: The rules tag of its states in release 0.1.0 (None for a game added since).
+    rules_0_1_0: str | None
+    #: Setups the random games of the schema tests cycle through, so that every option's shape reaches them.
+    schema_setups: list[dict[str, Any]]
+    #: Setups property tests play: every variant and option value that changes the rules.
+    property_setups: list[dict[str, Any]]
+    #: The errors a broken state of the game may raise.
+    state_errors: tuple[type[Exception], ...]
+    #: Setups the claim tests play to their end.
+    claim_setups: list[dict[str, Any]]
+    #: Setups of the example archive's records.
+    archive_setups: list[dict[str, Any]]
+    #: Fields of its state whose change a seal must catch (what issue 9 names: a cell, a token, a pawn, ...).
+    sealed_fields: list[str]
+    #: Fields beside the state's own that a refusal of a broken state may name.
+    extra_refused_fields: set[str]
+    #: Whether a move has exactly one spelling, the one `legal_moves` lists (no supplied roll or draws).
+    one_spelling: bool
+
+
+def _caesar_token_not_in_hand(start: dict[str, Any], legal: list[str]) -> tuple[str, str]:
+    """A legal placement made with a token of the bag instead of the hand."""
+    to_move = referee.game("caesar").outcome(start)["to_move"]
+    token = next(t for t in start["bags"][to_move] if t not in start["hands"][to_move])
+    return token + legal[0][3:], "token-not-in-hand"
+
+
+FACTS: dict[str, Facts] = {
+    "iago": Facts(
+        schema_prefix="Iago",
+        illegal_at_start=("e5", "centre-needs-flip"),
+        client_seed=None,
+        rules_0_1_0="iago@1",
+        schema_setups=[{}, {"variant": "loose"}, {"variant": "simple"}, {"options": {"penalty": True}}],
+        property_setups=[{"variant": "standard", "options": {"penalty": False}},
+                         {"variant": "standard", "options": {"penalty": True}}, {"variant": "loose"}, {"variant": "simple"}],
+        state_errors=(referee.InvalidState,),
+        claim_setups=[{"variant": "standard"}, {"variant": "simple"}],
+        archive_setups=[{"variant": "standard"}, {"variant": "standard", "options": {"penalty": True}}, {"variant": "simple"}],
+        sealed_fields=["board"],
+        extra_refused_fields=set(),
+        one_spelling=True,
+    ),
+    "isaac": Facts(
+        schema_prefix="Isaac",
+        illegal_at_start=("pass", "must-place"),
+        client_seed=None,
+        rules_0_1_0="isaac@1",
+        schema_setups=[{}, {"options": {"first_player": "white", "scoring_starts": "first_player"}}],
+        property_setups=[{"options": {"first_player": first, "scoring_starts": starts}}
+                         for first in ("black", "white") for starts in ("first_to_pass", "first_player")],
+        state_errors=(referee.InvalidState,),
+        claim_setups=[{"options": {"first_player": "white"}}],
+        archive_setups=[{}, {"options": {"first_player": "white"}}],
+        sealed_fields=["pieces", "scores"],
+        extra_refused_fields=set(),
+        one_spelling=True,
+    ),
+    "hypnosia": Facts(
+        schema_prefix="Hypnosia",
+        illegal_at_start=("pass", "roll-first"),
+        client_seed=7,
+        rules_0_1_0="hypnosia@1",
+        schema_setups=[{"options": {"players": players}} for players in range(2, 7)]
+        + [{"options": {"seats": [1, 4, 5], "first_player": "orange", "doubles_cross_bridges": False}}]
+        + [{"options": {"players": 3, "board": board}} for board in CUSTOM_BOARDS.values()],
+        property_setups=[{"options": {"players": 2}}, {"options": {"players": 3, "first_player": "red"}},
+                         {"options": {"players": 4, "doubles_cross_bridges": False}}, {"options": {"players": 6}}],
+        state_errors=(referee.InvalidState, referee.InvalidBoard),
+        claim_setups=[{"options": {"players": 2}}, {"options": {"players": 3}}, {"options": {"players": 6}}],
+        archive_setups=[{"options": {"players": 2}}, {"options": {"players": 3}}, {"options": {"players": 4}}],
+        sealed_fields=["pawns", "scores", "rng", "dice"],
+        extra_refused_fields={"board"},
+        one_spelling=False,
+    ),
+    "caesar": Facts(
+        schema_prefix="Caesar",
+        illegal_at_start=_caesar_token_not_in_hand,
+        client_seed=7,
+        rules_0_1_0="caesar@1",
+        schema_setups=[{}],
+        property_setups=[{}, {"options": {"hands": {"caesar": ["S60", "L40"], "pompey": ["D51", "N42"]}}}],
+        state_errors=(referee.InvalidState,),
+        claim_setups=[{}],
+        archive_setups=[{}],
+        sealed_fields=["hands", "bags", "borders", "rng", "senate"],
+        extra_refused_fields=set(),
+        one_spelling=False,
+    ),
+}
+
+
+def illegal_at_start(name: str, start: dict[str, Any]) -> tuple[str, str] | None:
+    """A well-formed move the rules refuse at `start`, a game's start, and its rule (None where there is none)."""
+    illegal = FACTS[name].illegal_at_start
+    if illegal is None or isinstance(illegal, tuple):
+        return illegal
+    return illegal(start, referee.game(name).legal_moves(start))
