@@ -9,11 +9,18 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import referee
+from helpers.caesar_states import engine_projection, setup_from_state
 from helpers.hypnosia_boards import CUSTOM_BOARDS
+from rules.reference import caesar, hypnosia, iago, isaac
+from rules.reference.chacha import ChaCha8, draw_token
+from rules.reference.isaac_cells import independent_perft
 
 #: A well-formed move the rules refuse at a game's start, and the rule that refuses it: the pair, or made
 #: from the start state and its legal moves.
 Illegal = tuple[str, str] | Callable[[dict[str, Any], list[str]], tuple[str, str]]
+
+#: An independent count of a perft table's (tests/rules/perft.json) move sequences: (table, start state, depth).
+Counter = Callable[[dict[str, Any], dict[str, Any], int], int]
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,57 @@ class Facts:
     extra_refused_fields: set[str]
     #: Whether a move has exactly one spelling, the one `legal_moves` lists (no supplied roll or draws).
     one_spelling: bool
+    #: Whether some of its moves take several decisions (a roll and a whole turn, a placement and its choices).
+    moves_of_several_decisions: bool
+    #: Simulations an MCTS bot needs to beat random moves (the bots' tests); None where MCTS may circle for
+    #: ever (a match of it abandoned): random plays in its place.
+    mcts_simulations: int | None
+    #: The independent implementations that count its perft tables (tests/rules/test_perft.py): (name, counter,
+    #: the largest count it makes within the suite; larger counts were agreed outside it, see `agreed_by`).
+    perft_counters: list[tuple[str, Counter, int]]
+
+
+#: Caesar!'s token kinds in the order of the game's token table, which draws count along.
+TOKEN_KINDS = [token["code"] for token in referee.game("caesar").info()["tokens"]]
+
+
+def iago_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
+    options = table["setup"].get("options", {})
+    position = iago.initial(table["setup"].get("variant", "standard"), options.get("penalty", False))
+    return iago.perft(position, depth)
+
+
+def isaac_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
+    return isaac.perft(isaac.initial(**table["setup"].get("options", {})), depth)
+
+
+def isaac_cell_sets(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
+    assert not any(state["pieces"].values()), "the count over cell sets starts from the empty board"
+    return independent_perft()[depth]
+
+
+def hypnosia_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
+    return hypnosia.perft(hypnosia.initial(table["setup"]["options"]), depth)
+
+
+def caesar_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
+    """The model from the engine's drawn setup, every later draw from the reference generator."""
+    pos = caesar.initial(*setup_from_state(state))
+    assert engine_projection(state) == caesar.projection(pos)
+    return seeded_perft(pos, ChaCha8.from_state(state["rng"]), depth)
+
+
+def seeded_perft(pos: caesar.Position, rng: ChaCha8, depth: int) -> int:
+    """Perft in which every draw comes from the reference generator, each line of play from its own copy."""
+    moves = caesar.legal_moves(pos)
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for move in moves:
+        line = ChaCha8(rng.key, rng.word_pos)
+        child, _ = caesar.play(pos, move, draw=lambda player, bag: draw_token(line, list(bag), TOKEN_KINDS))
+        total += seeded_perft(child, line, depth - 1)
+    return total
 
 
 def _caesar_token_not_in_hand(start: dict[str, Any], legal: list[str]) -> tuple[str, str]:
@@ -66,6 +124,9 @@ FACTS: dict[str, Facts] = {
         sealed_fields=["board"],
         extra_refused_fields=set(),
         one_spelling=True,
+        moves_of_several_decisions=False,
+        mcts_simulations=40,
+        perft_counters=[("model", iago_model, 1_100_000)],  # the model needs some 13 minutes for 26 million
     ),
     "isaac": Facts(
         schema_prefix="Isaac",
@@ -81,6 +142,10 @@ FACTS: dict[str, Facts] = {
         sealed_fields=["pieces", "scores"],
         extra_refused_fields=set(),
         one_spelling=True,
+        moves_of_several_decisions=False,
+        mcts_simulations=150,
+        # the model needs some 25 minutes for 131 million
+        perft_counters=[("model", isaac_model, 400_000), ("cell-sets", isaac_cell_sets, 200_000_000)],
     ),
     "hypnosia": Facts(
         schema_prefix="Hypnosia",
@@ -98,6 +163,9 @@ FACTS: dict[str, Facts] = {
         sealed_fields=["pawns", "scores", "rng", "dice"],
         extra_refused_fields={"board"},
         one_spelling=False,
+        moves_of_several_decisions=True,
+        mcts_simulations=None,
+        perft_counters=[("model", hypnosia_model, 200_000)],
     ),
     "caesar": Facts(
         schema_prefix="Caesar",
@@ -112,6 +180,9 @@ FACTS: dict[str, Facts] = {
         sealed_fields=["hands", "bags", "borders", "rng", "senate"],
         extra_refused_fields=set(),
         one_spelling=False,
+        moves_of_several_decisions=True,
+        mcts_simulations=40,
+        perft_counters=[("model", caesar_model, 200_000)],  # the model: 6 and 20 minutes for 1.5 and 5.5 million
     ),
 }
 
