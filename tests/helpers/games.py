@@ -5,6 +5,7 @@ tests/rules/test_one_list.py by name. A new game's test facts go here (docs/deve
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -57,6 +58,15 @@ class Facts:
     #: The independent implementations that count its perft tables (tests/rules/test_perft.py): (name, counter,
     #: the largest count it makes within the suite; larger counts were agreed outside it, see `agreed_by`).
     perft_counters: list[tuple[str, Counter, int]]
+    #: Plies a random record may end with, illegal (or malformed) somewhere in a game (helpers/records.py).
+    illegal_plies: list[str]
+    #: A random record's variant and options.
+    random_setup: Callable[[random.Random], tuple[str | None, dict]]
+    #: A record's start in the reference model, and its step (a ply played, the model's own chance drawn
+    #: from the record's seed).
+    model_start: Callable[[dict, ChaCha8], tuple[Any, Callable[[Any, str], tuple[Any, Any]]]]
+    #: Asserts that a record's result says what the model's final position says.
+    model_agrees: Callable[[dict, dict, Any], None]
 
 
 #: Caesar!'s token kinds in the order of the game's token table, which draws count along.
@@ -102,6 +112,125 @@ def seeded_perft(pos: caesar.Position, rng: ChaCha8, depth: int) -> int:
     return total
 
 
+# ------------------------------------------------------------------ records (helpers/records.py)
+# A random record's setup, and a record replayed by the game's reference model and held to its result.
+
+COLOURS = ["red", "yellow", "green", "blue", "purple", "orange"]
+FULL_BAG = [token["code"] for token in referee.game("caesar").info()["tokens"] for _ in range(token["count"])]
+Step = Callable[[Any, str], tuple[Any, Any]]
+
+
+def _iago_random_setup(rng: random.Random) -> tuple[str | None, dict]:
+    variant = rng.choice(["standard", "loose", "simple"])
+    return variant, {"penalty": variant == "standard" and rng.random() < 0.5}
+
+
+def _isaac_random_setup(rng: random.Random) -> tuple[str | None, dict]:
+    return None, {"first_player": rng.choice(["black", "white"]), "scoring_starts": rng.choice(["first_to_pass", "first_player"])}
+
+
+def _hypnosia_random_setup(rng: random.Random) -> tuple[str | None, dict]:
+    options = {"players": rng.randint(2, 6), "doubles_cross_bridges": rng.random() < 0.5}
+    if rng.random() < 0.5:
+        options["first_player"] = COLOURS[referee.game("hypnosia", options=options).setup["options"]["seats"][0]]
+    return None, options
+
+
+def _caesar_random_setup(rng: random.Random) -> tuple[str | None, dict]:
+    options = {}
+    if rng.random() < 0.4:
+        options["hands"] = {"caesar": ["S60", "L40"], "pompey": ["D51", "N42"]}
+    return None, options
+
+
+def _iago_model_start(record: dict, rng: ChaCha8) -> tuple[Any, Step]:
+    options = record.get("options", {})
+    pos = iago.initial(record.get("variant", "standard"), options.get("penalty", False))
+    return pos, lambda pos, move: iago.play(pos, move)
+
+
+def _isaac_model_start(record: dict, rng: ChaCha8) -> tuple[Any, Step]:
+    options = record.get("options", {})
+    pos = isaac.initial(options.get("first_player", "black"), options.get("scoring_starts", "first_to_pass"))
+    return pos, lambda pos, move: isaac.play(pos, move)
+
+
+def _hypnosia_model_start(record: dict, rng: ChaCha8) -> tuple[Any, Step]:
+    options = record.get("options", {})
+    seats = referee.game("hypnosia", options=options).setup["options"]["seats"]  # the default seats by count
+    first = options.get("first_player") or COLOURS[seats[rng.below(len(seats))]]
+    pos = hypnosia.initial(options | {"first_player": first})
+
+    def step(pos, move):
+        if move == "roll" and pos.dice is None and not hypnosia.is_finished(pos):
+            return hypnosia.play(pos, move, drawn=(rng.die(), rng.die()))
+        return hypnosia.play(pos, move)
+    return pos, step
+
+
+def _caesar_model_start(record: dict, rng: ChaCha8) -> tuple[Any, Step]:
+    pos = caesar.initial(*caesar_setup(record.get("options", {}), rng))
+
+    def step(pos, move):
+        return caesar.play(pos, move, draw=lambda player, bag: draw_caesar_token(rng, list(bag)))
+    return pos, step
+
+
+def draw_caesar_token(rng: ChaCha8, bag: list[str]) -> str:
+    index = rng.below(len(bag))
+    for kind in TOKEN_KINDS:
+        if index < bag.count(kind):
+            return kind
+        index -= bag.count(kind)
+    raise AssertionError("index beyond the bag")
+
+
+def caesar_setup(options: dict, rng: ChaCha8) -> tuple[dict, dict]:
+    """The bonus layout and hands of a seeded setup, drawn as tests/rules/test_chance.py documents."""
+    bonuses = options.get("bonuses")
+    if bonuses is None:
+        tokens = ["senate"] * 5 + ["tactics"] * 4 + ["wealth"] * 4 + ["might"] * 4
+        for i in range(len(tokens) - 1, 0, -1):
+            j = rng.below(i + 1)
+            tokens[i], tokens[j] = tokens[j], tokens[i]
+        bonuses = dict(zip([p for p in caesar.PROVINCES if p != "IT"], tokens))
+    hands = options.get("hands")
+    if hands is None:
+        hands = {}
+        for player in ("caesar", "pompey"):
+            bag = list(FULL_BAG)
+            hands[player] = []
+            for _ in range(2):
+                hands[player].append(draw_caesar_token(rng, bag))
+                bag.remove(hands[player][-1])
+    return bonuses, hands
+
+
+def _iago_model_agrees(result: dict, record: dict, pos: Any) -> None:
+    assert result["position"] == iago.format_position(pos)
+    assert result["outcome"]["scores"] == iago.scores(pos) and result["outcome"]["winner"] == iago.winner(pos)
+    assert (result["outcome"]["status"] == "finished") == iago.is_finished(pos)
+
+
+def _isaac_model_agrees(result: dict, record: dict, pos: Any) -> None:
+    assert result["position"] == isaac.format_position(pos)
+    model = isaac.outcome(pos)
+    assert {key: result["outcome"][key] for key in model} == model
+
+
+def _projection_agrees(module: Any) -> Callable[[dict, dict, Any], None]:
+    """The model's outcome and state projection against a result's (Hypnosia's, Caesar!'s)."""
+    def agrees(result: dict, record: dict, pos: Any) -> None:
+        game = referee.game(record["game"], variant=record.get("variant"), options=record.get("options"))
+        state = game.parse_position(result["position"])  # the engine reads its own notation; the fields are compared
+        model, projected = module.outcome(pos), module.projection(pos)
+        if model["decided_by"] == "twelfth_marker":  # the spec leaves whose turn it is then open (test_caesar_engine)
+            del projected["to_move"]
+        assert {key: state[key] for key in projected} == projected
+        assert {key: result["outcome"].get(key) for key in model} == model
+    return agrees
+
+
 def _caesar_token_not_in_hand(start: dict[str, Any], legal: list[str]) -> tuple[str, str]:
     """A legal placement made with a token of the bag instead of the hand."""
     to_move = referee.game("caesar").outcome(start)["to_move"]
@@ -127,6 +256,10 @@ FACTS: dict[str, Facts] = {
         moves_of_several_decisions=False,
         mcts_simulations=40,
         perft_counters=[("model", iago_model, 1_100_000)],  # the model needs some 13 minutes for 26 million
+        illegal_plies=["e5", "a1", "zz"],
+        random_setup=_iago_random_setup,
+        model_start=_iago_model_start,
+        model_agrees=_iago_model_agrees,
     ),
     "isaac": Facts(
         schema_prefix="Isaac",
@@ -146,6 +279,10 @@ FACTS: dict[str, Facts] = {
         mcts_simulations=150,
         # the model needs some 25 minutes for 131 million
         perft_counters=[("model", isaac_model, 400_000), ("cell-sets", isaac_cell_sets, 200_000_000)],
+        illegal_plies=["a1-c1", "xa1-c1+3", "pass"],
+        random_setup=_isaac_random_setup,
+        model_start=_isaac_model_start,
+        model_agrees=_isaac_model_agrees,
     ),
     "hypnosia": Facts(
         schema_prefix="Hypnosia",
@@ -166,6 +303,10 @@ FACTS: dict[str, Facts] = {
         moves_of_several_decisions=True,
         mcts_simulations=None,
         perft_counters=[("model", hypnosia_model, 200_000)],
+        illegal_plies=["pass", "h1+6", "7-7"],
+        random_setup=_hypnosia_random_setup,
+        model_start=_hypnosia_model_start,
+        model_agrees=_projection_agrees(hypnosia),
     ),
     "caesar": Facts(
         schema_prefix="Caesar",
@@ -183,6 +324,10 @@ FACTS: dict[str, Facts] = {
         moves_of_several_decisions=True,
         mcts_simulations=40,
         perft_counters=[("model", caesar_model, 200_000)],  # the model: 6 and 20 minutes for 1.5 and 5.5 million
+        illegal_plies=["L40@HU-HC", "S60@HU-HU", "T"],
+        random_setup=_caesar_random_setup,
+        model_start=_caesar_model_start,
+        model_agrees=_projection_agrees(caesar),
     ),
 }
 
