@@ -14,12 +14,22 @@ use referee_core::game::{self, Rules, StateOf};
 use referee_core::hypnosia::Hypnosia;
 use referee_core::iago::{cell_name, Iago};
 use referee_core::isaac::Isaac;
+use referee_core::registry::GAMES;
+use referee_core::with_game;
 use serde_json::Value;
 
-/// A game's id layout, as its `actions.rs` documents it: the kind of an id, and its notation.
+/// A game's id layout, as its `actions.rs` documents it: the kind of an id, and its notation; and the
+/// facts the tests below read of the game. Every game of the list (`games!`) has one: the tests loop over
+/// the list, so a game added without its layout does not compile.
 trait Layout: Decisions {
     /// Every kind of id the layout has.
     const KINDS: &'static [&'static str];
+    /// The size of the action space at the start of the default setup (seed 0).
+    const START_ACTIONS: usize;
+    /// Seeded random games enough to play every kind of id (with `rare_nodes`).
+    const KIND_GAMES: u64;
+    /// Seeded random games walked for their chance nodes (more than 20 of them where the game draws).
+    const CHANCE_GAMES: u64;
     fn kind(position: &Self::Position, action: usize) -> &'static str;
     /// The notation the documented layout gives the id.
     fn expected_text(position: &Self::Position, action: usize) -> String;
@@ -31,6 +41,9 @@ trait Layout: Decisions {
 
 impl Layout for Iago {
     const KINDS: &'static [&'static str] = &["cell"];
+    const START_ACTIONS: usize = 61;
+    const KIND_GAMES: u64 = 1;
+    const CHANCE_GAMES: u64 = 1;
     fn kind(_: &Self::Position, _: usize) -> &'static str {
         "cell"
     }
@@ -44,6 +57,9 @@ const ISAAC_PASS: usize = 44_400;
 
 impl Layout for Isaac {
     const KINDS: &'static [&'static str] = &["place", "remove", "pass"];
+    const START_ACTIONS: usize = 44_401;
+    const KIND_GAMES: u64 = 2;
+    const CHANCE_GAMES: u64 = 1;
     fn kind(_: &Self::Position, action: usize) -> &'static str {
         match action {
             _ if action < ISAAC_PIECES => "place",
@@ -78,6 +94,9 @@ impl Layout for Hypnosia {
         "pass",
         "roll",
     ];
+    const START_ACTIONS: usize = 1_846;
+    const KIND_GAMES: u64 = 200;
+    const CHANCE_GAMES: u64 = 2;
     fn kind(position: &Self::Position, action: usize) -> &'static str {
         let die_moves = hypnosia_die_moves(position);
         match action {
@@ -141,6 +160,9 @@ impl Layout for Caesar {
         "might on a province",
         "draw",
     ];
+    const START_ACTIONS: usize = 966;
+    const KIND_GAMES: u64 = 200;
+    const CHANCE_GAMES: u64 = 3;
     fn kind(_: &Self::Position, action: usize) -> &'static str {
         match action {
             _ if action < CAESAR_PLACEMENTS => "placement",
@@ -208,14 +230,12 @@ fn check_every_id<G: Layout>() {
 
 #[test]
 fn every_action_id_names_its_decision_and_reads_back() {
-    check_every_id::<Iago>();
-    check_every_id::<Isaac>();
-    check_every_id::<Hypnosia>();
-    check_every_id::<Caesar>();
-    assert_eq!(Iago::num_actions(&start::<Iago>(0).position), 61);
-    assert_eq!(Isaac::num_actions(&start::<Isaac>(0).position), 44_401);
-    assert_eq!(Hypnosia::num_actions(&start::<Hypnosia>(0).position), 1_846);
-    assert_eq!(Caesar::num_actions(&start::<Caesar>(0).position), 966);
+    for (name, kind) in GAMES {
+        with_game!(kind, G => {
+            check_every_id::<G>();
+            assert_eq!(G::num_actions(&start::<G>(0).position), G::START_ACTIONS, "{name}");
+        });
+    }
 }
 
 /// A seeded random game: `visit` sees every node before its decision (chance by its probabilities,
@@ -275,10 +295,9 @@ fn check_every_kind_is_played<G: Layout>(games: u64) {
 
 #[test]
 fn every_kind_of_id_is_played_and_makes_its_move() {
-    check_every_kind_is_played::<Iago>(1);
-    check_every_kind_is_played::<Isaac>(2);
-    check_every_kind_is_played::<Hypnosia>(200);
-    check_every_kind_is_played::<Caesar>(200);
+    for (_, kind) in GAMES {
+        with_game!(kind, G => check_every_kind_is_played::<G>(G::KIND_GAMES));
+    }
 }
 
 /// At a chance node the outcomes are the legal ids, each once with a positive probability, summing
@@ -305,10 +324,16 @@ fn check_chance<G: Decisions>(games: u64) -> usize {
 
 #[test]
 fn chance_outcomes_sum_to_one_in_every_game_with_chance() {
-    assert_eq!(check_chance::<Iago>(1), 0);
-    assert_eq!(check_chance::<Isaac>(1), 0);
-    assert!(check_chance::<Hypnosia>(2) > 20);
-    assert!(check_chance::<Caesar>(3) > 20);
+    for (name, kind) in GAMES {
+        with_game!(kind, G => {
+            let chance_nodes = check_chance::<G>(G::CHANCE_GAMES);
+            if decisions::facts::<G>().chance {
+                assert!(chance_nodes > 20, "{name}: {chance_nodes}");
+            } else {
+                assert_eq!(chance_nodes, 0, "{name}");
+            }
+        });
+    }
     let node = start::<Hypnosia>(3);
     assert!(Hypnosia::is_chance(&node));
     for (id, p) in Hypnosia::chance_outcomes(&node) {
@@ -449,9 +474,15 @@ fn resample_keeps_what_its_player_knows_and_deals_the_rest_again() {
         "{dealt_again} of {checked}"
     );
     // Games without hidden information answer the node itself.
-    let mut chance = Chance::from_seed(1, None);
-    walk::<Hypnosia>(1, |node, _| {
-        let resampled = Hypnosia::resample(node, 0, &mut chance);
-        assert_eq!(decisions::node_hash(&resampled), decisions::node_hash(node));
-    });
+    for (name, kind) in GAMES {
+        with_game!(kind, G => {
+            if !decisions::facts::<G>().hidden_information {
+                let mut chance = Chance::from_seed(1, None);
+                walk::<G>(1, |node, _| {
+                    let resampled = G::resample(node, 0, &mut chance);
+                    assert_eq!(decisions::node_hash(&resampled), decisions::node_hash(node), "{name}");
+                });
+            }
+        });
+    }
 }

@@ -15,6 +15,7 @@ import attrs
 import pytest
 
 import referee
+from helpers.games import FACTS
 from helpers.live import serve
 from helpers.pages import ROOT, Block, blocks, run_python
 
@@ -33,8 +34,6 @@ EXPECTED_WARNINGS = {
     # generated, and its answer's bytes are `sync_detailed(...).content` (tested below).
     **{f"WARNING parsing POST /v1/games/{game}/render within {game}.": "the SVG picture" for game in referee.games()},
 }
-PREFIX = {"iago": "Iago", "isaac": "Isaac", "hypnosia": "Hypnosia", "caesar": "Caesar"}
-SEEDS = {"iago": None, "isaac": None, "hypnosia": 7, "caesar": 7}
 MAX_PLIES = 3000
 
 
@@ -73,9 +72,9 @@ def model(package: Any, name: str) -> Any:
 
 @pytest.mark.parametrize("game", referee.games())
 def test_a_generated_client_plays_a_whole_game(client_package, client, game) -> None:
-    prefix, rng = PREFIX[game], random.Random(game)
+    prefix, rng = FACTS[game].schema_prefix, random.Random(game)
     call = lambda route, body: operation(client_package, game, route).sync(client=client, body=body)  # noqa: E731
-    seed = SEEDS[game]
+    seed = FACTS[game].client_seed
     new_request = model(client_package, f"{prefix}NewRequest")(seed=seed) if seed is not None else \
         model(client_package, f"{prefix}NewRequest")()
     started = call("new", new_request)

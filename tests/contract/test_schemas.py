@@ -15,24 +15,17 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 import referee
-from helpers.hypnosia_boards import CUSTOM_BOARDS
+from helpers.games import FACTS
 from referee import _core
 
-GAMES = ("iago", "isaac", "hypnosia", "caesar")
-PREFIX = {"iago": "Iago", "isaac": "Isaac", "hypnosia": "Hypnosia", "caesar": "Caesar", "common": ""}
+GAMES = tuple(referee.games())
+PREFIX = {name: FACTS[name].schema_prefix for name in GAMES} | {"common": ""}
 DOCUMENT = "urn:referee:contract"
 GAMES_EACH = 20
 MAX_PLIES = 200
 
 # Setups the random games cycle through, so that every option's shape reaches the schemas.
-SETUPS: dict[str, list[dict[str, Any]]] = {
-    "iago": [{}, {"variant": "loose"}, {"variant": "simple"}, {"options": {"penalty": True}}],
-    "isaac": [{}, {"options": {"first_player": "white", "scoring_starts": "first_player"}}],
-    "hypnosia": [{"options": {"players": players}} for players in range(2, 7)]
-    + [{"options": {"seats": [1, 4, 5], "first_player": "orange", "doubles_cross_bridges": False}}]
-    + [{"options": {"players": 3, "board": board}} for board in CUSTOM_BOARDS.values()],
-    "caesar": [{}],
-}
+SETUPS: dict[str, list[dict[str, Any]]] = {name: FACTS[name].schema_setups for name in GAMES}
 
 
 @pytest.fixture(scope="module")

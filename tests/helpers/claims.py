@@ -12,20 +12,17 @@ states them (section Claims), apart from the engine's `claims.rs`.
 from __future__ import annotations
 
 import functools
+import importlib
 import random
 from typing import Any
 
 import referee
+from helpers.games import FACTS
 from helpers.records import model_replay
-from rules.reference import caesar, hypnosia, iago, isaac
+from rules.reference import hypnosia, iago
 
 #: Each game's setups played to their end, and the seed of each game.
-SETUPS: dict[str, list[dict[str, Any]]] = {
-    "iago": [{"variant": "standard"}, {"variant": "simple"}],
-    "isaac": [{"options": {"first_player": "white"}}],
-    "hypnosia": [{"options": {"players": 2}}, {"options": {"players": 3}}, {"options": {"players": 6}}],
-    "caesar": [{}],
-}
+SETUPS: dict[str, list[dict[str, Any]]] = {name: FACTS[name].claim_setups for name in referee.games()}
 TERMINATIONS = ("normal", "resignation", "timeout", "agreement", "abandoned")
 FREE = object()  # a field the end leaves to the players
 
@@ -52,7 +49,7 @@ def model_outcome(name: str, pos: Any) -> dict[str, Any]:
         over = iago.is_finished(pos)
         return {"status": "finished" if over else "ongoing", "to_move": None if over else pos.to_move,
                 "scores": iago.scores(pos), "winner": iago.winner(pos), "ranking": None}
-    module = {"isaac": isaac, "hypnosia": hypnosia, "caesar": caesar}[name]
+    module = importlib.import_module(f"rules.reference.{name}")  # a game's model (docs/development.md)
     return {"ranking": None} | module.outcome(pos)
 
 

@@ -14,16 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import referee
+from helpers.games import FACTS
 
 #: Records a game.
 GAMES = 12
 NAMES = ["Ann", "Bo", "Chidi", "Dana", "Eero", "Fatou", "Gus", "Hana", "Ivo", "Jun"]
-SETUPS: dict[str, list[dict[str, Any]]] = {
-    "iago": [{"variant": "standard"}, {"variant": "standard", "options": {"penalty": True}}, {"variant": "simple"}],
-    "isaac": [{}, {"options": {"first_player": "white"}}],
-    "hypnosia": [{"options": {"players": 2}}, {"options": {"players": 3}}, {"options": {"players": 4}}],
-    "caesar": [{}],
-}
+SETUPS: dict[str, list[dict[str, Any]]] = {name: FACTS[name].archive_setups for name in referee.games()}
 #: How each record of a game ends, in turn (the first, a short resignation, is a sample of docs/archives.md).
 ENDS = ["resignation", "normal", "normal", "timeout", "normal", "agreement", "normal", "abandoned", "wrong winner",
         "normal", "no claim", "normal"]

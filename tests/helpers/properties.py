@@ -17,17 +17,10 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 
 import referee
+from helpers.games import FACTS
 
 # Setups each game is played in: every variant and option value that changes the rules.
-SETUPS: dict[str, list[dict]] = {
-    "iago": [{"variant": "standard", "options": {"penalty": False}}, {"variant": "standard", "options": {"penalty": True}},
-             {"variant": "loose"}, {"variant": "simple"}],
-    "isaac": [{"options": {"first_player": first, "scoring_starts": starts}}
-              for first in ("black", "white") for starts in ("first_to_pass", "first_player")],
-    "hypnosia": [{"options": {"players": 2}}, {"options": {"players": 3, "first_player": "red"}},
-                 {"options": {"players": 4, "doubles_cross_bridges": False}}, {"options": {"players": 6}}],
-    "caesar": [{}, {"options": {"hands": {"caesar": ["S60", "L40"], "pompey": ["D51", "N42"]}}}],
-}
+SETUPS: dict[str, list[dict]] = {name: FACTS[name].property_setups for name in referee.games()}
 GAMES = list(SETUPS)
 END = 10_000  # plies enough to play any game to its end
 PLIES = st.integers(0, 99).map(lambda n: END if n >= 85 else n)  # a sixth of the games played to their end
@@ -38,8 +31,7 @@ def examples(n: int) -> settings:
     return settings(max_examples=max(10, n * settings.default.max_examples // 100))
 
 
-REFUSED = {name: (referee.InvalidState, referee.InvalidBoard) if name == "hypnosia" else (referee.InvalidState,)
-           for name in SETUPS}
+REFUSED = {name: FACTS[name].state_errors for name in SETUPS}
 
 
 @cache

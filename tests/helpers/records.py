@@ -9,32 +9,8 @@ from __future__ import annotations
 import random
 
 import referee
-from rules.reference import caesar, hypnosia, iago, isaac
+from helpers.games import FACTS
 from rules.reference.chacha import ChaCha8
-
-CAESAR_KINDS = [token["code"] for token in referee.game("caesar").info()["tokens"]]
-FULL_BAG = [token["code"] for token in referee.game("caesar").info()["tokens"] for _ in range(token["count"])]
-COLOURS = ["red", "yellow", "green", "blue", "purple", "orange"]
-ILLEGAL = {"iago": ["e5", "a1", "zz"], "isaac": ["a1-c1", "xa1-c1+3", "pass"], "hypnosia": ["pass", "h1+6", "7-7"],
-           "caesar": ["L40@HU-HC", "S60@HU-HU", "T"]}
-
-
-def random_options(name: str, rng: random.Random) -> tuple[str | None, dict]:
-    if name == "iago":
-        variant = rng.choice(["standard", "loose", "simple"])
-        return variant, {"penalty": variant == "standard" and rng.random() < 0.5}
-    if name == "isaac":
-        return None, {"first_player": rng.choice(["black", "white"]), "scoring_starts": rng.choice(["first_to_pass", "first_player"])}
-    if name == "hypnosia":
-        options = {"players": rng.randint(2, 6), "doubles_cross_bridges": rng.random() < 0.5}
-        if rng.random() < 0.5:
-            options["first_player"] = COLOURS[referee.game("hypnosia", options=options).setup["options"]["seats"][0]]
-        return None, options
-    options = {}
-    if rng.random() < 0.4:
-        options["hands"] = {"caesar": ["S60", "L40"], "pompey": ["D51", "N42"]}
-    return None, options
-
 
 def with_draws(game: referee.Game, state: dict, move: str, rng: random.Random) -> str:
     """A Caesar! move with client-supplied draws: as many as the move would draw, picked from the bag."""
@@ -45,7 +21,7 @@ def with_draws(game: referee.Game, state: dict, move: str, rng: random.Random) -
 
 
 def random_record(name: str, rng: random.Random, number: int) -> dict:
-    variant, options = random_options(name, rng)
+    variant, options = FACTS[name].random_setup(rng)
     seed = rng.randrange(2**64)
     game = referee.game(name, variant=variant, options=options)
     state, moves = game.new(seed=seed), []
@@ -64,7 +40,7 @@ def random_record(name: str, rng: random.Random, number: int) -> dict:
         moves.append(move)
         state = game.play(state, move)["state"]
     if rng.random() < 0.15:
-        moves.append(rng.choice(ILLEGAL[name]))  # an illegal (or malformed) ply somewhere
+        moves.append(rng.choice(FACTS[name].illegal_plies))  # an illegal (or malformed) ply somewhere
     record = {"game": name, "options": options, "seed": seed, "moves": moves, "id": number}
     if variant is not None:
         record["variant"] = variant
@@ -73,7 +49,7 @@ def random_record(name: str, rng: random.Random, number: int) -> dict:
 
 def random_records(count: int, seed: int = 2026) -> list[dict]:
     rng = random.Random(seed)
-    return [random_record(rng.choice(["iago", "isaac", "hypnosia", "caesar"]), rng, number) for number in range(count)]
+    return [random_record(rng.choice(referee.games()), rng, number) for number in range(count)]
 
 
 # ------------------------------------------------------------------ the reference models' replay
@@ -82,64 +58,15 @@ def random_records(count: int, seed: int = 2026) -> list[dict]:
 def model_replay(record: dict) -> dict:
     """What the reference model makes of a record: `legal`, `plies` played, the first illegal `ply`, and
     the model's final position, outcome and (for Hypnosia and Caesar!) state projection."""
-    name, options, moves = record["game"], record.get("options", {}), record["moves"]
+    name, moves = record["game"], record["moves"]
     rng = ChaCha8.from_u64(record["seed"])
-    if name == "iago":
-        pos = iago.initial(record.get("variant", "standard"), options.get("penalty", False))
-        step = lambda pos, move: iago.play(pos, move)  # noqa: E731
-    elif name == "isaac":
-        pos = isaac.initial(options.get("first_player", "black"), options.get("scoring_starts", "first_to_pass"))
-        step = lambda pos, move: isaac.play(pos, move)  # noqa: E731
-    elif name == "hypnosia":
-        seats = referee.game("hypnosia", options=options).setup["options"]["seats"]  # the default seats by count
-        first = options.get("first_player") or COLOURS[seats[rng.below(len(seats))]]
-        pos = hypnosia.initial(options | {"first_player": first})
-
-        def step(pos, move):
-            if move == "roll" and pos.dice is None and not hypnosia.is_finished(pos):
-                return hypnosia.play(pos, move, drawn=(rng.die(), rng.die()))
-            return hypnosia.play(pos, move)
-    else:
-        pos = caesar.initial(*caesar_setup(options, rng))
-
-        def step(pos, move):
-            return caesar.play(pos, move, draw=lambda player, bag: draw_token(rng, list(bag)))
+    pos, step = FACTS[name].model_start(record, rng)
     for ply, move in enumerate(moves):
         try:
             pos, _ = step(pos, move)
         except ValueError:
             return {"legal": False, "plies": ply, "ply": ply, "move": move, "pos": pos}
     return {"legal": True, "plies": len(moves), "pos": pos}
-
-
-def draw_token(rng: ChaCha8, bag: list[str]) -> str:
-    index = rng.below(len(bag))
-    for kind in CAESAR_KINDS:
-        if index < bag.count(kind):
-            return kind
-        index -= bag.count(kind)
-    raise AssertionError("index beyond the bag")
-
-
-def caesar_setup(options: dict, rng: ChaCha8) -> tuple[dict, dict]:
-    """The bonus layout and hands of a seeded setup, drawn as tests/rules/test_chance.py documents."""
-    bonuses = options.get("bonuses")
-    if bonuses is None:
-        tokens = ["senate"] * 5 + ["tactics"] * 4 + ["wealth"] * 4 + ["might"] * 4
-        for i in range(len(tokens) - 1, 0, -1):
-            j = rng.below(i + 1)
-            tokens[i], tokens[j] = tokens[j], tokens[i]
-        bonuses = dict(zip([p for p in caesar.PROVINCES if p != "IT"], tokens))
-    hands = options.get("hands")
-    if hands is None:
-        hands = {}
-        for player in ("caesar", "pompey"):
-            bag = list(FULL_BAG)
-            hands[player] = []
-            for _ in range(2):
-                hands[player].append(draw_token(rng, bag))
-                bag.remove(hands[player][-1])
-    return bonuses, hands
 
 
 def assert_result_is_the_models(result: dict, record: dict, expected: dict | None = None) -> None:
@@ -150,25 +77,7 @@ def assert_result_is_the_models(result: dict, record: dict, expected: dict | Non
     assert result["plies"] == expected["plies"]
     if not expected["legal"]:
         assert (result["ply"], result["move"]) == (expected["ply"], expected["move"])
-    name, pos = record["game"], expected["pos"]
-    if name == "iago":
-        assert result["position"] == iago.format_position(pos)
-        assert result["outcome"]["scores"] == iago.scores(pos) and result["outcome"]["winner"] == iago.winner(pos)
-        assert (result["outcome"]["status"] == "finished") == iago.is_finished(pos)
-        return
-    if name == "isaac":
-        assert result["position"] == isaac.format_position(pos)
-        model = isaac.outcome(pos)
-        assert {key: result["outcome"][key] for key in model} == model
-        return
-    game = referee.game(name, variant=record.get("variant"), options=record.get("options"))
-    state = game.parse_position(result["position"])  # the engine reads its own notation; the fields are compared
-    module = hypnosia if name == "hypnosia" else caesar
-    model, projected = module.outcome(pos), module.projection(pos)
-    if model["decided_by"] == "twelfth_marker":  # the spec leaves whose turn it is then open (test_caesar_engine)
-        del projected["to_move"]
-    assert {key: state[key] for key in projected} == projected
-    assert {key: result["outcome"].get(key) for key in model} == model
+    FACTS[record["game"]].model_agrees(result, record, expected["pos"])
 
 
 def expected_by_game_replay(record: dict) -> dict:

@@ -13,9 +13,11 @@ import yaml
 
 import referee
 from referee.codes import CLAIM_CODES, CODES
+from helpers.games import FACTS
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = {"iago": "iago@1", "isaac": "isaac@1", "hypnosia": "hypnosia@1", "caesar": "caesar@1"}
+#: The games of 0.1.0 and the rules tag of their states then.
+RULES = {name: facts.rules_0_1_0 for name, facts in FACTS.items() if facts.rules_0_1_0 is not None}
 PROBLEM_STATUSES = {
     "malformed-json": 400, "malformed-request": 400, "malformed-http": 400, "not-found": 404, "unknown-game": 404,
     "method-not-allowed": 405, "request-timeout": 408, "payload-too-large": 413, "request-line-too-long": 414,

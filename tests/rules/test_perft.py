@@ -7,23 +7,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 import referee
-from helpers.caesar_states import engine_projection, setup_from_state
-from rules.reference import caesar, hypnosia, iago, isaac
-from rules.reference.chacha import ChaCha8, draw_token
-from rules.reference.isaac_cells import independent_perft
-
-#: Caesar!'s token kinds in the order of the game's token table, which draws count along.
-TOKEN_KINDS = [token["code"] for token in referee.game("caesar").info()["tokens"]]
+from helpers.games import FACTS, Counter
 TABLES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "perft.json").read_text())["tables"]
 #: Counts above this many nodes are marked slow (the models need some 10-30 s for them).
 SLOW_NODES = 200_000
-
-Counter = Callable[[dict[str, Any], dict[str, Any], int], int]
 
 
 def start(table: dict[str, Any]) -> tuple[referee.Game, dict[str, Any]]:
@@ -33,55 +25,9 @@ def start(table: dict[str, Any]) -> tuple[referee.Game, dict[str, Any]]:
     return game, game.new(seed=table["seed"])
 
 
-def iago_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
-    options = table["setup"].get("options", {})
-    position = iago.initial(table["setup"].get("variant", "standard"), options.get("penalty", False))
-    return iago.perft(position, depth)
-
-
-def isaac_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
-    return isaac.perft(isaac.initial(**table["setup"].get("options", {})), depth)
-
-
-def isaac_cell_sets(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
-    assert not any(state["pieces"].values()), "the count over cell sets starts from the empty board"
-    return independent_perft()[depth]
-
-
-def hypnosia_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
-    return hypnosia.perft(hypnosia.initial(table["setup"]["options"]), depth)
-
-
-def caesar_model(table: dict[str, Any], state: dict[str, Any], depth: int) -> int:
-    """The model from the engine's drawn setup, every later draw from the reference generator."""
-    pos = caesar.initial(*setup_from_state(state))
-    assert engine_projection(state) == caesar.projection(pos)
-    return seeded_perft(pos, ChaCha8.from_state(state["rng"]), depth)
-
-
-def seeded_perft(pos: caesar.Position, rng: ChaCha8, depth: int) -> int:
-    """Perft in which every draw comes from the reference generator, each line of play from its own copy."""
-    moves = caesar.legal_moves(pos)
-    if depth == 1:
-        return len(moves)
-    total = 0
-    for move in moves:
-        line = ChaCha8(rng.key, rng.word_pos)
-        child, _ = caesar.play(pos, move, draw=lambda player, bag: draw_token(line, list(bag), TOKEN_KINDS))
-        total += seeded_perft(child, line, depth - 1)
-    return total
-
-
-#: Each game's independent counters: (name, counter, the largest count it makes within the suite). Larger
-#: counts were agreed outside the suite (see the table's ``agreed_by``): the Iago model needs some 13
-#: minutes for 26 million, the Isaac model some 25 minutes for 131 million, the Caesar! model 6 and 20
-#: minutes for 1.5 and 5.5 million.
-COUNTERS: dict[str, list[tuple[str, Counter, int]]] = {
-    "iago": [("model", iago_model, 1_100_000)],
-    "isaac": [("model", isaac_model, 400_000), ("cell-sets", isaac_cell_sets, 200_000_000)],
-    "hypnosia": [("model", hypnosia_model, 200_000)],
-    "caesar": [("model", caesar_model, 200_000)],
-}
+#: Each game's independent counters (tests/helpers/games.py): (name, counter, the largest count it makes
+#: within the suite). Larger counts were agreed outside the suite (see the table's ``agreed_by``).
+COUNTERS: dict[str, list[tuple[str, Counter, int]]] = {name: FACTS[name].perft_counters for name in referee.games()}
 
 
 def table_counts() -> list[tuple[dict[str, Any], int, int, str]]:

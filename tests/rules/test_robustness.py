@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import referee
+from helpers.games import FACTS
 from helpers.properties import (
     GAMES, REFUSED, SETUPS, Branches, assert_playable, assert_position_round_trips, assert_verdict_or_invalid_state,
     changed, examples, game_of, played, reachable, setup_game,
@@ -24,8 +25,8 @@ JSON = st.recursive(
     max_leaves=40,
 )
 STATE_KEYS = {name: sorted(setup_game(name, 0).new(seed=0)) for name in GAMES}
-# the fields a refusal may name: the state's own, and the board description of a Hypnosia state's options
-ROOT_FIELDS = {name: set(keys) | {"state"} | ({"board"} if name == "hypnosia" else set()) for name, keys in STATE_KEYS.items()}
+# the fields a refusal may name: the state's own, and a game's others (the board description of its options)
+ROOT_FIELDS = {name: set(keys) | {"state"} | FACTS[name].extra_refused_fields for name, keys in STATE_KEYS.items()}
 
 
 def root(field: str) -> str:
@@ -122,8 +123,8 @@ def moves(draw, name: str) -> tuple[int, dict, str, str]:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_any_move_text_is_a_verdict(name: str) -> None:
-    """A move is judged legal exactly when the engine lists it (Iago, Isaac: one spelling a move; Hypnosia
-    and Caesar! also accept a supplied roll or draws that `legal_moves` leaves out), and a legal move plays."""
+    """A move is judged legal exactly when the engine lists it (where a move has one spelling; games of chance
+    may also accept a supplied roll or draws that `legal_moves` leaves out), and a legal move plays."""
     branches = Branches()
 
     @examples(150)
@@ -133,7 +134,7 @@ def test_any_move_text_is_a_verdict(name: str) -> None:
         game = setup_game(name, index)
         verdict = game.validate(state, move)
         listed = move in game.legal_moves(state)
-        if listed or name in ("iago", "isaac"):
+        if listed or FACTS[name].one_spelling:
             assert verdict["legal"] is listed, (move, verdict)
         if verdict["legal"]:
             result = game.play(state, move)

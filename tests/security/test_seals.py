@@ -16,6 +16,7 @@ import pytest
 import referee
 from referee.http.app import create_app
 from referee.http.settings import Settings
+from helpers.games import FACTS
 from helpers.keys import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2
 from helpers.live import Server, post, serve
 from helpers.properties import GAMES, MISSING, SETUPS, get, paths, playout, put
@@ -112,8 +113,7 @@ def test_any_change_to_a_sealed_state_is_refused(name: str) -> None:
             changed += 1
     assert changed > 60 * len(states)
     # What the issue names, by game: a cell, a token, a pawn, a score, the generator.
-    named = {"iago": ["board"], "isaac": ["pieces", "scores"], "hypnosia": ["pawns", "scores", "rng", "dice"],
-             "caesar": ["hands", "bags", "borders", "rng", "senate"]}[name]
+    named = FACTS[name].sealed_fields
     labels = {label.split("/")[0].split("[")[0].split(" ")[0] for label, _ in mutations(states[0])}
     assert set(named) <= labels
 

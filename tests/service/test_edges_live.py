@@ -21,7 +21,7 @@ from referee.codes import CODES
 
 pytestmark = pytest.mark.live
 
-GAMES = ("iago", "isaac", "hypnosia", "caesar")
+GAMES = tuple(referee.games())
 SECRETS = {"caesar": "caesar's secret, his alone", "pompey": "pompey's secret, his alone"}
 JSON, NDJSON = "application/json", "application/x-ndjson"
 #: Every route that takes a state: a body (or a batch item) of `{"state", ...}`, how it is sent.

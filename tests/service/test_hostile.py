@@ -382,14 +382,6 @@ def test_a_generator_at_its_end_is_an_invalid_state(server, game, move, word_pos
     assert_problem(answer, "invalid-state", field="rng.word_pos")
 
 
-def test_an_isaac_piece_listed_twice_is_named_so(server) -> None:
-    isaac = referee.game("isaac")
-    state = isaac.play(isaac.new(), "a1-c1")["state"]
-    state["pieces"]["black"] = state["pieces"]["black"] * 2
-    problem = assert_problem(send(server, "/v1/games/isaac/legal-moves", orjson.dumps({"state": state})), "invalid-state")
-    assert "listed twice" in problem["detail"] and problem["field"] == "pieces.black[1]"
-
-
 # ------------------------------------------------------------------ what one client can take
 
 MIB = 1024 * 1024

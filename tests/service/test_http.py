@@ -18,6 +18,7 @@ from referee.http import offload
 from referee.http.app import create_app
 from referee.codes import CODES
 from referee.http.settings import Settings
+from helpers.games import illegal_at_start
 from helpers.inprocess import post, problem
 
 
@@ -26,7 +27,7 @@ from helpers.inprocess import post, problem
 
 def test_games_lists_every_game(client) -> None:
     games = client.get("/v1/games").json["games"]
-    assert [g["name"] for g in games] == ["iago", "isaac", "hypnosia", "caesar"]
+    assert [g["name"] for g in games] == referee.games()
     assert games[0]["rules"] == "iago@1" and games[0]["variants"] == ["standard", "loose", "simple"]
 
 
@@ -34,8 +35,8 @@ def test_unknown_game_is_one_answer_from_every_entry_point(client) -> None:
     """`unknown-game` is worded once (the engine's error type): the same code, detail and facts from a
     route of each owner (Flask's game info, batches and replays; the native move routes), the Python
     binding, and an archive's record."""
-    expected = {"code": "unknown-game", "detail": 'unknown game "chess"; known games: iago, isaac, hypnosia, caesar',
-                "game": "chess", "known": ["iago", "isaac", "hypnosia", "caesar"]}
+    expected = {"code": "unknown-game", "detail": f'unknown game "chess"; known games: {", ".join(referee.games())}',
+                "game": "chess", "known": referee.games()}
     answers = [
         client.get("/v1/games/chess"),
         post(client, "/v1/games/chess/play", {"state": {}, "move": "e4"}),
@@ -59,17 +60,14 @@ def test_unknown_game_is_one_answer_from_every_entry_point(client) -> None:
 
 def case_of(name: str) -> dict:
     """A game's start (seed 7), one of its legal moves and the state after it, a well-formed move its rules
-    refuse there (with the rule), a malformed one, a seated player not to move, a finished state and a
+    refuse there with the rule (None where a game has none, helpers.games), a malformed one, a seated player not to move, a finished state and a
     whole seeded record: built from the engine's own `new`, `legal_moves` and `play`."""
     one = referee.game(name)
     start = one.new(seed=7)
     legal = one.legal_moves(start)
     to_move = one.outcome(start)["to_move"]
     seated = [p for p in one.info()["players"] if p in one.outcome(start)["scores"]]
-    illegal = {"iago": ("e5", "centre-needs-flip"), "isaac": ("pass", "must-place"), "hypnosia": ("pass", "roll-first")}.get(name)
-    if name == "caesar":  # a legal placement made with a token of the bag instead of the hand
-        token = next(t for t in start["bags"][to_move] if t not in start["hands"][to_move])
-        illegal = (token + legal[0][3:], "token-not-in-hand")
+    illegal = illegal_at_start(name, start)
     rng, state, record = random.Random(name), start, []
     while moves := one.legal_moves(state):
         record.append(rng.choice(moves))
@@ -79,6 +77,8 @@ def case_of(name: str) -> dict:
 
 
 CASES = {name: case_of(name) for name in referee.games()}
+#: The games that draw, whose states carry their generator's seed.
+CHANCE = [name for name in referee.games() if referee.game(name).info()["chance"]]
 
 
 @pytest.mark.parametrize("name", referee.games())
@@ -112,11 +112,12 @@ def test_legal_moves_and_play_answer_as_the_engine(client, name: str) -> None:
 @pytest.mark.parametrize("name", referee.games())
 def test_illegal_and_malformed_moves_are_422_in_play_and_verdicts_in_validate(client, name: str) -> None:
     case = CASES[name]
-    move, rule = case["illegal"]
-    body = problem(post(client, f"/v1/games/{name}/play", {"state": case["start"], "move": move}), 422, "illegal-move")
-    assert body["rule"] == rule
-    verdict = post(client, f"/v1/games/{name}/validate", {"state": case["start"], "move": move}).json
-    assert verdict["legal"] is False and verdict["reason"]["code"] == "illegal-move" and verdict["reason"]["rule"] == rule
+    if case["illegal"] is not None:  # a game may refuse no well-formed move at its start
+        move, rule = case["illegal"]
+        body = problem(post(client, f"/v1/games/{name}/play", {"state": case["start"], "move": move}), 422, "illegal-move")
+        assert body["rule"] == rule
+        verdict = post(client, f"/v1/games/{name}/validate", {"state": case["start"], "move": move}).json
+        assert verdict["legal"] is False and verdict["reason"]["code"] == "illegal-move" and verdict["reason"]["rule"] == rule
     problem(post(client, f"/v1/games/{name}/play", {"state": case["start"], "move": case["malformed"]}), 422, "malformed-move")
     verdict = post(client, f"/v1/games/{name}/validate", {"state": case["start"], "move": case["malformed"]}).json
     assert verdict["legal"] is False and verdict["reason"]["code"] == "malformed-move"
@@ -158,7 +159,7 @@ def test_batch_json_and_ndjson_keep_order_and_isolate_bad_items(client, name: st
     start = case["start"]
     items = [
         {"state": start, "move": case["legal"]},
-        {"state": start, "move": case["illegal"][0]},
+        {"state": start, "move": case["illegal"][0] if case["illegal"] else case["malformed"]},
         {"state": {"rules": f"{name}@1"}, "move": case["legal"]},
         {"state": start},
         "not an item",
@@ -168,7 +169,10 @@ def test_batch_json_and_ndjson_keep_order_and_isolate_bad_items(client, name: st
     results = body["results"]
     assert body["count"] == 6 and [r["index"] for r in results] == list(range(6))
     assert results[0] == {"index": 0, "legal": True}
-    assert results[1]["legal"] is False and results[1]["reason"]["rule"] == case["illegal"][1]
+    if case["illegal"] is not None:
+        assert results[1]["legal"] is False and results[1]["reason"]["rule"] == case["illegal"][1]
+    else:  # no well-formed move refused at the start: a malformed one in its place
+        assert results[1]["legal"] is False and results[1]["reason"]["code"] == "malformed-move"
     assert results[2]["error"]["code"] == "invalid-state"
     assert results[3]["error"]["code"] == "malformed-request" and results[3]["error"]["errors"][0]["field"] == "move"
     assert results[4]["error"]["code"] == "malformed-request"
@@ -302,7 +306,7 @@ def test_seeds_out_of_range_or_type(client, seed, name: str) -> None:
     assert body["code"] == "malformed-json" or body["errors"][0]["field"] == "seed"
 
 
-@pytest.mark.parametrize("name", ["hypnosia", "caesar"])
+@pytest.mark.parametrize("name", CHANCE)
 def test_a_seed_is_a_number_or_the_hexadecimal_a_state_carries(client, name: str) -> None:
     by_number = post(client, f"/v1/games/{name}/new", {"seed": 7}).json
     assert by_number["state"]["rng"]["seed"] == SEED_7_HEX
@@ -312,7 +316,7 @@ def test_a_seed_is_a_number_or_the_hexadecimal_a_state_carries(client, name: str
     assert largest == (2**53 - 1).to_bytes(32, "little").hex()
 
 
-@pytest.mark.parametrize("name", ["hypnosia", "caesar"])
+@pytest.mark.parametrize("name", CHANCE)
 def test_a_game_the_service_seeded_replays_from_the_seed_its_states_carry(client, name: str) -> None:
     """`new` without a seed draws 64 bits, beyond the numbers a request gives: the record replays with the
     seed the game's states carry (`rng.seed`), as it did when requests took any 64-bit number."""
@@ -463,7 +467,7 @@ def test_request_ids(client) -> None:
 
 def test_health_readiness_and_not_ready(client, monkeypatch) -> None:
     assert client.get("/healthz").json == {"status": "ok", "version": referee.__version__}
-    assert client.get("/readyz").json == {"status": "ready", "games": ["iago", "isaac", "hypnosia", "caesar"]}
+    assert client.get("/readyz").json == {"status": "ready", "games": referee.games()}
     monkeypatch.setattr(app_module, "self_test", lambda: ["iago"])
     assert problem(client.get("/readyz"), 503, "not-ready")["games"] == ["iago"]
 

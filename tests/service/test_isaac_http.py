@@ -3,6 +3,8 @@ facts, and untrusted states answered with 422 problems naming the field."""
 
 from __future__ import annotations
 
+import re
+
 import orjson
 import pytest
 
@@ -20,6 +22,16 @@ ROW5_30 = "Bd1-f1,Wa3-a7,Wb4-b6,Bc5-g5,Bh5-j5,Bd9-f9 scoring b 30,59 w - 3/33"
 
 def state_of(position: str) -> dict:
     return game.parse_position(position)
+
+
+def test_an_isaac_piece_listed_twice_is_named_so(client) -> None:
+    """(From test_hostile.py, where it was asked of a live gunicorn: the same answer in process.)"""
+    state = game.play(game.new(), "a1-c1")["state"]
+    state["pieces"]["black"] = state["pieces"]["black"] * 2
+    response = post(client, "/v1/games/isaac/legal-moves", {"state": state})
+    body = problem(response, 422, "invalid-state")
+    assert re.fullmatch(r"[0-9a-f]{32}", response.headers["X-Request-ID"])
+    assert "listed twice" in body["detail"] and body["field"] == "pieces.black[1]"
 
 
 def test_game_info(client) -> None:
