@@ -24,7 +24,7 @@ from report import progress
 __all__ = ["GAMES", "MAX_PLIES", "REFERENCE", "Sample", "batch_items", "midgame_samples", "ndjson", "playout",
            "sample_games"]
 
-GAMES = ("iago", "isaac", "hypnosia", "caesar")
+GAMES = tuple(referee.games())  # the engine's list: a new game is benched with no edit here
 REFERENCE = "iago"  # the game the "× Iago" columns compare with
 #: No game of the four lasts this many plies (a 2-player Hypnosia game, its rolls counted, takes about
 #: 200; Iago at most 61): a longer playout is a bug, not a slow game.
