@@ -4,8 +4,10 @@
 
 mod actions;
 mod board;
+mod generate;
 mod invariants;
 mod moves;
+mod notation;
 mod observation;
 mod position;
 mod setup;
@@ -19,7 +21,8 @@ use crate::error::{Error, Result};
 use crate::game::{CheckedSetup, Outcome, Rules};
 pub use board::{cell_name, parse_cell, CELL_COUNT};
 use board::{CENTRE_CELL, OUTER, ROW_LENGTHS};
-pub use moves::{Effects, Move};
+pub use moves::Effects;
+pub use notation::Move;
 pub use position::Position;
 pub use setup::{Options, Setup, Variant};
 pub use state::State;

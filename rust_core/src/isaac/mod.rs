@@ -4,8 +4,10 @@
 
 mod actions;
 mod board;
+mod generate;
 mod invariants;
 mod moves;
+mod notation;
 mod observation;
 mod position;
 mod setup;
@@ -19,7 +21,8 @@ use crate::error::{Error, Result};
 use crate::game::{CheckedSetup, Outcome, Rules};
 pub use board::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, MAX_SCORE, ROWS, TARGET};
 use board::{LENGTHS, MIN_LENGTH, SUPPLY};
-pub use moves::{Action, Effects, Move};
+pub use moves::{Action, Effects};
+pub use notation::Move;
 pub use position::{Phase, Position};
 pub use setup::{Config, Options, ScoringStarts, Setup};
 pub use state::{PerPlayer, State};
