@@ -527,3 +527,94 @@ def test_on_s3_a_store_that_goes_away_is_one_line_and_the_run_resumes_once_it_is
     assert resumed.returncode == 1, resumed.stderr
     s3.invalidate_cache()
     assert s3_parts(s3, "archives/out") == s3_parts(s3, "archives/unbroken") and s3.exists("archives/out/_SUCCESS")
+
+
+# --- More failures, each a row of docs/archives.md's table --------------------------------------------------
+
+def referee_after(prelude: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The real command in a process of its own, `prelude` (Python) run first: a package made unimportable,
+    a period shortened."""
+    call = f"{prelude}\nimport sys\nfrom referee.cli import main\nsys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", call, "validate", "--no-progress", *args], capture_output=True,
+                          env=env(), timeout=timeout)
+
+
+def test_an_http_source_without_fsspec_s_http_packages_is_one_line_naming_the_url(tmp_path) -> None:
+    url = "http://127.0.0.1:9/records.jsonl"
+    answer = referee_after("import sys; sys.modules['aiohttp'] = None  # not installed", url, "-o", str(tmp_path / "r"))
+    assert answer.returncode == 2 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert answer.stderr.startswith(f"referee: {url}: ".encode()) and b"aiohttp" in answer.stderr
+    assert b"Traceback" not in answer.stderr and not list(tmp_path.iterdir())
+
+
+@pytest.fixture
+def read_only(tmp_path):
+    """A directory no one may write in, root included (the tests run as root, whom 0555 does not stop):
+    a read-only tmpfs as root, else a directory of mode 0555."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+        return
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], check=True)
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.mark.parametrize("output", ["FILE", "DIR/"])
+def test_no_permission_on_the_output_is_one_line_naming_it(tmp_path, read_only, output) -> None:
+    target = f"{read_only}/results.jsonl" if output == "FILE" else f"{read_only}/parts/"
+    answer = referee(str(EXAMPLE), "-o", target)
+    assert answer.returncode == 3 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert answer.stderr.startswith(f"referee: cannot write {target}: ".encode()) and b"Traceback" not in answer.stderr
+    assert re.search(rb"Read-only file system|Permission denied", answer.stderr), answer.stderr
+    assert (b"resume with: referee validate" if output == "DIR/" else b"run it again") in answer.stderr
+    assert not list(read_only.iterdir())
+
+
+def test_a_source_changed_while_a_run_into_a_directory_reads_it_gives_no_success(tmp_path) -> None:
+    """An edit in a part already written: the run ends without `_SUCCESS` (exit 3), and its resume is a run of
+    the source as it is."""
+    folder = sources(tmp_path / "archive")
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 60)
+    directory = tmp_path / "out"
+    command = [str(big), "-o", f"{directory}/", "--positions", "--part-bytes", "20000"]
+    process = subprocess.Popen([*REFEREE, *command, "--jobs", "1"], env=env(), stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not (directory / "part-00001.jsonl").exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    edit_id(big, 0.0)  # in part-00000, already judged
+    _, errors = process.communicate(timeout=300)
+    assert process.returncode == 3 and errors.count(b"\n") == 1, errors
+    assert b"big.jsonl changed while the run read it" in errors and b"resume with: referee validate" in errors
+    assert not (directory / "_SUCCESS").exists()
+    assert referee(*command, "--resume").returncode == 1
+    assert referee(str(big), "-o", f"{tmp_path / 'fresh'}/", "--positions", "--part-bytes", "20000").returncode == 1
+    assert parts(directory) == parts(tmp_path / "fresh") and (directory / "_SUCCESS").exists()
+
+
+def test_a_manifest_that_is_no_manifest_is_one_line_naming_it(tmp_path) -> None:
+    directory = tmp_path / "out"
+    directory.mkdir()
+    (directory / "_manifest.json").write_bytes(b"\x00garbage, not JSON")
+    answer = referee(str(EXAMPLE), "-o", f"{directory}/", "--resume")
+    assert answer.returncode == 2 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert answer.stderr.startswith(f"referee: {directory}/_manifest.json is no manifest".encode())
+    assert (directory / "_manifest.json").read_bytes() == b"\x00garbage, not JSON"  # left as it was
+    assert sorted(path.name for path in directory.iterdir()) == ["_manifest.json"]
+
+
+@pytest.mark.parametrize("output", ["-", "/dev/stdout"])
+def test_a_closed_pipe_ends_the_run_quietly_with_status_141(tmp_path, output) -> None:
+    """`referee validate ... | head -c 10`: more results than a pipe holds (1.5 MB), its reader gone after 10
+    bytes. A write cut short by the reader's going once passed for a complete run (exit 1)."""
+    folder = sources(tmp_path / "archive")
+    process = subprocess.Popen([*REFEREE, str(folder / "big.jsonl"), "--positions", "-o", output],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+    assert len(process.stdout.read(10)) == 10
+    process.stdout.close()
+    errors = process.stderr.read()
+    assert process.wait(120) == 141 and errors == b"", errors
