@@ -618,3 +618,53 @@ def test_a_closed_pipe_ends_the_run_quietly_with_status_141(tmp_path, output) ->
     process.stdout.close()
     errors = process.stderr.read()
     assert process.wait(120) == 141 and errors == b"", errors
+
+
+# --- The lease's heartbeat ----------------------------------------------------------------------------------
+
+#: The heartbeat every 0.1 s and a lease stale after 2 s (a run stops writing 1 s after its last renewal),
+#: for a test, not 5 s and 60 s.
+SHORT_LEASE = "import referee.archives.lease as lease; lease.HEARTBEAT, lease.STALE = 0.1, 2.0"
+#: A store that refuses every renewal of a lease (its first writing goes through: `create`, not `rewrite`).
+NO_RENEWAL = ("def refused(*args): raise OSError(5, 'Input/output error')\n"
+              "lease.rewrite = refused")
+
+
+def long_run(folder: Path, directory: Path) -> list[str]:
+    """A run of a few seconds into `directory`, a part each few hundredths of a second."""
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 60)
+    return [str(big), "-o", f"{directory}/", "--part-bytes", "80000", "--jobs", "1"]
+
+
+def test_a_live_run_s_lease_is_renewed_at_each_heartbeat(tmp_path) -> None:
+    directory = tmp_path / "out"
+    command = long_run(sources(tmp_path / "archive"), directory)
+    call = f"{SHORT_LEASE}\nimport sys\nfrom referee.cli import main\nsys.exit(main(sys.argv[1:]))"
+    process = subprocess.Popen([sys.executable, "-c", call, "validate", "--no-progress", *command], env=env(),
+                               stderr=subprocess.PIPE)
+    heartbeats = set()
+    while process.poll() is None:
+        with contextlib.suppress(OSError, ValueError):  # not there yet, or gone once the run ended
+            heartbeats.add(json.loads((directory / "_lease.1").read_bytes())["heartbeat"])
+        time.sleep(0.02)
+    assert process.returncode == 1, process.stderr.read()
+    assert len(heartbeats) >= 5, heartbeats  # rewritten as the run went on, not only when it began
+
+
+def test_a_run_whose_lease_cannot_be_renewed_stops_writing(tmp_path) -> None:
+    """Renewals refused (a store unreachable for the lease, a stalled machine): past half the time after which
+    another run may take the directory over, the run writes no more parts and says so in one line."""
+    directory = tmp_path / "out"
+    command = long_run(sources(tmp_path / "archive"), directory)
+    started = time.monotonic()
+    answer = referee_after(f"{SHORT_LEASE}\n{NO_RENEWAL}", *command)
+    took = time.monotonic() - started
+    assert answer.returncode == 3 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert answer.stderr.startswith(f"referee: {directory}/: this run's lease could not be renewed for 1 s".encode())
+    assert b"resume with: referee validate" in answer.stderr
+    written = len(list(directory.glob("part-*")))
+    assert not (directory / "_SUCCESS").exists() and not list(directory.glob("_lease*"))
+    assert referee(*command, "--resume").returncode == 1 and (directory / "_SUCCESS").exists()
+    total = len(list(directory.glob("part-*")))
+    assert 0 < written < total / 2, (written, total, took)  # stopped soon after the limit, not at the end
