@@ -668,3 +668,80 @@ def test_a_run_whose_lease_cannot_be_renewed_stops_writing(tmp_path) -> None:
     assert referee(*command, "--resume").returncode == 1 and (directory / "_SUCCESS").exists()
     total = len(list(directory.glob("part-*")))
     assert 0 < written < total / 2, (written, total, took)  # stopped soon after the limit, not at the end
+
+
+# --- An orphaned task on a Dask cluster ---------------------------------------------------------------------
+
+def held_back(gate: str, marks: str) -> None:
+    """Installed in each Dask worker: the first task of a run of the lease's first generation waits, before it
+    writes anything, until `gate` exists (its client killed and the directory taken over meanwhile), then goes
+    on as any task; `marks` says which part it was (`held`) and whether it moved it into place."""
+    from referee.archives import work
+    from referee.archives.failures import Stop
+
+    original = work.run_partition
+
+    def run_partition(part, options, target):
+        if target is None or getattr(target.fence, "generation", None) != 1:
+            return original(part, options, target)
+        try:
+            os.close(os.open(f"{marks}/held", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        except FileExistsError:  # another task was held back already
+            return original(part, options, target)
+        Path(f"{marks}/held").write_text(target.path)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(gate) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        try:
+            done = original(part, options, target)
+        except Stop:
+            Path(f"{marks}/refused").touch()
+            raise
+        Path(f"{marks}/moved").touch()
+        return done
+
+    work.run_partition = run_partition
+
+
+def waited_for(*paths: Path, seconds: float = 60) -> bool:
+    """Whether one of `paths` came to exist within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not any(path.exists() for path in paths) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return any(path.exists() for path in paths)
+
+
+@pytest.mark.slow
+def test_on_a_dask_cluster_an_orphaned_task_cannot_replace_the_part_of_the_resume(tmp_path, monkeypatch) -> None:
+    """A client killed while its task runs on a worker; `--resume` takes the directory over and writes every
+    part; the orphan, going on, writes its part after the resume's and is refused by the fence."""
+    distributed = pytest.importorskip("dask.distributed")
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # `held_back` sent whole: workers cannot import tests
+    folder = sources(tmp_path / "archive")
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 10)
+    directory, marks, gate = tmp_path / "out", tmp_path / "marks", tmp_path / "gate"
+    marks.mkdir()
+    assert referee(str(big), "-o", f"{tmp_path / 'local'}/", "--part-bytes", "100000").returncode == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster.scheduler_address) as client:
+            client.run(held_back, str(gate), str(marks))
+        command = [str(big), "-o", f"{directory}/", "--part-bytes", "100000", "--scheduler", cluster.scheduler_address]
+        client_run = subprocess.Popen([*REFEREE, *command], env=env(), stderr=subprocess.DEVNULL)
+        try:
+            assert waited_for(marks / "held"), "no task was held back"
+        finally:
+            client_run.kill()  # its held task goes on, an orphan
+        client_run.wait()
+        resumed = referee(*command, "--resume")
+        assert resumed.returncode == 1 and (directory / "_SUCCESS").exists(), resumed.stderr
+        part = Path((marks / "held").read_text())
+        written = part.stat()
+        gate.touch()
+        assert waited_for(marks / "refused", marks / "moved", seconds=30)
+        assert (marks / "refused").exists() and not (marks / "moved").exists()
+    assert (part.stat().st_ino, part.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    assert parts(directory) == parts(tmp_path / "local") and not list(directory.glob(".*"))
