@@ -625,8 +625,10 @@ def test_a_closed_pipe_ends_the_run_quietly_with_status_141(tmp_path, output) ->
 #: The heartbeat every 0.1 s and a lease stale after 2 s (a run stops writing 1 s after its last renewal),
 #: for a test, not 5 s and 60 s.
 SHORT_LEASE = "import referee.archives.lease as lease; lease.HEARTBEAT, lease.STALE = 0.1, 2.0"
-#: A store that refuses every renewal of a lease (its first writing goes through: `create`, not `rewrite`).
-NO_RENEWAL = ("def refused(*args): raise OSError(5, 'Input/output error')\n"
+#: Shorter still (a run stops 0.2 s after its last renewal: a small share of a run on any machine), and a
+#: store that refuses every renewal of a lease (its first writing goes through: `create`, not `rewrite`).
+NO_RENEWAL = ("import referee.archives.lease as lease; lease.HEARTBEAT, lease.STALE = 0.05, 0.4\n"
+              "def refused(*args): raise OSError(5, 'Input/output error')\n"
               "lease.rewrite = refused")
 
 
@@ -658,16 +660,16 @@ def test_a_run_whose_lease_cannot_be_renewed_stops_writing(tmp_path) -> None:
     directory = tmp_path / "out"
     command = long_run(sources(tmp_path / "archive"), directory)
     started = time.monotonic()
-    answer = referee_after(f"{SHORT_LEASE}\n{NO_RENEWAL}", *command)
+    answer = referee_after(NO_RENEWAL, *command)
     took = time.monotonic() - started
     assert answer.returncode == 3 and answer.stderr.count(b"\n") == 1, answer.stderr
-    assert answer.stderr.startswith(f"referee: {directory}/: this run's lease could not be renewed for 1 s".encode())
+    assert answer.stderr.startswith(f"referee: {directory}/: this run's lease could not be renewed for 0.2 s".encode())
     assert b"resume with: referee validate" in answer.stderr
     written = len(list(directory.glob("part-*")))
     assert not (directory / "_SUCCESS").exists() and not list(directory.glob("_lease*"))
     assert referee(*command, "--resume").returncode == 1 and (directory / "_SUCCESS").exists()
     total = len(list(directory.glob("part-*")))
-    assert 0 < written < total / 2, (written, total, took)  # stopped soon after the limit, not at the end
+    assert written < total / 2, (written, total, took)  # stopped soon after the limit, not at the end
 
 
 # --- An orphaned task on a Dask cluster ---------------------------------------------------------------------
