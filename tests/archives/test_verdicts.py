@@ -527,3 +527,223 @@ def test_on_s3_a_store_that_goes_away_is_one_line_and_the_run_resumes_once_it_is
     assert resumed.returncode == 1, resumed.stderr
     s3.invalidate_cache()
     assert s3_parts(s3, "archives/out") == s3_parts(s3, "archives/unbroken") and s3.exists("archives/out/_SUCCESS")
+
+
+# --- More failures, each a row of docs/archives.md's table --------------------------------------------------
+
+def referee_after(prelude: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The real command in a process of its own, `prelude` (Python) run first: a package made unimportable,
+    a period shortened."""
+    call = f"{prelude}\nimport sys\nfrom referee.cli import main\nsys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", call, "validate", "--no-progress", *args], capture_output=True,
+                          env=env(), timeout=timeout)
+
+
+def test_an_http_source_without_fsspec_s_http_packages_is_one_line_naming_the_url(tmp_path) -> None:
+    url = "http://127.0.0.1:9/records.jsonl"
+    answer = referee_after("import sys; sys.modules['aiohttp'] = None  # not installed", url, "-o", str(tmp_path / "r"))
+    assert answer.returncode == 2 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert answer.stderr.startswith(f"referee: {url}: ".encode()) and b"aiohttp" in answer.stderr
+    assert b"Traceback" not in answer.stderr and not list(tmp_path.iterdir())
+
+
+@pytest.fixture
+def read_only(tmp_path):
+    """A directory no one may write in, root included (the tests run as root, whom 0555 does not stop):
+    a read-only tmpfs as root, else a directory of mode 0555."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+        return
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], check=True)
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.mark.parametrize("output", ["FILE", "DIR/"])
+def test_no_permission_on_the_output_is_one_line_naming_it(tmp_path, read_only, output) -> None:
+    target = f"{read_only}/results.jsonl" if output == "FILE" else f"{read_only}/parts/"
+    answer = referee(str(EXAMPLE), "-o", target)
+    assert answer.returncode == 3 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert answer.stderr.startswith(f"referee: cannot write {target}: ".encode()) and b"Traceback" not in answer.stderr
+    assert re.search(rb"Read-only file system|Permission denied", answer.stderr), answer.stderr
+    assert (b"resume with: referee validate" if output == "DIR/" else b"run it again") in answer.stderr
+    assert not list(read_only.iterdir())
+
+
+def test_a_source_changed_while_a_run_into_a_directory_reads_it_gives_no_success(tmp_path) -> None:
+    """An edit in a part already written: the run ends without `_SUCCESS` (exit 3), and its resume is a run of
+    the source as it is."""
+    folder = sources(tmp_path / "archive")
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 60)
+    directory = tmp_path / "out"
+    command = [str(big), "-o", f"{directory}/", "--positions", "--part-bytes", "20000"]
+    process = subprocess.Popen([*REFEREE, *command, "--jobs", "1"], env=env(), stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not (directory / "part-00001.jsonl").exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    edit_id(big, 0.0)  # in part-00000, already judged
+    _, errors = process.communicate(timeout=300)
+    assert process.returncode == 3 and errors.count(b"\n") == 1, errors
+    assert b"big.jsonl changed while the run read it" in errors and b"resume with: referee validate" in errors
+    assert not (directory / "_SUCCESS").exists()
+    assert referee(*command, "--resume").returncode == 1
+    assert referee(str(big), "-o", f"{tmp_path / 'fresh'}/", "--positions", "--part-bytes", "20000").returncode == 1
+    assert parts(directory) == parts(tmp_path / "fresh") and (directory / "_SUCCESS").exists()
+
+
+def test_a_manifest_that_is_no_manifest_is_one_line_naming_it(tmp_path) -> None:
+    directory = tmp_path / "out"
+    directory.mkdir()
+    (directory / "_manifest.json").write_bytes(b"\x00garbage, not JSON")
+    answer = referee(str(EXAMPLE), "-o", f"{directory}/", "--resume")
+    assert answer.returncode == 2 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert answer.stderr.startswith(f"referee: {directory}/_manifest.json is no manifest".encode())
+    assert (directory / "_manifest.json").read_bytes() == b"\x00garbage, not JSON"  # left as it was
+    assert sorted(path.name for path in directory.iterdir()) == ["_manifest.json"]
+
+
+@pytest.mark.parametrize("output", ["-", "/dev/stdout"])
+def test_a_closed_pipe_ends_the_run_quietly_with_status_141(tmp_path, output) -> None:
+    """`referee validate ... | head -c 10`: more results than a pipe holds (1.5 MB), its reader gone after 10
+    bytes. A write cut short by the reader's going once passed for a complete run (exit 1)."""
+    folder = sources(tmp_path / "archive")
+    process = subprocess.Popen([*REFEREE, str(folder / "big.jsonl"), "--positions", "-o", output],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+    assert len(process.stdout.read(10)) == 10
+    process.stdout.close()
+    errors = process.stderr.read()
+    assert process.wait(120) == 141 and errors == b"", errors
+
+
+# --- The lease's heartbeat ----------------------------------------------------------------------------------
+
+#: The heartbeat every 0.1 s and a lease stale after 2 s (a run stops writing 1 s after its last renewal),
+#: for a test, not 5 s and 60 s.
+SHORT_LEASE = "import referee.archives.lease as lease; lease.HEARTBEAT, lease.STALE = 0.1, 2.0"
+#: Shorter still (a run stops 0.2 s after its last renewal: a small share of a run on any machine), and a
+#: store that refuses every renewal of a lease (its first writing goes through: `create`, not `rewrite`).
+NO_RENEWAL = ("import referee.archives.lease as lease; lease.HEARTBEAT, lease.STALE = 0.05, 0.4\n"
+              "def refused(*args): raise OSError(5, 'Input/output error')\n"
+              "lease.rewrite = refused")
+
+
+def long_run(folder: Path, directory: Path) -> list[str]:
+    """A run of a few seconds into `directory`, a part each few hundredths of a second."""
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 60)
+    return [str(big), "-o", f"{directory}/", "--part-bytes", "80000", "--jobs", "1"]
+
+
+def test_a_live_run_s_lease_is_renewed_at_each_heartbeat(tmp_path) -> None:
+    directory = tmp_path / "out"
+    command = long_run(sources(tmp_path / "archive"), directory)
+    call = f"{SHORT_LEASE}\nimport sys\nfrom referee.cli import main\nsys.exit(main(sys.argv[1:]))"
+    process = subprocess.Popen([sys.executable, "-c", call, "validate", "--no-progress", *command], env=env(),
+                               stderr=subprocess.PIPE)
+    heartbeats = set()
+    while process.poll() is None:
+        with contextlib.suppress(OSError, ValueError):  # not there yet, or gone once the run ended
+            heartbeats.add(json.loads((directory / "_lease.1").read_bytes())["heartbeat"])
+        time.sleep(0.02)
+    assert process.returncode == 1, process.stderr.read()
+    assert len(heartbeats) >= 5, heartbeats  # rewritten as the run went on, not only when it began
+
+
+def test_a_run_whose_lease_cannot_be_renewed_stops_writing(tmp_path) -> None:
+    """Renewals refused (a store unreachable for the lease, a stalled machine): past half the time after which
+    another run may take the directory over, the run writes no more parts and says so in one line."""
+    directory = tmp_path / "out"
+    command = long_run(sources(tmp_path / "archive"), directory)
+    started = time.monotonic()
+    answer = referee_after(NO_RENEWAL, *command)
+    took = time.monotonic() - started
+    assert answer.returncode == 3 and answer.stderr.count(b"\n") == 1, answer.stderr
+    assert answer.stderr.startswith(f"referee: {directory}/: this run's lease could not be renewed for 0.2 s".encode())
+    assert b"resume with: referee validate" in answer.stderr
+    written = len(list(directory.glob("part-*")))
+    assert not (directory / "_SUCCESS").exists() and not list(directory.glob("_lease*"))
+    assert referee(*command, "--resume").returncode == 1 and (directory / "_SUCCESS").exists()
+    total = len(list(directory.glob("part-*")))
+    assert written < total / 2, (written, total, took)  # stopped soon after the limit, not at the end
+
+
+# --- An orphaned task on a Dask cluster ---------------------------------------------------------------------
+
+def held_back(gate: str, marks: str) -> None:
+    """Installed in each Dask worker: the first task of a run of the lease's first generation waits, before it
+    writes anything, until `gate` exists (its client killed and the directory taken over meanwhile), then goes
+    on as any task; `marks` says which part it was (`held`) and whether it moved it into place."""
+    from referee.archives import work
+    from referee.archives.failures import Stop
+
+    original = work.run_partition
+
+    def run_partition(part, options, target):
+        if target is None or getattr(target.fence, "generation", None) != 1:
+            return original(part, options, target)
+        try:
+            os.close(os.open(f"{marks}/held", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        except FileExistsError:  # another task was held back already
+            return original(part, options, target)
+        Path(f"{marks}/held").write_text(target.path)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(gate) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        try:
+            done = original(part, options, target)
+        except Stop:
+            Path(f"{marks}/refused").touch()
+            raise
+        Path(f"{marks}/moved").touch()
+        return done
+
+    work.run_partition = run_partition
+
+
+def waited_for(*paths: Path, seconds: float = 60) -> bool:
+    """Whether one of `paths` came to exist within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not any(path.exists() for path in paths) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return any(path.exists() for path in paths)
+
+
+@pytest.mark.slow
+def test_on_a_dask_cluster_an_orphaned_task_cannot_replace_the_part_of_the_resume(tmp_path, monkeypatch) -> None:
+    """A client killed while its task runs on a worker; `--resume` takes the directory over and writes every
+    part; the orphan, going on, writes its part after the resume's and is refused by the fence."""
+    distributed = pytest.importorskip("dask.distributed")
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # `held_back` sent whole: workers cannot import tests
+    folder = sources(tmp_path / "archive")
+    big = folder / "big.jsonl"
+    big.write_bytes(big.read_bytes() * 10)
+    directory, marks, gate = tmp_path / "out", tmp_path / "marks", tmp_path / "gate"
+    marks.mkdir()
+    assert referee(str(big), "-o", f"{tmp_path / 'local'}/", "--part-bytes", "100000").returncode == 1
+    monkeypatch.setenv("RAYON_NUM_THREADS", "1")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster.scheduler_address) as client:
+            client.run(held_back, str(gate), str(marks))
+        command = [str(big), "-o", f"{directory}/", "--part-bytes", "100000", "--scheduler", cluster.scheduler_address]
+        client_run = subprocess.Popen([*REFEREE, *command], env=env(), stderr=subprocess.DEVNULL)
+        try:
+            assert waited_for(marks / "held"), "no task was held back"
+        finally:
+            client_run.kill()  # its held task goes on, an orphan
+        client_run.wait()
+        resumed = referee(*command, "--resume")
+        assert resumed.returncode == 1 and (directory / "_SUCCESS").exists(), resumed.stderr
+        part = Path((marks / "held").read_text())
+        written = part.stat()
+        gate.touch()
+        assert waited_for(marks / "refused", marks / "moved", seconds=30)
+        assert (marks / "refused").exists() and not (marks / "moved").exists()
+    assert (part.stat().st_ino, part.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    assert parts(directory) == parts(tmp_path / "local") and not list(directory.glob(".*"))

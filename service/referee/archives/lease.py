@@ -183,7 +183,8 @@ class Lease:
         may take it over (a stalled machine, a store unreachable): the run must not go on writing. What the
         heartbeat found: no request of its own."""
         if self.lost is None and time.monotonic() - self.confirmed > STALE / 2:
-            self.lost = f"{self.url}: this run's lease could not be renewed for {STALE / 2:.0f} s"
+            self.lost = (f"{self.url}: this run's lease could not be renewed for {STALE / 2:g} s, so it stopped "
+                         f"writing; resume with: {self.command}")
         if self.lost is not None:
             raise Stop(self.lost)
 

@@ -124,11 +124,11 @@ def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any
     each move a whole file into place: the last one stays. A device or a pipe is written to as it is. A
     failure to write is an `OutputError` naming the path."""
     if path == "-":
-        yield sys.stdout.buffer if "b" in mode else sys.stdout
+        yield Unshortened(sys.stdout.buffer) if "b" in mode else sys.stdout
         return
     if is_device(path):  # written straight to: a move would replace it
         with open(path, mode, encoding=None if "b" in mode else "utf-8") as file:
-            yield file
+            yield Unshortened(file) if "b" in mode else file
         return
     import fsspec
 
@@ -171,6 +171,24 @@ def whole_file(path: str, mode: str = "wb", owner: str | None = None, fence: Any
         if error is not within and is_store_error(error):
             raise output_error(path, error) from None
         raise
+
+
+class Unshortened:
+    """A stream (a pipe, a device) written to whole: a buffered write to a pipe returns short when a signal cuts
+    it (SIGPIPE, its reader gone: `| head`), and the rest was lost unsaid, the run ending as if complete.
+    Written again, the rest goes or its failure is raised (`BrokenPipeError`, which ends the command quietly)."""
+
+    def __init__(self, file: Any) -> None:
+        self.file = file
+
+    def write(self, data: Any) -> int:
+        rest = memoryview(data).cast("B")
+        while rest:
+            rest = rest[self.file.write(rest):]
+        return len(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.file, name)
 
 
 class Guarded:
