@@ -40,8 +40,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 EXAMPLES = int(os.environ.get("REFEREE_CONTRACT_EXAMPLES", "30"))
 #: The stranger's run proves the command and its config work on every operation; the contract's coverage is
-#: the parametrized test's, so a third of its examples (1,200 cases took 106 s of CI alone).
+#: the parametrized test's, which runs every phase, so the stranger's fuzzes with a third of its examples and
+#: leaves out the coverage phase (its ~8,000 boundary cases took 107 s of the 155 s of such a run).
 STRANGER_EXAMPLES = max(1, EXAMPLES // 3)
+STRANGER_PHASES = "examples,fuzzing"
 
 #: The repository's contract (a test holds the served one to it); requests go to the live server.
 schema = schemathesis.openapi.from_path(ROOT / "openapi.yaml")
@@ -82,7 +84,8 @@ def test_schemathesis_run_as_a_stranger_runs_it_finds_nothing(server) -> None:
     every operation tested, every test case passed, no error."""
     done = subprocess.run(
         [str(SCHEMATHESIS), "--no-color", "run", "openapi.yaml", "--checks", "all", "--url", server.base,
-         "--max-examples", str(STRANGER_EXAMPLES), "--seed", "1", "--generation-database", "none"],
+         "--max-examples", str(STRANGER_EXAMPLES), "--phases", STRANGER_PHASES, "--seed", "1",
+         "--generation-database", "none"],
         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
     )
     report = done.stdout + done.stderr
@@ -90,7 +93,7 @@ def test_schemathesis_run_as_a_stranger_runs_it_finds_nothing(server) -> None:
     operations = len([op for item in schema.raw_schema["paths"].values() for op in item if op in ("get", "post")])
     assert re.search(rf"Tested: {operations}\b", report), report[-3000:]
     generated, passed = map(int, re.search(r"(\d+) generated, (\d+) passed", report).groups())
-    assert generated == passed > 10 * operations, report[-3000:]
+    assert generated == passed > 5 * operations, report[-3000:]
 
 
 def test_the_refusals_allowed_here_are_the_ones_the_config_declares() -> None:
