@@ -28,7 +28,7 @@ from referee.http.budget import Budget, Hold, peer_of
 from referee.http.logs import REQUEST_ID_KEY
 from referee.http.problems import Problem
 
-__all__ = ["BODY_KEY", "Bodies", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "PROBES", "StartResponse",
+__all__ = ["BLOCK", "BODY_KEY", "Bodies", "CLOSE_KEY", "HOLD_KEY", "JSON", "NDJSON", "PROBES", "StartResponse",
            "body_of", "drainable", "endable", "is_stream", "media_type", "read_counted", "unsupported_media_type"]
 
 #: Set in the WSGI environ when the connection must close after the answer (its body is not all read).

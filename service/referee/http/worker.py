@@ -53,7 +53,7 @@ from referee.http.observe import new_request_id
 from referee.http.problems import PROBLEM_JSON, document, internal_error
 from referee.http.settings import Settings, probe_address
 
-__all__ = ["PROXY_READ_WINDOW", "Pace", "RefereeWorker"]
+__all__ = ["PROXY_READ_WINDOW", "Pace", "Paced", "RefereeWorker"]
 
 #: gunicorn's parse errors, by the problem code that answers them (the first match wins).
 PARSE_ERRORS: list[tuple[type[BaseException] | tuple[type[BaseException], ...], str]] = [
