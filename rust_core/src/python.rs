@@ -790,6 +790,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     // Every code of the engine's refusals: a test holds them to `referee.codes`.
     module.add("ERROR_CODES", Error::CODES.to_vec())?;
+    // Every code of why a claim disagrees: a test holds them to `referee.codes.CLAIM_CODES`.
+    module.add("CLAIM_CODES", crate::claims::ClaimCode::CODES.to_vec())?;
     module.add_function(wrap_pyfunction!(unknown_game, module)?)?;
     module.add_function(wrap_pyfunction!(malformed_request, module)?)?;
     module.add(
