@@ -24,8 +24,8 @@ pub trait Rules {
     /// commitment, and a request that reveals a player's information proves it is that player (see
     /// `opaque`). Such a game names its `PLAYERS`.
     const HIDDEN_INFORMATION: bool = false;
-    /// The players' names, as `info()` lists them, for `view` to check a player without building
-    /// `info()`.
+    /// The players' names, as `info()` lists them (see `info::Described`), for `view` to check a
+    /// player without building `info()`.
     const PLAYERS: &'static [&'static str];
 
     /// Variant and options as deserialized from `{"variant": ..., "options": {...}}`, unchecked:
@@ -39,8 +39,6 @@ pub trait Rules {
     /// What a move did (captures, releases, ...), as reported to clients.
     type Effects: Serialize + JsonSchema;
 
-    /// Static description: variants, options, board geometry.
-    fn info() -> Value;
     /// The game's check of a deserialized setup (combinations of variant and options), in its
     /// normal form; `check_setup` marks what it accepts as checked.
     fn validate_setup(setup: Self::Setup) -> Result<Self::Setup>;

@@ -20,6 +20,7 @@ use crate::claims::Claim;
 use crate::engine::{self, AnyEngine};
 use crate::error::Error;
 use crate::game::{self, Rules, StateOf};
+use crate::info::Described;
 use crate::keys::SealKeys;
 use crate::opaque::{Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
@@ -296,7 +297,7 @@ impl Engine {
 
     /// Static description of the game: variants, options, board.
     fn info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        with_engine!(&self.0, G, _engine => to_py(py, &G::info()))
+        with_engine!(&self.0, G, _engine => to_py(py, &G::info().to_json()))
     }
 
     /// The setup with every default filled in (the engine's own when none is given); raises

@@ -19,6 +19,7 @@ use crate::canonical::SEAL_FIELD;
 use crate::chance::ChanceState;
 use crate::claims::{ClaimedResult, Termination};
 use crate::game::{Outcome, Rules};
+use crate::info::Info;
 use crate::registry::GAMES;
 use crate::seal::SEAL_PATTERN;
 use crate::with_game;
@@ -28,12 +29,15 @@ pub const DEFINITIONS_PATH: &str = "#/components/schemas";
 /// The key of the schemas shared by every game (their names carry no prefix).
 pub const COMMON: &str = "common";
 /// Shared schemas, by name.
-const COMMON_NAMES: [&str; 5] = [
+const COMMON_NAMES: [&str; 8] = [
     "Outcome",
     "OutcomeStatus",
     "ChanceState",
     "ClaimedResult",
     "Termination",
+    "GameInfo",
+    "GameVariant",
+    "GameOption",
 ];
 
 /// Each game's key in [`all`] and the prefix of its schema names (its name, capitalised), in the
@@ -115,6 +119,7 @@ fn seal_schema() -> Value {
 fn common_definitions() -> Map<String, Value> {
     let mut all = definitions(Contract::Serialize, |generator| {
         generator.subschema_for::<Outcome>();
+        generator.subschema_for::<Info>();
     });
     merge(
         &mut all,
