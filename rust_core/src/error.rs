@@ -79,8 +79,8 @@ pub enum Error {
 }
 
 /// Each variant's stable machine code, written once: `code` and `CODES` both come from it, and the
-/// match stops compiling when a variant is added without its code. The table of `Error`'s kinds and of
-/// why a claim disagrees (`claims::ClaimCode`).
+/// match stops compiling when a variant is added without its code. The table of `Error`'s kinds, of
+/// why a claim disagrees (`claims::ClaimCode`) and of what decides each game (its `DecidedBy`).
 macro_rules! codes {
     ($Type:ident { $($Kind:ident => $code:literal,)* }) => {
         impl $Type {

@@ -157,6 +157,11 @@ mod tests {
                     if !G::random_decision(&mut node, &mut chance) {
                         break;
                     }
+                    let outcome = G::outcome(&node.position);
+                    if let Some(decided_by) = outcome.decided_by {
+                        // What decided it is one of the game's own `DecidedBy`.
+                        assert!(G::DECIDED_BY.contains(&decided_by), "{decided_by}");
+                    }
                     decisions += 1;
                 }
                 assert!(decisions <= facts.max_decisions, "{} {decisions}", G::NAME);

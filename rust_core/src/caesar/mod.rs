@@ -33,7 +33,7 @@ pub use board::{Player, Tokens};
 pub use moves::{Closure, Effects};
 use notation::parse_move;
 pub use notation::{BorderIndex, Choice, Move, ProvinceIndex, Target};
-pub use position::{Placed, Position, View};
+pub use position::{DecidedBy, Placed, Position, View};
 use setup::{check_setup, start};
 pub use setup::{Options, Setup, Variant};
 pub use state::{BorderState, Ordered, PerPlayer, ProvinceState, State};
@@ -45,6 +45,7 @@ impl Rules for Caesar {
     const RULES_VERSION: &'static str = "caesar@1";
     const HIDDEN_INFORMATION: bool = true;
     const PLAYERS: &'static [&'static str] = &["caesar", "pompey"];
+    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

@@ -28,7 +28,7 @@ use board::LETTERS;
 pub use board::{Board, Bridge, CENTRE_SPACES, PAWNS, SEATS};
 pub use moves::{Captured, DieMoveEffects, Effects};
 pub use notation::{Die, DieMove, HomeSquare, Move, Start, Turn};
-pub use position::Position;
+pub use position::{DecidedBy, Position};
 use position::NOBODY;
 use setup::default_seats;
 pub use setup::{
@@ -42,6 +42,7 @@ impl Rules for Hypnosia {
     const NAME: &'static str = "hypnosia";
     const RULES_VERSION: &'static str = "hypnosia@1";
     const PLAYERS: &'static [&'static str] = &COLOURS;
+    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

@@ -21,7 +21,7 @@ use crate::info::{Described, GameOption, GameVariant, Info};
 pub use board::{cell_name, parse_cell, CELL_COUNT};
 use board::{CENTRE_CELL, OUTER, ROW_LENGTHS};
 pub use moves::{Effects, Move};
-pub use position::Position;
+pub use position::{DecidedBy, Position};
 pub use setup::{Options, Setup, Variant};
 pub use state::State;
 
@@ -33,6 +33,7 @@ impl Rules for Iago {
     const NAME: &'static str = "iago";
     const RULES_VERSION: &'static str = "iago@1";
     const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
+    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

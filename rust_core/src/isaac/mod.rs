@@ -21,7 +21,7 @@ use crate::info::{Described, GameOption, GameVariant, Info};
 pub use board::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, MAX_SCORE, ROWS, TARGET};
 use board::{LENGTHS, MIN_LENGTH, SUPPLY};
 pub use moves::{Action, Effects, Move};
-pub use position::{Phase, Position};
+pub use position::{DecidedBy, Phase, Position};
 pub use setup::{Config, Options, ScoringStarts, Setup};
 pub use state::{PerPlayer, State};
 
@@ -33,6 +33,7 @@ impl Rules for Isaac {
     const NAME: &'static str = "isaac";
     const RULES_VERSION: &'static str = "isaac@1";
     const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
+    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
