@@ -29,6 +29,7 @@ use serde::de::{self, DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::error::codes;
 use crate::game::{Outcome, Replay, Rules, Status};
 use crate::nullable::Nullable;
 
@@ -220,7 +221,59 @@ impl Claim {
 pub enum ClaimVerdict {
     Absent,
     Agrees,
-    Disagrees(Value),
+    Disagrees(ClaimReason),
+}
+
+/// Why a claim disagrees with its moves: the rule it breaks (module documentation), in the order
+/// the rules are checked. `referee.codes.CLAIM_CODES` (Python) words each code; a test holds
+/// `ClaimCode::CODES` to that table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimCode {
+    IllegalMoves,
+    UnknownPlayer,
+    Inconsistent,
+    NotOver,
+    Over,
+    Mismatch,
+}
+
+codes! { ClaimCode {
+    IllegalMoves => "claim-illegal-moves",
+    UnknownPlayer => "claim-unknown-player",
+    Inconsistent => "claim-inconsistent",
+    NotOver => "claim-not-over",
+    Over => "claim-over",
+    Mismatch => "claim-mismatch",
+} }
+
+/// A claim's `claim_reason`: its code, typed for who counts them (`tally`), and the reason as it is
+/// written (`code`, `detail` and the facts; made only for a claim that disagrees).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimReason {
+    pub code: ClaimCode,
+    written: Value,
+}
+
+impl ClaimReason {
+    /// A reason: its code, what is wrong, and the facts.
+    pub(crate) fn new(code: ClaimCode, detail: String, facts: Value) -> ClaimReason {
+        let mut written = json!({ "code": code.code(), "detail": detail });
+        if let (Some(object), Value::Object(facts)) = (written.as_object_mut(), facts) {
+            object.extend(facts);
+        }
+        ClaimReason { code, written }
+    }
+
+    /// The reason as it is written: `code`, `detail` and the facts.
+    pub fn as_json(&self) -> &Value {
+        &self.written
+    }
+}
+
+impl Serialize for ClaimReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.written.serialize(serializer)
+    }
 }
 
 impl ClaimVerdict {
@@ -240,8 +293,8 @@ pub fn judge<G: Rules>(claim: &Claim, replay: &Replay<G>) -> ClaimVerdict {
         return ClaimVerdict::Absent;
     }
     let judged = match &replay.failure {
-        Some((ply, _)) => Err(reason(
-            "claim-illegal-moves",
+        Some((ply, _)) => Err(ClaimReason::new(
+            ClaimCode::IllegalMoves,
             format!("ply {ply} is illegal: the moves make no game for the claim to describe"),
             json!({ "ply": ply }),
         )),
@@ -253,7 +306,11 @@ pub fn judge<G: Rules>(claim: &Claim, replay: &Replay<G>) -> ClaimVerdict {
     }
 }
 
-fn check<G: Rules>(claim: &Claim, position: &G::Position, outcome: &Outcome) -> Result<(), Value> {
+fn check<G: Rules>(
+    claim: &Claim,
+    position: &G::Position,
+    outcome: &Outcome,
+) -> Result<(), ClaimReason> {
     // Every player has a score, so the scores' keys are the players of this game.
     let players = &outcome.scores;
     let termination = claim.termination.unwrap_or(Termination::Normal);
@@ -263,28 +320,19 @@ fn check<G: Rules>(claim: &Claim, position: &G::Position, outcome: &Outcome) -> 
     compare(claim, &expected, outcome)
 }
 
-/// A claim's reason: its code, what is wrong, and the facts.
-fn reason(code: &str, detail: String, facts: Value) -> Value {
-    let mut reason = json!({ "code": code, "detail": detail });
-    if let (Some(object), Value::Object(facts)) = (reason.as_object_mut(), facts) {
-        object.extend(facts);
-    }
-    reason
-}
-
-fn inconsistent(field: &str, detail: String) -> Value {
-    reason("claim-inconsistent", detail, json!({ "field": field }))
+fn inconsistent(field: &str, detail: String) -> ClaimReason {
+    ClaimReason::new(ClaimCode::Inconsistent, detail, json!({ "field": field }))
 }
 
 /// The players of a game: its scores' keys.
 type Players = BTreeMap<&'static str, i64>;
 
 /// Rule 1: every name the claim gives is a player of the game.
-fn names_players(claim: &Claim, players: &Players) -> Result<(), Value> {
+fn names_players(claim: &Claim, players: &Players) -> Result<(), ClaimReason> {
     let unknown = |field: &'static str, name: &str| {
         let players: Vec<&str> = players.keys().copied().collect();
-        reason(
-            "claim-unknown-player",
+        ClaimReason::new(
+            ClaimCode::UnknownPlayer,
             format!(
                 "{field} names {name:?}, no player of this game ({})",
                 players.join(", ")
@@ -315,7 +363,11 @@ fn names_players(claim: &Claim, players: &Players) -> Result<(), Value> {
 }
 
 /// Rule 2: the claim does not contradict itself.
-fn consistent(claim: &Claim, termination: Termination, players: &Players) -> Result<(), Value> {
+fn consistent(
+    claim: &Claim,
+    termination: Termination,
+    players: &Players,
+) -> Result<(), ClaimReason> {
     let winner = claim.result.as_ref().and_then(|r| r.winner.as_deref());
     match (termination, claim.by.as_deref()) {
         (Termination::Resignation | Termination::Timeout, None) => {
@@ -365,7 +417,7 @@ fn ranking_is_whole(
     ranking: &[Vec<String>],
     winner: Option<&str>,
     players: &Players,
-) -> Result<(), Value> {
+) -> Result<(), ClaimReason> {
     let listed: Vec<&str> = ranking.iter().flatten().map(String::as_str).collect();
     let whole = listed.len() == players.len() && players.keys().all(|p| listed.contains(p));
     if !whole || ranking.iter().any(Vec::is_empty) {
@@ -444,11 +496,11 @@ fn expected<G: Rules>(
     termination: Termination,
     position: &G::Position,
     outcome: &Outcome,
-) -> Result<Expected, Value> {
+) -> Result<Expected, ClaimReason> {
     let over = outcome.status == Status::Finished;
     match termination {
-        Termination::Normal if !over => Err(reason(
-            "claim-not-over",
+        Termination::Normal if !over => Err(ClaimReason::new(
+            ClaimCode::NotOver,
             format!(
                 "a normal end is claimed, but the game goes on after the moves: {} is to move",
                 outcome.to_move.unwrap_or("nobody")
@@ -460,8 +512,8 @@ fn expected<G: Rules>(
             ranking: Some(outcome.ranking.clone()),
             context: Context::Outcome(outcome.decided_by),
         }),
-        _ if over => Err(reason(
-            "claim-over",
+        _ if over => Err(ClaimReason::new(
+            ClaimCode::Over,
             format!(
                 "{termination} is claimed, but the game was over after the moves: {} (decided by {})",
                 outcome.winner.map_or("no winner".into(), |w| format!("{w} won")),
@@ -531,13 +583,13 @@ fn resigned<G: Rules>(
 }
 
 /// Rule 4: every claimed field is what the moves show.
-fn compare(claim: &Claim, expected: &Expected, outcome: &Outcome) -> Result<(), Value> {
+fn compare(claim: &Claim, expected: &Expected, outcome: &Outcome) -> Result<(), ClaimReason> {
     let Some(result) = &claim.result else {
         return Ok(());
     };
     let mismatch = |field: &str, claimed: Value, actual: Value, context: &dyn fmt::Display| {
-        reason(
-            "claim-mismatch",
+        ClaimReason::new(
+            ClaimCode::Mismatch,
             format!("{field}: the claim says {claimed}, the moves show {actual} ({context})"),
             json!({ "field": field, "claimed": claimed, "actual": actual }),
         )
@@ -626,9 +678,20 @@ mod tests {
 
     fn code(verdict: ClaimVerdict) -> String {
         match verdict {
-            ClaimVerdict::Disagrees(reason) => reason["code"].as_str().unwrap().to_owned(),
+            ClaimVerdict::Disagrees(reason) => reason.code.code().to_owned(),
             other => other.name().to_owned(),
         }
+    }
+
+    #[test]
+    fn a_reason_is_written_with_its_code_once_a_code() {
+        let codes: std::collections::BTreeSet<&str> = ClaimCode::CODES.iter().copied().collect();
+        assert_eq!(codes.len(), ClaimCode::CODES.len());
+        assert_eq!(ClaimCode::Mismatch.code(), "claim-mismatch");
+        let reason = ClaimReason::new(ClaimCode::Over, "done".into(), json!({"winner": "black"}));
+        let written = json!({"code": "claim-over", "detail": "done", "winner": "black"});
+        assert_eq!(reason.as_json(), &written);
+        assert_eq!(serde_json::to_value(&reason).unwrap(), written);
     }
 
     #[test]

@@ -78,25 +78,27 @@ pub enum Error {
     },
 }
 
-/// Each kind's stable machine code, written once: `Error::code` and `Error::CODES` both come from it,
-/// and the match stops compiling when a kind is added without its code.
+/// Each variant's stable machine code, written once: `code` and `CODES` both come from it, and the
+/// match stops compiling when a variant is added without its code. The table of `Error`'s kinds, of
+/// why a claim disagrees (`claims::ClaimCode`) and of what decides each game (its `DecidedBy`).
 macro_rules! codes {
-    ($($Kind:ident => $code:literal,)*) => {
-        impl Error {
+    ($Type:ident { $($Kind:ident => $code:literal,)* }) => {
+        impl $Type {
             /// Every code `code` gives, in the order of the variants.
             pub const CODES: &'static [&'static str] = &[$($code),*];
 
-            /// The stable machine code of this error.
-            pub fn code(&self) -> &'static str {
+            /// The stable machine code of this value.
+            pub const fn code(&self) -> &'static str {
                 match self {
-                    $(Error::$Kind { .. } => $code,)*
+                    $($Type::$Kind { .. } => $code,)*
                 }
             }
         }
     };
 }
+pub(crate) use codes;
 
-codes! {
+codes! { Error {
     MalformedJson => "malformed-json",
     MalformedRequest => "malformed-request",
     PayloadTooLarge => "payload-too-large",
@@ -112,7 +114,7 @@ codes! {
     NotYourTurn => "not-your-turn",
     NotThisPlayer => "not-this-player",
     UnknownPlayer => "unknown-player",
-}
+} }
 
 impl Error {
     /// True when the error is about the move rather than the state or options: such an error is an

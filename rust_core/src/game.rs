@@ -24,9 +24,11 @@ pub trait Rules {
     /// commitment, and a request that reveals a player's information proves it is that player (see
     /// `opaque`). Such a game names its `PLAYERS`.
     const HIDDEN_INFORMATION: bool = false;
-    /// The players' names, as `info()` lists them, for `view` to check a player without building
-    /// `info()`.
+    /// The players' names, as `info()` lists them (see `info::Described`), for `view` to check a
+    /// player without building `info()`.
     const PLAYERS: &'static [&'static str];
+    /// What may decide a finished game (`Outcome::decided_by`): the codes of the game's `DecidedBy`.
+    const DECIDED_BY: &'static [&'static str];
 
     /// Variant and options as deserialized from `{"variant": ..., "options": {...}}`, unchecked:
     /// `check_setup` makes the `CheckedSetup` that `start` and `parse_position` take.
@@ -39,8 +41,6 @@ pub trait Rules {
     /// What a move did (captures, releases, ...), as reported to clients.
     type Effects: Serialize + JsonSchema;
 
-    /// Static description: variants, options, board geometry.
-    fn info() -> Value;
     /// The game's check of a deserialized setup (combinations of variant and options), in its
     /// normal form; `check_setup` marks what it accepts as checked.
     fn validate_setup(setup: Self::Setup) -> Result<Self::Setup>;
@@ -204,11 +204,8 @@ pub struct Outcome {
     pub scores: BTreeMap<&'static str, i64>,
     /// The winner once the game is over; null while it goes on, or when the top rank is shared.
     pub winner: Option<&'static str>,
-    /// How the winner was decided, once the game is over. Iago: `score`, `centre-face-up`,
-    /// `centre-captive`. Isaac: `target` (a score reached 100), `score`, then the tie-breaks
-    /// `unplaced_cells`, `unplaced_count`, `first_player`. Hypnosia: `score`, `first_to_centre`,
-    /// `shared` (the top rank is shared; `winner` is null). Caesar!: `twelfth_marker`, `no_token`,
-    /// `no_space`.
+    /// How the winner was decided, once the game is over, in the game's own words (each game's
+    /// `DecidedBy`):
     pub decided_by: Option<&'static str>,
     /// Hypnosia (any number of players), once over: the final ranking, best first; tied players
     /// share an entry. The other games leave it out.
@@ -243,6 +240,39 @@ impl Outcome {
             winner: Some(winner),
             decided_by: Some(decided_by),
             ranking: None,
+        }
+    }
+
+    /// A game over without a winner (a draw): what decided it.
+    pub fn drawn(scores: BTreeMap<&'static str, i64>, decided_by: &'static str) -> Self {
+        Outcome {
+            status: Status::Finished,
+            to_move: None,
+            scores,
+            winner: None,
+            decided_by: Some(decided_by),
+            ranking: None,
+        }
+    }
+
+    /// A game that ranks its players, over: its final ranking, best first, tied players sharing an
+    /// entry. The winner is the first rank's player when alone in it (none when it is shared).
+    pub fn ranked(
+        scores: BTreeMap<&'static str, i64>,
+        ranking: Vec<Vec<&'static str>>,
+        decided_by: &'static str,
+    ) -> Self {
+        let winner = match ranking.first().map(Vec::as_slice) {
+            Some(&[alone]) => Some(alone),
+            _ => None,
+        };
+        Outcome {
+            status: Status::Finished,
+            to_move: None,
+            scores,
+            winner,
+            decided_by: Some(decided_by),
+            ranking: Some(ranking),
         }
     }
 }
@@ -368,5 +398,52 @@ pub fn replay_watched<G: Rules, S: AsRef<str>>(
         position,
         plies: moves.len(),
         failure: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scores() -> BTreeMap<&'static str, i64> {
+        BTreeMap::from([("red", 3), ("blue", 3), ("green", 1)])
+    }
+
+    #[test]
+    fn a_draw_is_over_without_a_winner_or_a_ranking() {
+        let drawn = Outcome::drawn(scores(), "board_full");
+        let written = serde_json::to_value(&drawn).unwrap();
+        let expected = serde_json::json!({"status": "finished", "to_move": null, "scores": scores(),
+            "winner": null, "decided_by": "board_full"});
+        assert_eq!(written, expected);
+    }
+
+    #[test]
+    fn a_ranking_s_winner_is_its_first_rank_alone() {
+        let ranking = vec![vec!["red"], vec!["blue"], vec!["green"]];
+        let ranked = Outcome::ranked(scores(), ranking.clone(), "first_to_centre");
+        assert_eq!(
+            (ranked.status, ranked.to_move, ranked.winner),
+            (Status::Finished, None, Some("red"))
+        );
+        assert_eq!(
+            (ranked.decided_by, ranked.ranking),
+            (Some("first_to_centre"), Some(ranking))
+        );
+        let shared = Outcome::ranked(scores(), vec![vec!["red", "blue"], vec!["green"]], "shared");
+        assert_eq!(shared.winner, None);
+        let written = serde_json::to_value(&shared).unwrap();
+        assert_eq!(
+            written["ranking"],
+            serde_json::json!([["red", "blue"], ["green"]])
+        );
+    }
+
+    #[test]
+    fn a_won_game_ranks_nobody() {
+        let won = Outcome::won(scores(), "red", "score");
+        assert_eq!((won.winner, won.decided_by), (Some("red"), Some("score")));
+        let written = serde_json::to_value(&won).unwrap();
+        assert!(written.get("ranking").is_none(), "{written}");
     }
 }

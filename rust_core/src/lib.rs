@@ -13,6 +13,7 @@ pub mod engine;
 pub mod error;
 pub mod game;
 pub mod incoming;
+pub mod info;
 pub mod json;
 pub mod keys;
 pub mod nullable;

@@ -20,6 +20,7 @@ use crate::claims::Claim;
 use crate::engine::{self, AnyEngine};
 use crate::error::Error;
 use crate::game::{self, Rules, StateOf};
+use crate::info::Described;
 use crate::keys::SealKeys;
 use crate::opaque::{Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
@@ -296,7 +297,7 @@ impl Engine {
 
     /// Static description of the game: variants, options, board.
     fn info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        with_engine!(&self.0, G, _engine => to_py(py, &G::info()))
+        with_engine!(&self.0, G, _engine => to_py(py, &G::info().to_json()))
     }
 
     /// The setup with every default filled in (the engine's own when none is given); raises
@@ -790,6 +791,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     // Every code of the engine's refusals: a test holds them to `referee.codes`.
     module.add("ERROR_CODES", Error::CODES.to_vec())?;
+    // Every code of why a claim disagrees: a test holds them to `referee.codes.CLAIM_CODES`.
+    module.add("CLAIM_CODES", crate::claims::ClaimCode::CODES.to_vec())?;
     module.add_function(wrap_pyfunction!(unknown_game, module)?)?;
     module.add_function(wrap_pyfunction!(malformed_request, module)?)?;
     module.add(

@@ -128,7 +128,6 @@ macro_rules! with_game {
 mod tests {
     use super::GAMES;
     use crate::game::Rules;
-    use serde_json::json;
 
     /// The facts adapters read hold of seeded random games: chance outcomes are the last ids of the
     /// action space, a game lasts at most its bound of decisions, and its players are within its counts.
@@ -158,6 +157,11 @@ mod tests {
                     if !G::random_decision(&mut node, &mut chance) {
                         break;
                     }
+                    let outcome = G::outcome(&node.position);
+                    if let Some(decided_by) = outcome.decided_by {
+                        // What decided it is one of the game's own `DecidedBy`.
+                        assert!(G::DECIDED_BY.contains(&decided_by), "{decided_by}");
+                    }
                     decisions += 1;
                 }
                 assert!(decisions <= facts.max_decisions, "{} {decisions}", G::NAME);
@@ -172,10 +176,11 @@ mod tests {
     /// `view` checks players against `Rules::PLAYERS` where a game gives it: the same names as `info()`.
     #[test]
     fn players_given_are_the_players_of_info() {
+        use crate::info::Described;
         for (name, kind) in GAMES {
             let (players, info) = with_game!(kind, G => (G::PLAYERS, G::info()));
             if !players.is_empty() {
-                assert_eq!(json!(players), info["players"], "{name}");
+                assert_eq!(players, info.players, "{name}");
             }
         }
     }

@@ -41,8 +41,8 @@ pub struct Verdict {
     pub plies: usize,
     pub outcome: Outcome,
     pub position: String,
-    /// The first illegal ply: its index, its move and why.
-    pub failure: Option<(usize, String, Value)>,
+    /// The first illegal ply: its index, its move and why (written as its reason, counted by its code).
+    pub failure: Option<(usize, String, Error)>,
 }
 
 impl Verdict {
@@ -50,7 +50,7 @@ impl Verdict {
     pub fn of<G: Rules, S: AsRef<str>>(replay: Replay<G>, moves: &[S]) -> Verdict {
         let failure = replay
             .failure
-            .map(|(ply, error)| (ply, moves[ply].as_ref().to_owned(), error.reason()));
+            .map(|(ply, error)| (ply, moves[ply].as_ref().to_owned(), error));
         Verdict {
             legal: failure.is_none(),
             plies: replay.plies,
@@ -83,7 +83,8 @@ impl Verdict {
         &self,
         fields: &mut Fields<'_, M>,
     ) -> Result<(), M::Error> {
-        fields.field("reason", self.failure.as_ref().map(|failure| &failure.2))
+        let reason = self.failure.as_ref().map(|failure| failure.2.reason_out());
+        fields.field("reason", reason)
     }
 }
 

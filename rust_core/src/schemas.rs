@@ -19,6 +19,7 @@ use crate::canonical::SEAL_FIELD;
 use crate::chance::ChanceState;
 use crate::claims::{ClaimedResult, Termination};
 use crate::game::{Outcome, Rules};
+use crate::info::{Described, Info};
 use crate::registry::GAMES;
 use crate::seal::SEAL_PATTERN;
 use crate::with_game;
@@ -28,12 +29,15 @@ pub const DEFINITIONS_PATH: &str = "#/components/schemas";
 /// The key of the schemas shared by every game (their names carry no prefix).
 pub const COMMON: &str = "common";
 /// Shared schemas, by name.
-const COMMON_NAMES: [&str; 5] = [
+const COMMON_NAMES: [&str; 8] = [
     "Outcome",
     "OutcomeStatus",
     "ChanceState",
     "ClaimedResult",
     "Termination",
+    "GameInfo",
+    "GameVariant",
+    "GameOption",
 ];
 
 /// Each game's key in [`all`] and the prefix of its schema names (its name, capitalised), in the
@@ -115,7 +119,15 @@ fn seal_schema() -> Value {
 fn common_definitions() -> Map<String, Value> {
     let mut all = definitions(Contract::Serialize, |generator| {
         generator.subschema_for::<Outcome>();
+        generator.subschema_for::<Info>();
     });
+    let decided_by = &mut all["Outcome"]["properties"]["decided_by"]["description"];
+    *decided_by = format!(
+        "{} {}",
+        decided_by.as_str().unwrap_or(""),
+        each_decided_by()
+    )
+    .into();
     merge(
         &mut all,
         definitions(Contract::Deserialize, |generator| {
@@ -125,6 +137,19 @@ fn common_definitions() -> Map<String, Value> {
         }),
     );
     all
+}
+
+/// What decides each game, as its `DecidedBy` names them: "Iago: `score`, ... Isaac: ...".
+fn each_decided_by() -> String {
+    let of_game = |(title, codes): (&str, &[&str])| {
+        let codes: Vec<String> = codes.iter().map(|code| format!("`{code}`")).collect();
+        format!("{title}: {}.", codes.join(", "))
+    };
+    let games: Vec<String> = GAMES
+        .iter()
+        .map(|(_, kind)| with_game!(*kind, G => of_game((G::info().title, G::DECIDED_BY))))
+        .collect();
+    games.join(" ")
 }
 
 /// Every schema of the API, by game (see the module's documentation for the shape and names).

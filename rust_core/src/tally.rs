@@ -2,6 +2,7 @@
 //! records are replayed, so that a report never keeps every result: its size is bounded whatever the
 //! archive's length (histograms by value, and a few records of each list).
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::claims::ClaimVerdict;
+use crate::error::Error;
 use crate::game::Status;
 use crate::registry::GameKind;
 use crate::result::{RecordResult, Verdict};
@@ -107,12 +109,11 @@ fn micros(noted: &Value) -> u64 {
     noted["micros"].as_u64().unwrap_or(0)
 }
 
-/// `code`, or `code/rule` for a reason that names its rule.
-fn refusal_key(reason: &Value) -> String {
-    let code = reason["code"].as_str().unwrap_or("unknown");
-    match reason["rule"].as_str() {
-        Some(rule) => format!("{code}/{rule}"),
-        None => code.to_owned(),
+/// The refusal's code, or `code/rule` for an illegal move (which names its rule).
+fn refusal_key(error: &Error) -> Cow<'static, str> {
+    match error {
+        Error::IllegalMove { rule, .. } => format!("{}/{rule}", error.code()).into(),
+        _ => error.code().into(),
     }
 }
 
@@ -139,22 +140,18 @@ impl Tally {
             .as_ref()
             .expect("a replayed record has a verdict");
         tally.add(verdict, result.claim.as_ref());
-        if let Some((ply, played, reason)) = &verdict.failure {
-            count(&mut self.refusals, &refusal_key(reason), 1);
+        if let Some((ply, played, error)) = &verdict.failure {
+            count(&mut self.refusals, &refusal_key(error), 1);
             let mut refused = noted(result);
             refused.insert("ply".into(), (*ply).into());
             refused.insert("move".into(), played.as_str().into());
-            refused.insert("reason".into(), reason.clone());
+            refused.insert("reason".into(), error.reason());
             note_first(&mut self.refused, refused.into());
         }
         if let Some(ClaimVerdict::Disagrees(reason)) = &result.claim {
-            count(
-                &mut self.claim_reasons,
-                reason["code"].as_str().unwrap_or("unknown"),
-                1,
-            );
+            count(&mut self.claim_reasons, reason.code.code(), 1);
             let mut disputed = noted(result);
-            disputed.insert("claim_reason".into(), reason.clone());
+            disputed.insert("claim_reason".into(), reason.as_json().clone());
             note_first(&mut self.disputed, disputed.into());
         }
     }
@@ -271,15 +268,15 @@ impl GameTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::claims::{ClaimCode, ClaimReason};
     use crate::game::Outcome;
-    use serde_json::json;
 
     /// An Iago record's result: its verdict (`failure`: its first illegal ply) and claim.
     fn replayed(
         record: usize,
         plies: usize,
         winner: Option<&'static str>,
-        failure: Option<(usize, String, Value)>,
+        failure: Option<(usize, String, Error)>,
         claim: ClaimVerdict,
     ) -> RecordResult {
         let outcome = Outcome {
@@ -326,13 +323,13 @@ mod tests {
                 Some((
                     2,
                     "e5".into(),
-                    json!({"code": "illegal-move", "rule": "centre", "detail": "x"}),
+                    Error::illegal_move("centre", "x", Value::Null),
                 )),
                 ClaimVerdict::Absent,
             ),
             RecordResult {
                 record: 4,
-                error: Some(crate::error::Error::malformed_record("y")),
+                error: Some(Error::malformed_record("y")),
                 ..RecordResult::default()
             },
             replayed(
@@ -340,7 +337,11 @@ mod tests {
                 9,
                 None,
                 None,
-                ClaimVerdict::Disagrees(json!({"code": "claim-not-over", "detail": "z"})),
+                ClaimVerdict::Disagrees(ClaimReason::new(
+                    ClaimCode::NotOver,
+                    "z".into(),
+                    Value::Null,
+                )),
             ),
         ];
         let mut whole = Tally::default();
@@ -379,7 +380,7 @@ mod tests {
     fn a_tally_keeps_a_bounded_number_of_records() {
         let mut tally = Tally::default();
         for record in 0..200 {
-            let reason = json!({"code": "malformed-move", "detail": "x"});
+            let reason = Error::malformed_move("x");
             let failed = replayed(
                 record,
                 0,

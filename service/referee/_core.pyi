@@ -12,7 +12,7 @@ from referee.errors import MalformedRequest, UnknownGame
 __all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "games", "replay_records", "replay_rows",
            "Tally", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
            "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "MAX_SEED", "SCHEMA_MESSAGES", "SCHEMA_PREFIXES",
-           "RESULT_FIELDS", "ERROR_CODES", "unknown_game", "malformed_request", "set_board_cache_bytes",
+           "RESULT_FIELDS", "ERROR_CODES", "CLAIM_CODES", "unknown_game", "malformed_request", "set_board_cache_bytes",
            "board_cache_bytes"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
@@ -30,6 +30,8 @@ MAX_SEED: int
 SCHEMA_MESSAGES: dict[str, str]
 #: Every code of the engine's refusals (its one error type, ``error.rs``): codes of ``referee.codes``.
 ERROR_CODES: list[str]
+#: Every code of why a record's claim disagrees (``claims::ClaimCode``): ``referee.codes.CLAIM_CODES``.
+CLAIM_CODES: list[str]
 #: Each game's prefix of its schema names in ``json_schemas`` (``"iago"``: ``"Iago"``, for ``IagoState``).
 SCHEMA_PREFIXES: dict[str, str]
 #: The fields of every result of ``replay_records``: ``keep`` may not name one.

@@ -7,6 +7,9 @@ from typing import Literal, NotRequired, TypeAlias, TypedDict
 __all__ = [
     "ChanceState",
     "ClaimedResult",
+    "GameInfo",
+    "GameOption",
+    "GameVariant",
     "Outcome",
     "OutcomeStatus",
     "Termination",
@@ -82,6 +85,40 @@ class ClaimedResult(TypedDict):
     ranking: NotRequired[list[list[str]] | None]
     scores: NotRequired[dict[str, int] | None]
     winner: str | None
+
+
+class GameInfo(TypedDict):
+    """A game's static description: its variants, options, board geometry and notation."""
+
+    board: dict[str, object]
+    chance: bool
+    hidden_information: bool
+    name: str
+    notation: dict[str, str]
+    options: "list[GameOption]"
+    players: list[str]
+    rules: str
+    title: str
+    variants: "list[GameVariant]"
+
+
+class GameOption(TypedDict):
+    """An option of a setup (`options.<name>`)."""
+
+    default: object
+    description: str
+    name: str
+    type: str
+    values: NotRequired[list[str]]
+    variants: NotRequired[list[str]]
+
+
+class GameVariant(TypedDict):
+    """A variant of the rules, chosen by a setup's `variant`."""
+
+    default: NotRequired[bool]
+    description: str
+    name: str
 
 
 class Outcome(TypedDict):

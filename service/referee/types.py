@@ -127,21 +127,6 @@ class CaesarView(TypedDict):
     markers: CaesarCountPerPlayer
 
 
-class GameInfo(TypedDict):
-    """``Game.info``: the game's variants, options, board geometry and notation (``GET /v1/games/{game}``)."""
-
-    name: str
-    title: str
-    rules: str
-    players: list[str]
-    chance: bool
-    hidden_information: bool
-    variants: list[dict[str, Any]]
-    options: list[dict[str, Any]]
-    board: dict[str, Any]
-    notation: dict[str, str]
-
-
 __all__ = [
     "BatchItem",
     "OpaqueState",

@@ -64,15 +64,24 @@ def test_the_engine_s_refusals_are_codes_of_the_table() -> None:
     assert {cls.code for cls in RefereeError.__subclasses__()} == engine_codes - set(RECORD_CODES)
 
 
+def test_the_engine_s_claim_codes_are_the_table_s() -> None:
+    """Every code of why a claim disagrees (`_core.CLAIM_CODES`, the engine's one `ClaimCode` table) is worded
+    in `referee.codes.CLAIM_CODES`, in the order the rules are checked, and no other code is."""
+    assert list(_core.CLAIM_CODES) == list(CLAIM_CODES)
+
+
 def test_the_engine_builds_every_refusal_with_its_error_type() -> None:
     """No code of `referee.codes` is spelled in the engine's code outside its error type (error.rs, where
     each is worded once): a refusal built as raw JSON elsewhere would be worded apart. Tests (after
-    `#[cfg(test)]`) aside."""
+    `#[cfg(test)]`) aside. A claim's codes, the same way: once each, in `ClaimCode`'s table (claims.rs)."""
     spelled = []
     for path in sorted(RUST_SOURCES.rglob("*.rs")):
         code = path.read_text().split("#[cfg(test)]")[0]
         spelled += [f"{path.relative_to(RUST_SOURCES)}: {name}" for name in (*CODES, *RECORD_CODES)
                     if f'"{name}"' in code and path.name != "error.rs"]
+        # A claim's codes likewise: worded in `ClaimCode`'s table only, once.
+        spelled += [f"{path.relative_to(RUST_SOURCES)}: {name}" for name in CLAIM_CODES
+                    if code.count(f'"{name}"') != (path.name == "claims.rs")]
     assert spelled == []
 
 

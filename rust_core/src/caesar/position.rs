@@ -16,7 +16,7 @@ use super::invariants::{check_icon, BordersRead, Parts, ProvinceRead, ProvincesR
 use super::state::{self, PerPlayer, TokensOf, RULES};
 use crate::chance::{self, Chance, ChanceKeys, SeedText};
 use crate::digits::push_number;
-use crate::error::{Error, Result};
+use crate::error::{codes, Error, Result};
 use crate::game::{Outcome, Status};
 
 /// An influence token on a border space.
@@ -50,6 +50,23 @@ impl Placed {
         }
     }
 }
+
+/// What decided a finished game of Caesar! (its outcome's `decided_by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecidedBy {
+    /// A player placed their twelfth control marker.
+    TwelfthMarker,
+    /// The player to move has no token: the other wins.
+    NoToken,
+    /// The player to move has no space to place on: the other wins.
+    NoSpace,
+}
+
+codes! { DecidedBy {
+    TwelfthMarker => "twelfth_marker",
+    NoToken => "no_token",
+    NoSpace => "no_space",
+} }
 
 /// A valid Caesar! position, with both hands, both bags and the random source: the full state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,19 +123,19 @@ impl Position {
     }
 
     /// The winner and how, once the game is over.
-    pub fn result(&self) -> Option<(Player, &'static str)> {
+    pub fn result(&self) -> Option<(Player, DecidedBy)> {
         if let Some(&winner) = Player::BOTH
             .iter()
             .find(|p| self.markers[**p as usize] >= CONTROL_MARKERS)
         {
-            return Some((winner, "twelfth_marker"));
+            return Some((winner, DecidedBy::TwelfthMarker));
         }
         let player = self.to_move?;
         if token_total(&self.hands[player as usize]) == 0 {
-            return Some((player.other(), "no_token"));
+            return Some((player.other(), DecidedBy::NoToken));
         }
         if !self.has_placement(player) {
-            return Some((player.other(), "no_space"));
+            return Some((player.other(), DecidedBy::NoSpace));
         }
         None
     }
@@ -142,7 +159,7 @@ impl Position {
                 decided_by: None,
                 ranking: None,
             },
-            Some((winner, decided_by)) => Outcome::won(scores, winner.name(), decided_by),
+            Some((winner, decided_by)) => Outcome::won(scores, winner.name(), decided_by.code()),
         }
     }
 

@@ -12,11 +12,28 @@ use super::setup::{compiled_game, CompiledSetup, Setup};
 use super::Hypnosia;
 use crate::chance::{self, Chance, ChanceKeys, SeedText};
 use crate::digits::{decimal, push_number};
-use crate::error::{Error, Result};
-use crate::game::{CheckedSetup, Outcome, Rules, Status};
+use crate::error::{codes, Error, Result};
+use crate::game::{CheckedSetup, Outcome, Rules};
 
 /// `to_move` once the game is over.
 pub(super) const NOBODY: u8 = u8::MAX;
+
+/// What decided a finished game of Hypnosia (its outcome's `decided_by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecidedBy {
+    /// The most points, alone.
+    Score,
+    /// Tied on points: the first to enter the centre ranks first.
+    FirstToCentre,
+    /// The top rank is shared: no winner.
+    Shared,
+}
+
+codes! { DecidedBy {
+    Score => "score",
+    FirstToCentre => "first_to_centre",
+    Shared => "shared",
+} }
 
 /// A valid Hypnosia position.
 #[derive(Debug, Clone)]
@@ -155,21 +172,14 @@ impl Position {
             .iter()
             .filter(|&&s| self.scores[usize::from(s)] == top_points)
             .count();
-        let (winner, decided_by) = if ranking[0].len() > 1 {
-            (None, "shared")
+        let decided_by = if ranking[0].len() > 1 {
+            DecidedBy::Shared
         } else if tied_on_points > 1 {
-            (Some(top), "first_to_centre")
+            DecidedBy::FirstToCentre
         } else {
-            (Some(top), "score")
+            DecidedBy::Score
         };
-        Outcome {
-            status: Status::Finished,
-            to_move: None,
-            scores,
-            winner,
-            decided_by: Some(decided_by),
-            ranking: Some(ranking),
-        }
+        Outcome::ranked(scores, ranking, decided_by.code())
     }
 
     /// The players ranked as the position stands, best first, tied players sharing an entry: by

@@ -19,11 +19,12 @@ use serde_json::{json, Value};
 use crate::chance::ChanceKeys;
 use crate::error::{Error, Result};
 use crate::game::{CheckedSetup, Outcome, Rules};
+use crate::info::{Described, GameOption, GameVariant, Info};
 pub use board::{cell_name, parse_cell, CELL_COUNT};
 use board::{CENTRE_CELL, OUTER, ROW_LENGTHS};
 pub use moves::Effects;
 pub use notation::Move;
-pub use position::Position;
+pub use position::{DecidedBy, Position};
 pub use setup::{Options, Setup, Variant};
 pub use state::State;
 
@@ -35,55 +36,12 @@ impl Rules for Iago {
     const NAME: &'static str = "iago";
     const RULES_VERSION: &'static str = "iago@1";
     const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
+    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
     type State = State;
     type Effects = Effects;
-
-    fn info() -> Value {
-        let cells: Vec<Value> = (0..CELL_COUNT)
-            .map(|cell| {
-                let area = if cell == CENTRE_CELL {
-                    "centre"
-                } else if OUTER >> cell & 1 == 1 {
-                    "outer"
-                } else {
-                    "inner"
-                };
-                json!({ "cell": cell_name(cell), "area": area })
-            })
-            .collect();
-        json!({
-            "name": "iago",
-            "title": "Iago",
-            "rules": Self::RULES_VERSION,
-            "players": Self::PLAYERS,
-            "chance": false,
-            "hidden_information": false,
-            "variants": [
-                { "name": "standard", "default": true, "description": "forced maximal capture, releases anchored on the outer area or the centre" },
-                { "name": "loose", "description": "no forced capture" },
-                { "name": "simple", "description": "no releases; every face-up disc scores 1" }
-            ],
-            "options": [
-                { "name": "penalty", "type": "boolean", "default": false, "variants": ["standard"],
-                  "description": "a forced capture may be skipped; the opponent may then claim one free placement" }
-            ],
-            "board": {
-                "shape": "hexhex",
-                "side": 5,
-                "rows": ["a", "b", "c", "d", "e", "f", "g", "h", "i"],
-                "row_lengths": ROW_LENGTHS,
-                "centre": cell_name(CENTRE_CELL),
-                "cells": cells,
-            },
-            "notation": {
-                "move": "the cell placed on, e.g. e4",
-                "position": "rows a..i joined by '/', one character a hex (. B W b w), then the side to move (b or w), then 'p' when a penalty claim is pending",
-            },
-        })
-    }
 
     fn validate_setup(setup: Setup) -> Result<Setup> {
         setup
@@ -151,5 +109,48 @@ impl Rules for Iago {
 
     fn perft(position: &Position, depth: u32) -> u64 {
         position.perft(depth)
+    }
+}
+
+/// What only the game's description tells; the rest is its constants'.
+impl Described for Iago {
+    fn info() -> Info {
+        let cells: Vec<Value> = (0..CELL_COUNT)
+            .map(|cell| {
+                let area = if cell == CENTRE_CELL {
+                    "centre"
+                } else if OUTER >> cell & 1 == 1 {
+                    "outer"
+                } else {
+                    "inner"
+                };
+                json!({ "cell": cell_name(cell), "area": area })
+            })
+            .collect();
+        let variants = vec![
+            GameVariant::default("standard", "forced maximal capture, releases anchored on the outer area or the centre"),
+            GameVariant::other("loose", "no forced capture"),
+            GameVariant::other("simple", "no releases; every face-up disc scores 1"),
+        ];
+        let options = vec![GameOption::new(
+            "penalty",
+            "boolean",
+            false.into(),
+            "a forced capture may be skipped; the opponent may then claim one free placement",
+        )
+        .of_variants(&["standard"])];
+        let board = json!({
+            "shape": "hexhex",
+            "side": 5,
+            "rows": ["a", "b", "c", "d", "e", "f", "g", "h", "i"],
+            "row_lengths": ROW_LENGTHS,
+            "centre": cell_name(CENTRE_CELL),
+            "cells": cells,
+        });
+        let notation = [
+            ("move", "the cell placed on, e.g. e4"),
+            ("position", "rows a..i joined by '/', one character a hex (. B W b w), then the side to move (b or w), then 'p' when a penalty claim is pending"),
+        ];
+        Info::of::<Self>("Iago", variants, options, board, &notation)
     }
 }

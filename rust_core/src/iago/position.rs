@@ -4,8 +4,25 @@ use std::collections::BTreeMap;
 
 use super::board::{CELL_COUNT, CENTRE, INNER, OUTER, ROW_LENGTHS};
 use super::{Color, Setup, Variant};
-use crate::error::{Error, Result};
+use crate::error::{codes, Error, Result};
 use crate::game::{CheckedSetup, Outcome};
+
+/// What decided a finished game of Iago (its outcome's `decided_by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecidedBy {
+    /// The higher score.
+    Score,
+    /// Tied scores: the centre disc is face up, and its owner wins.
+    CentreFaceUp,
+    /// Tied scores: the centre disc is captive, and its owner loses.
+    CentreCaptive,
+}
+
+codes! { DecidedBy {
+    Score => "score",
+    CentreFaceUp => "centre-face-up",
+    CentreCaptive => "centre-captive",
+} }
 
 /// A valid Iago position. Discs are split by owner (`black`, `white`); `captive` marks the discs that
 /// show their red side. A disc is "up" when it shows its owner's colour.
@@ -64,6 +81,7 @@ impl Position {
         factor(INNER) * factor(OUTER)
     }
 
+    /// Where the game stands; once over, its winner and what decided it (`DecidedBy`).
     pub fn outcome(&self) -> Outcome {
         let (black, white) = (self.score(Color::Black), self.score(Color::White));
         let scores = BTreeMap::from([("black", black), ("white", white)]);
@@ -77,7 +95,7 @@ impl Position {
                 } else {
                     Color::White
                 },
-                "score",
+                DecidedBy::Score,
             )
         } else {
             // Tie: the centre disc's owner wins if it is face up, loses if it is captive.
@@ -87,12 +105,12 @@ impl Position {
                 Color::White
             };
             if self.captive & CENTRE == 0 {
-                (owner, "centre-face-up")
+                (owner, DecidedBy::CentreFaceUp)
             } else {
-                (owner.other(), "centre-captive")
+                (owner.other(), DecidedBy::CentreCaptive)
             }
         };
-        Outcome::won(scores, winner.name(), decided_by)
+        Outcome::won(scores, winner.name(), decided_by.code())
     }
 
     /// The hexes as notation characters, in cell order.

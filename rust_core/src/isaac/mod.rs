@@ -19,11 +19,12 @@ use serde_json::{json, Value};
 use crate::chance::ChanceKeys;
 use crate::error::{Error, Result};
 use crate::game::{CheckedSetup, Outcome, Rules};
+use crate::info::{Described, GameOption, GameVariant, Info};
 pub use board::{cell_name, parse_cell, Piece, CELL_COUNT, COLUMNS, MAX_SCORE, ROWS, TARGET};
 use board::{LENGTHS, MIN_LENGTH, SUPPLY};
 pub use moves::{Action, Effects};
 pub use notation::Move;
-pub use position::{Phase, Position};
+pub use position::{DecidedBy, Phase, Position};
 pub use setup::{Config, Options, ScoringStarts, Setup};
 pub use state::{PerPlayer, State};
 
@@ -35,54 +36,12 @@ impl Rules for Isaac {
     const NAME: &'static str = "isaac";
     const RULES_VERSION: &'static str = "isaac@1";
     const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
+    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;
     type State = State;
     type Effects = Effects;
-
-    fn info() -> Value {
-        let pieces: Vec<Value> = LENGTHS
-            .iter()
-            .map(|&length| {
-                json!({
-                    "length": length,
-                    "count": SUPPLY[length - MIN_LENGTH],
-                    "value": board::VALUE[length - MIN_LENGTH],
-                })
-            })
-            .collect();
-        json!({
-            "name": "isaac",
-            "title": "Isaac",
-            "rules": Self::RULES_VERSION,
-            "players": Self::PLAYERS,
-            "chance": false,
-            "hidden_information": false,
-            "variants": [
-                { "name": "standard", "default": true, "description": "place straight pieces until neither player can, then remove them for points on the board's score track" }
-            ],
-            "options": [
-                { "name": "first_player", "type": "string", "values": ["black", "white"], "default": "black",
-                  "description": "who places first (and wins the last tie-break)" },
-                { "name": "scoring_starts", "type": "string", "values": ["first_to_pass", "first_player"], "default": "first_to_pass",
-                  "description": "who opens the scoring phase: the player who passed first in the placement phase, or the first player" }
-            ],
-            "board": {
-                "shape": "square",
-                "columns": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"],
-                "rows": 10,
-                "pieces": pieces,
-                "target": TARGET,
-                "score_track": "black's score s is cell index s (a1 = 0, j10 = 99); white's score s is cell index 99 − s",
-            },
-            "notation": {
-                "move": "a placement by its end cells, lower-left first (c4-g4); a removal with its marker advance (xc4-g4+12); pass",
-                "compact_moves": "one entry a removable piece: xc4-g4+0..18, or xc4-g4+0..18!7 when advance 7 would land on the other marker",
-                "position": "pieces (Bc4-g4,Wd2-d8 by lower-left cell, or -), phase, to move (b, w or -), scores (black,white), first to pass (b, w or -), passed (-, b, w or bw), removed lengths (black/white, e.g. 345/-)",
-            },
-        })
-    }
 
     fn validate_setup(setup: Setup) -> Result<Setup> {
         setup
@@ -156,5 +115,50 @@ impl Rules for Isaac {
 
     fn perft(position: &Position, depth: u32) -> u64 {
         position.perft(depth)
+    }
+}
+
+/// What only the game's description tells; the rest is its constants'.
+impl Described for Isaac {
+    fn info() -> Info {
+        let pieces: Vec<Value> = LENGTHS
+            .iter()
+            .map(|&length| {
+                json!({
+                    "length": length,
+                    "count": SUPPLY[length - MIN_LENGTH],
+                    "value": board::VALUE[length - MIN_LENGTH],
+                })
+            })
+            .collect();
+        let variants = vec![GameVariant::default(
+            "standard",
+            "place straight pieces until neither player can, then remove them for points on the board's score track",
+        )];
+        let options = vec![
+            GameOption::new("first_player", "string", "black".into(), "who places first (and wins the last tie-break)")
+                .one_of(&["black", "white"]),
+            GameOption::new(
+                "scoring_starts",
+                "string",
+                "first_to_pass".into(),
+                "who opens the scoring phase: the player who passed first in the placement phase, or the first player",
+            )
+            .one_of(&["first_to_pass", "first_player"]),
+        ];
+        let board = json!({
+            "shape": "square",
+            "columns": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"],
+            "rows": 10,
+            "pieces": pieces,
+            "target": TARGET,
+            "score_track": "black's score s is cell index s (a1 = 0, j10 = 99); white's score s is cell index 99 − s",
+        });
+        let notation = [
+            ("move", "a placement by its end cells, lower-left first (c4-g4); a removal with its marker advance (xc4-g4+12); pass"),
+            ("compact_moves", "one entry a removable piece: xc4-g4+0..18, or xc4-g4+0..18!7 when advance 7 would land on the other marker"),
+            ("position", "pieces (Bc4-g4,Wd2-d8 by lower-left cell, or -), phase, to move (b, w or -), scores (black,white), first to pass (b, w or -), passed (-, b, w or bw), removed lengths (black/white, e.g. 345/-)"),
+        ];
+        Info::of::<Self>("Isaac", variants, options, board, &notation)
     }
 }

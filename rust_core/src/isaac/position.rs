@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use super::board::{Piece, LENGTHS, PIECES_PER_PLAYER, SUPPLY, TARGET};
 use super::{Color, Config, Setup};
 use crate::digits::push_number;
-use crate::error::{Error, Result};
+use crate::error::{codes, Error, Result};
 use crate::game::{CheckedSetup, Outcome};
 use crate::players::COLORS;
 
@@ -36,6 +36,29 @@ impl Phase {
         }
     }
 }
+
+/// What decided a finished game of Isaac (its outcome's `decided_by`), in the order the rules check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecidedBy {
+    /// A score reached the target (100).
+    Target,
+    /// The higher score.
+    Score,
+    /// Tie-break: more cells of unplaced pieces.
+    UnplacedCells,
+    /// Tie-break: fewer unplaced pieces.
+    UnplacedCount,
+    /// Last tie-break: the first player wins.
+    FirstPlayer,
+}
+
+codes! { DecidedBy {
+    Target => "target",
+    Score => "score",
+    UnplacedCells => "unplaced_cells",
+    UnplacedCount => "unplaced_count",
+    FirstPlayer => "first_player",
+} }
 
 /// A valid Isaac position. Each player's pieces on the board are kept as cell masks sorted by their
 /// lower-left cell; `occupied` is their union.
@@ -168,14 +191,14 @@ impl Position {
             return Outcome::ongoing(mover.name(), scores);
         }
         let (winner, decided_by) = self.result();
-        Outcome::won(scores, winner.name(), decided_by)
+        Outcome::won(scores, winner.name(), decided_by.code())
     }
 
     /// The winner of a finished game and how it was decided.
-    pub(super) fn result(&self) -> (Color, &'static str) {
+    pub(super) fn result(&self) -> (Color, DecidedBy) {
         let [black, white] = COLORS;
         if let Some(&winner) = COLORS.iter().find(|&&c| self.score(c) >= TARGET) {
-            return (winner, "target");
+            return (winner, DecidedBy::Target);
         }
         let better = |a: u32, b: u32, more_wins: bool| match a.cmp(&b) {
             std::cmp::Ordering::Equal => None,
@@ -187,19 +210,19 @@ impl Position {
             u32::from(self.score(white)),
             true,
         ) {
-            return (winner, "score");
+            return (winner, DecidedBy::Score);
         }
         if let Some(winner) = better(self.unplaced_cells(black), self.unplaced_cells(white), true) {
-            return (winner, "unplaced_cells");
+            return (winner, DecidedBy::UnplacedCells);
         }
         if let Some(winner) = better(
             self.unplaced_pieces(black),
             self.unplaced_pieces(white),
             false,
         ) {
-            return (winner, "unplaced_count");
+            return (winner, DecidedBy::UnplacedCount);
         }
-        (self.config.first_player, "first_player")
+        (self.config.first_player, DecidedBy::FirstPlayer)
     }
 
     /// Every piece on the board with its owner, in lower-left cell order.

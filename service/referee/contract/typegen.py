@@ -54,7 +54,9 @@ def _annotation(schema: dict[str, Any]) -> str:
     if kind == "object":
         if "properties" in schema:
             raise ValueError(f"an inline object with properties has no name: {schema}")
-        return f"dict[str, {_annotation(schema.get('additionalProperties') or {})}]"
+        values = schema.get("additionalProperties")
+        # `true` (any value, as a map of JSON values derives) is the empty schema.
+        return f"dict[str, {_annotation(values if isinstance(values, dict) else {})}]"
     return _SCALARS.get(kind, "object") if kind else "object"
 
 
