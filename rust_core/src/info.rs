@@ -1,4 +1,4 @@
-//! A game's static description (`Rules::info`, `GET /v1/games/{game}`): what the game's constants say
+//! A game's static description (`Described::info`, `GET /v1/games/{game}`): what the game's constants say
 //! of it (name, rules version, players, chance, hidden information), and what only its description
 //! tells (title, variants, options, board, notation). The contract's `GameInfo` is this type's schema.
 

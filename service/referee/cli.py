@@ -235,7 +235,8 @@ def field_names(text: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if not args.debug:  # a store's client library says what it left undone (asyncio's "Task exception was
-        # never retrieved") on standard error, before the failure's one line: --debug shows it
+        # never retrieved") on standard error, before the failure's one line: --debug shows it. Not put back
+        # on return: those tasks are collected as the process exits, after the command.
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     if args.command == "validate" and (args.chunk < 1 or args.jobs < 0 or args.part_bytes < 0):
         parser().error("--chunk must be at least 1, --jobs and --part-bytes at least 0")

@@ -133,7 +133,6 @@ __all__ = [
     "BatchResult",
     "CaesarView",
     "EffectsT",
-    "GameInfo",
     "Played",
     "Reason",
     "ReplayResult",

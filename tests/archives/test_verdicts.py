@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -322,16 +323,25 @@ def test_a_run_killed_at_each_rename_never_shows_success_early_and_resumes_whole
 
 # --- Failures: one line, a status of their own ------------------------------------------------------------
 
+@contextlib.contextmanager
+def tmpfs(folder: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted on `folder` for the block (root, able to mount: else the test is skipped)."""
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], check=False).returncode:
+        pytest.skip("mounting a tmpfs here needs root and the right to mount")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
 @pytest.fixture
 def full_disk(tmp_path):
     """A file system of 256 KiB (a tmpfs): full after the first records."""
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
-    mount = tmp_path / "full"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], check=True)
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    with tmpfs(tmp_path / "full", "size=256k") as mount:
+        yield mount
 
 
 @pytest.mark.parametrize("output", ["FILE", "DIR/"])
@@ -552,15 +562,14 @@ def read_only(tmp_path):
     """A directory no one may write in, root included (the tests run as root, whom 0555 does not stop):
     a read-only tmpfs as root, else a directory of mode 0555."""
     folder = tmp_path / "read-only"
-    folder.mkdir()
     if os.geteuid() != 0:
+        folder.mkdir()
         folder.chmod(0o555)
         yield folder
         folder.chmod(0o755)
         return
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], check=True)
-    yield folder
-    subprocess.run(["umount", "-l", str(folder)], check=False)
+    with tmpfs(folder, "ro,size=64k") as mounted:
+        yield mounted
 
 
 @pytest.mark.parametrize("output", ["FILE", "DIR/"])

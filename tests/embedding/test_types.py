@@ -32,7 +32,6 @@ SHAPES: list[tuple[Any, str, set[str]]] = [
     (types.ReplayResult, "IagoReplayResult", set()),
     (types.BatchResult, "IagoBatchResult", {"index", "same_as"}),
     (types.CaesarView, "CaesarView", set()),
-    (types.GameInfo, "GameInfo", set()),
 ]
 
 #: Mistakes a type checker must find, each line marked with the error code mypy gives it.

@@ -172,21 +172,16 @@ def _caesar_model_start(record: dict, rng: ChaCha8) -> tuple[Any, Step]:
     pos = caesar.initial(*caesar_setup(record.get("options", {}), rng))
 
     def step(pos, move):
-        return caesar.play(pos, move, draw=lambda player, bag: draw_caesar_token(rng, list(bag)))
+        return caesar.play(pos, move, draw=lambda player, bag: draw_token(rng, list(bag), TOKEN_KINDS))
     return pos, step
 
 
-def draw_caesar_token(rng: ChaCha8, bag: list[str]) -> str:
-    index = rng.below(len(bag))
-    for kind in TOKEN_KINDS:
-        if index < bag.count(kind):
-            return kind
-        index -= bag.count(kind)
-    raise AssertionError("index beyond the bag")
-
-
 def caesar_setup(options: dict, rng: ChaCha8) -> tuple[dict, dict]:
-    """The bonus layout and hands of a seeded setup, drawn as tests/rules/test_chance.py documents."""
+    """The bonus layout and hands of a seeded setup (those `options` do not fix), drawn as the engine does
+    (rust_core/src/caesar/mod.rs `start`; docs/rules/chance.md): the 17 bonus tokens but Italia's Senate
+    (5 senate, 4 tactics, 4 wealth, 4 might, in that order) shuffled by Fisher-Yates from the last
+    (j = below(i + 1) for i = 16 down to 1) and laid on the other provinces in map order; then Caesar, then
+    Pompey draw 2 tokens each from a full bag."""
     bonuses = options.get("bonuses")
     if bonuses is None:
         tokens = ["senate"] * 5 + ["tactics"] * 4 + ["wealth"] * 4 + ["might"] * 4
@@ -199,10 +194,7 @@ def caesar_setup(options: dict, rng: ChaCha8) -> tuple[dict, dict]:
         hands = {}
         for player in ("caesar", "pompey"):
             bag = list(FULL_BAG)
-            hands[player] = []
-            for _ in range(2):
-                hands[player].append(draw_caesar_token(rng, bag))
-                bag.remove(hands[player][-1])
+            hands[player] = [draw_token(rng, bag, TOKEN_KINDS) for _ in range(2)]
     return bonuses, hands
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import referee
 from rules.reference.chacha import ChaCha8, below, block, draw_token, key_of, keystream
+from helpers.games import caesar_setup
 
 # (key, IV, first two 64-byte keystream blocks) of the draft's TC1, TC2, TC3 and TC7, 8 rounds.
 VECTORS = [
@@ -102,27 +103,16 @@ def test_hypnosia_first_players_and_dice_are_the_reference_draws(players: int) -
 
 CAESAR = referee.game("caesar")
 KINDS = [token["code"] for token in CAESAR.info()["tokens"]]
-PROVINCES = [province["code"] for province in CAESAR.info()["board"]["provinces"]]
-FULL_BAG = [token["code"] for token in CAESAR.info()["tokens"] for _ in range(token["count"])]
 
 
 @pytest.mark.parametrize("seed", [0, 3, 11, 2**40 + 5, 2**64 - 1])
 def test_caesar_bonus_layouts_and_hands_are_the_reference_draws(seed: int) -> None:
-    """`new` with a seed: Italia's solid space takes a Senate; the other 17 bonus tokens (5 senate, 4
-    tactics, 4 wealth, 4 might, in that order) are shuffled by Fisher-Yates from the last (j = below(i + 1)
-    for i = 16 down to 1) and laid on the other provinces in map order; then Caesar, then Pompey draw 2
-    tokens each from a full bag. (This procedure is the engine's, rust_core/src/caesar/mod.rs `start`:
-    docs/rules/chance.md documents it.)"""
+    """`new` with a seed: Italia's solid space takes a Senate, the other bonuses and the hands are drawn as
+    `caesar_setup` (tests/helpers/games.py) says, from the reference generator."""
     rng = ChaCha8.from_u64(seed)
-    tokens = ["senate"] * 5 + ["tactics"] * 4 + ["wealth"] * 4 + ["might"] * 4
-    for i in range(len(tokens) - 1, 0, -1):
-        j = rng.below(i + 1)
-        tokens[i], tokens[j] = tokens[j], tokens[i]
-    layout = dict(zip([p for p in PROVINCES if p != "IT"], tokens)) | {"IT": "senate"}
-    hands = {}
-    for player in ("caesar", "pompey"):
-        bag = list(FULL_BAG)
-        hands[player] = sorted((draw_token(rng, bag, KINDS) for _ in range(2)), key=KINDS.index)
+    bonuses, drawn = caesar_setup({}, rng)
+    layout = bonuses | {"IT": "senate"}
+    hands = {player: sorted(tokens, key=KINDS.index) for player, tokens in drawn.items()}
     state = CAESAR.new(seed=seed)
     assert {code: province["bonus"] for code, province in state["provinces"].items()} == layout
     assert state["hands"] == hands

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import referee
 
-from test_one_list import spellings
+from helpers.spelling import spellings
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = referee.games()
@@ -77,13 +77,16 @@ def test_every_file_every_game_has_is_a_step() -> None:
     assert sorted(t for t in every_games_files(tracked()) if not named(t, steps)) == []
 
 
+def missing(steps: str, paths: list[str]) -> list[tuple[str, str]]:
+    """The `<game>` paths of the checklist that some game lacks, with that game."""
+    templates = [template.rstrip(".,") for template in TEMPLATE.findall(steps)]
+    return [(template, game) for template in templates for game in GAMES
+            if not any(path.startswith(template.replace(GAME, game)) for path in paths)]
+
+
 def test_every_game_path_of_the_checklist_is_there_for_every_game() -> None:
-    paths = set(tracked())
-    templates = [template.rstrip(".,") for template in TEMPLATE.findall(checklist())]
-    assert templates, "the checklist names no game's path"
-    missing = [(template, game) for template in templates for game in GAMES
-               if not any(path.startswith(template.replace(GAME, game)) for path in paths)]
-    assert missing == []
+    assert TEMPLATE.findall(checklist()), "the checklist names no game's path"
+    assert missing(checklist(), tracked()) == []
 
 
 def test_every_file_that_names_every_game_is_a_step_or_said_not_to_be() -> None:
@@ -100,3 +103,5 @@ def test_the_check_finds_a_new_table_and_a_new_kind_of_file() -> None:
     assert every_games_files(paths) == {"bench/<game>.toml"}
     assert not named("bench/<game>.toml", checklist())
     assert named("rust_core/src/<game>/board.rs", checklist())
+    paths = [f"docs/rules/{game}.md" for game in GAMES[1:]]
+    assert missing("1. its rules, docs/rules/<game>.md.", paths) == [("docs/rules/<game>.md", GAMES[0])]

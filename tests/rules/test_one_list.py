@@ -6,19 +6,15 @@ tests, docs and each game's reference model and tests are the game's own."""
 
 from __future__ import annotations
 
-import ast
-import io
-import re
-import tokenize
 from collections import Counter
 from pathlib import Path
 
 import referee
 from helpers.games import FACTS
+from helpers.spelling import spellings
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = referee.games()
-SPELLED = re.compile(r"(?i)\b(" + "|".join(GAMES) + r")\b")
 #: The list of games, where each game has its one line.
 LIST = "rust_core/src/registry.rs"
 
@@ -45,38 +41,6 @@ def allowed_counts(counts: dict[str, int]) -> dict[str, int]:
     each = counts.get(EACH, 0)
     expected = {game: each + counts.get(game, 0) for game in GAMES}
     return {game: count for game, count in expected.items() if count}
-
-
-def rust_code(text: str) -> list[tuple[int, str]]:
-    """The numbered lines of Rust code, comments and tests left out."""
-    for tests in ("#[cfg(test)]\nmod tests", "#[cfg(test)]\npub(crate) mod tests"):
-        text = text.split(tests)[0]
-    return [(number, line.split("//")[0]) for number, line in enumerate(text.splitlines(), 1)]
-
-
-def python_code(text: str) -> list[tuple[int, str]]:
-    """The names and strings of Python code with their line numbers, docstrings and comments left out."""
-    docstrings: set[int] = set()
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
-                docstrings.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
-    kinds = {tokenize.NAME, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
-    return [(token.start[0], token.string) for token in tokenize.generate_tokens(io.StringIO(text).readline)
-            if token.type in kinds and token.start[0] not in docstrings]
-
-
-def spellings(path: str, text: str) -> list[tuple[int, str]]:
-    """Where a file's code spells a game's name: (line, name)."""
-    if path.endswith(".rs"):
-        code = rust_code(text)
-    elif path.endswith(".py"):
-        code = python_code(text)
-    else:
-        code = list(enumerate(text.splitlines(), 1))
-    return [(number, found.group(0)) for number, line in code for found in SPELLED.finditer(line)]
 
 
 def own(path: str) -> bool:

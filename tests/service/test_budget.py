@@ -149,8 +149,8 @@ def test_an_answer_to_a_trusted_proxy_earns_credit_for_as_long_as_the_proxy_wait
 
 
 def test_a_read_from_a_client_takes_a_block_at_most_however_much_its_reader_asks_for() -> None:
-    """gunicorn asks for a whole body's rest at once (it reads ahead to the body's end): an 8 MiB body's
-    first read held what came uncounted, then copied it whole again at every 64 KiB the app took."""
+    """gunicorn asks for up to 1 MiB of a body at once (it reads ahead): what came was held uncounted, then
+    copied whole again at every 64 KiB the app took."""
     import socket
 
     from referee.http.body import BLOCK

@@ -210,9 +210,9 @@ class Paced:
     def recv(self, size: int, *flags: int) -> bytes:
         self.bound(self.receiving, silence=True)
         try:
-            # A block at most: gunicorn reads ahead to a body's end, so an 8 MiB body's first read asked the
-            # kernel for 8 MiB, held what came uncounted and copied all of it again at each 64 KiB the app
-            # read (quadratic: heavy peers re-sending such bodies took most of five workers' CPU).
+            # A block at most: gunicorn reads ahead towards a body's end (up to its `max_body_chunk`, 1 MiB),
+            # held what came uncounted and copied all it held again at each 64 KiB the app read (quadratic
+            # in the read-ahead: heavy peers re-sending 8 MiB bodies took most of five workers' CPU).
             data = self.sock.recv(min(size, BLOCK), *flags)
         except TimeoutError:
             if self.receiving is None:  # silent between requests: closed as a client that left (not an error)
