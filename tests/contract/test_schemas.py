@@ -19,7 +19,7 @@ from helpers.games import FACTS
 from referee import _core
 
 GAMES = tuple(referee.games())
-PREFIX = {name: FACTS[name].schema_prefix for name in GAMES} | {"common": ""}
+PREFIX = dict(_core.SCHEMA_PREFIXES) | {"common": ""}
 DOCUMENT = "urn:referee:contract"
 GAMES_EACH = 20
 MAX_PLIES = 200

@@ -26,12 +26,8 @@ Counter = Callable[[dict[str, Any], dict[str, Any], int], int]
 
 @dataclass(frozen=True)
 class Facts:
-    #: The prefix of the game's schema names in the contract (`IagoState`): its name capitalised.
-    schema_prefix: str
     #: A move refused at the start (seed 7) and its rule; None where a game refuses no well-formed move there.
     illegal_at_start: Illegal | None
-    #: The seed a generated client starts the game with (None where the game draws nothing).
-    client_seed: int | None
     #: The rules tag of its states in release 0.1.0 (None for a game added since).
     rules_0_1_0: str | None
     #: Setups the random games of the schema tests cycle through, so that every option's shape reaches them.
@@ -232,9 +228,7 @@ def _caesar_token_not_in_hand(start: dict[str, Any], legal: list[str]) -> tuple[
 
 FACTS: dict[str, Facts] = {
     "iago": Facts(
-        schema_prefix="Iago",
         illegal_at_start=("e5", "centre-needs-flip"),
-        client_seed=None,
         rules_0_1_0="iago@1",
         schema_setups=[{}, {"variant": "loose"}, {"variant": "simple"}, {"options": {"penalty": True}}],
         property_setups=[{"variant": "standard", "options": {"penalty": False}},
@@ -254,9 +248,7 @@ FACTS: dict[str, Facts] = {
         model_agrees=_iago_model_agrees,
     ),
     "isaac": Facts(
-        schema_prefix="Isaac",
         illegal_at_start=("pass", "must-place"),
-        client_seed=None,
         rules_0_1_0="isaac@1",
         schema_setups=[{}, {"options": {"first_player": "white", "scoring_starts": "first_player"}}],
         property_setups=[{"options": {"first_player": first, "scoring_starts": starts}}
@@ -277,9 +269,7 @@ FACTS: dict[str, Facts] = {
         model_agrees=_isaac_model_agrees,
     ),
     "hypnosia": Facts(
-        schema_prefix="Hypnosia",
         illegal_at_start=("pass", "roll-first"),
-        client_seed=7,
         rules_0_1_0="hypnosia@1",
         schema_setups=[{"options": {"players": players}} for players in range(2, 7)]
         + [{"options": {"seats": [1, 4, 5], "first_player": "orange", "doubles_cross_bridges": False}}]
@@ -301,9 +291,7 @@ FACTS: dict[str, Facts] = {
         model_agrees=_projection_agrees(hypnosia),
     ),
     "caesar": Facts(
-        schema_prefix="Caesar",
         illegal_at_start=_caesar_token_not_in_hand,
-        client_seed=7,
         rules_0_1_0="caesar@1",
         schema_setups=[{}],
         property_setups=[{}, {"options": {"hands": {"caesar": ["S60", "L40"], "pompey": ["D51", "N42"]}}}],
