@@ -127,7 +127,6 @@ macro_rules! with_game {
 #[cfg(test)]
 mod tests {
     use super::GAMES;
-    use crate::game::Rules;
 
     /// The facts adapters read hold of seeded random games: chance outcomes are the last ids of the
     /// action space, a game lasts at most its bound of decisions, and its players are within its counts.
