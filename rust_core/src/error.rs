@@ -81,7 +81,24 @@ pub enum Error {
 /// Each variant's stable machine code, written once: `code` and `CODES` both come from it, and the
 /// match stops compiling when a variant is added without its code. The table of `Error`'s kinds, of
 /// why a claim disagrees (`claims::ClaimCode`) and of what decides each game (its `DecidedBy`).
+/// A table of unit variants, each with its documentation, also declares its enum, and its
+/// documentation is what the contract says of each code (`GLOSSARY`).
 macro_rules! codes {
+    ($(#[$meta:meta])* $vis:vis enum $Type:ident { $($(#[doc = $doc:literal])+ $Kind:ident => $code:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        $vis enum $Type {
+            $($(#[doc = $doc])+ $Kind,)*
+        }
+
+        $crate::error::codes! { $Type { $($Kind => $code,)* } }
+
+        impl $Type {
+            /// Each code with what it means (its variant's documentation), in the order of `CODES`.
+            pub const GLOSSARY: &'static [(&'static str, &'static str)] =
+                &[$(($code, concat!($($doc),+))),*];
+        }
+    };
     ($Type:ident { $($Kind:ident => $code:literal,)* }) => {
         impl $Type {
             /// Every code `code` gives, in the order of the variants.

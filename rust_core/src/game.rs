@@ -27,8 +27,9 @@ pub trait Rules {
     /// The players' names, as `info()` lists them (see `info::Described`), for `view` to check a
     /// player without building `info()`.
     const PLAYERS: &'static [&'static str];
-    /// What may decide a finished game (`Outcome::decided_by`): the codes of the game's `DecidedBy`.
-    const DECIDED_BY: &'static [&'static str];
+    /// What may decide a finished game (`Outcome::decided_by`): the codes of the game's `DecidedBy`,
+    /// each with what it means.
+    const DECIDED_BY: &'static [(&'static str, &'static str)];
 
     /// Variant and options as deserialized from `{"variant": ..., "options": {...}}`, unchecked:
     /// `check_setup` makes the `CheckedSetup` that `start` and `parse_position` take.

@@ -139,10 +139,14 @@ fn common_definitions() -> Map<String, Value> {
     all
 }
 
-/// What decides each game, as its `DecidedBy` names them: "Iago: `score`, ... Isaac: ...".
+/// What decides each game, as its `DecidedBy` names and glosses them: "Iago: `score` (the higher
+/// score), ... Isaac: ...".
 fn each_decided_by() -> String {
-    let of_game = |(title, codes): (&str, &[&str])| {
-        let codes: Vec<String> = codes.iter().map(|code| format!("`{code}`")).collect();
+    let of_game = |(title, glossary): (&str, &[(&str, &str)])| {
+        let codes: Vec<String> = glossary
+            .iter()
+            .map(|(code, meaning)| format!("`{code}` ({})", gloss(meaning)))
+            .collect();
         format!("{title}: {}.", codes.join(", "))
     };
     let games: Vec<String> = GAMES
@@ -150,6 +154,15 @@ fn each_decided_by() -> String {
         .map(|(_, kind)| with_game!(*kind, G => of_game((G::info().title, G::DECIDED_BY))))
         .collect();
     games.join(" ")
+}
+
+/// A variant's documentation as a gloss within a sentence: trimmed, lower-cased first, no full stop.
+fn gloss(meaning: &str) -> String {
+    let meaning = meaning.trim().trim_end_matches('.');
+    let mut letters = meaning.chars();
+    letters.next().map_or_else(String::new, |first| {
+        first.to_lowercase().chain(letters).collect()
+    })
 }
 
 /// Every schema of the API, by game (see the module's documentation for the shape and names).

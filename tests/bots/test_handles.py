@@ -5,7 +5,6 @@ resampling; seals; refusals."""
 
 from __future__ import annotations
 
-import importlib
 import random
 import subprocess
 import sys
@@ -42,7 +41,7 @@ class Model:
 
     def __init__(self, name: str, start: dict[str, Any]) -> None:
         self.name = name
-        self.module = importlib.import_module(f"rules.reference.{name}")  # a game's model (docs/development.md)
+        self.module = FACTS[name].model
         if name == "caesar":  # the model starts from the engine's drawn bonuses and hands
             bonuses = {code: start["provinces"][code]["bonus"] for code in caesar_model.PROVINCES if code != "IT"}
             self.pos = caesar_model.initial(bonuses, {p: list(start["hands"][p]) for p in caesar_model.PLAYERS})

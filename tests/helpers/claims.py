@@ -12,7 +12,6 @@ states them (section Claims), apart from the engine's `claims.rs`.
 from __future__ import annotations
 
 import functools
-import importlib
 import random
 from typing import Any
 
@@ -49,8 +48,7 @@ def model_outcome(name: str, pos: Any) -> dict[str, Any]:
         over = iago.is_finished(pos)
         return {"status": "finished" if over else "ongoing", "to_move": None if over else pos.to_move,
                 "scores": iago.scores(pos), "winner": iago.winner(pos), "ranking": None}
-    module = importlib.import_module(f"rules.reference.{name}")  # a game's model (docs/development.md)
-    return {"ranking": None} | module.outcome(pos)
+    return {"ranking": None} | FACTS[name].model.outcome(pos)
 
 
 def standing(name: str, pos: Any) -> list[list[str]] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Callable
 
 import referee
@@ -26,6 +27,9 @@ Counter = Callable[[dict[str, Any], dict[str, Any], int], int]
 
 @dataclass(frozen=True)
 class Facts:
+    #: Its reference model (tests/rules/reference/<game>.py): naive, from the rules doc, sharing no code with
+    #: the engine.
+    model: ModuleType
     #: A move refused at the start (seed 7) and its rule; None where a game refuses no well-formed move there.
     illegal_at_start: Illegal | None
     #: The rules tag of its states in release 0.1.0 (None for a game added since).
@@ -228,6 +232,7 @@ def _caesar_token_not_in_hand(start: dict[str, Any], legal: list[str]) -> tuple[
 
 FACTS: dict[str, Facts] = {
     "iago": Facts(
+        model=iago,
         illegal_at_start=("e5", "centre-needs-flip"),
         rules_0_1_0="iago@1",
         schema_setups=[{}, {"variant": "loose"}, {"variant": "simple"}, {"options": {"penalty": True}}],
@@ -248,6 +253,7 @@ FACTS: dict[str, Facts] = {
         model_agrees=_iago_model_agrees,
     ),
     "isaac": Facts(
+        model=isaac,
         illegal_at_start=("pass", "must-place"),
         rules_0_1_0="isaac@1",
         schema_setups=[{}, {"options": {"first_player": "white", "scoring_starts": "first_player"}}],
@@ -269,6 +275,7 @@ FACTS: dict[str, Facts] = {
         model_agrees=_isaac_model_agrees,
     ),
     "hypnosia": Facts(
+        model=hypnosia,
         illegal_at_start=("pass", "roll-first"),
         rules_0_1_0="hypnosia@1",
         schema_setups=[{"options": {"players": players}} for players in range(2, 7)]
@@ -291,6 +298,7 @@ FACTS: dict[str, Facts] = {
         model_agrees=_projection_agrees(hypnosia),
     ),
     "caesar": Facts(
+        model=caesar,
         illegal_at_start=_caesar_token_not_in_hand,
         rules_0_1_0="caesar@1",
         schema_setups=[{}],

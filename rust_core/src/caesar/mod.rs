@@ -45,7 +45,7 @@ impl Rules for Caesar {
     const RULES_VERSION: &'static str = "caesar@1";
     const HIDDEN_INFORMATION: bool = true;
     const PLAYERS: &'static [&'static str] = &["caesar", "pompey"];
-    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
+    const DECIDED_BY: &'static [(&'static str, &'static str)] = DecidedBy::GLOSSARY;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

@@ -51,22 +51,17 @@ impl Placed {
     }
 }
 
-/// What decided a finished game of Caesar! (its outcome's `decided_by`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecidedBy {
-    /// A player placed their twelfth control marker.
-    TwelfthMarker,
-    /// The player to move has no token: the other wins.
-    NoToken,
-    /// The player to move has no space to place on: the other wins.
-    NoSpace,
+codes! {
+    /// What decided a finished game of Caesar! (its outcome's `decided_by`).
+    pub enum DecidedBy {
+        /// A player placed their twelfth control marker.
+        TwelfthMarker => "twelfth_marker",
+        /// The player to move has no token: the other wins.
+        NoToken => "no_token",
+        /// The player to move has no space to place on: the other wins.
+        NoSpace => "no_space",
+    }
 }
-
-codes! { DecidedBy {
-    TwelfthMarker => "twelfth_marker",
-    NoToken => "no_token",
-    NoSpace => "no_space",
-} }
 
 /// A valid Caesar! position, with both hands, both bags and the random source: the full state.
 #[derive(Debug, Clone, PartialEq, Eq)]

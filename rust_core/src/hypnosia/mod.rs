@@ -42,7 +42,7 @@ impl Rules for Hypnosia {
     const NAME: &'static str = "hypnosia";
     const RULES_VERSION: &'static str = "hypnosia@1";
     const PLAYERS: &'static [&'static str] = &COLOURS;
-    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
+    const DECIDED_BY: &'static [(&'static str, &'static str)] = DecidedBy::GLOSSARY;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

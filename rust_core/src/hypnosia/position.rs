@@ -18,22 +18,17 @@ use crate::game::{CheckedSetup, Outcome, Rules};
 /// `to_move` once the game is over.
 pub(super) const NOBODY: u8 = u8::MAX;
 
-/// What decided a finished game of Hypnosia (its outcome's `decided_by`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecidedBy {
-    /// The most points, alone.
-    Score,
-    /// Tied on points: the first to enter the centre ranks first.
-    FirstToCentre,
-    /// The top rank is shared: no winner.
-    Shared,
+codes! {
+    /// What decided a finished game of Hypnosia (its outcome's `decided_by`).
+    pub enum DecidedBy {
+        /// The most points, alone.
+        Score => "score",
+        /// Tied on points: the first to enter the centre ranks first.
+        FirstToCentre => "first_to_centre",
+        /// The top rank is shared: `winner` is null.
+        Shared => "shared",
+    }
 }
-
-codes! { DecidedBy {
-    Score => "score",
-    FirstToCentre => "first_to_centre",
-    Shared => "shared",
-} }
 
 /// A valid Hypnosia position.
 #[derive(Debug, Clone)]

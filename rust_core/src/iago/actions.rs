@@ -31,7 +31,7 @@ impl Decisions for Iago {
         if node.position.is_finished() {
             return Vec::new();
         }
-        cells_of(node.position.turn().legal()).collect()
+        cells_of(node.position.turn().legal).collect()
     }
 
     fn is_chance(_node: &Node<Self>) -> bool {
@@ -47,7 +47,7 @@ impl Decisions for Iago {
         let mv = Move::new(action).ok_or_else(|| decisions::out_of_range(action, CELL_COUNT))?;
         let position = &node.position;
         let turn = position.turn();
-        if position.is_finished() || turn.legal() >> action & 1 == 0 {
+        if position.is_finished() || turn.legal >> action & 1 == 0 {
             return Err(position.play(mv).err().unwrap_or(Error::GameOver));
         }
         node.position = position.apply(action, position.flips(action), &turn).0;
@@ -62,7 +62,7 @@ impl Decisions for Iago {
             return false;
         }
         let turn = position.turn();
-        let legal = turn.legal();
+        let legal = turn.legal;
         let Some(cell) = cells_of(legal).nth(pick(legal.count_ones() as usize)) else {
             return false;
         };

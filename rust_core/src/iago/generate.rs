@@ -8,6 +8,7 @@ use super::{Position, Variant};
 
 /// The legal placements of a turn, and the facts that explain why others are not.
 pub(super) struct Turn {
+    /// The legal placements, a bit a cell.
     pub(super) legal: u64,
     /// The legal placements if no penalty claim were pending.
     pub(super) normal: u64,
@@ -16,13 +17,6 @@ pub(super) struct Turn {
     pub(super) max_capture: u32,
     /// Placements allowed by rules 2 and 3 (the only ones without forced capture).
     pub(super) free: u64,
-}
-
-impl Turn {
-    /// The legal placements, a bit a cell.
-    pub(super) fn legal(&self) -> u64 {
-        self.legal
-    }
 }
 
 impl Position {

@@ -7,22 +7,17 @@ use super::{Color, Setup, Variant};
 use crate::error::{codes, Error, Result};
 use crate::game::{CheckedSetup, Outcome};
 
-/// What decided a finished game of Iago (its outcome's `decided_by`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecidedBy {
-    /// The higher score.
-    Score,
-    /// Tied scores: the centre disc is face up, and its owner wins.
-    CentreFaceUp,
-    /// Tied scores: the centre disc is captive, and its owner loses.
-    CentreCaptive,
+codes! {
+    /// What decided a finished game of Iago (its outcome's `decided_by`).
+    pub enum DecidedBy {
+        /// The higher score.
+        Score => "score",
+        /// Tied scores: the centre disc is face up, and its owner wins.
+        CentreFaceUp => "centre-face-up",
+        /// Tied scores: the centre disc is captive, and its owner loses.
+        CentreCaptive => "centre-captive",
+    }
 }
-
-codes! { DecidedBy {
-    Score => "score",
-    CentreFaceUp => "centre-face-up",
-    CentreCaptive => "centre-captive",
-} }
 
 /// A valid Iago position. Discs are split by owner (`black`, `white`); `captive` marks the discs that
 /// show their red side. A disc is "up" when it shows its owner's colour.

@@ -36,7 +36,7 @@ impl Rules for Isaac {
     const NAME: &'static str = "isaac";
     const RULES_VERSION: &'static str = "isaac@1";
     const PLAYERS: &'static [&'static str] = &<Color as crate::players::TwoPlayers>::NAMES;
-    const DECIDED_BY: &'static [&'static str] = DecidedBy::CODES;
+    const DECIDED_BY: &'static [(&'static str, &'static str)] = DecidedBy::GLOSSARY;
     type Setup = Setup;
     type Position = Position;
     type Move = Move;

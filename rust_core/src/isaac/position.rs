@@ -37,28 +37,21 @@ impl Phase {
     }
 }
 
-/// What decided a finished game of Isaac (its outcome's `decided_by`), in the order the rules check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecidedBy {
-    /// A score reached the target (100).
-    Target,
-    /// The higher score.
-    Score,
-    /// Tie-break: more cells of unplaced pieces.
-    UnplacedCells,
-    /// Tie-break: fewer unplaced pieces.
-    UnplacedCount,
-    /// Last tie-break: the first player wins.
-    FirstPlayer,
+codes! {
+    /// What decided a finished game of Isaac (its outcome's `decided_by`), in the order the rules check.
+    pub enum DecidedBy {
+        /// A score reached the target, 100.
+        Target => "target",
+        /// The higher score.
+        Score => "score",
+        /// Tie-break: more cells of unplaced pieces.
+        UnplacedCells => "unplaced_cells",
+        /// Tie-break: fewer unplaced pieces.
+        UnplacedCount => "unplaced_count",
+        /// Last tie-break: the first player wins.
+        FirstPlayer => "first_player",
+    }
 }
-
-codes! { DecidedBy {
-    Target => "target",
-    Score => "score",
-    UnplacedCells => "unplaced_cells",
-    UnplacedCount => "unplaced_count",
-    FirstPlayer => "first_player",
-} }
 
 /// A valid Isaac position. Each player's pieces on the board are kept as cell masks sorted by their
 /// lower-left cell; `occupied` is their union.
