@@ -6,6 +6,7 @@
 //! its player's secret). `AnyEngine` is one of the games' (see `registry::games!`), for code that
 //! picks a game by name.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -14,6 +15,7 @@ use serde_json::Value;
 use crate::answer::Played;
 use crate::chance::ChanceKeys;
 use crate::claims::{self, Claim};
+use crate::decisions::{Decisions, Node};
 use crate::error::Error;
 use crate::game::{self, CheckedSetup, Outcome, Rules, StateOf, Verdict};
 use crate::incoming;
@@ -21,6 +23,7 @@ use crate::keys::{self, SealKeys};
 use crate::opaque::{Commitments, Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::seal::{self, Stamped};
+use crate::search;
 
 /// One game's engine (see the module's doc).
 pub struct Engine<G: Rules> {
@@ -217,6 +220,26 @@ impl<G: Rules> Engine<G> {
     ) -> Result<Verdict<G::Position, G::Effects>, Error> {
         form.act_as_mover::<G>(position, secret)?;
         game::validate::<G>(position, mv, player)
+    }
+
+    /// The move the engine's search suggests to the player to move of a state of `form` (who
+    /// `player` must be when given; with the mover's `secret` when it is committed): the search sees
+    /// what the mover sees (see `search`).
+    pub fn suggest(
+        &self,
+        position: &G::Position,
+        form: &Form,
+        player: Option<&str>,
+        secret: Option<&str>,
+        asked: &search::Asked,
+        stop: &AtomicBool,
+    ) -> Result<search::Suggestion, Error>
+    where
+        G: Decisions,
+    {
+        form.act_as_mover::<G>(position, secret)?;
+        game::mover::<G>(position, player)?;
+        search::suggested(&Node::<G>::new(position.clone()), asked, stop)
     }
 
     /// The legal moves of a state of `form` (the mover's hand: with the mover's `secret` when it is

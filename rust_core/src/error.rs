@@ -69,6 +69,14 @@ pub enum Error {
         player: Option<String>,
         detail: String,
     },
+    /// A search asked for more than the service allows, or for nothing: `field` names the bound
+    /// (`level`, `simulations`, `think_ms`), `limit` its largest value.
+    #[error("over budget: {detail}")]
+    OverBudget {
+        field: &'static str,
+        limit: u64,
+        detail: String,
+    },
     /// A request named a player the game does not have (e.g. the viewer of a player view).
     #[error("unknown player: {detail}")]
     UnknownPlayer {
@@ -131,6 +139,7 @@ codes! { Error {
     NotYourTurn => "not-your-turn",
     NotThisPlayer => "not-this-player",
     UnknownPlayer => "unknown-player",
+    OverBudget => "over-budget",
 } }
 
 impl Error {
@@ -262,6 +271,7 @@ impl Error {
             | Error::IllegalMove { detail, .. }
             | Error::NotYourTurn { detail }
             | Error::UnknownPlayer { detail, .. }
+            | Error::OverBudget { detail, .. }
             | Error::NotThisPlayer { detail, .. } => detail,
             Error::GameOver => "the game is over: no move can be played",
         }
@@ -288,6 +298,9 @@ impl Error {
                 serde_json::json!({ "errors": errors })
             }
             Error::PayloadTooLarge { limit, .. } => serde_json::json!({ "limit": limit }),
+            Error::OverBudget { field, limit, .. } => {
+                serde_json::json!({ "field": field, "limit": limit })
+            }
             Error::UnknownGame { game, known, .. } => {
                 serde_json::json!({ "game": game, "known": known })
             }

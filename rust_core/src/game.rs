@@ -315,6 +315,14 @@ pub fn play_text<G: Rules>(
     mv: &str,
     player: Option<&str>,
 ) -> Result<(G::Position, G::Effects)> {
+    mover::<G>(position, player)?;
+    let mv = G::parse_move(mv)?;
+    G::play(position, mv)
+}
+
+/// The player to move, who `player` (when given) must be: `GameOver` once over, `UnknownPlayer` for
+/// a name the game does not have, `NotYourTurn` for another player.
+pub fn mover<G: Rules>(position: &G::Position, player: Option<&str>) -> Result<&'static str> {
     let to_move = G::to_move(position).ok_or(Error::GameOver)?;
     if let Some(player) = player {
         if player != to_move {
@@ -328,8 +336,7 @@ pub fn play_text<G: Rules>(
             });
         }
     }
-    let mv = G::parse_move(mv)?;
-    G::play(position, mv)
+    Ok(to_move)
 }
 
 /// Like `play_text`, but a move the rules refuse is a verdict rather than an error. `Err` is a fault of

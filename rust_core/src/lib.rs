@@ -26,6 +26,7 @@ pub mod result;
 pub mod rows;
 pub mod schemas;
 pub mod seal;
+pub mod search;
 pub mod strict;
 pub mod tally;
 pub mod walker;

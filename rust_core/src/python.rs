@@ -2,6 +2,7 @@
 //! States, setups and results cross the boundary as plain Python dicts (via serde); errors become the
 //! exception classes of `referee.errors`, each with its stable code.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -25,6 +26,7 @@ use crate::keys::SealKeys;
 use crate::opaque::{Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request;
+use crate::search;
 use crate::tally::Tally;
 use crate::with_engine;
 
@@ -538,6 +540,49 @@ impl Engine {
         Ok((bytes, results.items))
     }
 
+    /// The move the engine's search suggests to the player to move (`player`, when given, must be
+    /// it; `secret`, the mover's, for a committed state): the answer of `POST .../suggest` (see
+    /// `search`). `level` (1 to 8) or `simulations`, `think_ms`, `seed`; the bounds of whoever asks
+    /// (`max_simulations`, `max_think_ms`, the tree's `memory` in bytes). The GIL is released while
+    /// it thinks; a raised `stop` ends it at its next look.
+    #[pyo3(signature = (state, player=None, secret=None, *, level=None, simulations=None, think_ms=None,
+                        seed=None, max_simulations=u32::MAX, max_think_ms=u32::MAX,
+                        memory=search::DEFAULT_MEMORY, stop=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn suggest(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        player: Option<&str>,
+        secret: Option<&str>,
+        level: Option<u8>,
+        simulations: Option<u32>,
+        think_ms: Option<u32>,
+        seed: Option<u64>,
+        max_simulations: u32,
+        max_think_ms: u32,
+        memory: usize,
+        stop: Option<&Stop>,
+    ) -> PyResult<Py<PyAny>> {
+        let asked = search::Asked {
+            level,
+            simulations,
+            think_ms,
+            seed,
+            max_simulations,
+            max_think_ms,
+            memory,
+        };
+        let stop = stop.map_or_else(Arc::default, |stop| stop.0.clone());
+        with_engine!(&self.0, G, engine => {
+            let (position, form) = position_of(engine, state)?;
+            let found = py
+                .detach(|| engine.suggest(&position, &form, player, secret, &asked, &stop))
+                .map_err(|e| raise(py, &e))?;
+            to_py(py, &found)
+        })
+    }
+
     /// What `player` may see of a state (games with hidden information hide the rest), or the whole
     /// state without a player; raises UnknownPlayer for a name that is not a player of the game, and
     /// NotThisPlayer for a committed state without `player`'s `secret` (or without a player: a
@@ -757,6 +802,29 @@ fn malformed_request(py: Python<'_>, errors: Vec<(String, String)>) -> Py<PyAny>
         .into_any()
 }
 
+/// A flag that ends a search at its next look (`Engine.suggest`'s `stop`): raised by whoever no
+/// longer needs its answer (a client gone), from any thread.
+#[pyclass(module = "referee._core", name = "Stop", frozen)]
+#[derive(Default)]
+struct Stop(Arc<AtomicBool>);
+
+#[pymethods]
+impl Stop {
+    #[new]
+    fn new() -> Self {
+        Stop::default()
+    }
+
+    /// Ends the search (or the next one given this flag).
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     purge_at_once();
@@ -770,6 +838,10 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(replay_records, module)?)?;
     module.add_function(wrap_pyfunction!(rows::replay_rows, module)?)?;
     module.add_class::<NativeTally>()?;
+    module.add_class::<Stop>()?;
+    // The simulations of each level of the engine's search, level 1 first, and the default level.
+    module.add("LEVELS", crate::search::LEVELS.to_vec())?;
+    module.add("DEFAULT_LEVEL", crate::search::DEFAULT_LEVEL)?;
     module.add("RESULT_FIELDS", archive::RESULT_FIELDS.to_vec())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(json_schemas, module)?)?;

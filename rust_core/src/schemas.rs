@@ -29,7 +29,7 @@ pub const DEFINITIONS_PATH: &str = "#/components/schemas";
 /// The key of the schemas shared by every game (their names carry no prefix).
 pub const COMMON: &str = "common";
 /// Shared schemas, by name.
-const COMMON_NAMES: [&str; 8] = [
+const COMMON_NAMES: [&str; 10] = [
     "Outcome",
     "OutcomeStatus",
     "ChanceState",
@@ -38,6 +38,8 @@ const COMMON_NAMES: [&str; 8] = [
     "GameInfo",
     "GameVariant",
     "GameOption",
+    "Suggestion",
+    "SuggestionCandidate",
 ];
 
 /// Each game's key in [`all`] and the prefix of its schema names (its name, capitalised), in the
@@ -120,6 +122,7 @@ fn common_definitions() -> Map<String, Value> {
     let mut all = definitions(Contract::Serialize, |generator| {
         generator.subschema_for::<Outcome>();
         generator.subschema_for::<Info>();
+        generator.subschema_for::<crate::search::Suggestion>();
     });
     let decided_by = &mut all["Outcome"]["properties"]["decided_by"]["description"];
     *decided_by = format!(

@@ -4,6 +4,7 @@
 //! observations; the JSON state and the effects of the last move only when asked for. Python's
 //! `referee.Position` is its binding (`python/handle.rs`).
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -13,6 +14,7 @@ use crate::decisions::{self, Decisions, Node};
 use crate::error::Error;
 use crate::keys::SealKeys;
 use crate::seal;
+use crate::search;
 
 /// One game's handle: the node, and what was pushed to reach it (the node before each push and the
 /// move the push completed, if it completed one), for `pop` and `effects`.
@@ -237,6 +239,15 @@ where
             stack: Vec::new(),
             keys: self.keys.clone(),
         })
+    }
+
+    /// What the engine's search suggests for the player to decide here (see `search`).
+    pub fn suggest(
+        &self,
+        asked: &search::Asked,
+        stop: &AtomicBool,
+    ) -> Result<search::Suggestion, Error> {
+        search::suggested(&self.node, asked, stop)
     }
 
     /// The position played out at random from `seed` (chance by its probabilities, every player

@@ -13,7 +13,7 @@ __all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "g
            "Tally", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
            "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "MAX_SEED", "SCHEMA_MESSAGES", "SCHEMA_PREFIXES",
            "RESULT_FIELDS", "ERROR_CODES", "CLAIM_CODES", "unknown_game", "malformed_request", "set_board_cache_bytes",
-           "board_cache_bytes"]
+           "board_cache_bytes", "Stop", "LEVELS", "DEFAULT_LEVEL"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
 MIN_SECRET_CHARS: int
@@ -34,6 +34,9 @@ ERROR_CODES: list[str]
 CLAIM_CODES: list[str]
 #: Each game's prefix of its schema names in ``json_schemas`` (``"iago"``: ``"Iago"``, for ``IagoState``).
 SCHEMA_PREFIXES: dict[str, str]
+#: The simulations of each level of the engine's search, level 1 first (``search.rs``), and the default level.
+LEVELS: list[int]
+DEFAULT_LEVEL: int
 #: The fields of every result of ``replay_records``: ``keep`` may not name one.
 RESULT_FIELDS: list[str]
 
@@ -211,6 +214,24 @@ class Engine:
         """What a picture shows: ``{"shown", "viewer", "outcome", "effects", "moves"}`` (see ``referee.pictures``)."""
     def perft(self, state: _State, depth: int) -> int:
         """Move sequences of exactly ``depth`` plies (at most 12)."""
+    def suggest(
+        self, state: _State, player: str | None = None, secret: str | None = None, *, level: int | None = None,
+        simulations: int | None = None, think_ms: int | None = None, seed: int | None = None,
+        max_simulations: int = ..., max_think_ms: int = ..., memory: int = ..., stop: Stop | None = None,
+    ) -> dict[str, Any]:
+        """The move the engine's search suggests to the player to move (``player`` must be it when given;
+        ``secret``, the mover's, for a committed state): ``{"move", "action", "value", "simulations",
+        "spent_ms", "seed", "candidates"}``. ``level`` (1 to 8) or ``simulations``; above the bounds
+        (``max_simulations``, ``max_think_ms``) raises OverBudget naming the bound. The GIL is released while
+        it thinks; a raised ``stop`` ends it at its next look."""
+
+
+@final
+class Stop:
+    """A flag that ends a search at its next look (``Engine.suggest``'s ``stop``), from any thread."""
+    def __init__(self) -> None: ...
+    def set(self) -> None: ...
+    def is_set(self) -> bool: ...
 
 
 @final
@@ -283,6 +304,12 @@ class Position:
         """A full position consistent with what ``player`` sees; ``rng``: ``random.Random`` or an int seed."""
     def rollout(self, rng: Any, count: int = 1) -> list[float]:
         """Mean returns of ``count`` random playouts run in Rust."""
+    def suggest(
+        self, *, level: int | None = None, simulations: int | None = None, think_ms: int | None = None,
+        seed: int | None = None, memory: int = ...,
+    ) -> int:
+        """The action id the engine's search suggests for the player to decide here (the GIL released);
+        ValueError at a chance node and once over."""
 
 def start(engine: Engine, seed: int | None = None) -> Position:
     """A handle on a new game of the engine's setup."""

@@ -42,6 +42,7 @@ from referee.types import (
     ReplayResult,
     SetupT,
     StateT,
+    Suggestion,
     Termination,
     Verdict,
     ViewT,
@@ -251,6 +252,19 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         """``{"legal": True}`` or ``{"legal": False, "reason": {...}}``; raises only for a bad state (and,
         for a committed state, without the mover's ``secret``)."""
         return cast(Verdict, self._engine.validate(state, move, player, secret))
+
+    def suggest(self, state: StateT | str, player: str | None = None, secret: str | None = None, *,
+                level: int | None = None, simulations: int | None = None, think_ms: int | None = None,
+                seed: int | None = None) -> Suggestion:
+        """The move the engine's search suggests to the player to move, seeing only what that player sees:
+        ``{"move", "action", "value", "simulations", "spent_ms", "seed", "candidates"}``, the answer of
+        ``POST /v1/games/{game}/suggest`` for the same inputs. ``level`` 1 to 8 (its simulations:
+        ``referee._core.LEVELS``; 4 when neither is given) or ``simulations``; ``think_ms`` bounds the time
+        as well; the same ``seed`` and simulations suggest the same again. ``player`` must be the player to
+        move when given; a committed state needs the mover's ``secret``. The GIL is released while it thinks
+        (docs/bots.md)."""
+        return cast(Suggestion, self._engine.suggest(state, player, secret, level=level, simulations=simulations,
+                                                     think_ms=think_ms, seed=seed))
 
     def replay(self, moves: Iterable[str], seed: int | None = None, *, result: ClaimedResult | None = None,
                termination: Termination | None = None, by: str | None = None) -> ReplayResult[StateT]:

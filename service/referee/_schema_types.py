@@ -12,6 +12,8 @@ __all__ = [
     "GameVariant",
     "Outcome",
     "OutcomeStatus",
+    "Suggestion",
+    "SuggestionCandidate",
     "Termination",
     "IagoEffects",
     "IagoOptions",
@@ -133,6 +135,27 @@ class Outcome(TypedDict):
 
 
 OutcomeStatus: TypeAlias = Literal["ongoing", "finished"]
+
+
+class Suggestion(TypedDict):
+    """What a search suggests for the player to decide at its root, as an answer shows it (`POST /v1/games/{game}/suggest`, `game.suggest`)."""
+
+    action: int | None
+    candidates: "list[SuggestionCandidate]"
+    move: str
+    seed: int
+    simulations: int
+    spent_ms: float
+    value: float
+
+
+class SuggestionCandidate(TypedDict):
+    """A decision at the root, as the search judged it."""
+
+    action: int
+    move: str
+    value: float
+    visits: int
 
 
 #: How a record says its game ended.

@@ -83,6 +83,11 @@ CODES: dict[str, ProblemCode] = {
     "unknown-player": ProblemCode(
         422, "No such player in this game",
         "The request names a player the game does not have; `players` lists its players."),
+    "over-budget": ProblemCode(
+        422, "The search asks for more than this service allows",
+        "A `suggest` asks for a level, simulations or think time out of range; `field` names the bound "
+        "(`level`, `simulations`, `think_ms`) and `limit` its largest value (`REFEREE_MAX_SIMULATIONS`, "
+        "`REFEREE_MAX_THINK_MS`)."),
     "not-this-player": ProblemCode(
         422, "The request does not prove it is this player",
         "With opaque states of a game with hidden information (`REFEREE_OPAQUE_STATES`), the state carries each "

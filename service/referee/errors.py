@@ -11,7 +11,7 @@ from referee.codes import CODES
 __all__ = [
     "RefereeError", "UnknownGame", "MalformedJson", "PayloadTooLarge", "MalformedRequest", "InvalidOptions", "InvalidState",
     "InvalidSeal", "InvalidBoard", "MalformedMove", "IllegalMove", "GameOver", "NotYourTurn", "NotThisPlayer",
-    "UnknownPlayer",
+    "UnknownPlayer", "OverBudget",
     "from_reason",
 ]
 
@@ -102,6 +102,11 @@ class NotYourTurn(RefereeError):
 
 class UnknownPlayer(RefereeError):
     """A request named a player the game does not have; ``data["players"]`` lists its players."""
+
+
+class OverBudget(RefereeError, ValueError):
+    """A search asked for a level, simulations or think time out of range; ``data["field"]`` names the
+    bound and ``data["limit"]`` its largest value. Also a ValueError, as a bad argument."""
 
 
 

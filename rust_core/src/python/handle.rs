@@ -7,11 +7,13 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyBytes, PyList};
 use serde_json::Value;
+use std::sync::atomic::AtomicBool;
 
 use super::{raise, whole_position_of, Engine};
 use crate::decisions;
 use crate::error::Error;
 use crate::game::Rules;
+use crate::search;
 use crate::walker::Walker;
 use crate::with_engine;
 
@@ -330,6 +332,39 @@ impl PyPosition {
             py,
             with_walker!(&self.0, walker => walker.resample(player, seed).map(AnyWalker::from)),
         )?))
+    }
+
+    /// The action id the engine's search suggests for the player to decide here (`level` or
+    /// `simulations`, `think_ms`, `seed`; see `Engine.suggest`), the GIL released while it thinks.
+    /// Raises ValueError at a chance node (chance decides: sample it) and once over.
+    #[pyo3(signature = (*, level=None, simulations=None, think_ms=None, seed=None, memory=search::DEFAULT_MEMORY))]
+    fn suggest(
+        &self,
+        py: Python<'_>,
+        level: Option<u8>,
+        simulations: Option<u32>,
+        think_ms: Option<u32>,
+        seed: Option<u64>,
+        memory: usize,
+    ) -> PyResult<usize> {
+        let asked = search::Asked {
+            level,
+            simulations,
+            think_ms,
+            seed,
+            memory,
+            ..search::Asked::default()
+        };
+        let handle = &self.0;
+        let found = py.detach(
+            || with_walker!(handle, walker => walker.suggest(&asked, &AtomicBool::new(false))),
+        );
+        match self.raised(py, found)?.action {
+            Some(action) => Ok(action),
+            None => Err(PyValueError::new_err(
+                "chance decides here: sample it (chance_outcomes)",
+            )),
+        }
     }
 
     /// Plays the position out at random in Rust (chance by its probabilities, players uniformly among
