@@ -20,6 +20,7 @@ const LAYERS: [(&str, &[&str]); 5] = [
             "chance",
             "players",
             "decisions",
+            "search",
             "info",
             "nullable",
             "strict",
