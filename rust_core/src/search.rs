@@ -357,24 +357,30 @@ fn decider<G: Decisions>(node: &Node<G>) -> Option<u8> {
     u8::try_from(number).ok()
 }
 
-/// The decision to take at tree node `at` among `legal`: one not tried yet, at random; else the
-/// best by UCB1 among the tried ones (each counted available).
+/// The decision to take at tree node `at` among `legal` (ascending): one not tried yet, at random;
+/// else the best by UCB1 among the tried ones (each counted available).
 fn select(tree: &mut Tree, at: usize, legal: &[usize], chance: &mut Chance) -> usize {
-    let mut untried: Vec<usize> = Vec::new();
+    let mut tried: Vec<usize> = Vec::with_capacity(tree.nodes[at].children.len());
     let mut best: Option<(f64, usize)> = None;
-    for &action in legal {
-        match tree.child(at, action) {
-            Some(child) => {
-                tree.nodes[child].available += 1;
-                let score = tree.nodes[child].ucb();
-                if best.is_none_or(|(b, _)| score > b) {
-                    best = Some((score, action));
-                }
-            }
-            None => untried.push(action),
+    for index in 0..tree.nodes[at].children.len() {
+        let child = tree.nodes[at].children[index] as usize;
+        let child = &mut tree.nodes[child];
+        let action = child.action as usize;
+        if legal.binary_search(&action).is_err() {
+            continue; // not legal in this determinization
+        }
+        child.available += 1;
+        tried.push(action);
+        let score = child.ucb();
+        if best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, action));
         }
     }
-    if !untried.is_empty() {
+    if tried.len() < legal.len() {
+        tried.sort_unstable();
+        let untried: Vec<usize> = (legal.iter().copied())
+            .filter(|action| tried.binary_search(action).is_err())
+            .collect();
         return untried[chance.below(untried.len() as u32) as usize];
     }
     best.map_or(legal[0], |(_, action)| action)
