@@ -7,7 +7,8 @@
 //! each child the simulations in which it was available (a decision legal in one determinization
 //! may not be in another); chance nodes take their outcomes by their probabilities; a leaf is
 //! played out at random in Rust (`random_decision`) and its returns (`decisions::returns`, each
-//! player's in [−1, 1]) are added along the path, each node keeping its chooser's.
+//! player's in [−1, 1], discounted by 0.999 a decision from the root: a sooner win is worth more)
+//! are added along the path, each node keeping its chooser's.
 //!
 //! It stops at a number of simulations, a deadline or a stop flag, whichever comes first; the tree
 //! grows by at most one node a simulation and never beyond a byte budget (then the simulations go on
@@ -23,6 +24,10 @@ use crate::error::{Error, Result};
 
 /// UCB1's exploration constant, for returns in [−1, 1].
 const EXPLORATION: f64 = 1.4;
+/// What a return loses a decision before it: a win sooner is worth more, a loss later costs less.
+/// Without it a player ahead where nothing forces the end (Hypnosia's optional crossings) sees no
+/// reason to end the game, and circles.
+const DISCOUNT: f64 = 0.999;
 /// Simulations between two looks at the clock and the stop flag.
 const CHECK_EVERY: u32 = 16;
 /// The candidates an answer lists at most, the most visited first.
@@ -131,7 +136,8 @@ pub struct Suggestion {
     /// Its first decision's action id (`Position.legal_actions`); null where chance decides (a
     /// roll to ask for).
     pub action: Option<usize>,
-    /// The mover's expected return by the search, from −1 (a sure loss) to 1 (a sure win).
+    /// The mover's expected return by the search, from −1 (a sure loss) to 1 (a sure win), each
+    /// game's end discounted by 0.999 a decision from here (a sooner win is worth more).
     pub value: f64,
     /// The simulations run: as asked, or fewer if the think time ran out first.
     pub simulations: u32,
@@ -316,6 +322,7 @@ pub fn suggest<G: Decisions>(
 fn simulate<G: Decisions>(tree: &mut Tree, mut node: Node<G>, chance: &mut Chance) {
     let mut path = vec![0usize];
     let mut at = 0;
+    let mut decisions = 0;
     loop {
         let (action, chooser) = if G::is_chance(&node) {
             (sample(&G::chance_outcomes(&node), chance), CHANCE)
@@ -327,6 +334,7 @@ fn simulate<G: Decisions>(tree: &mut Tree, mut node: Node<G>, chance: &mut Chanc
             }
         };
         G::apply(&mut node, action).expect("a legal decision applies");
+        decisions += 1;
         match tree.child(at, action) {
             Some(child) => at = child,
             None => {
@@ -340,12 +348,13 @@ fn simulate<G: Decisions>(tree: &mut Tree, mut node: Node<G>, chance: &mut Chanc
         }
         path.push(at);
     }
-    let returns = playout(node, chance);
+    let (returns, played) = playout(node, chance);
+    let discount = DISCOUNT.powi(decisions + played);
     for &index in &path {
         let visited = &mut tree.nodes[index];
         visited.visits += 1;
         if visited.chooser != CHANCE {
-            visited.total += returns[usize::from(visited.chooser)];
+            visited.total += discount * returns[usize::from(visited.chooser)];
         }
     }
 }
@@ -387,14 +396,13 @@ fn select(tree: &mut Tree, at: usize, legal: &[usize], chance: &mut Chance) -> u
 }
 
 /// Plays a node out at random, at most the game's longest length in decisions (an unfinished
-/// playout returns 0 for everyone): the returns.
-fn playout<G: Decisions>(mut node: Node<G>, chance: &mut Chance) -> Vec<f64> {
-    for _ in 0..G::MAX_DECISIONS {
-        if !G::random_decision(&mut node, chance) {
-            break;
-        }
+/// playout returns 0 for everyone): the returns, and the decisions taken.
+fn playout<G: Decisions>(mut node: Node<G>, chance: &mut Chance) -> (Vec<f64>, i32) {
+    let mut played = 0;
+    while played < G::MAX_DECISIONS as i32 && G::random_decision(&mut node, chance) {
+        played += 1;
     }
-    returns::<G>(&node.position)
+    (returns::<G>(&node.position), played)
 }
 
 /// The root's decisions, the most visited first (ties: the better value, then the lower id), each
