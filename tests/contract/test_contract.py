@@ -152,7 +152,7 @@ def test_a_request_with_a_setup_references_the_games_setup() -> None:
             assert request["allOf"][0] == {"$ref": f"{contract.COMPONENTS}{prefix}Setup"}, name
             assert request["unevaluatedProperties"] is (name == "ReplayRequest") and "properties" not in request
             assert not set(setup["properties"]) & set(request["allOf"][1]["properties"]), name
-        for name in ("MoveRequest", "LegalMovesRequest", "ViewRequest", "RenderRequest", "BatchItem"):
+        for name in ("MoveRequest", "LegalMovesRequest", "ViewRequest", "RenderRequest", "SuggestRequest", "BatchItem"):
             assert components[prefix + name]["additionalProperties"] is False
 
 
@@ -229,7 +229,7 @@ def test_one_schema_for_a_state_in_and_out() -> None:
     collect(document)
     prefixes = contract.PREFIXES.values()
     assert set(states) == {f"{contract.COMPONENTS}{prefix}StateOrPosition" for prefix in prefixes}
-    assert len(states) == 9 * len(prefixes)  # 5 requests, `new`, `play`, `replay` and batch results
+    assert len(states) == 10 * len(prefixes)  # 6 requests, `new`, `play`, `replay` and batch results
 
 
 def test_the_server_is_the_one_that_serves_the_document() -> None:

@@ -41,6 +41,7 @@ ENVELOPES: dict[str, type[Schema]] = {
     "ReplayRequest": schemas.ReplayRequest,
     "ViewRequest": schemas.ViewRequest,
     "RenderRequest": schemas.RenderRequest,
+    "SuggestRequest": schemas.SuggestRequest,
     "BatchItem": schemas.BatchItem,
 }
 #: What a `player` field of a request means, on every route that has one.
@@ -97,6 +98,8 @@ def field_schema(field: fields.Field) -> dict[str, Any]:
             schema |= {"minimum": rule.min, "maximum": rule.max}
         elif isinstance(rule, validate.Regexp):
             schema["pattern"] = rule.regex.pattern
+    if isinstance(field, schemas.Bounded):  # the service's bounds, not the engine's type's
+        schema |= {"minimum": field.minimum, "maximum": field.maximum}
     if field.load_default is not missing and field.load_default is not None and not callable(field.load_default):
         schema["default"] = field.load_default
     return schema

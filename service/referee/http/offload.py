@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, TypeVar
 
-__all__ = ["INLINE_BYTES", "SWITCH_SECONDS", "THREADS", "run"]
+__all__ = ["INLINE_BYTES", "SWITCH_SECONDS", "THREADS", "run", "under_gevent"]
 
 #: Bodies up to this size are worked on inline (but for costly routes): their most costly request (see
 #: bench/results.md, section hostile) takes a few milliseconds of the loop.
@@ -48,7 +48,7 @@ def run(call: Callable[..., T], *args: Any, size: int, costly: bool = False) -> 
     """`call(*args)`, on the worker's pool when this is a gevent worker and the work may hold the loop:
     `costly` (the route says so, whatever the size) or `size` (the bytes of input it works on) over
     `INLINE_BYTES`; its exceptions are raised here."""
-    if not (costly or size > INLINE_BYTES) or not _under_gevent():
+    if not (costly or size > INLINE_BYTES) or not under_gevent():
         return call(*args)
     outcome = _threads().apply(_caught, (call, args))
     if isinstance(outcome, _Raised):
@@ -63,7 +63,8 @@ def _caught(call: Callable[..., T], args: tuple[Any, ...]) -> T | _Raised:
         return _Raised(error)
 
 
-def _under_gevent() -> bool:
+def under_gevent() -> bool:
+    """Whether this is a gevent worker (its sockets patched), not an app in process."""
     from gevent import monkey
 
     return monkey.is_module_patched("socket")
