@@ -24,6 +24,8 @@
 - **A stopping worker ends it** (`referee.http.lifecycle`): 503 `service-unavailable` at once, the search
   stopped.
 
+Each search that begins leaves a debug log line (its client, simulations, think time and tree's bytes).
+
 A search's refusals for its request itself (a state the game refuses, `not-your-turn`, `over-budget`, ...)
 come from the engine once its turn to think has come."""
 
@@ -176,10 +178,10 @@ def suggest(engine: _core.Engine, body: dict[str, Any], settings: Settings, thin
     simulations = asked_simulations(body)
     tree = settings.tree_bytes(min(simulations, settings.max_simulations))
     stop = _core.Stop()
-    think_ms = body.get("think_ms")
+    think = settings.max_think_ms if body.get("think_ms") is None else body["think_ms"]
     call = lambda: engine.suggest(  # noqa: E731
         body["state"], body.get("player"), body.get("secret"), level=body.get("level"),
-        simulations=body.get("simulations"), think_ms=settings.max_think_ms if think_ms is None else think_ms,
+        simulations=body.get("simulations"), think_ms=think,
         seed=body.get("seed"), max_simulations=settings.max_simulations, max_think_ms=settings.max_think_ms,
         memory=tree, stop=stop)
     slot, taken = None, 0
@@ -189,6 +191,8 @@ def suggest(engine: _core.Engine, body: dict[str, Any], settings: Settings, thin
             memory.take(tree)
             taken = tree
             memory.ender = lambda problem: stop.set()
+            log.debug("a search begins: %d simulations at most, %d ms", simulations, think, extra={"fields": {
+                "peer": memory.peer, "simulations": simulations, "think_ms": think, "tree_bytes": tree}})
             suggestion = offload.run(call, size=0, costly=True)
     finally:
         stop.set()  # however it ended (a kill while it thinks), the search stops
