@@ -284,6 +284,28 @@ def test_a_sealed_state_has_every_property_of_the_spec() -> None:
         assert re.fullmatch(components[prefix + "State"]["properties"]["seal"]["pattern"], state["seal"])
 
 
+def test_a_suggestion_is_what_the_engine_answers_and_its_request_says_its_bounds() -> None:
+    """`suggest` answers the generated `Suggestion` (its example the engine's answer but for the time it
+    took); its request's level is 1 to the engine's levels, simulations and think time what the engine
+    counts (the service's own bounds are settings, refused `over-budget`), a seed one a double holds."""
+    document, components = spec_document(), spec_schemas()
+    example = request_example(document, "suggest")
+    answer = response_example(document, "suggest", "200")
+    expected = referee.game("iago").suggest(example["state"], level=example["level"], seed=example["seed"])
+    assert {**answer, "spent_ms": None} == {**expected, "spent_ms": None}
+    assert component_validator("Suggestion").is_valid(expected)
+    assert set(components["Suggestion"]["required"]) == set(expected)
+    for name, prefix in contract.PREFIXES.items():
+        fields = components[prefix + "SuggestRequest"]["properties"]
+        bounds = {name: (fields[name]["anyOf"][0]["minimum"], fields[name]["anyOf"][0]["maximum"])
+                  for name in ("level", "simulations", "think_ms", "seed")}
+        assert bounds == {"level": (1, len(_core.LEVELS)), "simulations": (1, 2**32 - 1), "think_ms": (1, 2**32 - 1),
+                          "seed": (0, _core.MAX_SEED)}
+        responses = document["paths"][f"/v1/games/{name}/suggest"]["post"]["responses"]
+        assert responses["200"]["content"]["application/json"]["schema"] == {"$ref": contract.COMPONENTS + "Suggestion"}
+        assert {"422", "429", "503"} <= set(responses)
+
+
 def test_the_isaac_shapes_match_the_spec() -> None:
 
     components = spec_schemas()

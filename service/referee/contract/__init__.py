@@ -146,7 +146,11 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any], ga
             required.append(name)
     closed = schema().unknown == RAISE
     if not setup & set(envelope_fields):
-        return {"type": "object", "properties": properties, "required": required, "additionalProperties": not closed}
+        whole = {"type": "object", "properties": properties, "required": required, "additionalProperties": not closed}
+        if exclusive := getattr(schema, "EXCLUSIVE", ()):  # not all given (null is not given)
+            whole["not"] = {"required": list(exclusive), "properties": {
+                name: {"type": field_schema(envelope_fields[name])["type"]} for name in exclusive}}
+        return whole
     assert setup <= set(envelope_fields), f"{schema.__name__} has part of a setup"
     return {"type": "object", "allOf": [ref(prefix + "Setup"), {"type": "object", "properties": properties,
                                                                "required": required}],

@@ -231,6 +231,9 @@ class SuggestRequest(StateRequest):
     """What `suggest` thinks about: the state, for the player to move, and how long (a level, or a number of
     simulations, within the service's bounds; a think time)."""
 
+    #: Fields a request gives one of at most (null is not given): the engine refuses both, malformed.
+    EXCLUSIVE = ("level", "simulations")
+
     player = String(validate=PLAYER, allow_none=True, metadata={"description": (
         "The player asking, who must be the player to move: another player of the game is `not-your-turn`, a "
         "name that is no player of the game `unknown-player`.")})
