@@ -1,7 +1,7 @@
 """`POST /v1/games/{game}/suggest` against a live gunicorn, from outside as a client sees it: every game's
 suggestion is a move `legal-moves` lists and `play` takes, the same again for the same seed and simulations;
 refused as `play` refuses a state, and past the service's bounds (`over-budget`, naming the bound the settings
-give); sealed and opaque states (Caesar!'s opaque suggestion is its plain twin's); the threads that think
+give); sealed and opaque states (an opaque suggestion is its plain twin's); the threads that think
 shared between clients (a light client ends the heaviest's newest search); a client that goes away stops its
 search, and a stopping worker ends one. No timing is asserted but generous bounds on liveness."""
 
@@ -31,6 +31,9 @@ MOST_SIMULATIONS, MOST_THINK_MS = 1_000_000, 25_000
 #: milliseconds on an idle machine, and long before the searches' 25 s on a loaded one).
 LIVENESS = 20.0
 LIGHT, HEAVY = "127.0.0.3", "127.0.0.2"
+#: The games whose states a service may keep opaque: those with hidden information (their players prove who
+#: they are with secrets).
+HIDDEN = [name for name in referee.games() if referee.game(name).info()["hidden_information"]]
 
 
 @pytest.fixture(scope="module")
@@ -118,15 +121,18 @@ def test_refused_as_play_refuses_and_past_the_service_s_bounds(server: Server, n
     refused(server, name, {"state": state, "seed": 2**53}, 400, "malformed-request")
 
 
-def test_sealed_and_opaque_states_and_caesar_s_opaque_suggestion_is_its_plain_twin_s(server: Server) -> None:
-    """With seal keys (Caesar! opaque): a sealed state is thought about, a forged seal refused; an opaque
-    Caesar! state needs its mover's secret, and suggests what its plain twin (the same state, opened with the
-    key: its generator, which a search never draws from, unkeyed) suggests on a server without keys."""
-    secrets = {player: f"{player}'s own secret, for this test" for player in ("caesar", "pompey")}
+@pytest.mark.parametrize("hidden", HIDDEN)
+def test_sealed_and_opaque_states_and_an_opaque_suggestion_is_its_plain_twin_s(server: Server, hidden: str) -> None:
+    """With seal keys (a game with hidden information opaque: Caesar!): a sealed state is thought about, a
+    forged seal refused; an opaque state needs its mover's secret, and suggests what its plain twin (the same
+    state, opened with the key: its generator, which a search never draws from, unkeyed) suggests on a server
+    without keys."""
+    players = referee.game(hidden).info()["players"]
+    secrets = {player: f"{player}'s own secret, for this test" for player in players}
     commitments = {player: referee.commitment(secret) for player, secret in secrets.items()}
-    with serve(REFEREE_WORKERS="1", REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES="caesar") as keyed:
+    with serve(REFEREE_WORKERS="1", REFEREE_SEAL_KEYS=KEYS_ROTATED, REFEREE_OPAQUE_STATES=hidden) as keyed:
         for name in referee.games():
-            if name == "caesar":
+            if name == hidden:
                 continue
             status, new = post(keyed, f"/v1/games/{name}/new", {"seed": 5})
             assert status == 200 and new["state"]["seal"].startswith("k2."), new
@@ -136,18 +142,18 @@ def test_sealed_and_opaque_states_and_caesar_s_opaque_suggestion_is_its_plain_tw
             assert answer["move"] in listed["moves"]
             other = next(player for player in new["outcome"]["scores"] if player != state["to_move"])
             refused(keyed, name, {"state": state | {"to_move": other}}, 422, "invalid-seal")  # its seal kept
-        status, new = post(keyed, "/v1/games/caesar/new", {"commitments": commitments})
+        status, new = post(keyed, f"/v1/games/{hidden}/new", {"commitments": commitments})
         assert status == 200 and list(new["state"]) == ["opaque"], new
         opaque, mover = new["state"], new["outcome"]["to_move"]
-        refused(keyed, "caesar", {"state": opaque, "simulations": 40}, 422, "not-this-player")
+        refused(keyed, hidden, {"state": opaque, "simulations": 40}, 422, "not-this-player")
         body = {"simulations": 120, "seed": 9}
-        theirs = suggested(keyed, "caesar", {"state": opaque, "secret": secrets[mover]} | body)
-        status, played = post(keyed, "/v1/games/caesar/play", {"state": opaque, "move": theirs["move"],
-                                                               "secret": secrets[mover]})
+        theirs = suggested(keyed, hidden, {"state": opaque, "secret": secrets[mover]} | body)
+        status, played = post(keyed, f"/v1/games/{hidden}/play", {"state": opaque, "move": theirs["move"],
+                                                                  "secret": secrets[mover]})
         assert status == 200, played
-    twin = open_with_reference(opaque, "k2")["state"]
+    twin = open_with_reference(opaque, "k2", hidden, referee.game(hidden).rules_version)["state"]
     twin["rng"] = {key: value for key, value in twin["rng"].items() if key != "keyed_by"} | {"algorithm": "chacha8"}
-    assert without_time(suggested(server, "caesar", {"state": twin} | body)) == without_time(theirs)
+    assert without_time(suggested(server, hidden, {"state": twin} | body)) == without_time(theirs)
 
 
 def send_search(server: Server, peer: str, name: str, body: dict) -> socket.socket:
@@ -180,9 +186,10 @@ def test_a_light_client_ends_the_heaviest_s_newest_search_and_a_client_gone_stop
     answered; then the heavy client goes away, and its other search stops: its log line counts the
     simulations it ran, fewer than it asked; the worker answers a probe and another search at once."""
     before = len(waited_for(server, "a search begins", 0))
-    heavy = [send_search(server, HEAVY, "iago", long_search("iago")) for _ in range(2)]
+    first, second = referee.games()[:2]
+    heavy = [send_search(server, HEAVY, first, long_search(first)) for _ in range(2)]
     waited_for(server, "a search begins", before + 2)
-    light = suggested_from(server, LIGHT, "isaac", {"state": states_of("isaac")[1], "simulations": 50, "seed": 1})
+    light = suggested_from(server, LIGHT, second, {"state": states_of(second)[1], "simulations": 50, "seed": 1})
     assert light.status == 200 and json.loads(light.body)["simulations"] == 50, light.body
     paid = read_answer(heavy[1])  # the newest: ended for the light client's
     heavy[1].close()
@@ -193,7 +200,7 @@ def test_a_light_client_ends_the_heaviest_s_newest_search_and_a_client_gone_stop
     (gone,) = waited_for(server, "the client went away")
     assert gone["simulations"] < gone["asked"] == MOST_SIMULATIONS, gone
     assert get(f"{server.base}/healthz", timeout=LIVENESS)[0] == 200
-    assert suggested_from(server, LIGHT, "iago", {"state": states_of("iago")[1], "level": 1}).status == 200
+    assert suggested_from(server, LIGHT, first, {"state": states_of(first)[1], "level": 1}).status == 200
 
 
 def suggested_from(server: Server, peer: str, name: str, body: dict) -> Any:
@@ -208,7 +215,8 @@ def test_a_stopping_worker_ends_a_search_at_once() -> None:
     with serve(REFEREE_WORKERS="1", REFEREE_LOG_LEVEL="DEBUG", REFEREE_MAX_THINK_MS=str(MOST_THINK_MS),
                REFEREE_MAX_SIMULATIONS=str(MOST_SIMULATIONS), REFEREE_SEARCH_MEMORY_BYTES=str(4 << 20),
                REFEREE_GRACEFUL_TIMEOUT="28") as live:
-        with send_search(live, HEAVY, "hypnosia", long_search("hypnosia")) as sock:
+        name = referee.games()[-1]
+        with send_search(live, HEAVY, name, long_search(name)) as sock:
             waited_for(live, "a search begins")
             live.process.send_signal(signal.SIGTERM)
             sock.settimeout(LIVENESS)
