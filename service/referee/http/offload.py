@@ -12,7 +12,8 @@ takes longer than the 25 ms an inline request may hold the loop), when its body 
 Python code on a thread gives it back every `SWITCH_SECONDS` (`RefereeWorker` sets it), so the loop goes
 on serving the others. Small requests of the other routes, nearly all of them, run inline: handing work
 to a thread costs about 25 µs of CPU, more than a whole `play` in the engine, and the costliest of them
-found takes a few milliseconds (bench/results.md, section hostile). Outside a gevent worker (an app in
+found takes a few milliseconds (bench/results.md, section hostile). A search (`suggest`) always runs here,
+at most `referee.http.thinking.THINKERS` of the threads at once. Outside a gevent worker (an app in
 process, the tests) work runs where it is called.
 
 An exception of the work is raised in the caller, as inline: the pool never sees it (it would print a

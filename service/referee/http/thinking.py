@@ -96,13 +96,12 @@ class Thinkers:
         try:
             if not waiter.event.wait(wait):
                 raise busy(WHAT, unit="")
-            return hold
+            return hold  # its turn came: `release` took it out of the queue
         except BaseException:
-            self.release(hold)  # a turn given as it gave up (killed) goes to the next
-            raise
-        finally:
             if waiter in self.waiting:
                 self.waiting.remove(waiter)
+            self.release(hold)  # a turn given as it gave up (killed) goes to the next
+            raise
 
     def release(self, hold: Hold) -> None:
         """Gives a search's thread back, to the waiting client that thinks the least (then the one that
