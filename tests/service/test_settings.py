@@ -102,6 +102,17 @@ def test_the_largest_search_must_fit_one_client_s_share(monkeypatch) -> None:
     assert Settings.from_env().max_think_ms == 60000
 
 
+def test_the_longest_think_follows_a_shorter_worker_timeout(monkeypatch) -> None:
+    """Unset, REFEREE_MAX_THINK_MS is 5 s, or the worker timeout if shorter (a service with a 2 s timeout
+    started before `suggest` starts still); set past the timeout, it stops the service naming both."""
+    monkeypatch.setenv("REFEREE_TIMEOUT", "2")
+    assert Settings.from_env().max_think_ms == 2000
+    monkeypatch.setenv("REFEREE_MAX_THINK_MS", "2001")
+    with pytest.raises(SystemExit) as error:
+        Settings.from_env()
+    assert "REFEREE_TIMEOUT" in refusal(error, "REFEREE_MAX_THINK_MS", "2001")
+
+
 @pytest.mark.parametrize(("value", "on"), [
     *((spelling, True) for spelling in ("1", "true", "TRUE", "Yes", "on", " on ")),
     *((spelling, False) for spelling in ("0", "false", "False", "NO", "off")),

@@ -192,7 +192,7 @@ class Settings:
     #: Most simulations one `suggest` may ask for (a level's, or its own); more is 422 `over-budget`.
     max_simulations: int = 20_000
     #: Longest one `suggest` may think, in milliseconds, and how long one thinks that asks for no time (a
-    #: search always has a deadline); more is 422 `over-budget`.
+    #: search always has a deadline); more is 422 `over-budget`. Unset: 5 s, or the worker timeout if shorter.
     max_think_ms: int = 5_000
     #: Most bytes one search's tree may hold (less when its simulations need less: `tree_bytes`), counted in
     #: the worker's memory budget while it thinks.
@@ -240,6 +240,8 @@ class Settings:
             settings = replace(settings, peer_memory_bytes=share)
         if not os.environ.get("REFEREE_PEER_CONNECTIONS", "").strip():  # fewer when a worker serves fewer
             settings = replace(settings, peer_connections=min(settings.peer_connections, settings.worker_connections))
+        if not os.environ.get("REFEREE_MAX_THINK_MS", "").strip():  # shorter when the worker timeout is
+            settings = replace(settings, max_think_ms=min(settings.max_think_ms, 1000 * settings.timeout))
         settings.check()
         return settings
 
