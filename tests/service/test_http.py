@@ -302,6 +302,36 @@ def test_suggest_always_thinks_within_the_service_s_bounds_holding_its_tree() ->
         assert memory.held == 0  # all given back once answered
 
 
+def test_a_search_whose_client_must_pay_for_memory_stops_and_says_why() -> None:
+    """While a search thinks, its request's hold of the worker's memory (its body and tree) can be ended for a
+    lighter client's (`Hold.end`, as a full budget does): the search's stop flag is raised, so it ends at its
+    next look, and the request answers the problem of a client made to pay (503, `Retry-After`)."""
+    from referee.http.budget import paid
+
+    app = create_app(Settings(access_log=False))
+    memory = app.wsgi_app.app.memory
+    real = app.config[ENGINES_KEY]["iago"]
+    seen = {}
+
+    class Ending:
+        def __getattr__(self, name: str):
+            return getattr(real, name)
+
+        def suggest(self, *args, **kwargs):
+            (hold,) = [hold for holds in memory.holds.values() for hold in holds]
+            hold.end(paid("request bodies and answers in memory"))  # a lighter client needed the bytes
+            seen["stopped"] = kwargs["stop"].is_set()
+            return real.suggest(*args, **kwargs)
+
+    app.config[ENGINES_KEY] = {**app.config[ENGINES_KEY], "iago": Ending()}
+    answer = app.test_client().post("/v1/games/iago/suggest", data=orjson.dumps(
+        {"state": CASES["iago"]["start"], "simulations": 10_000, "seed": 1}), content_type="application/json")
+    body = problem(answer, 503, "service-busy")
+    assert seen == {"stopped": True} and "holds the most" in body["detail"] and answer.headers["Retry-After"] == "1"
+    answer.close()
+    assert memory.held == 0
+
+
 @pytest.mark.parametrize("name", referee.games())
 def test_batch_problems(client, name: str) -> None:
     body = problem(client.post(f"/v1/games/{name}/batch", data=b'{"move": "e4"}\n{"move": \n', content_type="application/x-ndjson"), 400, "malformed-json")

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from referee.http.problems import Problem
 
-__all__ = ["Budget", "Hold", "RETRY_AFTER_SECONDS", "busy", "peer_busy", "peer_of", "plain_address"]
+__all__ = ["Budget", "Hold", "RETRY_AFTER_SECONDS", "busy", "paid", "peer_busy", "peer_of", "plain_address"]
 
 #: What a `service-busy` answer asks a client to wait before it retries.
 RETRY_AFTER_SECONDS = 1
