@@ -18,9 +18,11 @@ against gunicorn with one worker (`REFEREE_WORKERS=1`), every game in every tabl
 - behind nginx: one peer's flood straight to gunicorn and through deploy/referee.nginx.conf;
 - fair when full (bench/fairness.py): a light peer's `play` and `/healthz` while heavy peers from many
   addresses hold bodies, streams, the spool or connections of a worker; a flood of new connections from
-  one address, straight to gunicorn and through nginx.
+  one address, straight to gunicorn and through nginx;
+- thinking (bench/fairness.py): the same light peer and probe while one address keeps 8 searches at the
+  service's most at once (issue 50: `play` p99 ≤ 250 ms, `/healthz` worst ≤ 250 ms).
 
-Every row is a bound or a ratio, with the target of issue 30 (or 39) next to it (met / missed); nothing is asserted.
+Every row is a bound or a ratio, with the target of issue 30 (or 39, or 50) next to it (met / missed); nothing is asserted.
 The live-server helpers are the tests' own (tests/helpers/live.py), the playouts the other sections' (samples.py)."""
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from helpers.live import (
     workers,
 )
 
-from fairness import bench_fairness
+from fairness import bench_fairness, bench_thinking
 from report import progress, table, verdict
 from samples import GAMES, playout
 
@@ -481,7 +483,7 @@ def timed(label: str, part: Callable[[], Any]) -> Any:
 
 
 #: The parts of the section, in the order they run (`run.py --hostile-parts`).
-PARTS = ("memory", "loop", "pictures", "costs", "proxy", "peers", "read-rate", "big-bodies", "fairness")
+PARTS = ("memory", "loop", "pictures", "costs", "proxy", "peers", "read-rate", "big-bodies", "fairness", "thinking")
 
 
 def bench_hostile(search_games: int = 30, parts: Collection[str] = PARTS) -> str:
@@ -495,6 +497,7 @@ def bench_hostile(search_games: int = 30, parts: Collection[str] = PARTS) -> str
         "read-rate": ("readers' rate", bench_read_rate),
         "big-bodies": ("big bodies", bench_big_bodies),
         "fairness": ("fair when full, and a flood of new connections", bench_fairness),
+        "thinking": ("one client's searches at the most", bench_thinking),
     }
     done = {name: timed(label, part) for name, (label, part) in runs.items() if name in parts}
     texts = ["## hostile: what one client can take (one worker, `REFEREE_WORKERS=1`)"]
@@ -556,6 +559,13 @@ def bench_hostile(search_games: int = 30, parts: Collection[str] = PARTS) -> str
             "### A flood of new connections from one address, straight to gunicorn and through nginx",
             FLOOD_INTRO,
             flood]
+    if "thinking" in done:
+        texts += [
+            "### Thinking: one client's searches at the most beside a light peer (issue 50, item 2)",
+            "One worker; from one address, 8 `suggest` at once at the service's most (20,000 simulations, 5 s), "
+            "each asked again a second after its answer; the light peer's `play` every 10 ms and batch every "
+            "250 ms, and `/healthz` from another address every 10 ms, for 4 s, from their own process.",
+            done["thinking"]]
     return "\n\n".join(texts)
 
 

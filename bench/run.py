@@ -24,7 +24,8 @@ Sections (the default runs the first five):
                against without, every game: in process and over HTTP
     hostile    what one client can take from a worker (bench/hostile.py): memory after the requests that
                grew it, /healthz and play while a costly batch streams, the costliest request of each route;
-               fair when full (bench/fairness.py): a light peer while heavy ones hold; --hostile-parts picks parts
+               fair when full (bench/fairness.py): a light peer while heavy ones hold, or one address's searches
+               think (part `thinking`); --hostile-parts picks parts
     worst-archives  `referee validate` on the worst archive of each format (bench/worst_archives.py): one 2 GiB
                line in plain, .gz, .bz2, .xz, .zst; records just under --max-record-bytes; windows refused: peak memory
     handles    native position handles (bench/handles.py): random playouts from Python against OpenSpiel's

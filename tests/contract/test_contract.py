@@ -152,7 +152,7 @@ def test_a_request_with_a_setup_references_the_games_setup() -> None:
             assert request["allOf"][0] == {"$ref": f"{contract.COMPONENTS}{prefix}Setup"}, name
             assert request["unevaluatedProperties"] is (name == "ReplayRequest") and "properties" not in request
             assert not set(setup["properties"]) & set(request["allOf"][1]["properties"]), name
-        for name in ("MoveRequest", "LegalMovesRequest", "ViewRequest", "RenderRequest", "BatchItem"):
+        for name in ("MoveRequest", "LegalMovesRequest", "ViewRequest", "RenderRequest", "SuggestRequest", "BatchItem"):
             assert components[prefix + name]["additionalProperties"] is False
 
 
@@ -229,7 +229,7 @@ def test_one_schema_for_a_state_in_and_out() -> None:
     collect(document)
     prefixes = contract.PREFIXES.values()
     assert set(states) == {f"{contract.COMPONENTS}{prefix}StateOrPosition" for prefix in prefixes}
-    assert len(states) == 9 * len(prefixes)  # 5 requests, `new`, `play`, `replay` and batch results
+    assert len(states) == 10 * len(prefixes)  # 6 requests, `new`, `play`, `replay` and batch results
 
 
 def test_the_server_is_the_one_that_serves_the_document() -> None:
@@ -282,6 +282,28 @@ def test_a_sealed_state_has_every_property_of_the_spec() -> None:
         state = referee.game(name, seal_keys="k1:" + "A" * 43).new(seed=1)
         assert set(state) == set(components[prefix + "State"]["properties"]), name
         assert re.fullmatch(components[prefix + "State"]["properties"]["seal"]["pattern"], state["seal"])
+
+
+def test_a_suggestion_is_what_the_engine_answers_and_its_request_says_its_bounds() -> None:
+    """`suggest` answers the generated `Suggestion` (its example the engine's answer but for the time it
+    took); its request's level is 1 to the engine's levels, simulations and think time what the engine
+    counts (the service's own bounds are settings, refused `over-budget`), a seed one a double holds."""
+    document, components = spec_document(), spec_schemas()
+    example = request_example(document, "suggest")
+    answer = response_example(document, "suggest", "200")
+    expected = referee.game("iago").suggest(example["state"], level=example["level"], seed=example["seed"])
+    assert {**answer, "spent_ms": None} == {**expected, "spent_ms": None}
+    assert component_validator("Suggestion").is_valid(expected)
+    assert set(components["Suggestion"]["required"]) == set(expected)
+    for name, prefix in contract.PREFIXES.items():
+        fields = components[prefix + "SuggestRequest"]["properties"]
+        bounds = {name: (fields[name]["anyOf"][0]["minimum"], fields[name]["anyOf"][0]["maximum"])
+                  for name in ("level", "simulations", "think_ms", "seed")}
+        assert bounds == {"level": (1, len(_core.LEVELS)), "simulations": (1, 2**32 - 1), "think_ms": (1, 2**32 - 1),
+                          "seed": (0, _core.MAX_SEED)}
+        responses = document["paths"][f"/v1/games/{name}/suggest"]["post"]["responses"]
+        assert responses["200"]["content"]["application/json"]["schema"] == {"$ref": contract.COMPONENTS + "Suggestion"}
+        assert {"422", "429", "503"} <= set(responses)
 
 
 def test_the_isaac_shapes_match_the_spec() -> None:

@@ -25,11 +25,13 @@ pytestmark = pytest.mark.live  # against a gunicorn of its own (tests/helpers/li
 #: Schema-valid requests the contract allows the service to refuse, by the problem code of the refusal.
 #: A JSON Schema cannot say everything a game can: a state can match its schema and still not occur in
 #: the game (counts, side to move), an option set can name a board that does not close, a well-formed
-#: move can be illegal or come after the end, and a player name can be no player of the game. Any
-#: other refusal of schema-valid data (a 400, a 404, a 422 for anything else) fails.
+#: move can be illegal or come after the end, and a player name can be no player of the game; and a
+#: search may ask for more than this service allows (its bounds are settings, not the contract's: the
+#: contract says what the engine counts). Any other refusal of schema-valid data (a 400, a 404, a 422 for
+#: anything else) fails.
 ALLOWED_REFUSALS = {
     "invalid-state", "invalid-options", "invalid-board", "malformed-move", "illegal-move", "game-over",
-    "not-your-turn", "unknown-player",
+    "not-your-turn", "unknown-player", "over-budget",
 }
 #: An NDJSON batch is text in the contract (a JSON Schema cannot say "one JSON object a line"): text
 #: whose lines are not JSON, or that holds no line, is refused as such.

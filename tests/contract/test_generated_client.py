@@ -198,3 +198,16 @@ def test_the_api_pages_example_runs_with_this_client(client_package) -> None:
         run_python(Block(block.page, block.line, block.language, text), namespace)
     assert type(namespace["state"]).__name__ == "IagoState"  # as the page says
     assert namespace["played"].outcome.status == "ongoing" and namespace["played"].effects.captured == []
+
+
+def test_the_bots_page_fills_an_empty_seat_with_this_client(client_package) -> None:
+    """docs/bots.md's "Filling an empty seat", as written, against a live server at its address: a whole game
+    of Caesar!, every move of the empty seat the service's suggestion, which `play` took."""
+    (block,) = [block for block in blocks(ROOT / "docs" / "bots.md", "python") if "referee_client" in block.text]
+    namespace: dict[str, Any] = {}
+    with serve() as server:
+        text = block.text.replace("http://localhost:8000", server.base)
+        run_python(Block(block.page, block.line, block.language, text), namespace)
+    assert namespace["outcome"].status == "finished" and namespace["outcome"].winner in ("caesar", "pompey")
+    assert namespace["suggested"] and type(namespace["asked"]).__name__ == "CaesarSuggestRequest"
+    assert all(isinstance(move, str) and "@" in move for move in namespace["suggested"])  # placements, in notation

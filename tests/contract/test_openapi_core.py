@@ -120,6 +120,11 @@ def test_every_operation_of_a_game(server, game: str) -> None:
     for player in players:
         call.post(f"{path}/view", {"state": state, "player": player})
     assert call.post(f"{path}/render", {"state": state, "move": moves[0], "legal": True}).startswith("<svg")
+    assert call.post(f"{path}/suggest", {"state": state, "level": 1, "seed": 1})["move"] in moves
+    refused = call.post(f"{path}/suggest", {"state": state, "simulations": 2**32 - 1}, expect=422)  # past the service's
+    assert (refused["code"], refused["field"]) == ("over-budget", "simulations")
+    refused = call.post(f"{path}/suggest", {"state": state, "level": 9}, expect=422, malformed=True)  # and the contract's
+    assert (refused["code"], refused["field"], refused["limit"]) == ("over-budget", "level", 8)
     assert call.operations() == game_operations(game)
 
 
@@ -161,5 +166,8 @@ def test_opaque_caesar_traffic(server) -> None:
         [result] = call.post(f"{path}/batch", items, params={"with_state": "true"})["results"]
         assert set(result["state"]) == {"opaque"} and list(result["view"]["hands"]) == [mover]
         assert call.post(f"{path}/render", {"state": state, "secret": secrets[mover]}).startswith("<svg")
+        assert call.post(f"{path}/suggest", {"state": state, "secret": secrets[mover], "level": 1})["move"] in moves
+        refused = call.post(f"{path}/suggest", {"state": state, "level": 1}, expect=422)
+        assert refused["code"] == "not-this-player" and refused["player"] == mover
         refused = call.post(f"{path}/replay", {"moves": moves[:1], "commitments": commitments}, expect=400)
         assert refused["code"] == "malformed-request"

@@ -141,7 +141,8 @@ def server_env() -> dict[str, str]:
 
 def test_every_block_of_the_pages_is_run_here_or_says_where() -> None:
     """Python blocks all run here (but those ELSEWHERE); each sh block is one a test below runs, or ELSEWHERE."""
-    run_here = {block.text for block in [first_request(), ndjson_example(), picture_commands(), *cli_blocks()]}
+    run_here = {block.text for block in [first_request(), ndjson_example(), suggest_example(), picture_commands(),
+                                         *cli_blocks()]}
     for page in PAGES:
         for block in blocks(page):
             assert block.language in ("python", "sh", "", "json", "jsonl"), block.where()  # else data
@@ -204,6 +205,10 @@ def picture_commands() -> Block:
     return only(DOCS / "pictures.md", "render")
 
 
+def suggest_example() -> Block:
+    return only(DOCS / "api.md", "/suggest")
+
+
 @pytest.mark.live
 def test_the_first_request_answers_what_the_front_page_says(server) -> None:
     """The front page's two curl commands as written; the paragraph after them says what the second answers
@@ -235,6 +240,17 @@ def test_the_ndjson_example_answers_the_lines_the_page_shows(server) -> None:
     assert len(lines) == len(shown) and shown
     for line, expected in zip(lines, shown, strict=True):
         assert matches(json_claim(expected), json.loads(line)), (line, expected)
+
+
+@pytest.mark.live
+def test_the_suggest_example_answers_what_the_page_shows(server) -> None:
+    """docs/api.md's `suggest`: the answer the page shows (but its time), a move the engine suggests for the
+    same seed, the contract's example too."""
+    ((command, shown),) = commands(suggest_example())
+    answer = json.loads(shell(command, port=server.port).stdout)
+    assert len(shown) == 1 and matches(json_claim(shown[0]), answer), (answer, shown)
+    game = referee.game("iago")
+    assert {**answer, "spent_ms": 0} == {**game.suggest(game.new(), level=3, seed=7), "spent_ms": 0}
 
 
 @pytest.mark.live

@@ -22,15 +22,7 @@ from referee.http.settings import Settings
 from helpers.live import Server, post, send
 from rules.reference.aead import open_xchacha20poly1305, seal_xchacha20poly1305
 from rules.reference.chacha import ChaCha8
-from helpers.keys import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2
-
-SECRETS = {"k1": SECRET_1, "k2": SECRET_2}
-
-
-def secret(key_id: str) -> bytes:
-    text = SECRETS[key_id]
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
+from helpers.keys import KEYS_OLD, KEYS_OTHER, KEYS_ROTATED, SECRET_1, SECRET_2, open_with_reference, opaque_key, secret
 
 def keyed_generator(game: str, rng: dict) -> ChaCha8:
     """Keyed chance (docs/security.md): ChaCha8 keyed by HMAC-SHA-256(secret, "referee-chance/1\\n" game "\\n" seed)."""
@@ -168,20 +160,6 @@ def other_of(player: str) -> str:
 
 def opaque_caesar(keys: str = KEYS_ROTATED) -> referee.Game:
     return referee.game("caesar", seal_keys=referee.SealKeys(keys, opaque=["caesar"]))
-
-
-def opaque_key(key_id: str) -> bytes:
-    """The key of opaque states (docs/security.md): HMAC-SHA-256(secret, "referee-opaque-key/1")."""
-    return hmac.new(secret(key_id), b"referee-opaque-key/1", hashlib.sha256).digest()
-
-
-def open_with_reference(state: dict, key_id: str, game: str = "caesar", rules: str = "caesar@1") -> dict | None:
-    """The opaque form of docs/security.md opened outside the engine: the plaintext `{"state", "commitments"?}`, or None."""
-    prefix, body = state["opaque"].split(".", 1)
-    data = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-    aad = f"referee-opaque/2\n{game}\n{rules}\n{prefix}".encode()
-    plaintext = open_xchacha20poly1305(opaque_key(key_id), data[:24], data[24:], aad)
-    return None if plaintext is None else json.loads(plaintext)
 
 
 def started(game: referee.Game) -> tuple[dict, str]:

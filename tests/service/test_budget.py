@@ -162,3 +162,63 @@ def test_a_read_from_a_client_takes_a_block_at_most_however_much_its_reader_asks
         paced = Paced(ours, 5.0, 1, 1)
         got = [len(paced.recv(8 * 1024 * 1024)) for _ in range(3)]
     assert got == [BLOCK, BLOCK, 1]
+
+
+# ------------------------------------------------------------------ the threads that think (referee.http.thinking)
+
+
+def test_searches_share_the_threads_max_min_and_wait_their_turn_fairly() -> None:
+    """The threads that think are a budget of searches, each client's counted: a client thinking less than
+    the one thinking the most ends that one's newest search (stopped; its request told `service-busy`); a
+    client as heavy as any waits, and a freed thread goes to the waiting client thinking the least, then to
+    the one that waited longest; a client has at most as many searches waiting as there are threads (429),
+    and waits a bounded time (503)."""
+    import gevent
+
+    from referee import _core
+    from referee.http.thinking import Thinkers
+
+    thinkers = Thinkers(2)
+    stops = {name: _core.Stop() for name in ("heavy 1", "heavy 2", "light", "heavy 3", "third")}
+    heavy_1 = thinkers.admit("heavy", stops["heavy 1"], 1)
+    heavy_2 = thinkers.admit("heavy", stops["heavy 2"], 1)
+    light = thinkers.admit("light", stops["light"], 1)  # all thinking: the heaviest's newest pays
+    assert stops["heavy 2"].is_set() and not stops["heavy 1"].is_set() and heavy_1.ended is None
+    assert heavy_2.ended is not None and heavy_2.ended.code == "service-busy" and "holds the most" in heavy_2.ended.detail
+    assert thinkers.budget.held_by_peer == {"heavy": 1, "light": 1}
+    thinkers.release(heavy_2)  # its request ends: nothing more to give back
+    # As heavy as anyone now: they wait, the heavy client's first.
+    waiting_heavy = gevent.spawn(thinkers.admit, "heavy", stops["heavy 3"], 10)
+    waiting_third = gevent.spawn(thinkers.admit, "third", stops["third"], 10)
+    given_up = gevent.spawn(thinkers.admit, "heavy", _core.Stop(), 10)
+    gevent.sleep(0)
+    assert [waiter.peer for waiter in thinkers.waiting] == ["heavy", "third", "heavy"]
+    with pytest.raises(Problem) as refused:  # two waiting already: past a client's share of the queue
+        thinkers.admit("heavy", _core.Stop(), 10)
+    assert refused.value.code == "too-many-requests"
+    given_up.kill(Problem("service-unavailable", "the service is stopping"))
+    thinkers.release(light)  # to the waiting client thinking the least, though it came second
+    assert waiting_third.get(timeout=1).bytes == 1 and not waiting_heavy.ready()
+    thinkers.release(heavy_1)
+    assert waiting_heavy.get(timeout=1).bytes == 1 and thinkers.waiting == []
+    with pytest.raises(Problem) as refused:  # all thinking, none heavier: it waits, and not for ever
+        thinkers.admit("fourth", _core.Stop(), 0.01)
+    assert refused.value.code == "service-busy" and refused.value.headers == {"Retry-After": "1"}
+    assert thinkers.waiting == [] and thinkers.budget.held_by_peer == {"heavy": 1, "third": 1}
+
+
+def test_a_waiting_search_killed_gives_a_turn_it_was_given_to_the_next() -> None:
+    import gevent
+
+    from referee import _core
+    from referee.http.thinking import Thinkers
+
+    thinkers = Thinkers(1)
+    first = thinkers.admit("a", _core.Stop(), 1)
+    killed = gevent.spawn(thinkers.admit, "a", _core.Stop(), 10)
+    after = gevent.spawn(thinkers.admit, "b", _core.Stop(), 10)
+    gevent.sleep(0)
+    killed.kill(Problem("service-unavailable", "the service is stopping"))
+    assert [waiter.peer for waiter in thinkers.waiting] == ["b"]
+    thinkers.release(first)
+    assert after.get(timeout=1).bytes == 1 and thinkers.budget.held_by_peer == {"b": 1}

@@ -25,7 +25,7 @@ GAMES = tuple(referee.games())
 SECRETS = {"caesar": "caesar's secret, his alone", "pompey": "pompey's secret, his alone"}
 JSON, NDJSON = "application/json", "application/x-ndjson"
 #: Every route that takes a state: a body (or a batch item) of `{"state", ...}`, how it is sent.
-STATE_ROUTES = ("play", "validate", "legal-moves", "view", "render", "batch", "batch NDJSON", "batch/ndjson")
+STATE_ROUTES = ("play", "validate", "legal-moves", "view", "render", "suggest", "batch", "batch NDJSON", "batch/ndjson")
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +61,7 @@ def route_request(game: str, route: str, state: bytes, start: dict) -> tuple[str
         "legal-moves": secret,
         "view": {"player": start["player"], **secret},
         "render": {"legal": True, **auth},
+        "suggest": {"level": 1, **auth},
     }.get(route, {"move": start["move"], **auth})
     more = b"," + orjson.dumps(fields)[1:-1] if fields else b""
     body = b'{"state":%b%b}' % (state, more)
@@ -271,7 +272,7 @@ TWICE = [
 ]
 #: Every route that reads JSON; a JSON batch with the key twice in its first item or its second, an NDJSON
 #: one in its first line or its second.
-ROUTES = ("play", "validate", "legal-moves", "view", "render", "batch", "batch, second item", "batch NDJSON",
+ROUTES = ("play", "validate", "legal-moves", "view", "render", "suggest", "batch", "batch, second item", "batch NDJSON",
           "batch/ndjson, second line", "replay", "new")
 
 
@@ -291,6 +292,7 @@ def route_body(route: str, state: dict, move: str) -> tuple[str, bytes, str, str
         "legal-moves": ("legal-moves", orjson.dumps({"state": state})),
         "view": ("view", orjson.dumps({"state": state, "player": "black"})),
         "render": ("render", orjson.dumps({"state": state, "legal": True})),
+        "suggest": ("suggest", orjson.dumps({"state": state, "level": 1})),
         "replay": ("replay", b'{"options":{"penalty":false},"moves":["e4"]}'),
         "new": ("new", b'{"options":{"penalty":false}}'),
     }

@@ -143,6 +143,7 @@ ROUTE_BODIES = {
     "validate": {"state": START, "move": "e4"},
     "view": {"state": START, "player": "black"},
     "render": {"state": START, "legal": True},
+    "suggest": {"state": START, "level": 1},
     "replay": {"moves": ["e4"]},
     "batch": [{"state": START, "move": "e4"}],
 }
@@ -560,6 +561,7 @@ def test_a_key_given_twice_is_refused_alike_by_every_route(keys) -> None:
             "legal-moves": b'{"state":%b}' % doubled,
             "view": b'{"state":%b,"player":"black"}' % doubled,
             "render": b'{"state":%b}' % doubled,
+            "suggest": b'{"state":%b,"level":1}' % doubled,
             "batch": b'[{"state":%b,"move":"e4"}]' % doubled,
         }
         for route, body in bodies.items():

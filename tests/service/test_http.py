@@ -15,6 +15,7 @@ import yaml
 import referee
 from referee.http import app as app_module
 from referee.http import offload
+from referee.http.api import ENGINES_KEY
 from referee.http.app import create_app
 from referee.codes import CODES
 from referee.http.settings import Settings
@@ -198,6 +199,137 @@ def test_view_for_each_seated_player(client, name: str) -> None:
         if not case["game"].info()["hidden_information"]:
             assert body == case["start"]
     problem(post(client, f"/v1/games/{name}/view", {"state": case["start"], "player": "nobody"}), 422, "unknown-player")
+
+
+def mid_game(name: str) -> dict:
+    """A state a few turns into a seeded random game of `name`, with its mover deciding (not a roll)."""
+    case = CASES[name]
+    state, rng = case["start"], random.Random(name)
+    for _ in range(6):
+        state = case["game"].play(state, rng.choice(case["game"].legal_moves(state)))["state"]
+    while case["game"].legal_moves(state) == ["roll"]:
+        state = case["game"].play(state, "roll")["state"]
+    return state
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_suggest_answers_as_the_engine_a_move_play_takes(client, name: str) -> None:
+    """`suggest` is `game.suggest`: the same seed and simulations, the same answer (but its time), a move
+    `legal-moves` lists and `play` takes; the default level's simulations when none are asked."""
+    case, state = CASES[name], mid_game(name)
+    body = post(client, f"/v1/games/{name}/suggest", {"state": state, "simulations": 60, "seed": 3}).json
+    expected = case["game"].suggest(state, simulations=60, seed=3)
+    assert {**body, "spent_ms": None} == {**expected, "spent_ms": None} and body["simulations"] == 60
+    assert body["move"] in post(client, f"/v1/games/{name}/legal-moves", {"state": state}).json["moves"]
+    assert post(client, f"/v1/games/{name}/play", {"state": state, "move": body["move"]}).status_code == 200
+    position = case["game"].position(state)
+    assert post(client, f"/v1/games/{name}/suggest", {"state": position, "level": 2, "seed": 3}).json["move"] == \
+        case["game"].suggest(state, level=2, seed=3)["move"]
+    default = post(client, f"/v1/games/{name}/suggest", {"state": state, "seed": 1}).json
+    assert default["simulations"] == referee._core.LEVELS[referee._core.DEFAULT_LEVEL - 1] and default["seed"] == 1
+
+
+@pytest.mark.parametrize("name", referee.games())
+def test_suggest_refuses_as_play_does_and_past_the_bounds(client, name: str) -> None:
+    case, path = CASES[name], f"/v1/games/{name}/suggest"
+    start = case["start"]
+    assert problem(post(client, path, {"state": start, "player": case["other"]}), 422, "not-your-turn")
+    problem(post(client, path, {"state": case["finished"]}), 422, "game-over")
+    problem(post(client, path, {"state": start | {"rules": f"{name}@9"}}), 422, "invalid-state")
+    problem(post(client, path, {"state": start, "player": "nobody"}), 422, "unknown-player")
+    settings = client.application.config["REFEREE"]
+    for body, field, limit in (({"level": 9}, "level", 8), ({"level": 0}, "level", 8),
+                               ({"simulations": settings.max_simulations + 1}, "simulations", settings.max_simulations),
+                               ({"simulations": 0}, "simulations", settings.max_simulations),
+                               ({"think_ms": settings.max_think_ms + 1}, "think_ms", settings.max_think_ms)):
+        refused = problem(post(client, path, {"state": start} | body), 422, "over-budget")
+        assert (refused["field"], refused["limit"]) == (field, limit), refused
+    for body, field in (({"level": 2, "simulations": 30}, "simulations"), ({"seed": 2**53}, "seed"), ({"seed": -1}, "seed"),
+                        ({"level": 256}, "level"), ({"simulations": 2**32}, "simulations"), ({"think_ms": -1}, "think_ms"),
+                        ({"level": "2"}, "level"), ({"think_ms": 1.5}, "think_ms"), ({"extra": 1}, "extra")):
+        refused = problem(post(client, path, {"state": start} | body), 400, "malformed-request")
+        assert [error["field"] for error in refused["errors"]] == [field], refused
+
+
+def test_suggest_refuses_another_game_s_state_as_play_does(client) -> None:
+    for name in referee.games():
+        other = next(one for one in referee.games() if one != name)
+        state = CASES[other]["start"]
+        played = post(client, f"/v1/games/{name}/play", {"state": state, "move": CASES[name]["legal"]})
+        suggested = post(client, f"/v1/games/{name}/suggest", {"state": state})
+        assert (suggested.status_code, suggested.json["code"], suggested.json["detail"]) == \
+            (played.status_code, played.json["code"], played.json["detail"]), (name, suggested.json)
+
+
+class Recording:
+    """An engine whose `suggest` records what it is given, and what the request holds of the worker's memory
+    while it thinks; any other call is the real engine's."""
+
+    def __init__(self, engine, memory) -> None:
+        self.engine, self.memory, self.calls = engine, memory, []
+
+    def __getattr__(self, name: str):
+        return getattr(self.engine, name)
+
+    def suggest(self, *args, **kwargs):
+        self.calls.append((kwargs, self.memory.held))
+        return self.engine.suggest(*args, **kwargs)
+
+
+def test_suggest_always_thinks_within_the_service_s_bounds_holding_its_tree() -> None:
+    """The service's bounds go to the engine, which refuses more (`over-budget`); a request without a think
+    time thinks at most the service's; the tree's bytes the simulations asked may grow are taken from the
+    worker's memory budget while it thinks (the search kept within them) and given back after."""
+    settings = Settings(access_log=False, max_simulations=5000, max_think_ms=700, search_memory_bytes=1 << 20)
+    app = create_app(settings)
+    memory = app.wsgi_app.app.memory  # Observed -> Bodies, whose budget every request holds from
+    recording = Recording(app.config[ENGINES_KEY]["iago"], memory)
+    app.config[ENGINES_KEY] = {**app.config[ENGINES_KEY], "iago": recording}
+    state = CASES["iago"]["start"]
+    default = referee._core.LEVELS[referee._core.DEFAULT_LEVEL - 1]
+    for body, simulations, think in (({}, default, 700), ({"simulations": 5000, "think_ms": 90}, 5000, 90),
+                                     ({"level": 1}, 25, 700)):
+        raw = orjson.dumps({"state": state} | body)
+        answer = app.test_client().post("/v1/games/iago/suggest", data=raw, content_type="application/json")
+        assert answer.status_code == 200 and answer.json["move"]
+        answer.close()
+        kwargs, held = recording.calls[-1]
+        tree = settings.tree_bytes(simulations)
+        assert tree == min(1 << 20, (simulations + 1) * 128)
+        assert (kwargs["think_ms"], kwargs["max_think_ms"], kwargs["max_simulations"], kwargs["memory"]) == \
+            (think, 700, 5000, tree)
+        assert held == len(raw) + tree  # the body and the tree, while it thinks
+        assert memory.held == 0  # all given back once answered
+
+
+def test_a_search_whose_client_must_pay_for_memory_stops_and_says_why() -> None:
+    """While a search thinks, its request's hold of the worker's memory (its body and tree) can be ended for a
+    lighter client's (`Hold.end`, as a full budget does): the search's stop flag is raised, so it ends at its
+    next look, and the request answers the problem of a client made to pay (503, `Retry-After`)."""
+    from referee.http.budget import paid
+
+    app = create_app(Settings(access_log=False))
+    memory = app.wsgi_app.app.memory
+    real = app.config[ENGINES_KEY]["iago"]
+    seen = {}
+
+    class Ending:
+        def __getattr__(self, name: str):
+            return getattr(real, name)
+
+        def suggest(self, *args, **kwargs):
+            (hold,) = [hold for holds in memory.holds.values() for hold in holds]
+            hold.end(paid("request bodies and answers in memory"))  # a lighter client needed the bytes
+            seen["stopped"] = kwargs["stop"].is_set()
+            return real.suggest(*args, **kwargs)
+
+    app.config[ENGINES_KEY] = {**app.config[ENGINES_KEY], "iago": Ending()}
+    answer = app.test_client().post("/v1/games/iago/suggest", data=orjson.dumps(
+        {"state": CASES["iago"]["start"], "simulations": 10_000, "seed": 1}), content_type="application/json")
+    body = problem(answer, 503, "service-busy")
+    assert seen == {"stopped": True} and "holds the most" in body["detail"] and answer.headers["Retry-After"] == "1"
+    answer.close()
+    assert memory.held == 0
 
 
 @pytest.mark.parametrize("name", referee.games())

@@ -17,7 +17,7 @@ import referee
 from helpers.keys import KEYS_ROTATED
 from helpers.live import APP, GUNICORN, post, serve
 from referee.http.settings import SPOOL_MEMORY_BYTES
-from referee.http.settings import MIN_REQUEST_BYTES, Settings, bind_address
+from referee.http.settings import MIN_REQUEST_BYTES, TREE_BYTES_PER_SIMULATION, Settings, bind_address
 
 #: (variable, bad value): each must stop the service, named.
 BAD = [
@@ -29,6 +29,10 @@ BAD = [
     ("REFEREE_BOARD_CACHE_BYTES", str(2**64)),  # a traceback from the engine
     ("REFEREE_MAX_BATCH_ITEMS", str(2**64)),  # a 500 on every batch
     ("REFEREE_WORKER_CONNECTIONS", str(2**31)),  # every worker failed at boot, for ever
+    ("REFEREE_MAX_SIMULATIONS", "100"),  # below the default level's 200: every request without a level refused
+    ("REFEREE_MAX_SIMULATIONS", str(2**32)),  # past what the engine counts
+    ("REFEREE_MAX_THINK_MS", "60000"),  # longer than the worker timeout (30 s)
+    ("REFEREE_SEARCH_MEMORY_BYTES", "1000"),  # no search's tree would fit
 ]
 #: Bad addresses: gunicorn's own errors named the address alone, or were a traceback.
 BAD_BINDS = [
@@ -77,6 +81,36 @@ def test_a_minimum_is_taken_and_a_byte_less_is_refused_with_the_minimum_and_why(
     with pytest.raises(SystemExit) as error:
         Settings.from_env()
     assert f"at least {low} (" in refusal(error, name, str(low - 1))
+
+
+def test_the_largest_search_must_fit_one_client_s_share(monkeypatch) -> None:
+    """A search holds its body and its tree (the bytes its simulations may grow, within
+    REFEREE_SEARCH_MEMORY_BYTES) in the worker's memory: the largest allowed must fit, or the service stops
+    naming what to change. The defaults' largest holds a fraction of a client's share."""
+    defaults = Settings.from_env()
+    assert defaults.tree_bytes(defaults.max_simulations) == (defaults.max_simulations + 1) * TREE_BYTES_PER_SIMULATION
+    assert defaults.one_search() < defaults.peer_memory_bytes == 16 * 1024 * 1024
+    monkeypatch.setenv("REFEREE_MAX_SIMULATIONS", str(10**9))
+    with pytest.raises(SystemExit) as error:
+        Settings.from_env()
+    message = refusal(error, "REFEREE_WORKER_MEMORY_BYTES", str(defaults.worker_memory_bytes))
+    assert "REFEREE_MAX_SIMULATIONS" in message and "REFEREE_SEARCH_MEMORY_BYTES" in message
+    monkeypatch.setenv("REFEREE_SEARCH_MEMORY_BYTES", str(4 * 1024 * 1024))
+    assert Settings.from_env().tree_bytes(10**9) == 4 * 1024 * 1024
+    monkeypatch.setenv("REFEREE_TIMEOUT", "60")
+    monkeypatch.setenv("REFEREE_MAX_THINK_MS", "60000")
+    assert Settings.from_env().max_think_ms == 60000
+
+
+def test_the_longest_think_follows_a_shorter_worker_timeout(monkeypatch) -> None:
+    """Unset, REFEREE_MAX_THINK_MS is 5 s, or the worker timeout if shorter (a service with a 2 s timeout
+    started before `suggest` starts still); set past the timeout, it stops the service naming both."""
+    monkeypatch.setenv("REFEREE_TIMEOUT", "2")
+    assert Settings.from_env().max_think_ms == 2000
+    monkeypatch.setenv("REFEREE_MAX_THINK_MS", "2001")
+    with pytest.raises(SystemExit) as error:
+        Settings.from_env()
+    assert "REFEREE_TIMEOUT" in refusal(error, "REFEREE_MAX_THINK_MS", "2001")
 
 
 @pytest.mark.parametrize(("value", "on"), [

@@ -41,6 +41,7 @@ ENVELOPES: dict[str, type[Schema]] = {
     "ReplayRequest": schemas.ReplayRequest,
     "ViewRequest": schemas.ViewRequest,
     "RenderRequest": schemas.RenderRequest,
+    "SuggestRequest": schemas.SuggestRequest,
     "BatchItem": schemas.BatchItem,
 }
 #: What a `player` field of a request means, on every route that has one.
@@ -97,6 +98,8 @@ def field_schema(field: fields.Field) -> dict[str, Any]:
             schema |= {"minimum": rule.min, "maximum": rule.max}
         elif isinstance(rule, validate.Regexp):
             schema["pattern"] = rule.regex.pattern
+    if isinstance(field, schemas.Bounded):  # the service's bounds, not the engine's type's
+        schema |= {"minimum": field.minimum, "maximum": field.maximum}
     if field.load_default is not missing and field.load_default is not None and not callable(field.load_default):
         schema["default"] = field.load_default
     return schema
@@ -143,7 +146,11 @@ def envelope(schema: type[Schema], prefix: str, game_schemas: dict[str, Any], ga
             required.append(name)
     closed = schema().unknown == RAISE
     if not setup & set(envelope_fields):
-        return {"type": "object", "properties": properties, "required": required, "additionalProperties": not closed}
+        whole = {"type": "object", "properties": properties, "required": required, "additionalProperties": not closed}
+        if exclusive := getattr(schema, "EXCLUSIVE", ()):  # not all given (null is not given)
+            whole["not"] = {"required": list(exclusive), "properties": {
+                name: {"type": field_schema(envelope_fields[name])["type"]} for name in exclusive}}
+        return whole
     assert setup <= set(envelope_fields), f"{schema.__name__} has part of a setup"
     return {"type": "object", "allOf": [ref(prefix + "Setup"), {"type": "object", "properties": properties,
                                                                "required": required}],

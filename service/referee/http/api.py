@@ -16,7 +16,7 @@ from marshmallow import Schema, ValidationError
 
 from referee import _core, pictures
 
-from referee.http import lifecycle, offload
+from referee.http import lifecycle, offload, thinking
 from referee.http.body import (
     BODY_KEY, CLOSE_KEY, HOLD_KEY, JSON, NDJSON, body_of, drainable, endable, media_type, read_counted,
     unsupported_media_type,
@@ -25,10 +25,11 @@ from referee.http.budget import RETRY_AFTER_SECONDS, Budget, Hold, busy
 from referee.errors import RefereeError
 from referee.http.pages import source
 from referee.http.problems import Problem, unknown_game
-from referee.http.schemas import LegalMovesRequest, NewRequest, RenderRequest, ViewRequest, malformed
+from referee.http.schemas import LegalMovesRequest, NewRequest, RenderRequest, SuggestRequest, ViewRequest, malformed
 from referee.http.settings import SPOOL_MEMORY_BYTES, SPOOL_ROOM_BYTES, STREAM_CHUNK_BYTES
 
-__all__ = ["ENGINES_KEY", "GAMES", "SPOOL_KEY", "engine_of", "engines", "json_response", "longer_line", "v1"]
+__all__ = ["ENGINES_KEY", "GAMES", "SPOOL_KEY", "THINKERS_KEY", "engine_of", "engines", "json_response", "longer_line",
+           "v1"]
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1")
 log = logging.getLogger("referee.http")
@@ -38,11 +39,14 @@ GAMES: list[str] = _core.games()
 ENGINES_KEY = "REFEREE_ENGINES"
 #: Where an app keeps its worker's budget of bytes of streamed answers in temporary files.
 SPOOL_KEY = "REFEREE_SPOOL"
+#: Where an app keeps its worker's threads that think (`referee.http.thinking.Thinkers`).
+THINKERS_KEY = "REFEREE_THINKERS"
 
 _new_request = NewRequest()
 _legal_moves_request = LegalMovesRequest()
 _view_request = ViewRequest()
 _render_request = RenderRequest()
+_suggest_request = SuggestRequest()
 
 
 def json_response(body: Any, status: int = 200) -> Response:
@@ -166,6 +170,20 @@ def render(game: str) -> Response:
     # Opened on its own, the picture may style itself and do nothing else.
     policy = f"default-src 'none'; style-src {source([pictures.STYLES[game]])}"
     return Response(svg, mimetype="image/svg+xml", headers={"Content-Security-Policy": policy})
+
+
+@game_route("/suggest", "POST")
+def suggest(game: str) -> Response:
+    """The move the engine's search suggests to the player to move, seeing what that player sees: thought on
+    the pool, within the server's bounds and its client's shares (`referee.http.thinking`)."""
+    engine = engine_of(game)
+    body = load(_suggest_request)
+    config = current_app.config
+    try:
+        answer = thinking.suggest(engine, body, config["REFEREE"], config[THINKERS_KEY], request.environ)
+    except RefereeError as error:
+        raise Problem.from_engine(error) from None
+    return json_response(answer)
 
 
 @game_route("/replay", "POST")

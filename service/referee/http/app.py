@@ -20,7 +20,7 @@ from referee import _core
 
 from referee.http import logs, metrics
 from referee._game import commitment
-from referee.http.api import ENGINES_KEY, SPOOL_KEY, engines, json_response, v1
+from referee.http.api import ENGINES_KEY, SPOOL_KEY, THINKERS_KEY, engines, json_response, v1
 from referee.http.body import Bodies
 from referee.http.budget import Budget
 from referee.codes import CODES
@@ -32,6 +32,7 @@ from referee.pictures import info_of
 from referee.http.playground import playground
 from referee.http.problems import Problem, internal_error, method_not_allowed, options_answer
 from referee.http.settings import Settings
+from referee.http.thinking import Thinkers
 
 __all__ = ["create_app"]
 
@@ -145,6 +146,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config["REFEREE"] = settings
     app.config[ENGINES_KEY] = engines(settings.seal_keys)
     app.config[SPOOL_KEY] = Budget(settings.worker_spool_bytes, "streamed answers in temporary files")
+    app.config[THINKERS_KEY] = Thinkers()
     # A path is matched as it is: werkzeug's merging of doubled slashes answered a redirect built from
     # the client's `Host` header.
     app.url_map.merge_slashes = False

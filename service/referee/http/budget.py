@@ -25,15 +25,15 @@ from collections.abc import Callable
 
 from referee.http.problems import Problem
 
-__all__ = ["Budget", "Hold", "RETRY_AFTER_SECONDS", "busy", "peer_of", "plain_address"]
+__all__ = ["Budget", "Hold", "RETRY_AFTER_SECONDS", "busy", "paid", "peer_busy", "peer_of", "plain_address"]
 
 #: What a `service-busy` answer asks a client to wait before it retries.
 RETRY_AFTER_SECONDS = 1
 
 
-def busy(what: str, **extra: int) -> Problem:
+def busy(what: str, unit: str = "bytes of ", **extra: int) -> Problem:
     """The refusal of a request that would pass a budget (`extra`: its facts, e.g. a batch's `index`)."""
-    return Problem("service-busy", f"this worker holds as many bytes of {what} as it may; retry later",
+    return Problem("service-busy", f"this worker holds as many {unit}{what} as it may; retry later",
                    headers={"Retry-After": str(RETRY_AFTER_SECONDS)}, **extra)
 
 
@@ -44,9 +44,9 @@ def paid(what: str) -> Problem:
                    headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-def peer_busy(what: str) -> Problem:
+def peer_busy(what: str, unit: str = "bytes of ") -> Problem:
     """The refusal of a request whose client holds its whole share of a budget."""
-    return Problem("too-many-requests", f"this client holds as many bytes of {what} as one client may; retry "
+    return Problem("too-many-requests", f"this client holds as many {unit}{what} as one client may; retry "
                    "later, or with fewer requests at once", headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
@@ -87,11 +87,14 @@ def plain_address(address: str) -> str:
 
 class Budget:
     """Bytes a worker may hold at once for one purpose, and how many it holds, in all and by peer, with
-    the holds of each peer (oldest first) whose work can be ended when the peer must pay."""
+    the holds of each peer (oldest first) whose work can be ended when the peer must pay. A budget of
+    other units than bytes (the searches thinking at once: `referee.http.thinking`) says so in `unit`, as
+    its refusals word it (`"bytes of "`, or `""` when `what` names the units)."""
 
-    def __init__(self, limit: int, what: str, peer_limit: int | None = None) -> None:
+    def __init__(self, limit: int, what: str, peer_limit: int | None = None, unit: str = "bytes of ") -> None:
         self.limit = limit
         self.what = what
+        self.unit = unit
         self.peer_limit = limit if peer_limit is None else peer_limit
         self.held = 0
         self.held_by_peer: dict[str, int] = {}
@@ -134,11 +137,11 @@ class Hold:
         budget = self.budget
         peer_held = budget.held_by_peer.get(self.peer, 0)
         if peer_held + size > budget.peer_limit:
-            raise peer_busy(budget.what)
+            raise peer_busy(budget.what, budget.unit)
         while budget.held + size > budget.limit:
             payer = budget.payer(self.peer, peer_held + size)
             if payer is None:
-                raise busy(budget.what)
+                raise busy(budget.what, budget.unit)
             payer.end(paid(budget.what))
         if self.bytes == 0:
             budget.holds.setdefault(self.peer, []).append(self)

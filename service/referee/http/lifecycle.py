@@ -1,4 +1,4 @@
-"""Whether this worker is stopping, and the streamed batches it ends when it does.
+"""Whether this worker is stopping, and the streamed batches and searches it ends when it does.
 
 On SIGTERM gunicorn stops a worker gracefully: it accepts nothing more and lets the requests in hand
 finish within `REFEREE_GRACEFUL_TIMEOUT` seconds, then kills it. A streamed batch still being read (a
@@ -9,7 +9,9 @@ where it waits (a `Problem` thrown into it, as a budget ends a body) and ends it
 `service-unavailable` problem line naming the first item not judged; the connection then closes, long
 before the graceful timeout, and the client sends the rest again from that index. What the client still
 sends is thrown away meanwhile (`referee.http.worker.Paced.discard_rest`): a connection closed with bytes
-unread is reset, which destroyed the answer of a client that sends all of its body before it reads."""
+unread is reset, which destroyed the answer of a client that sends all of its body before it reads. A
+search thinking or waiting to think (`referee.http.thinking`) is ended the same way: its request answers
+503 `service-unavailable` at once (another instance may take it), and its search stops at its next look."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ __all__ = ["reading", "stop", "stopping"]
 
 #: Set once the worker is told to stop.
 stopping = False
-#: The greenlets reading a stream.
+#: The greenlets reading a stream, or thinking.
 _reading: set[Any] = set()
 
 
@@ -40,7 +42,8 @@ def stop() -> None:
 
 @contextlib.contextmanager
 def reading(sock: Any) -> Iterator[None]:
-    """While a stream is read (from `sock`, None outside gunicorn): ended when the worker stops."""
+    """While a stream is read, or a search thinks (for the client of `sock`, None outside gunicorn): ended
+    when the worker stops."""
     if sock is None:
         yield
         return

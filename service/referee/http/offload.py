@@ -12,7 +12,8 @@ takes longer than the 25 ms an inline request may hold the loop), when its body 
 Python code on a thread gives it back every `SWITCH_SECONDS` (`RefereeWorker` sets it), so the loop goes
 on serving the others. Small requests of the other routes, nearly all of them, run inline: handing work
 to a thread costs about 25 µs of CPU, more than a whole `play` in the engine, and the costliest of them
-found takes a few milliseconds (bench/results.md, section hostile). Outside a gevent worker (an app in
+found takes a few milliseconds (bench/results.md, section hostile). A search (`suggest`) always runs here,
+at most `referee.http.thinking.THINKERS` of the threads at once. Outside a gevent worker (an app in
 process, the tests) work runs where it is called.
 
 An exception of the work is raised in the caller, as inline: the pool never sees it (it would print a
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, TypeVar
 
-__all__ = ["INLINE_BYTES", "SWITCH_SECONDS", "THREADS", "run"]
+__all__ = ["INLINE_BYTES", "SWITCH_SECONDS", "THREADS", "run", "under_gevent"]
 
 #: Bodies up to this size are worked on inline (but for costly routes): their most costly request (see
 #: bench/results.md, section hostile) takes a few milliseconds of the loop.
@@ -48,7 +49,7 @@ def run(call: Callable[..., T], *args: Any, size: int, costly: bool = False) -> 
     """`call(*args)`, on the worker's pool when this is a gevent worker and the work may hold the loop:
     `costly` (the route says so, whatever the size) or `size` (the bytes of input it works on) over
     `INLINE_BYTES`; its exceptions are raised here."""
-    if not (costly or size > INLINE_BYTES) or not _under_gevent():
+    if not (costly or size > INLINE_BYTES) or not under_gevent():
         return call(*args)
     outcome = _threads().apply(_caught, (call, args))
     if isinstance(outcome, _Raised):
@@ -63,7 +64,8 @@ def _caught(call: Callable[..., T], args: tuple[Any, ...]) -> T | _Raised:
         return _Raised(error)
 
 
-def _under_gevent() -> bool:
+def under_gevent() -> bool:
+    """Whether this is a gevent worker (its sockets patched), not an app in process."""
     from gevent import monkey
 
     return monkey.is_module_patched("socket")

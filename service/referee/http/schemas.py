@@ -20,7 +20,7 @@ from referee.pictures import MAX_SIZE, MIN_SIZE
 
 __all__ = [
     "NewRequest", "LegalMovesRequest", "MoveRequest", "ReplayRequest", "ViewRequest", "RenderRequest",
-    "BatchItem", "Seed", "MAX_SEED", "SEED_HEX", "MESSAGES", "malformed",
+    "SuggestRequest", "BatchItem", "Seed", "Bounded", "MAX_SEED", "SEED_HEX", "MESSAGES", "malformed",
 ]
 
 #: Every message about a field at fault, by name, as the engine's own checks word them (their one home).
@@ -213,6 +213,47 @@ class RenderRequest(StateRequest):
                                                 "by default the drawing's own width."})
     secret = secret_field("The secret of the player the picture is drawn for (`player`, by default the "
                           "secret's owner; with `move`, the mover's)")
+
+
+class Bounded(WholeNumber):
+    """A whole number the engine takes as an unsigned integer of `bits` bits, whose bounds are the
+    service's and so not checked here: the contract says `minimum` to `maximum` (the engine's refusal,
+    422, names the bound past them), and a number the engine cannot take at all (below 0, or past its
+    bits) is refused here, malformed."""
+
+    def __init__(self, bits: int, minimum: int, maximum: int, **kwargs: Any) -> None:
+        native = validate.Range(min=0, max=2**bits - 1, error="Not a whole number from {min} to {max}.")
+        super().__init__(strict=True, allow_none=True, validate=native, **kwargs)
+        self.minimum, self.maximum = minimum, maximum
+
+
+class SuggestRequest(StateRequest):
+    """What `suggest` thinks about: the state, for the player to move, and how long (a level, or a number of
+    simulations, within the service's bounds; a think time)."""
+
+    #: Fields a request gives one of at most (null is not given): the engine refuses both, malformed.
+    EXCLUSIVE = ("level", "simulations")
+
+    player = String(validate=PLAYER, allow_none=True, metadata={"description": (
+        "The player asking, who must be the player to move: another player of the game is `not-your-turn`, a "
+        "name that is no player of the game `unknown-player`.")})
+    secret = secret_field("The secret of the player to move")
+    level = Bounded(8, 1, len(_core.LEVELS), metadata={"description": (
+        f"How hard to think, 1 to {len(_core.LEVELS)}: level n runs "
+        f"{', '.join(f'{count:,}' for count in _core.LEVELS)} simulations for n = 1, 2, ... "
+        f"(level {_core.DEFAULT_LEVEL} when neither `level` nor `simulations` is given). Past 8, or with "
+        "`simulations` too, refused.")})
+    simulations = Bounded(32, 1, 2**32 - 1, metadata={"description": (
+        "Simulations to run instead of a level's, up to the service's most (`REFEREE_MAX_SIMULATIONS`, 20,000 by "
+        "default; more is `over-budget` with `field` and `limit`).")})
+    think_ms = Bounded(32, 1, 2**32 - 1, metadata={"description": (
+        "The most milliseconds to think, up to the service's most (`REFEREE_MAX_THINK_MS`, 5,000 by default; "
+        "more is `over-budget`), which is also the think time of a request that gives none: the search stops "
+        "at its simulations or its time, whichever comes first, and `simulations` answers how many it ran.")})
+    seed = WholeNumber(strict=True, allow_none=True, validate=validate.Range(
+        min=0, max=MAX_SEED, error="Not a whole number from {min} to {max}."), metadata={"description": (
+            "The search's seed: the same seed and simulations suggest the same again (when the think time does "
+            "not end the search first). By default a fresh one, which the answer gives.")})
 
 
 class BatchItem(MoveRequest):

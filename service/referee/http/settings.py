@@ -9,10 +9,10 @@ import re
 import socket
 from dataclasses import dataclass, replace
 
-from referee._core import SealKeys
+from referee._core import DEFAULT_LEVEL, LEVELS, SealKeys
 
-__all__ = ["MIN_REQUEST_BYTES", "SPOOL_MEMORY_BYTES", "SPOOL_ROOM_BYTES", "STREAM_CHUNK_BYTES", "Settings", "bind_address",
-           "probe_address", "stream_memory_bytes"]
+__all__ = ["MIN_REQUEST_BYTES", "MIN_SEARCH_MEMORY_BYTES", "SPOOL_MEMORY_BYTES", "SPOOL_ROOM_BYTES", "STREAM_CHUNK_BYTES",
+           "TREE_BYTES_PER_SIMULATION", "Settings", "bind_address", "probe_address", "stream_memory_bytes"]
 
 #: The smallest body and NDJSON line taken: room for one play request, or batch item, of any game's state
 #: (Caesar!'s are the largest: up to about 4 KB in random games, 6 KB opaque; tests/service/test_settings.py
@@ -25,6 +25,18 @@ STREAM_CHUNK_BYTES = 1 << 20
 SPOOL_MEMORY_BYTES = 256 << 10
 #: Room a new streamed batch needs in the worker's spool budget, or it is refused (503).
 SPOOL_ROOM_BYTES = 8 << 20
+
+
+#: What a search's tree may hold a simulation, at most: the search (rust_core/src/search.rs) adds one node a
+#: simulation at most, 48 bytes, and its place in its parent's list of children (the list grows by doubling,
+#: counted as it grows: 16 bytes a node at most); twice that. The bytes a search's tree holds are counted in the
+#: worker's memory budget before it thinks, and the search is told to keep within them.
+TREE_BYTES_PER_SIMULATION = 128
+#: The smallest tree a search may hold (`REFEREE_SEARCH_MEMORY_BYTES`): room for the tree of 500 simulations (the
+#: default level runs 200).
+MIN_SEARCH_MEMORY_BYTES = 64 * 1024
+#: The most a request may ask of a search, as the engine counts them (32-bit): simulations, milliseconds.
+MAX_SEARCH_COUNT = 2**32 - 1
 
 
 def stream_memory_bytes(max_line_bytes: int) -> int:
@@ -177,6 +189,14 @@ class Settings:
     worker_spool_bytes: int = 1024 * 1024 * 1024
     #: Most bytes of compiled Hypnosia boards a process keeps.
     board_cache_bytes: int = 64 * 1024 * 1024
+    #: Most simulations one `suggest` may ask for (a level's, or its own); more is 422 `over-budget`.
+    max_simulations: int = 20_000
+    #: Longest one `suggest` may think, in milliseconds, and how long one thinks that asks for no time (a
+    #: search always has a deadline); more is 422 `over-budget`. Unset: 5 s, or the worker timeout if shorter.
+    max_think_ms: int = 5_000
+    #: Most bytes one search's tree may hold (less when its simulations need less: `tree_bytes`), counted in
+    #: the worker's memory budget while it thinks.
+    search_memory_bytes: int = 64 * 1024 * 1024
     #: Most bytes of request bodies and answers one client (`peer_of`) holds in a worker's memory at once
     #: (429 past it). Unset: a quarter of `worker_memory_bytes`, but at least what one request may need.
     peer_memory_bytes: int = 16 * 1024 * 1024
@@ -220,13 +240,26 @@ class Settings:
             settings = replace(settings, peer_memory_bytes=share)
         if not os.environ.get("REFEREE_PEER_CONNECTIONS", "").strip():  # fewer when a worker serves fewer
             settings = replace(settings, peer_connections=min(settings.peer_connections, settings.worker_connections))
+        if not os.environ.get("REFEREE_MAX_THINK_MS", "").strip():  # shorter when the worker timeout is
+            settings = replace(settings, max_think_ms=min(settings.max_think_ms, 1000 * settings.timeout))
         settings.check()
         return settings
 
     def one_request(self) -> int:
-        """The most bytes one request may hold in memory: the largest body and its answer, or a streamed
-        batch's chunk, a line cut at its end and its results in memory."""
-        return max(2 * self.max_body_bytes, stream_memory_bytes(self.max_line_bytes))
+        """The most bytes one request may hold in memory: the largest body and its answer, a streamed
+        batch's chunk, a line cut at its end and its results in memory, or the largest body and the largest
+        search's tree."""
+        return max(2 * self.max_body_bytes, stream_memory_bytes(self.max_line_bytes), self.one_search())
+
+    def tree_bytes(self, simulations: int) -> int:
+        """The bytes a search of `simulations` may hold in its tree: what that many simulations can grow,
+        within `search_memory_bytes`. The worker's memory budget counts them while it thinks, and the
+        search keeps within them (its `memory`)."""
+        return min(self.search_memory_bytes, (max(simulations, 1) + 1) * TREE_BYTES_PER_SIMULATION)
+
+    def one_search(self) -> int:
+        """What the largest search allowed holds in memory: its body, at most the largest, and its tree."""
+        return self.max_body_bytes + self.tree_bytes(self.max_simulations)
 
     def check(self) -> None:
         """Settings checked together: each allowed request must be possible on an idle worker, and for a
@@ -239,8 +272,12 @@ class Settings:
             ("REFEREE_WORKER_MEMORY_BYTES", self.worker_memory_bytes, one_stream,
              "what one streamed batch holds with REFEREE_MAX_LINE_BYTES (a chunk read, a line cut at its end, "
              "the results in memory)"),
+            ("REFEREE_WORKER_MEMORY_BYTES", self.worker_memory_bytes, self.one_search(),
+             "what the largest search holds: REFEREE_MAX_BODY_BYTES and the tree of REFEREE_MAX_SIMULATIONS "
+             "simulations within REFEREE_SEARCH_MEMORY_BYTES"),
             ("REFEREE_PEER_MEMORY_BYTES", self.peer_memory_bytes, self.one_request(),
-             "what one request may hold: twice REFEREE_MAX_BODY_BYTES, and a streamed batch's need"),
+             "what one request may hold: twice REFEREE_MAX_BODY_BYTES, a streamed batch's need, and the "
+             "largest search's body and tree"),
             ("REFEREE_WORKER_SPOOL_BYTES", self.worker_spool_bytes, SPOOL_ROOM_BYTES,
              "the room a streamed batch needs to start"),
         ]
@@ -250,6 +287,10 @@ class Settings:
         if self.peer_memory_bytes > self.worker_memory_bytes:
             raise SystemExit(f"REFEREE_PEER_MEMORY_BYTES must be at most REFEREE_WORKER_MEMORY_BYTES "
                              f"({self.worker_memory_bytes}), not {self.peer_memory_bytes}")
+        if self.max_think_ms > 1000 * self.timeout:
+            raise SystemExit(f"REFEREE_MAX_THINK_MS must be at most REFEREE_TIMEOUT's {self.timeout} s in ms "
+                             f"({1000 * self.timeout}: no request may need longer than the worker timeout), "
+                             f"not {self.max_think_ms}")
         if self.peer_connections > self.worker_connections:
             raise SystemExit(f"REFEREE_PEER_CONNECTIONS must be at most REFEREE_WORKER_CONNECTIONS "
                              f"({self.worker_connections}), not {self.peer_connections}")
@@ -271,6 +312,12 @@ class Settings:
             worker_memory_bytes=_int("REFEREE_WORKER_MEMORY_BYTES", cls.worker_memory_bytes),
             worker_spool_bytes=_int("REFEREE_WORKER_SPOOL_BYTES", cls.worker_spool_bytes),
             board_cache_bytes=_int("REFEREE_BOARD_CACHE_BYTES", cls.board_cache_bytes, low=0),
+            max_simulations=_int("REFEREE_MAX_SIMULATIONS", cls.max_simulations, LEVELS[DEFAULT_LEVEL - 1],
+                                 f"the default level's ({DEFAULT_LEVEL}): a request naming no level or simulations "
+                                 "must be possible", high=MAX_SEARCH_COUNT),
+            max_think_ms=_int("REFEREE_MAX_THINK_MS", cls.max_think_ms, high=MAX_SEARCH_COUNT),
+            search_memory_bytes=_int("REFEREE_SEARCH_MEMORY_BYTES", cls.search_memory_bytes, MIN_SEARCH_MEMORY_BYTES,
+                                     "room for the tree of 500 simulations"),
             peer_memory_bytes=_int("REFEREE_PEER_MEMORY_BYTES", cls.peer_memory_bytes),
             peer_connections=_int("REFEREE_PEER_CONNECTIONS", cls.peer_connections),
             trusted_proxies=_trusted_proxies("REFEREE_TRUSTED_PROXIES"),
