@@ -266,3 +266,58 @@ def test_a_caesar_game_with_opaque_states_is_a_hot_seat(browser) -> None:
         page.fill("paste", json.dumps(state))
         page.acting(lambda: page.by_id("view-paste").click())
         assert page.text("message") == "pasted state" and page.legal(), page.text("message")
+
+
+def seat(page: Page, player: str, level: str) -> None:
+    """Gives `player`'s seat to the engine at `level` ("" : back to a person)."""
+    Select(page.driver.find_element(By.CSS_SELECTOR, f'#seats select[data-seat="{player}"]')).select_by_value(level)
+
+
+def test_the_engine_answers_from_its_seat_and_a_hint_is_drawn(server, browser) -> None:
+    """Iago: the other seat is the engine's (level 1); each move of the person is answered by the
+    engine's own, legal; a hint names the engine's move for the person, lists its candidates (each a legal
+    move) and draws it on the board."""
+    page = Page(browser, server.base, "iago")
+    page.new_game(seed=1)
+    game, person = referee.game("iago"), page.state()["to_move"]
+    engine = "white" if person == "black" else "black"
+    seat(page, engine, "1")
+    for turn in range(1, 4):
+        move = page.legal()[0]
+        browser.find_element(By.CSS_SELECTOR, f'#legal .legal-move[data-move="{move}"]').click()
+        page.wait_for(lambda: page.idle() and page.ply().startswith(f"ply {2 * turn} / {2 * turn}"))
+        assert page.state()["to_move"] == person, page.text("message")
+    page.by_id("export").click()
+    record = json.loads(page.by_id("record-out").get_attribute("value"))
+    assert len(record["moves"]) == 6 and game.replay(record["moves"])["legal"] is True
+    before = page.by_id("board").get_attribute("innerHTML")
+    page.answered(lambda: page.by_id("hint-button").click())
+    suggested = page.by_id("suggestion").get_attribute("data-move")
+    assert suggested in page.legal(), page.text("message")
+    candidates = [b.get_attribute("data-move") for b in browser.find_elements(By.CSS_SELECTOR, "#candidates button")]
+    assert candidates[0] == suggested and set(candidates) <= set(page.legal())
+    assert "last" in page.on_board(f'[data-cell="{suggested}"]').get_attribute("class")
+    assert page.by_id("board").get_attribute("innerHTML") != before
+    page.shot("iago-engine-and-hint")
+
+
+def test_engines_take_any_seats_of_a_hypnosia_game_with_its_rolls(server, browser) -> None:
+    """Hypnosia, three players, two of them the engine's: after the person's turn the engines roll and
+    play theirs, and the page stops at the person's next turn; every ply replays as legal."""
+    page = Page(browser, server.base, "hypnosia")
+    page.new_game(seed=5, options={"players": 3})
+    person = page.state()["to_move"]
+    for player in page.state()["scores"]:
+        if player != person:
+            seat(page, player, "1")
+    page.acting(lambda: browser.find_element(By.CSS_SELECTOR, '#legal [data-move="roll"]').click())
+    turn = page.legal()[0]
+    browser.find_element(By.CSS_SELECTOR, f'#legal .legal-move[data-move="{turn}"]').click()
+    page.wait_for(lambda: page.idle() and page.state()["to_move"] == person and not page.state()["dice"], timeout=60)
+    page.by_id("export").click()
+    record = json.loads(page.by_id("record-out").get_attribute("value"))
+    engines_plies = record["moves"][2:]
+    assert sum(move == "roll" for move in engines_plies) >= 2, record["moves"]
+    game = referee.game("hypnosia", options={"players": 3})
+    assert game.replay(record["moves"], seed=record["seed"])["legal"] is True
+    page.shot("hypnosia-engines")
