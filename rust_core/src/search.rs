@@ -136,7 +136,8 @@ pub struct Suggestion {
     /// Its first decision's action id (`Position.legal_actions`); null where chance decides (a
     /// roll to ask for).
     pub action: Option<usize>,
-    /// The mover's expected return by the search, from −1 (a sure loss) to 1 (a sure win), each
+    /// The mover's expected return after the move, by the search (its candidate's value; at a
+    /// chance node, the mean of its simulations), from −1 (a sure loss) to 1 (a sure win), each
     /// game's end discounted by 0.999 a decision from here (a sooner win is worth more).
     pub value: f64,
     /// The simulations run: as asked, or fewer if the think time ran out first.
@@ -296,14 +297,16 @@ pub fn suggest<G: Decisions>(
         simulate(&mut tree, node, &mut chance);
         simulations += 1;
     }
-    let value = tree.nodes[0].mean();
-    let (mv, action, candidates) = if G::is_chance(root) {
+    let (mv, action, value, candidates) = if G::is_chance(root) {
         let moves = G::legal_move_texts(&root.position);
-        (moves.into_iter().next().unwrap_or_default(), None, vec![])
+        let roll = moves.into_iter().next().unwrap_or_default();
+        (roll, None, tree.nodes[0].mean(), vec![])
     } else {
+        // The value of the move suggested, not the mean of every simulation (which counts the
+        // exploration of worse moves).
         let candidates = candidates(&tree, root, mover, &mut chance)?;
         let best = candidates.first().ok_or(Error::GameOver)?;
-        (best.mv.clone(), Some(best.action), candidates)
+        (best.mv.clone(), Some(best.action), best.value, candidates)
     };
     Ok(Suggestion {
         mv,
@@ -561,8 +564,8 @@ mod tests {
                 }
                 if let Some(best) = suggestion.candidates.first() {
                     assert_eq!(
-                        (Some(best.action), &best.mv),
-                        (suggestion.action, &suggestion.mv)
+                        (Some(best.action), &best.mv, best.value),
+                        (suggestion.action, &suggestion.mv, suggestion.value)
                     );
                 } else {
                     assert!(G::is_chance(&node) && suggestion.action.is_none());
