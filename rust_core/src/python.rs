@@ -842,6 +842,10 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // The simulations of each level of the engine's search, level 1 first, and the default level.
     module.add("LEVELS", crate::search::LEVELS.to_vec())?;
     module.add("DEFAULT_LEVEL", crate::search::DEFAULT_LEVEL)?;
+    module.add(
+        "TREE_BYTES_PER_SIMULATION",
+        crate::search::TREE_BYTES_PER_SIMULATION,
+    )?;
     module.add("RESULT_FIELDS", archive::RESULT_FIELDS.to_vec())?;
     module.add_function(wrap_pyfunction!(loads, module)?)?;
     module.add_function(wrap_pyfunction!(json_schemas, module)?)?;

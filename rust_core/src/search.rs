@@ -51,6 +51,12 @@ pub const DEFAULT_LEVEL: u8 = 4;
 /// A search's tree by default: 64 MiB.
 pub const DEFAULT_MEMORY: usize = 64 << 20;
 
+/// The most bytes a simulation adds to a search's tree: one node, and its place in its parent's list
+/// of children (grown by doubling from 4 slots, so at most 4 slots a child). A tree of n simulations
+/// holds at most n + 1 times this (the service counts it in a worker's memory before a search).
+pub const TREE_BYTES_PER_SIMULATION: usize =
+    std::mem::size_of::<TreeNode>() + 4 * std::mem::size_of::<u32>();
+
 /// What a request asks of a search (`level` or `simulations`, `think_ms`, `seed`), and the bounds
 /// of whoever serves it (`max_simulations`, `max_think_ms`, `memory`).
 #[derive(Debug, Clone)]
@@ -254,20 +260,24 @@ impl Tree {
 
     /// A new child of `parent`, if the budget holds it.
     fn add(&mut self, parent: usize, action: usize, chooser: u8) -> Option<usize> {
-        let children = &self.nodes[parent].children;
-        let grows = children.len() == children.capacity();
-        let more = if grows {
-            children.capacity().max(2) * std::mem::size_of::<u32>()
-        } else {
-            0
-        };
-        if self.nodes.len() == self.nodes.capacity() || self.bytes + more > self.memory {
+        const SLOT: usize = std::mem::size_of::<u32>();
+        let index = self.nodes.len();
+        if index == self.nodes.capacity() {
             return None;
         }
-        self.bytes += more;
-        let index = self.nodes.len();
+        let children = &mut self.nodes[parent].children;
+        if children.len() == children.capacity() {
+            // Grown by hand, so that its bytes are counted as they are: doubled, 4 slots at least.
+            let more = children.capacity().max(4);
+            if self.bytes + more * SLOT > self.memory {
+                return None;
+            }
+            let before = children.capacity();
+            children.reserve_exact(more);
+            self.bytes += (children.capacity() - before) * SLOT;
+        }
+        children.push(index as u32);
         self.nodes.push(TreeNode::new(action, chooser));
-        self.nodes[parent].children.push(index as u32);
         Some(index)
     }
 }
@@ -620,6 +630,31 @@ mod tests {
         }
         for (_, kind) in GAMES {
             crate::with_game!(kind, G => check::<G>());
+        }
+    }
+
+    /// A tree of n simulations holds at most n + 1 times `TREE_BYTES_PER_SIMULATION`, counted as it
+    /// grows, in its worst shapes (a chain: a child each; a fan: every node the root's) and a random one.
+    #[test]
+    fn a_tree_s_bytes_are_counted_within_its_bound_a_simulation() {
+        let simulations = 1000;
+        let limits = limits(simulations);
+        let bound = (simulations as usize + 1) * TREE_BYTES_PER_SIMULATION;
+        let mut chance = Chance::from_seed(3, None);
+        for shape in ["chain", "fan", "random"] {
+            let mut tree = Tree::new(&limits, 0);
+            for n in 1..=simulations as usize {
+                let parent = match shape {
+                    "chain" => n - 1,
+                    "fan" => 0,
+                    _ => chance.below(n as u32) as usize,
+                };
+                assert_eq!(tree.add(parent, n, 0), Some(n));
+            }
+            let slots: usize = tree.nodes.iter().map(|node| node.children.capacity()).sum();
+            let held = tree.nodes.capacity() * std::mem::size_of::<TreeNode>() + slots * 4;
+            assert_eq!(tree.bytes, held, "{shape}: counted as held");
+            assert!(tree.bytes <= bound, "{shape}: {} > {bound}", tree.bytes);
         }
     }
 

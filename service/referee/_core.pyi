@@ -13,7 +13,8 @@ __all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "g
            "Tally", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
            "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "MAX_SEED", "SCHEMA_MESSAGES", "SCHEMA_PREFIXES",
            "RESULT_FIELDS", "ERROR_CODES", "CLAIM_CODES", "unknown_game", "malformed_request", "set_board_cache_bytes",
-           "board_cache_bytes", "Stop", "LEVELS", "DEFAULT_LEVEL"]
+           "board_cache_bytes", "Stop", "LEVELS", "DEFAULT_LEVEL",
+           "TREE_BYTES_PER_SIMULATION"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
 MIN_SECRET_CHARS: int
@@ -37,6 +38,9 @@ SCHEMA_PREFIXES: dict[str, str]
 #: The simulations of each level of the engine's search, level 1 first (``search.rs``), and the default level.
 LEVELS: list[int]
 DEFAULT_LEVEL: int
+#: The most bytes a simulation adds to a search's tree (``search.rs``): a tree of n simulations holds at most
+#: n + 1 times this.
+TREE_BYTES_PER_SIMULATION: int
 #: The fields of every result of ``replay_records``: ``keep`` may not name one.
 RESULT_FIELDS: list[str]
 

@@ -9,7 +9,7 @@ import re
 import socket
 from dataclasses import dataclass, replace
 
-from referee._core import DEFAULT_LEVEL, LEVELS, SealKeys
+from referee._core import DEFAULT_LEVEL, LEVELS, TREE_BYTES_PER_SIMULATION as ENGINE_TREE_BYTES, SealKeys
 
 __all__ = ["MIN_REQUEST_BYTES", "MIN_SEARCH_MEMORY_BYTES", "SPOOL_MEMORY_BYTES", "SPOOL_ROOM_BYTES", "STREAM_CHUNK_BYTES",
            "TREE_BYTES_PER_SIMULATION", "Settings", "bind_address", "probe_address", "stream_memory_bytes"]
@@ -27,11 +27,10 @@ SPOOL_MEMORY_BYTES = 256 << 10
 SPOOL_ROOM_BYTES = 8 << 20
 
 
-#: What a search's tree may hold a simulation, at most: the search (rust_core/src/search.rs) adds one node a
-#: simulation at most, 48 bytes, and its place in its parent's list of children (the list grows by doubling,
-#: counted as it grows: 16 bytes a node at most); twice that. The bytes a search's tree holds are counted in the
-#: worker's memory budget before it thinks, and the search is told to keep within them.
-TREE_BYTES_PER_SIMULATION = 128
+#: What a search's tree may hold a simulation, at most (the engine's bound, rust_core/src/search.rs: a node and
+#: its place in its parent's list of children). The bytes a search's tree holds are counted in the worker's
+#: memory budget before it thinks, and the search is told to keep within them.
+TREE_BYTES_PER_SIMULATION: int = ENGINE_TREE_BYTES
 #: The smallest tree a search may hold (`REFEREE_SEARCH_MEMORY_BYTES`): room for the tree of 500 simulations (the
 #: default level runs 200).
 MIN_SEARCH_MEMORY_BYTES = 64 * 1024
