@@ -126,6 +126,9 @@ class EngineBot:
 
     def choose(self, position: referee.Position) -> int:
         seed = self.rng.getrandbits(53)  # the largest seed a search takes is 2^53 - 1
+        legal = position.legal_actions()
+        if len(legal) == 1:  # nothing to search (a forced die move, a pass)
+            return legal[0]
         if self.memory is None:
             return position.suggest(simulations=self.simulations, think_ms=self.think_ms, seed=seed)
         return position.suggest(simulations=self.simulations, think_ms=self.think_ms, seed=seed, memory=self.memory)
@@ -185,12 +188,13 @@ def play_game(game: referee.Game[Any, Any, Any, Any], bots: dict[str, Bot], seed
 
 
 def play_match(game_name: str, specs: list[str], games: int, seed: int = 0,
-               variant: str | None = None, options: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+               variant: str | None = None, options: dict[str, Any] | None = None,
+               max_decisions: int = MAX_DECISIONS) -> Iterator[dict[str, Any]]:
     """Games between bots (``specs``, seated in turn: game k gives player i the bot ``(i + k) % len``), as
     records: ``{"game", "variant"?, "options"?, "seed", "moves", "id", "players", "result", "termination"}``,
     ``result`` the engine's ``{"winner", "scores"}`` (and Hypnosia's ``ranking``) and ``players`` the bot of
     each player; ``termination`` is ``normal``, or ``abandoned`` (no winner) for a game stopped after
-    ``MAX_DECISIONS``."""
+    ``max_decisions``."""
     game = referee.game(game_name, variant=variant, options=options)
     rng = random.Random(seed)
     for k in range(games):
@@ -198,7 +202,7 @@ def play_match(game_name: str, specs: list[str], games: int, seed: int = 0,
         players = game.start(seed=game_seed).players
         names = {player: specs[(i + k) % len(specs)] for i, player in enumerate(players)}
         bots = {player: bot(spec, seed=rng.getrandbits(64)) for player, spec in names.items()}
-        position = play_game(game, bots, game_seed, rng)
+        position = play_game(game, bots, game_seed, rng, max_decisions)
         outcome = position.outcome()
         over = position.is_over()
         result: dict[str, Any] = {"winner": outcome["winner"] if over else None, "scores": outcome["scores"]}
