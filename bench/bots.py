@@ -93,6 +93,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                        help="decisions after which a game is abandoned (default: 800; a random Hypnosia game "
                             "takes ~310, at most ~500)")
     group.add_argument("--bots-jobs", type=int, default=2, help="processes the games run on (default: 2)")
+    group.add_argument("--bots-parts", default="speed,random,mcts,spiel,elo",
+                       help="comma-separated parts of the section to run (default: all: speed,random,mcts,spiel,elo)")
 
 
 # ---------------------------------------------------------------------------------------------- bots
@@ -336,30 +338,26 @@ def bench_speed(args: argparse.Namespace, games: Iterable[str], sampled: dict[st
                "ms at level 5 (400)", "target"], rows)])
 
 
-def bench_bots(args: argparse.Namespace, games: Iterable[str] = GAMES) -> str:
-    games = list(games)
-    jobs, cap, share = args.bots_jobs, args.bots_max_decisions, args.bots_hypnosia_share
-    sampled = {name: positions(referee.game(name), args.bots_positions, seed=100) for name in games}
-    parts = ["## bots", "", f"The engine's opponent (issue 50), {ENGINE_SIMULATIONS} simulations (level 5) in the "
-             f"matches; games stopped after {cap:,} decisions are abandoned; {jobs} processes play the games.", "",
-             bench_speed(args, games, sampled)]
-    engine: Spec = ("engine", ENGINE_SIMULATIONS)
+#: The parts of the section, in the order they run (--bots-parts picks some).
+PARTS = ("speed", "random", "mcts", "spiel", "elo")
 
-    # Against random moves.
+
+def part_random(args: argparse.Namespace, games: list[str]) -> str:
     progress("bots: the engine against random moves")
+    engine: Spec = ("engine", ENGINE_SIMULATIONS)
     setups: list[tuple[str, str, dict[str, Any] | None, list[Spec]]] = [
         (name, name, None, [engine, ("random",)]) for name in games]
     if "hypnosia" in games and args.bots_hypnosia_four:
         setups.append(("hypnosia for 4", "hypnosia", {"players": 4}, [engine, ("random",), ("random",), ("random",)]))
     tasks, where = [], []
     for row, (title, name, options, specs) in enumerate(setups):
-        count = count_of(name, args.bots_games, share)
+        count = count_of(name, args.bots_games, args.bots_hypnosia_share)
         if options:
             count = max(len(specs), count - count % len(specs))  # every seat in turn
         for k in range(count):
-            tasks.append((name, options, specs, k, 1000 * row + k, cap))
+            tasks.append((name, options, specs, k, 1000 * row + k, args.bots_max_decisions))
             where.append(row)
-    results = run_all(duel, tasks, jobs)
+    results = run_all(duel, tasks, args.bots_jobs)
     rows = []
     for row, (title, name, options, specs) in enumerate(setups):
         stats = duel_rows(name, [r for r, w in zip(results, where) if w == row], len(specs) - 1)
@@ -368,56 +366,75 @@ def bench_bots(args: argparse.Namespace, games: Iterable[str] = GAMES) -> str:
                      f"{stats['abandoned']} ({stats['leading']})", rate(stats["wins"], stats["games"]),
                      f"{stats['decisions']:.0f}", f"{stats['engine_ms']:.1f}",
                      goal or f"reported (chance: {1 / len(specs):.0%})"])
-    parts += ["", f"`EngineBot` at {ENGINE_SIMULATIONS} simulations against `RandomBot`, seats alternated (for 4: "
-              "the engine in each seat in turn):", "",
-              table(["game", "games", "engine wins", "losses", "draws", "abandoned (engine leading)", "win rate",
-                     "decisions a game", "engine CPU ms a decision", "target"], rows)]
+    return "\n".join([
+        f"`EngineBot` at {ENGINE_SIMULATIONS} simulations against `RandomBot`, seats alternated (for 4: the engine "
+        "in each seat in turn):", "",
+        table(["game", "games", "engine wins", "losses", "draws", "abandoned (engine leading)", "win rate",
+               "decisions a game", "engine CPU ms a decision", "target"], rows)])
 
-    # Against the Python MCTSBot and OpenSpiel's MCTS, at equal time a move.
-    try:
-        import pyspiel  # noqa: F401
-        opponents = [("mcts", "the Python `MCTSBot`", args.bots_duel_games, MCTS_TARGET),
-                     ("spiel", "OpenSpiel's MCTS", args.bots_spiel_games, None)]
-    except ImportError:
-        opponents = [("mcts", "the Python `MCTSBot`", args.bots_duel_games, MCTS_TARGET)]
-        parts += ["", "OpenSpiel is not installed: its row is left out."]
-    for kind, title, count_asked, target in opponents:
-        progress(f"bots: the engine against {title} at equal time")
-        budgets: dict[str, tuple[float, int]] = {}
-        for name in games:
-            seconds = mean_cpu(lambda: EngineBot(simulations=ENGINE_SIMULATIONS, seed=1), sampled[name])
-            budgets[name] = (seconds, equal_time(kind, name, sampled[name], seconds))
-        tasks, where = [], []
-        for name in games:
-            for k in range(count_of(name, count_asked, share)):
-                tasks.append((name, None, [engine, (kind, budgets[name][1])], k, 7 + 1000 * games.index(name) + k, cap))
-                where.append(name)
-        results = run_all(duel, tasks, jobs)
-        rows = []
-        for name in games:
-            stats = duel_rows(name, [r for r, w in zip(results, where) if w == name], 1)
-            score = (stats["wins"] + 0.5 * (stats["draws"] + stats["abandoned"])) / stats["games"]
-            rows.append([name, f"{budgets[name][1]:,}", f"{budgets[name][0] * 1000:.1f}",
-                         f"{stats['engine_ms']:.1f} / {stats['other_ms']:.1f}", str(stats["games"]),
-                         str(stats["wins"]), str(stats["losses"]), f"{stats['draws']} / {stats['abandoned']} "
-                         f"({stats['leading']})", rate(stats["wins"], stats["games"]), f"{score:.0%}",
-                         verdict(f"≥ {target:.0%}", stats["wins"] / stats["games"] >= target) if target else
-                         "reported"])
-        parts += ["", f"The engine at {ENGINE_SIMULATIONS} simulations against {title} given the simulations that "
-                  "take the engine's CPU time a decision at the same positions (calibrated; then the mean CPU a "
-                  "searched decision in the games, engine / opponent), seats alternated:", "",
-                  table(["game", "its simulations", "engine ms (calibration)", "ms a decision in play",
-                         "games", "engine wins", "losses", "draws / abandoned (engine leading)", "win rate",
-                         "score (½ a draw)", "target"], rows)]
 
-    # Levels by Elo: every game's games in one batch.
+def part_equal_time(args: argparse.Namespace, games: list[str], sampled: dict[str, list[referee.Position]],
+                    kind: str) -> str:
+    """The engine against the Python MCTSBot (`mcts`) or OpenSpiel's MCTS (`spiel`) at equal time a decision."""
+    title, count_asked, target = {"mcts": ("the Python `MCTSBot`", args.bots_duel_games, MCTS_TARGET),
+                                  "spiel": ("OpenSpiel's MCTS", args.bots_spiel_games, None)}[kind]
+    if kind == "spiel":
+        try:
+            import pyspiel  # noqa: F401
+        except ImportError:
+            return "OpenSpiel is not installed: its part is left out."
+    progress(f"bots: the engine against {title} at equal time")
+    engine: Spec = ("engine", ENGINE_SIMULATIONS)
+    budgets: dict[str, tuple[float, int]] = {}
+    for name in games:
+        seconds = mean_cpu(lambda: EngineBot(simulations=ENGINE_SIMULATIONS, seed=1), sampled[name])
+        budgets[name] = (seconds, equal_time(kind, name, sampled[name], seconds))
+    tasks, where = [], []
+    for name in games:
+        for k in range(count_of(name, count_asked, args.bots_hypnosia_share)):
+            tasks.append((name, None, [engine, (kind, budgets[name][1])], k, 7 + 1000 * games.index(name) + k,
+                          args.bots_max_decisions))
+            where.append(name)
+    results = run_all(duel, tasks, args.bots_jobs)
+    rows = []
+    for name in games:
+        stats = duel_rows(name, [r for r, w in zip(results, where) if w == name], 1)
+        score = (stats["wins"] + 0.5 * (stats["draws"] + stats["abandoned"])) / stats["games"]
+        rows.append([name, f"{budgets[name][1]:,}", f"{budgets[name][0] * 1000:.1f}",
+                     f"{stats['engine_ms']:.1f} / {stats['other_ms']:.1f}", str(stats["games"]),
+                     str(stats["wins"]), str(stats["losses"]), f"{stats['draws']} / {stats['abandoned']} "
+                     f"({stats['leading']})", rate(stats["wins"], stats["games"]), interval(stats["wins"], stats["games"]),
+                     f"{score:.0%}", verdict(f"≥ {target:.0%}", stats["wins"] / stats["games"] >= target) if target
+                     else "reported"])
+    return "\n".join([
+        f"The engine at {ENGINE_SIMULATIONS} simulations against {title} given the simulations that take the "
+        "engine's CPU time a decision at the same positions (calibrated; then the mean CPU a searched decision in "
+        "the games, engine / opponent), seats alternated:", "",
+        table(["game", "its simulations", "engine ms (calibration)", "ms a decision in play", "games", "engine wins",
+               "losses", "draws / abandoned (engine leading)", "win rate", "95% interval", "score (½ a draw)",
+               "target"], rows)])
+
+
+def interval(wins: float, games: int) -> str:
+    """Wilson's 95% interval of a win rate."""
+    if not games:
+        return "n/a"
+    z, p = 1.96, wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return f"{max(0.0, centre - half):.0%}–{min(1.0, centre + half):.0%}"
+
+
+def part_elo(args: argparse.Namespace, games: list[str]) -> str:
+    """Every game's games between adjacent levels in one batch, then each game's Elo ladder."""
+    share, cap = args.bots_hypnosia_share, args.bots_max_decisions
     ladders = {name: list(range(1, (min(8, args.bots_hypnosia_top) if name == "hypnosia" else 8) + 1))
                for name in games}
     progress("bots: levels by Elo, " + ", ".join(
         f"{name} 1 to {ladders[name][-1]} ({count_of(name, args.bots_elo_games, share)} games a pair)" for name in games))
     chunks = [(name, a, a + 1, 2, 31 * a + k, cap) for name in games for a in ladders[name][:-1]
               for k in range(count_of(name, args.bots_elo_games, share) // 2)]
-    scored = run_all(elo_games, chunks, jobs)
+    scored = run_all(elo_games, chunks, args.bots_jobs)
     elo_rows: dict[str, dict[int, float]] = {}
     pair_rows: dict[str, dict[int, str]] = {}
     for name in games:
@@ -430,9 +447,9 @@ def bench_bots(args: argparse.Namespace, games: Iterable[str] = GAMES) -> str:
             pairs[(a, b)] = (score + sum(s for s, _, _ in results), so_far + len(results))
             abandoned[b] = abandoned.get(b, 0) + sum(gone for _, _, gone in results)
         elo_rows[name] = fit_elo(pairs, ladders[name])
-        pair_rows[name] = {b: f"{games_played - score:g}/{games_played}"
+        pair_rows[name] = {b: f"{played - score:g}/{played} ±{elo_error(played - score, played):.0f}"
                            + (f", {abandoned[b]} abandoned" if abandoned[b] else "")
-                           for (a, b), (score, games_played) in pairs.items()}
+                           for (a, b), (score, played) in pairs.items()}
     rows = []
     for level in range(1, 9):
         cells = []
@@ -440,9 +457,39 @@ def bench_bots(args: argparse.Namespace, games: Iterable[str] = GAMES) -> str:
             elo = elo_rows[name].get(level)
             cells.append("—" if elo is None else f"{round(elo) + 0}" + (f" ({pair_rows[name][level]})" if level > 1 else ""))
         rows.append([str(level), f"{_core.LEVELS[level - 1]:,}", *cells])
-    parts += ["", "Levels by Elo (level 1 at 0), fitted from games between adjacent levels, seats alternated; in "
-              "brackets the level's score against the one below, and its abandoned games (each half a win):", "",
-              table(["level", "simulations", *games], rows), "",
-              "Where it flattens (the first level gaining < 50 Elo): "
-              + "; ".join(f"{name}: {flattens(elo_rows[name])}" for name in games) + "."]
+    return "\n".join([
+        "Levels by Elo (level 1 at 0), fitted from `play_match` games between adjacent levels, seats alternated; in "
+        "brackets the level's score against the one below, the 95% half-width of that step in Elo, and its "
+        "abandoned games (each half a win):", "",
+        table(["level", "simulations", *games], rows), "",
+        "Where it flattens (the first level gaining < 50 Elo over the one below): "
+        + "; ".join(f"{name}: {flattens(elo_rows[name])}" for name in games) + "."])
+
+
+def elo_error(score: float, games: int) -> float:
+    """The 95% half-width in Elo of a step measured by `score` of `games` (one virtual draw added)."""
+    p = (score + 0.5) / (games + 1)
+    return 1.96 * math.sqrt(p * (1 - p) / (games + 1)) * 400 / (math.log(10) * p * (1 - p))
+
+
+def bench_bots(args: argparse.Namespace, games: Iterable[str] = GAMES) -> str:
+    games = list(games)
+    chosen = [part.strip() for part in args.bots_parts.split(",") if part.strip()]
+    if unknown := set(chosen) - set(PARTS):
+        raise SystemExit(f"unknown bots parts {', '.join(sorted(unknown))}; known: {', '.join(PARTS)}")
+    sampled = {name: positions(referee.game(name), args.bots_positions, seed=100) for name in games}
+    parts = ["## bots", "", f"The engine's opponent (issue 50), {ENGINE_SIMULATIONS} simulations (level 5) in the "
+             f"matches; games stopped after {args.bots_max_decisions:,} decisions are abandoned; {args.bots_jobs} "
+             "processes play the games."]
+    for part in PARTS:
+        if part not in chosen:
+            continue
+        if part == "speed":
+            parts += ["", bench_speed(args, games, sampled)]
+        elif part == "random":
+            parts += ["", part_random(args, games)]
+        elif part in ("mcts", "spiel"):
+            parts += ["", part_equal_time(args, games, sampled, part)]
+        else:
+            parts += ["", part_elo(args, games)]
     return "\n".join(parts)
