@@ -123,10 +123,11 @@ def test_the_engine_decides_for_every_seat_of_hypnosia(players: int) -> None:
     assert set(deciders) == set(position.players) and len(position.players) == players
 
 
-@pytest.mark.parametrize("name", ["iago", "isaac", "caesar"])
+@pytest.mark.parametrize("name", [name for name in GAMES if name != "hypnosia"])
 def test_the_engine_beats_random_moves(name: str) -> None:
     """At 200 simulations, seated first and second in turn, the engine wins at least 8 of 10 seeded games
-    against random moves (deterministic: the same games every run)."""
+    against random moves (deterministic: the same games every run). Not Hypnosia: an engine sure to win
+    circles there (docs/bots.md, the engine's opponent), and its games are long."""
     game = referee.game(name)
     wins = 0
     for k in range(10):
