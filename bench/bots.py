@@ -20,8 +20,8 @@ judge (met / missed).
 - **Levels by Elo**: `play_match` games (as `referee match engine:L engine:L+1` plays them) between
   adjacent levels, seats alternated, --bots-elo-games a pair; Elo fitted by maximum likelihood
   (Bradley-Terry; a drawn or abandoned game is half a win to each; one virtual draw a pair keeps a clean
-  sweep finite), level 1 at 0. Where it flattens: the first level that gains less than 50 Elo over the
-  one below (or none).
+  sweep finite), level 1 at 0. Where it flattens: the first level above which the levels gain less than
+  50 Elo each on average (one noisy step does not decide it), or none.
 
 A game is stopped after --bots-max-decisions decisions and counted as abandoned (Hypnosia's crossings are
 optional, so a bot sure to win can circle for ever: the column says who led on score then). Hypnosia's
@@ -298,11 +298,16 @@ def fit_elo(pairs: dict[tuple[int, int], tuple[float, int]], levels: list[int]) 
 
 
 def flattens(elo: dict[int, float]) -> str:
+    """The first level above which the ladder gains less than FLAT_ELO a level on average (to its top): one
+    noisy step does not decide it."""
     levels = sorted(elo)
-    for below, level in zip(levels, levels[1:]):
-        if elo[level] - elo[below] < FLAT_ELO:
-            return f"level {level} ({round(elo[level] - elo[below]) + 0:+d} over {below})"
-    return f"not up to level {levels[-1]}"
+    top = levels[-1]
+    for level in levels[:-1]:
+        gain = (elo[top] - elo[level]) / (top - level)
+        if gain < FLAT_ELO:
+            return f"from level {level} ({round(gain) + 0:+d} Elo a level above it)"
+    below = levels[-2]
+    return f"not up to level {top} ({round((elo[top] - elo[below])) + 0:+d} from {below} to {top})"
 
 
 # ---------------------------------------------------------------------------------------------- the section
@@ -462,7 +467,7 @@ def part_elo(args: argparse.Namespace, games: list[str]) -> str:
         "brackets the level's score against the one below, the 95% half-width of that step in Elo, and its "
         "abandoned games (each half a win):", "",
         table(["level", "simulations", *games], rows), "",
-        "Where it flattens (the first level gaining < 50 Elo over the one below): "
+        f"Where it flattens (the first level above which the levels gain < {FLAT_ELO} Elo each on average): "
         + "; ".join(f"{name}: {flattens(elo_rows[name])}" for name in games) + "."])
 
 
