@@ -31,9 +31,11 @@ Sections (the default runs the first five):
     handles    native position handles (bench/handles.py): random playouts from Python against OpenSpiel's
                Othello and Backgammon, rollouts in Rust against perft, the adapters' overhead
     dist       what `make dist` built (bench/dist.py): each wheel's size, and `import referee`'s time from the wheel
+    bots       the engine's opponent (bench/bots.py): simulations a second, the engine against random moves, the
+               Python MCTSBot and OpenSpiel's MCTS at equal time a move, and its levels 1-8 by Elo
 
 Each section is a module of its own beside this one (core.py, embedding.py, http_load.py, batch.py,
-slow.py, archive.py (archive and scale), soak.py, seals.py, hostile.py and fairness.py, handles.py), whose
+slow.py, archive.py (archive and scale), soak.py, seals.py, hostile.py and fairness.py, handles.py, bots.py), whose
 docstring says what its numbers mean; they share samples.py (playouts and mid-game samples), served.py
 (gunicorn, wrk), timing.py and report.py, and the tests' live-server helpers (tests/helpers/live.py).
 (`games`, the old section of Isaac, Hypnosia and Caesar! against their models, is now part of `core` and
@@ -64,6 +66,7 @@ import referee  # noqa: E402
 
 from archive import bench_archive, bench_scale  # noqa: E402
 from batch import bench_http_batch, bench_stream  # noqa: E402
+from bots import add_options as add_bots_options, bench_bots  # noqa: E402
 from core import bench_core  # noqa: E402
 from dist import bench_dist  # noqa: E402
 from embedding import bench_embedding  # noqa: E402
@@ -79,7 +82,7 @@ from soak import bench_soak  # noqa: E402
 from worst_archives import bench_worst_archives  # noqa: E402
 
 SECTIONS = ("core", "embedding", "http", "batch", "slow", "archive", "scale", "soak", "seals", "hostile", "worst-archives", "handles",
-            "dist")
+            "dist", "bots")
 DEFAULT_SECTIONS = SECTIONS[:5]
 SAMPLED_SECTIONS = {"embedding", "http", "batch", "slow", "soak"}  # they need mid-game samples
 SERVED_SECTIONS = {"http", "batch", "slow", "soak"}  # they share one server of the app
@@ -209,6 +212,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                          help="CPU seconds a round of each handles measurement (default: 1)")
     handles.add_argument("--handle-rounds", type=int, default=5,
                          help="rounds of each handles measurement, the median reported (default: 5)")
+    add_bots_options(parser)
 
 
 def parse_args() -> argparse.Namespace:
@@ -275,6 +279,8 @@ def main() -> None:
         parts.append(bench_handles(args.handle_seconds, args.handle_rounds, tuple(args.games_list)))
     if "dist" in args.only:
         parts.append(bench_dist())
+    if "bots" in args.only:
+        parts.append(bench_bots(args, tuple(args.games_list)))
     report = "\n\n".join([header(args, started, load_at_start), *parts]) + "\n"
     print(report)
     if args.out:

@@ -313,7 +313,7 @@ class Position:
         seed: int | None = None, memory: int = ...,
     ) -> int:
         """The action id the engine's search suggests for the player to decide here (the GIL released);
-        ValueError at a chance node and once over."""
+        ValueError at a chance node (sample it), GameOver once over, OverBudget for a budget out of range."""
 
 def start(engine: Engine, seed: int | None = None) -> Position:
     """A handle on a new game of the engine's setup."""

@@ -126,14 +126,16 @@ def match_parser(commands: Any) -> None:
         "match",
         help="play games between bots and write their records",
         description=(
-            "Plays GAMES games of GAME between BOTs (random, mcts or mcts:SIMULATIONS), seated in turn, on "
-            "native position handles, and writes one record a line: {\"game\", \"variant\"?, \"options\"?, "
+            "Plays GAMES games of GAME between BOTs (random, mcts or mcts:SIMULATIONS; engine, engine:LEVEL or "
+            "engine:SIMULATIONS, the engine's own search: levels 1 to 8, or a whole number of simulations above "
+            "8), seated in turn, on native position handles, and writes one record a line: {\"game\", \"variant\"?, \"options\"?, "
             "\"seed\", \"moves\", \"id\", \"players\", \"result\": {\"winner\", \"scores\"}, \"termination\": \"normal\"}, "
             "which `referee validate` replays. Exit status: 0."
         ),
     )
     command.add_argument("bots", nargs="+", metavar="BOT", type=bot_spec,
-                         help="random, mcts or mcts:SIMULATIONS, one a seat in turn")
+                         help="random, mcts, mcts:SIMULATIONS, engine, engine:LEVEL (1 to 8) or "
+                              "engine:SIMULATIONS (above 8), one a seat in turn")
     *others, last = _core.games()
     command.add_argument("--game", required=True, help=f"{', '.join(others)} or {last}")
     command.add_argument("--games", type=int, default=1, help="how many games (default 1)")

@@ -171,11 +171,17 @@ def test_render_of_json_nested_too_deep_is_a_one_line_error(tmp_path) -> None:
     assert run.stderr.count("\n") == 1 and run.stderr.startswith("referee: malformed-json: "), run.stderr[-500:]
 
 
-@pytest.mark.parametrize("spec", ["mcts:-5", "mcts:0", "mcts:2.5", "mcts:many", "randomly"])
+@pytest.mark.parametrize("spec", ["mcts:-5", "mcts:0", "mcts:2.5", "mcts:many", "randomly", "engine:0", "engine:",
+                                  "engine:-1", "engine:2.5", "engine:four", "engine:4294967296", "engines"])
 def test_match_refuses_a_bot_that_is_none_as_a_usage_error(spec, capsys) -> None:
-    """`mcts:-5` and `mcts:0` were taken without a word; any BOT that names no bot is a usage error."""
+    """`mcts:-5` and `mcts:0` were taken without a word; any BOT that names no bot is a usage error, which
+    names the bot and says what is wrong with it."""
     with pytest.raises(SystemExit) as exited:
         cli.main(["match", "random", spec, "--game", "iago"])
     assert exited.value.code == 2
     error = capsys.readouterr().err
     assert "usage: referee match" in error and "error: argument BOT: " in error, error
+    if spec.startswith("engine:"):
+        assert "engine:LEVEL takes a level 1 to 8" in error or "at most 4,294,967,295" in error, error
+    elif spec == "engines":
+        assert "engine:LEVEL (1 to 8) or engine:SIMULATIONS (a whole number above 8)" in error, error

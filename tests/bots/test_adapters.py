@@ -159,6 +159,29 @@ def test_match_writes_records_that_validate_replays(tmp_path, capsys) -> None:  
     assert "wins by bot" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_match_seats_the_engine(name: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`referee match engine:1 engine:20 random`: the engine by level and by simulations, seated in turn
+    with a random bot (Hypnosia for three), in records `referee validate` replays, every claim agreeing;
+    the same seed plays the same games again."""
+    options = ["--options", '{"players": 3}'] if name == "hypnosia" else []
+    specs = ["engine:1", "engine:20"] + (["random"] if name == "hypnosia" else [])
+    written = []
+    for attempt in ("first", "again"):
+        records = tmp_path / f"{name}-{attempt}.jsonl"
+        assert main(["match", *specs, "--game", name, *options, "--games", "2", "-o", str(records)]) == 0
+        written.append(records.read_text())
+    assert written[0] == written[1]
+    lines = [json.loads(line) for line in written[0].splitlines()]
+    assert [sorted(line["players"].values()) for line in lines] == [sorted(specs)] * 2
+    assert all(line["termination"] == "normal" for line in lines), [line["termination"] for line in lines]
+    results = tmp_path / f"{name}-results.jsonl"
+    assert main(["validate", str(tmp_path / f"{name}-first.jsonl"), "-o", str(results), "--no-progress"]) == 0
+    for result in map(json.loads, results.read_text().splitlines()):
+        assert result["legal"] and result["claim"] == "agrees", result
+    assert "wins by bot: engine:1: " in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", [name for name in GAMES if referee.game(name).info()["chance"]])
 def test_chance_is_sampled_by_rust_as_random_choices_would(name: str) -> None:
     """The bots' and PettingZoo's one sampling of chance (Rust's `decisions::sample_at`) takes one
