@@ -237,9 +237,23 @@ impl<G: Rules> Engine<G> {
     where
         G: Decisions,
     {
+        self.suggest_limits(position, form, player, secret, asked)?;
+        search::suggested(&Node::<G>::new(position.clone()), asked, stop)
+    }
+
+    /// What `suggest` refuses of a request, checked without searching (the service checks before a
+    /// request waits to think): the limits it asks, else its refusal.
+    pub fn suggest_limits(
+        &self,
+        position: &G::Position,
+        form: &Form,
+        player: Option<&str>,
+        secret: Option<&str>,
+        asked: &search::Asked,
+    ) -> Result<search::Limits, Error> {
         form.act_as_mover::<G>(position, secret)?;
         game::mover::<G>(position, player)?;
-        search::suggested(&Node::<G>::new(position.clone()), asked, stop)
+        asked.limits()
     }
 
     /// The legal moves of a state of `form` (the mover's hand: with the mover's `secret` when it is

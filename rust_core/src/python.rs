@@ -583,6 +583,42 @@ impl Engine {
         })
     }
 
+    /// What `suggest` would refuse of the same request, checked without searching: the simulations it
+    /// would run at most; else raises the refusal (the service checks before a request waits to think).
+    #[pyo3(signature = (state, player=None, secret=None, *, level=None, simulations=None, think_ms=None,
+                        seed=None, max_simulations=u32::MAX, max_think_ms=u32::MAX))]
+    #[allow(clippy::too_many_arguments)]
+    fn check_suggest(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        player: Option<&str>,
+        secret: Option<&str>,
+        level: Option<u8>,
+        simulations: Option<u32>,
+        think_ms: Option<u32>,
+        seed: Option<u64>,
+        max_simulations: u32,
+        max_think_ms: u32,
+    ) -> PyResult<u32> {
+        let asked = search::Asked {
+            level,
+            simulations,
+            think_ms,
+            seed,
+            max_simulations,
+            max_think_ms,
+            ..search::Asked::default()
+        };
+        with_engine!(&self.0, G, engine => {
+            let (position, form) = position_of(engine, state)?;
+            let limits = engine
+                .suggest_limits(&position, &form, player, secret, &asked)
+                .map_err(|e| raise(py, &e))?;
+            Ok(limits.simulations)
+        })
+    }
+
     /// What `player` may see of a state (games with hidden information hide the rest), or the whole
     /// state without a player; raises UnknownPlayer for a name that is not a player of the game, and
     /// NotThisPlayer for a committed state without `player`'s `secret` (or without a player: a

@@ -237,9 +237,11 @@ impl Tree {
     /// A tree whose root keeps the mover's returns (its value).
     fn new(limits: &Limits, mover: usize) -> Self {
         let node = std::mem::size_of::<TreeNode>();
-        // At most one node a simulation: reserved once, never reallocated past the budget.
+        // At most one node a simulation, reserved once, never reallocated: as many as the budget
+        // holds with their places in their parents' lists (else the nodes would take it all and
+        // leave no room to link them).
         let capacity = (limits.simulations as usize + 1)
-            .min(limits.memory / node)
+            .min(limits.memory / TREE_BYTES_PER_SIMULATION)
             .max(1);
         let mut nodes = Vec::with_capacity(capacity);
         nodes.push(TreeNode::new(0, mover as u8));
@@ -429,12 +431,7 @@ fn candidates<G: Decisions>(
     let mut children: Vec<usize> = tree.nodes[0].children.iter().map(|&c| c as usize).collect();
     let legal = G::legal_actions(root);
     children.retain(|&c| legal.contains(&(tree.nodes[c].action as usize)));
-    children.sort_by(|&a, &b| {
-        let (a, b) = (&tree.nodes[a], &tree.nodes[b]);
-        (b.visits.cmp(&a.visits))
-            .then(b.mean().total_cmp(&a.mean()))
-            .then(a.action.cmp(&b.action))
-    });
+    children.sort_by(|&a, &b| best_first(&tree.nodes[a], &tree.nodes[b]));
     if children.is_empty() {
         // No simulation ran: the first legal decision, unjudged.
         let action = *legal.first().ok_or(Error::GameOver)?;
@@ -460,6 +457,14 @@ fn candidates<G: Decisions>(
             })
         })
         .collect()
+}
+
+/// The order of decisions a search judged, best first: the most visited, then the better value,
+/// then the lower id.
+fn best_first(a: &TreeNode, b: &TreeNode) -> std::cmp::Ordering {
+    (b.visits.cmp(&a.visits))
+        .then(b.mean().total_cmp(&a.mean()))
+        .then(a.action.cmp(&b.action))
 }
 
 /// The move that root decision `action` begins, in `play`'s notation: that decision and the mover's
@@ -494,7 +499,7 @@ fn whole_move<G: Decisions>(
                     .iter()
                     .map(|&c| &tree.nodes[c as usize])
                     .filter(|c| legal.contains(&(c.action as usize)))
-                    .max_by_key(|c| (c.visits, std::cmp::Reverse(c.action)))
+                    .min_by(|a, b| best_first(a, b))
                     .map(|c| c.action as usize)
             })
             .unwrap_or_else(|| legal[chance.below(legal.len() as u32) as usize]);
@@ -614,17 +619,19 @@ mod tests {
     #[test]
     fn the_tree_stays_within_its_bytes() {
         fn check<G: Decisions>() {
-            let node = along_a_game::<G>(2, 4).swap_remove(1);
-            let memory = 40 * std::mem::size_of::<TreeNode>();
+            let node = along_a_game::<G>(2, 4).swap_remove(0); // the start: a tree larger than the budget
+            let memory = 300 * TREE_BYTES_PER_SIMULATION;
             let small = Limits {
-                simulations: 200,
+                simulations: 600,
                 think: None,
                 memory,
             };
             let never = AtomicBool::new(false);
             let suggestion = suggest(&node, &small, 4, &never).expect("ongoing");
-            assert_eq!(suggestion.simulations, 200);
-            assert!(suggestion.nodes <= 40, "{} {}", G::NAME, suggestion.nodes);
+            assert_eq!(suggestion.simulations, 600);
+            assert!(suggestion.nodes <= 300, "{} {}", G::NAME, suggestion.nodes);
+            // It grows to its budget, and simulations go on from its leaves.
+            assert!(suggestion.nodes >= 200, "{} {}", G::NAME, suggestion.nodes);
             let legal = G::legal_move_texts(&node.position);
             assert!(legal.contains(&suggestion.mv));
         }
@@ -655,6 +662,34 @@ mod tests {
             let held = tree.nodes.capacity() * std::mem::size_of::<TreeNode>() + slots * 4;
             assert_eq!(tree.bytes, held, "{shape}: counted as held");
             assert!(tree.bytes <= bound, "{shape}: {} > {bound}", tree.bytes);
+        }
+    }
+
+    /// The state's own chance (Hypnosia's generator of the next rolls, secret in a sealed state) is
+    /// never read: two states that differ only in it get the same suggestion for a seed.
+    #[test]
+    fn the_state_s_own_chance_does_not_change_the_suggestion() {
+        use crate::game::{read_json, Rules, StateOf};
+        use crate::hypnosia::Hypnosia;
+        let never = AtomicBool::new(false);
+        for node in along_a_game::<Hypnosia>(4, 6) {
+            let mut state = serde_json::to_value(StateOf::<Hypnosia>(&node.position)).unwrap();
+            state["rng"]["seed"] = "ff".repeat(32).into();
+            let twin = read_json::<Hypnosia>(&state.to_string(), None).expect("a state");
+            assert_ne!(
+                Hypnosia::position_text(&twin),
+                Hypnosia::position_text(&node.position)
+            );
+            let ours = suggest(&node, &limits(40), 5, &never).expect("ongoing");
+            let theirs =
+                suggest(&Node::<Hypnosia>::new(twin), &limits(40), 5, &never).expect("ongoing");
+            assert_eq!(
+                ours,
+                Suggestion {
+                    spent_ms: ours.spent_ms,
+                    ..theirs
+                }
+            );
         }
     }
 

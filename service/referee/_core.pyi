@@ -229,6 +229,14 @@ class Engine:
         (``max_simulations``, ``max_think_ms``) raises OverBudget naming the bound. The GIL is released while
         it thinks; a raised ``stop`` ends it at its next look."""
 
+    def check_suggest(
+        self, state: _State, player: str | None = None, secret: str | None = None, *, level: int | None = None,
+        simulations: int | None = None, think_ms: int | None = None, seed: int | None = None,
+        max_simulations: int = ..., max_think_ms: int = ...,
+    ) -> int:
+        """What ``suggest`` would refuse of the same request, without searching: the simulations it would run
+        at most; else raises the refusal."""
+
 
 @final
 class Stop:

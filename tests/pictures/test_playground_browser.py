@@ -281,7 +281,7 @@ def test_the_engine_answers_from_its_seat_and_a_hint_is_drawn(server, browser) -
     page.new_game(seed=1)
     game, person = referee.game("iago"), page.state()["to_move"]
     engine = "white" if person == "black" else "black"
-    seat(page, engine, "1")
+    page.acting(lambda: seat(page, engine, "1"))  # the position shown again
     for turn in range(1, 4):
         move = page.legal()[0]
         browser.find_element(By.CSS_SELECTOR, f'#legal .legal-move[data-move="{move}"]').click()
@@ -309,7 +309,7 @@ def test_engines_take_any_seats_of_a_hypnosia_game_with_its_rolls(server, browse
     person = page.state()["to_move"]
     for player in page.state()["scores"]:
         if player != person:
-            seat(page, player, "1")
+            page.acting(lambda: seat(page, player, "1"))  # noqa: B023 - called at once
     page.acting(lambda: browser.find_element(By.CSS_SELECTOR, '#legal [data-move="roll"]').click())
     turn = page.legal()[0]
     browser.find_element(By.CSS_SELECTOR, f'#legal .legal-move[data-move="{turn}"]').click()

@@ -15,7 +15,7 @@ import yaml
 import referee
 from referee.http import app as app_module
 from referee.http import offload
-from referee.http.api import ENGINES_KEY
+from referee.http.api import ENGINES_KEY, THINKERS_KEY
 from referee.http.app import create_app
 from referee.codes import CODES
 from referee.http.settings import Settings
@@ -276,6 +276,26 @@ class Recording:
         return self.engine.suggest(*args, **kwargs)
 
 
+def test_a_suggest_the_engine_refuses_is_refused_before_it_waits_to_think() -> None:
+    """A request the engine would refuse (a budget past the bounds, a broken state, another player) never
+    asks for a thread: it could otherwise end another client's search, or wait for nothing."""
+    app = create_app(Settings(access_log=False))
+
+    class NoThread:
+        def admit(self, *args, **kwargs):
+            raise AssertionError("a refused request asked for a thread")
+
+    app.config[THINKERS_KEY] = NoThread()
+    state = CASES["iago"]["start"]
+    for body, code in (({"state": state, "level": 9}, "over-budget"),
+                       ({"state": state, "simulations": 10**6}, "over-budget"),
+                       ({"state": {**state, "board": ["x"]}}, "invalid-state"),
+                       ({"state": state, "player": "white"}, "not-your-turn")):
+        answer = app.test_client().post("/v1/games/iago/suggest", data=orjson.dumps(body), content_type="application/json")
+        assert (answer.status_code, answer.json["code"]) == (422, code), answer.json
+        answer.close()
+
+
 def test_suggest_always_thinks_within_the_service_s_bounds_holding_its_tree() -> None:
     """The service's bounds go to the engine, which refuses more (`over-budget`); a request without a think
     time thinks at most the service's; the tree's bytes the simulations asked may grow are taken from the
@@ -295,7 +315,7 @@ def test_suggest_always_thinks_within_the_service_s_bounds_holding_its_tree() ->
         answer.close()
         kwargs, held = recording.calls[-1]
         tree = settings.tree_bytes(simulations)
-        assert tree == min(1 << 20, (simulations + 1) * 128)
+        assert tree == min(1 << 20, (simulations + 1) * referee._core.TREE_BYTES_PER_SIMULATION)
         assert (kwargs["think_ms"], kwargs["max_think_ms"], kwargs["max_simulations"], kwargs["memory"]) == \
             (think, 700, 5000, tree)
         assert held == len(raw) + tree  # the body and the tree, while it thinks

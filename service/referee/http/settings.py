@@ -31,7 +31,7 @@ SPOOL_ROOM_BYTES = 8 << 20
 #: its place in its parent's list of children). The bytes a search's tree holds are counted in the worker's
 #: memory budget before it thinks, and the search is told to keep within them.
 TREE_BYTES_PER_SIMULATION: int = ENGINE_TREE_BYTES
-#: The smallest tree a search may hold (`REFEREE_SEARCH_MEMORY_BYTES`): room for the tree of 500 simulations (the
+#: The smallest tree a search may hold (`REFEREE_SEARCH_MEMORY_BYTES`): room for the tree of 1,000 simulations (the
 #: default level runs 200).
 MIN_SEARCH_MEMORY_BYTES = 64 * 1024
 #: The most a request may ask of a search, as the engine counts them (32-bit): simulations, milliseconds.
@@ -316,7 +316,7 @@ class Settings:
                                  "must be possible", high=MAX_SEARCH_COUNT),
             max_think_ms=_int("REFEREE_MAX_THINK_MS", cls.max_think_ms, high=MAX_SEARCH_COUNT),
             search_memory_bytes=_int("REFEREE_SEARCH_MEMORY_BYTES", cls.search_memory_bytes, MIN_SEARCH_MEMORY_BYTES,
-                                     "room for the tree of 500 simulations"),
+                                     "room for the tree of 1,000 simulations"),
             peer_memory_bytes=_int("REFEREE_PEER_MEMORY_BYTES", cls.peer_memory_bytes),
             peer_connections=_int("REFEREE_PEER_CONNECTIONS", cls.peer_connections),
             trusted_proxies=_trusted_proxies("REFEREE_TRUSTED_PROXIES"),

@@ -27,7 +27,8 @@
 Each search that begins leaves a debug log line (its client, simulations, think time and tree's bytes).
 
 A search's refusals for its request itself (a state the game refuses, `not-your-turn`, `over-budget`, ...)
-come from the engine once its turn to think has come."""
+come first, from the engine's check (`Engine.check_suggest`), before the request waits for a thread: a
+request that would be refused never ends another client's search."""
 
 from __future__ import annotations
 
@@ -157,16 +158,6 @@ def watched(environ: dict[str, Any], stop: _core.Stop) -> Iterator[Gone]:
         watcher.kill()
 
 
-def asked_simulations(body: dict[str, Any]) -> int:
-    """The simulations a request asks for: its own, or its level's (the default level's when it names
-    neither); the engine refuses those out of bounds."""
-    if body.get("simulations") is not None:
-        return int(body["simulations"])
-    level = body.get("level")
-    level = _core.DEFAULT_LEVEL if level is None else level
-    return _core.LEVELS[level - 1] if 1 <= level <= len(_core.LEVELS) else 1
-
-
 def suggest(engine: _core.Engine, body: dict[str, Any], settings: Settings, thinkers: Thinkers,
             environ: dict[str, Any]) -> dict[str, Any]:
     """A request's suggestion, thought on the pool within the server's bounds and its client's shares (see
@@ -174,15 +165,17 @@ def suggest(engine: _core.Engine, body: dict[str, Any], settings: Settings, thin
     if lifecycle.stopping:
         raise Problem("service-unavailable", "the service is stopping; send the request again")
     memory: Hold = environ[HOLD_KEY]  # the request's hold of the worker's memory: its body, and the tree
-    simulations = asked_simulations(body)
-    tree = settings.tree_bytes(min(simulations, settings.max_simulations))
-    stop = _core.Stop()
     think = settings.max_think_ms if body.get("think_ms") is None else body["think_ms"]
+    asked: dict[str, Any] = {"level": body.get("level"), "simulations": body.get("simulations"), "think_ms": think,
+             "seed": body.get("seed"), "max_simulations": settings.max_simulations,
+             "max_think_ms": settings.max_think_ms}
+    # What the engine would refuse is refused here, before the request waits for a thread or ends another's.
+    check = lambda: engine.check_suggest(body["state"], body.get("player"), body.get("secret"), **asked)  # noqa: E731
+    simulations = offload.run(check, size=int(environ.get("CONTENT_LENGTH") or 0))  # a big state read off the loop
+    tree = settings.tree_bytes(simulations)
+    stop = _core.Stop()
     call = lambda: engine.suggest(  # noqa: E731
-        body["state"], body.get("player"), body.get("secret"), level=body.get("level"),
-        simulations=body.get("simulations"), think_ms=think,
-        seed=body.get("seed"), max_simulations=settings.max_simulations, max_think_ms=settings.max_think_ms,
-        memory=tree, stop=stop)
+        body["state"], body.get("player"), body.get("secret"), **asked, memory=tree, stop=stop)
     slot, taken = None, 0
     try:
         with lifecycle.reading(environ.get("gunicorn.socket")), watched(environ, stop) as gone:
