@@ -207,18 +207,49 @@ def test_searches_share_the_threads_max_min_and_wait_their_turn_fairly() -> None
     assert thinkers.waiting == [] and thinkers.budget.held_by_peer == {"heavy": 1, "third": 1}
 
 
-def test_a_waiting_search_killed_gives_a_turn_it_was_given_to_the_next() -> None:
+def test_a_waiting_search_killed_leaves_the_queue_and_the_turn_goes_to_the_next() -> None:
+    """Two clients think on the two threads; two others wait (as heavy as they would be). One waiting is
+    killed (its worker stopping, its greenlet ended): it leaves the queue, and the thread freed goes to the
+    other. (A turn given is its greenlet's at once: gevent wakes it before a kill lands, and its request
+    gives the thread back when it ends, `suggest`'s finally.)"""
     import gevent
 
     from referee import _core
     from referee.http.thinking import Thinkers
 
-    thinkers = Thinkers(1)
+    thinkers = Thinkers(2)
     first = thinkers.admit("a", _core.Stop(), 1)
-    killed = gevent.spawn(thinkers.admit, "a", _core.Stop(), 10)
-    after = gevent.spawn(thinkers.admit, "b", _core.Stop(), 10)
+    thinkers.admit("c", _core.Stop(), 1)
+    killed = gevent.spawn(thinkers.admit, "b", _core.Stop(), 10)
+    after = gevent.spawn(thinkers.admit, "d", _core.Stop(), 10)
     gevent.sleep(0)
+    assert [waiter.peer for waiter in thinkers.waiting] == ["b", "d"]
     killed.kill(Problem("service-unavailable", "the service is stopping"))
-    assert [waiter.peer for waiter in thinkers.waiting] == ["b"]
+    assert [waiter.peer for waiter in thinkers.waiting] == ["d"]
     thinkers.release(first)
-    assert after.get(timeout=1).bytes == 1 and thinkers.budget.held_by_peer == {"b": 1}
+    assert after.get(timeout=1).bytes == 1 and thinkers.budget.held_by_peer == {"c": 1, "d": 1}
+    assert not thinkers.waiting
+
+
+def test_a_waiting_search_whose_client_went_away_leaves_the_queue() -> None:
+    """A search waiting for a thread whose client closed its connection (its stop raised by the watcher)
+    leaves the queue at its next look, and takes no thread: the turn goes to the next."""
+    import gevent
+
+    from referee import _core
+    from referee.http.thinking import Thinkers
+
+    thinkers = Thinkers(2)
+    first = thinkers.admit("a", _core.Stop(), 1)
+    thinkers.admit("c", _core.Stop(), 1)
+    stop = _core.Stop()
+    gone = gevent.spawn(thinkers.admit, "b", stop, 10)
+    after = gevent.spawn(thinkers.admit, "d", _core.Stop(), 10)
+    gevent.sleep(0)
+    assert [waiter.peer for waiter in thinkers.waiting] == ["b", "d"]
+    stop.set()  # what the watcher of its connection does when the client closes it
+    with pytest.raises(Problem):
+        gone.get(timeout=1)
+    assert [waiter.peer for waiter in thinkers.waiting] == ["d"]
+    thinkers.release(first)
+    assert after.get(timeout=1).bytes == 1 and thinkers.budget.held_by_peer == {"c": 1, "d": 1}

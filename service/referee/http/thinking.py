@@ -2,7 +2,8 @@
 
 - **Off the loop, on a few threads**: a search runs on the worker's pool (`referee.http.offload`), the GIL
   released while it thinks; at most `THINKERS` of the pool's `offload.THREADS` threads think at once, so
-  pictures and big bodies always find a thread.
+  pictures and big bodies find a thread (but for the moment a search ended for a lighter client takes to
+  stop, at most 16 simulations: its thread is given to the other as it is told to stop).
 - **Always a deadline**: a search thinks at most the request's `think_ms`, or the server's most
   (`REFEREE_MAX_THINK_MS`) when it gives none, and at most `REFEREE_MAX_SIMULATIONS` simulations; a request
   asking for more is 422 `over-budget` naming the bound (the engine checks: `Engine.suggest`'s
@@ -19,8 +20,9 @@
   it thinks, so the rule of that budget holds too (the client holding the most pays, 429 past a client's
   share), and the search is told to keep its tree within them (its `memory`).
 - **A client that goes away stops its search**: its connection is watched while the request waits and
-  thinks; when the client closes it (or resets it) the search stops at its next look (every 16
-  simulations), and one log line says so. What it found is answered to no one.
+  thinks; when the client closes it (or resets it) a waiting search leaves the queue at its next look
+  (every `LOOK` seconds) and a thinking one stops at its next (every 16 simulations), and one log line
+  says so. What it found is answered to no one.
 - **A stopping worker ends it** (`referee.http.lifecycle`): 503 `service-unavailable` at once, the search
   stopped.
 
@@ -36,6 +38,7 @@ import contextlib
 import itertools
 import logging
 import socket
+import time
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -53,6 +56,8 @@ log = logging.getLogger("referee.http")
 
 #: Searches a worker thinks at once (threads of its pool, `offload.THREADS`): the others are left to other work.
 THINKERS = 2
+#: How often a waiting search looks whether its client went away, in seconds.
+LOOK = 0.05
 #: What the budget of threads counts, as its refusals word it.
 WHAT = "searches thinking at once"
 
@@ -95,8 +100,11 @@ class Thinkers:
         waiter = Waiter(peer, next(self.turns), hold, Event())
         self.waiting.append(waiter)
         try:
-            if not waiter.event.wait(wait):
-                raise busy(WHAT, unit="")
+            # Woken by its turn; else it looks every LOOK seconds whether its client went away (`stop`).
+            deadline = time.monotonic() + wait
+            while not waiter.event.wait(min(LOOK, max(deadline - time.monotonic(), 0))):
+                if stop.is_set() or time.monotonic() >= deadline:
+                    raise busy(WHAT, unit="")
             return hold  # its turn came: `release` took it out of the queue
         except BaseException:
             if waiter in self.waiting:
