@@ -501,6 +501,11 @@ mod tests {
                 detail: "missing".into(),
             },
             Error::unknown_player("x", &["black", "white"]),
+            Error::OverBudget {
+                field: "level",
+                limit: 8,
+                detail: "level: levels are 1 to 8, not 9".into(),
+            },
         ]
     }
 
