@@ -6,7 +6,6 @@
 //! its player's secret). `AnyEngine` is one of the games' (see `registry::games!`), for code that
 //! picks a game by name.
 
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -222,38 +221,23 @@ impl<G: Rules> Engine<G> {
         game::validate::<G>(position, mv, player)
     }
 
-    /// The move the engine's search suggests to the player to move of a state of `form` (who
-    /// `player` must be when given; with the mover's `secret` when it is committed): the search sees
+    /// The engine's search for the player to move of a state of `form` (who `player` must be when
+    /// given; with the mover's `secret` when it is committed), checked and ready to run: it sees
     /// what the mover sees (see `search`).
-    pub fn suggest(
+    pub fn search(
         &self,
         position: &G::Position,
         form: &Form,
         player: Option<&str>,
         secret: Option<&str>,
         asked: &search::Asked,
-        stop: &AtomicBool,
-    ) -> Result<search::Suggestion, Error>
+    ) -> Result<search::Search<G>, Error>
     where
         G: Decisions,
     {
-        self.suggest_limits(position, form, player, secret, asked)?;
-        search::suggested(&Node::<G>::new(position.clone()), asked, stop)
-    }
-
-    /// What `suggest` refuses of a request, checked without searching (the service checks before a
-    /// request waits to think): the limits it asks, else its refusal.
-    pub fn suggest_limits(
-        &self,
-        position: &G::Position,
-        form: &Form,
-        player: Option<&str>,
-        secret: Option<&str>,
-        asked: &search::Asked,
-    ) -> Result<search::Limits, Error> {
         form.act_as_mover::<G>(position, secret)?;
         game::mover::<G>(position, player)?;
-        asked.limits()
+        search::Search::new(Node::<G>::new(position.clone()), asked)
     }
 
     /// The legal moves of a state of `form` (the mover's hand: with the mover's `secret` when it is

@@ -27,6 +27,7 @@ use crate::opaque::{Form, COMMITMENTS_FIELD};
 use crate::registry::GameKind;
 use crate::request;
 use crate::search;
+use crate::search::Search as GameSearch;
 use crate::tally::Tally;
 use crate::with_engine;
 
@@ -540,30 +541,29 @@ impl Engine {
         Ok((bytes, results.items))
     }
 
-    /// The move the engine's search suggests to the player to move (`player`, when given, must be
-    /// it; `secret`, the mover's, for a committed state): the answer of `POST .../suggest` (see
+    /// The engine's search for the player to move (`player`, when given, must be it; `secret`, the
+    /// mover's, for a committed state), checked and ready to `run`: `POST .../suggest` (see
     /// `search`). `level` (1 to 8) or `simulations`, `think_ms`, `seed`; the bounds of whoever asks
-    /// (`max_simulations`, `max_think_ms`, the tree's `memory` in bytes). The GIL is released while
-    /// it thinks; a raised `stop` ends it at its next look.
+    /// (`max_simulations`, `max_think_ms`, the tree's `memory` in bytes). Raises what the engine
+    /// refuses of the request (the state, the player, a budget out of range) without thinking.
     #[pyo3(signature = (state, player=None, secret=None, *, level=None, simulations=None, think_ms=None,
                         seed=None, max_simulations=u32::MAX, max_think_ms=u32::MAX,
-                        memory=search::DEFAULT_MEMORY, stop=None))]
+                        memory=search::DEFAULT_MEMORY))]
     #[allow(clippy::too_many_arguments)]
-    fn suggest(
+    fn search(
         &self,
         py: Python<'_>,
         state: &Bound<'_, PyAny>,
         player: Option<&str>,
         secret: Option<&str>,
-        level: Option<u8>,
-        simulations: Option<u32>,
-        think_ms: Option<u32>,
+        level: Option<u64>,
+        simulations: Option<u64>,
+        think_ms: Option<u64>,
         seed: Option<u64>,
         max_simulations: u32,
         max_think_ms: u32,
         memory: usize,
-        stop: Option<&Stop>,
-    ) -> PyResult<Py<PyAny>> {
+    ) -> PyResult<Search> {
         let asked = search::Asked {
             level,
             simulations,
@@ -573,49 +573,10 @@ impl Engine {
             max_think_ms,
             memory,
         };
-        let stop = stop.map_or_else(Arc::default, |stop| stop.0.clone());
         with_engine!(&self.0, G, engine => {
             let (position, form) = position_of(engine, state)?;
-            let found = py
-                .detach(|| engine.suggest(&position, &form, player, secret, &asked, &stop))
-                .map_err(|e| raise(py, &e))?;
-            to_py(py, &found)
-        })
-    }
-
-    /// What `suggest` would refuse of the same request, checked without searching: the simulations it
-    /// would run at most; else raises the refusal (the service checks before a request waits to think).
-    #[pyo3(signature = (state, player=None, secret=None, *, level=None, simulations=None, think_ms=None,
-                        seed=None, max_simulations=u32::MAX, max_think_ms=u32::MAX))]
-    #[allow(clippy::too_many_arguments)]
-    fn check_suggest(
-        &self,
-        py: Python<'_>,
-        state: &Bound<'_, PyAny>,
-        player: Option<&str>,
-        secret: Option<&str>,
-        level: Option<u8>,
-        simulations: Option<u32>,
-        think_ms: Option<u32>,
-        seed: Option<u64>,
-        max_simulations: u32,
-        max_think_ms: u32,
-    ) -> PyResult<u32> {
-        let asked = search::Asked {
-            level,
-            simulations,
-            think_ms,
-            seed,
-            max_simulations,
-            max_think_ms,
-            ..search::Asked::default()
-        };
-        with_engine!(&self.0, G, engine => {
-            let (position, form) = position_of(engine, state)?;
-            let limits = engine
-                .suggest_limits(&position, &form, player, secret, &asked)
-                .map_err(|e| raise(py, &e))?;
-            Ok(limits.simulations)
+            let search = engine.search(&position, &form, player, secret, &asked);
+            Ok(Search(AnySearch::from(search.map_err(|e| raise(py, &e))?)))
         })
     }
 
@@ -838,7 +799,38 @@ fn malformed_request(py: Python<'_>, errors: Vec<(String, String)>) -> Py<PyAny>
         .into_any()
 }
 
-/// A flag that ends a search at its next look (`Engine.suggest`'s `stop`): raised by whoever no
+crate::games!(enum_of AnySearch of GameSearch);
+
+/// A search checked and ready to run (`Engine.search`): its `simulations` at most, and `run`.
+#[pyclass(module = "referee._core", name = "Search", frozen)]
+struct Search(AnySearch);
+
+#[pymethods]
+impl Search {
+    /// The simulations it runs at most.
+    #[getter]
+    fn simulations(&self) -> u32 {
+        crate::games!(match_enum AnySearch, &self.0, G, search => search.limits.simulations)
+    }
+
+    /// Thinks, the GIL released, its tree within `memory` bytes when given (else as asked), until a
+    /// raised `stop`: the answer of `POST .../suggest`.
+    #[pyo3(signature = (*, memory=None, stop=None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        memory: Option<usize>,
+        stop: Option<&Stop>,
+    ) -> PyResult<Py<PyAny>> {
+        let stop = stop.map_or_else(Arc::default, |stop| stop.0.clone());
+        crate::games!(match_enum AnySearch, &self.0, G, search => {
+            let found = py.detach(|| search.run(memory, &stop)).map_err(|e| raise(py, &e))?;
+            to_py(py, &found)
+        })
+    }
+}
+
+/// A flag that ends a search at its next look (`Search.run`'s `stop`): raised by whoever no
 /// longer needs its answer (a client gone), from any thread.
 #[pyclass(module = "referee._core", name = "Stop", frozen)]
 #[derive(Default)]
@@ -865,6 +857,7 @@ impl Stop {
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     purge_at_once();
     module.add_class::<Engine>()?;
+    module.add_class::<Search>()?;
     module.add_class::<PySealKeys>()?;
     module.add_class::<handle::PyPosition>()?;
     module.add_function(wrap_pyfunction!(handle::start, module)?)?;

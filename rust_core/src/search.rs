@@ -61,9 +61,11 @@ pub const TREE_BYTES_PER_SIMULATION: usize =
 /// of whoever serves it (`max_simulations`, `max_think_ms`, `memory`).
 #[derive(Debug, Clone)]
 pub struct Asked {
-    pub level: Option<u8>,
-    pub simulations: Option<u32>,
-    pub think_ms: Option<u32>,
+    // Wide enough for any number a request or a caller gives: one past the bound is refused by
+    // name (`OverBudget`), not by its type.
+    pub level: Option<u64>,
+    pub simulations: Option<u64>,
+    pub think_ms: Option<u64>,
     pub seed: Option<u64>,
     pub max_simulations: u32,
     pub max_think_ms: u32,
@@ -95,25 +97,32 @@ impl Asked {
             limit,
             detail: format!("{field}: {what}"),
         };
-        let simulations = match (self.level, self.simulations) {
-            (Some(_), Some(_)) => {
-                return Err(Error::malformed_field(
-                    "simulations",
-                    "give a level or a number of simulations, not both",
-                ))
-            }
-            (Some(level), None) => *LEVELS
-                .get(usize::from(level).wrapping_sub(1))
-                .ok_or_else(|| over("level", 8, format!("levels are 1 to 8, not {level}")))?,
-            (None, Some(simulations)) => simulations,
-            (None, None) => LEVELS[usize::from(DEFAULT_LEVEL) - 1],
-        };
-        if simulations == 0 || simulations > self.max_simulations {
-            let limit = u64::from(self.max_simulations);
+        let simulations =
+            match (self.level, self.simulations) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::malformed_field(
+                        "simulations",
+                        "give a level or a number of simulations, not both",
+                    ))
+                }
+                (Some(level), None) => {
+                    let of_level =
+                        (level.checked_sub(1)).and_then(|l| LEVELS.get(usize::try_from(l).ok()?));
+                    u64::from(*of_level.ok_or_else(|| {
+                        over("level", 8, format!("levels are 1 to 8, not {level}"))
+                    })?)
+                }
+                (None, Some(simulations)) => simulations,
+                (None, None) => u64::from(LEVELS[usize::from(DEFAULT_LEVEL) - 1]),
+            };
+        let limit = u64::from(self.max_simulations);
+        if simulations == 0 || simulations > limit {
             let what = format!("{simulations} asked; this service runs 1 to {limit}");
             return Err(over("simulations", limit, what));
         }
-        if let Some(think) = self.think_ms.filter(|&t| t == 0 || t > self.max_think_ms) {
+        let simulations = simulations as u32; // within max_simulations, a u32
+        let max_think_ms = u64::from(self.max_think_ms);
+        if let Some(think) = self.think_ms.filter(|&t| t == 0 || t > max_think_ms) {
             let limit = u64::from(self.max_think_ms);
             let what = format!("{think} ms asked; this service thinks 1 to {limit} ms");
             return Err(over("think_ms", limit, what));
@@ -126,7 +135,7 @@ impl Asked {
         }
         Ok(Limits {
             simulations,
-            think: self.think_ms.map(|ms| Duration::from_millis(u64::from(ms))),
+            think: self.think_ms.map(Duration::from_millis),
             memory: self.memory,
         })
     }
@@ -173,15 +182,31 @@ pub struct Candidate {
     pub value: f64,
 }
 
-/// A search as `asked`, from its seed (a fresh one when none is asked).
-pub fn suggested<G: Decisions>(
-    root: &Node<G>,
-    asked: &Asked,
-    stop: &AtomicBool,
-) -> Result<Suggestion> {
-    let limits = asked.limits()?;
-    let seed = (asked.seed).unwrap_or_else(|| crate::chance::fresh_seed() & MAX_SEED);
-    suggest(root, &limits, seed, stop)
+/// A search of a root, checked and ready to run: its limits as asked and its seed (a fresh one when
+/// none is asked). The service checks a request this way before it waits for a thread to think.
+#[derive(Clone)]
+pub struct Search<G: Decisions> {
+    root: Node<G>,
+    pub limits: Limits,
+    pub seed: u64,
+}
+
+impl<G: Decisions> Search<G> {
+    /// A search of `root` as `asked`, or the refusal of what it asks (`Asked::limits`).
+    pub fn new(root: Node<G>, asked: &Asked) -> Result<Self> {
+        let limits = asked.limits()?;
+        let seed = (asked.seed).unwrap_or_else(|| crate::chance::fresh_seed() & MAX_SEED);
+        Ok(Search { root, limits, seed })
+    }
+
+    /// Thinks within the limits, its tree within `memory` bytes when given, until `stop` is raised.
+    pub fn run(&self, memory: Option<usize>, stop: &AtomicBool) -> Result<Suggestion> {
+        let limits = Limits {
+            memory: memory.unwrap_or(self.limits.memory),
+            ..self.limits.clone()
+        };
+        suggest(&self.root, &limits, self.seed, stop)
+    }
 }
 
 /// Who decides a tree node's incoming edge: a player by number, or chance.

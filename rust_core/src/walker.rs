@@ -247,7 +247,7 @@ where
         asked: &search::Asked,
         stop: &AtomicBool,
     ) -> Result<search::Suggestion, Error> {
-        search::suggested(&self.node, asked, stop)
+        search::Search::new(self.node.clone(), asked)?.run(None, stop)
     }
 
     /// The position played out at random from `seed` (chance by its probabilities, every player

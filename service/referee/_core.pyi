@@ -218,29 +218,31 @@ class Engine:
         """What a picture shows: ``{"shown", "viewer", "outcome", "effects", "moves"}`` (see ``referee.pictures``)."""
     def perft(self, state: _State, depth: int) -> int:
         """Move sequences of exactly ``depth`` plies (at most 12)."""
-    def suggest(
+    def search(
         self, state: _State, player: str | None = None, secret: str | None = None, *, level: int | None = None,
         simulations: int | None = None, think_ms: int | None = None, seed: int | None = None,
-        max_simulations: int = ..., max_think_ms: int = ..., memory: int = ..., stop: Stop | None = None,
-    ) -> dict[str, Any]:
-        """The move the engine's search suggests to the player to move (``player`` must be it when given;
-        ``secret``, the mover's, for a committed state): ``{"move", "action", "value", "simulations",
-        "spent_ms", "seed", "candidates"}``. ``level`` (1 to 8) or ``simulations``; above the bounds
-        (``max_simulations``, ``max_think_ms``) raises OverBudget naming the bound. The GIL is released while
-        it thinks; a raised ``stop`` ends it at its next look."""
+        max_simulations: int = ..., max_think_ms: int = ..., memory: int = ...,
+    ) -> Search:
+        """The engine's search for the player to move (``player`` must be it when given; ``secret``, the
+        mover's, for a committed state), checked and ready to ``run``. ``level`` (1 to 8) or ``simulations``;
+        above the bounds (``max_simulations``, ``max_think_ms``) raises OverBudget naming the bound, without
+        thinking."""
 
-    def check_suggest(
-        self, state: _State, player: str | None = None, secret: str | None = None, *, level: int | None = None,
-        simulations: int | None = None, think_ms: int | None = None, seed: int | None = None,
-        max_simulations: int = ..., max_think_ms: int = ...,
-    ) -> int:
-        """What ``suggest`` would refuse of the same request, without searching: the simulations it would run
-        at most; else raises the refusal."""
+
+@final
+class Search:
+    """A search checked and ready to run (``Engine.search``)."""
+    @property
+    def simulations(self) -> int:
+        """The simulations it runs at most."""
+    def run(self, *, memory: int | None = None, stop: Stop | None = None) -> dict[str, Any]:
+        """Thinks, the GIL released, its tree within ``memory`` bytes when given, until a raised ``stop``:
+        ``{"move", "action", "value", "simulations", "spent_ms", "seed", "candidates"}``."""
 
 
 @final
 class Stop:
-    """A flag that ends a search at its next look (``Engine.suggest``'s ``stop``), from any thread."""
+    """A flag that ends a search at its next look (``Search.run``'s ``stop``), from any thread."""
     def __init__(self) -> None: ...
     def set(self) -> None: ...
     def is_set(self) -> bool: ...

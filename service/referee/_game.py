@@ -263,8 +263,9 @@ class Game(Generic[StateT, EffectsT, SetupT, ViewT]):
         as well; the same ``seed`` and simulations suggest the same again. ``player`` must be the player to
         move when given; a committed state needs the mover's ``secret``. The GIL is released while it thinks
         (docs/bots.md)."""
-        return cast(Suggestion, self._engine.suggest(state, player, secret, level=level, simulations=simulations,
-                                                     think_ms=think_ms, seed=seed))
+        search = self._engine.search(state, player, secret, level=level, simulations=simulations,
+                                     think_ms=think_ms, seed=seed)
+        return cast(Suggestion, search.run())
 
     def replay(self, moves: Iterable[str], seed: int | None = None, *, result: ClaimedResult | None = None,
                termination: Termination | None = None, by: str | None = None) -> ReplayResult[StateT]:

@@ -65,6 +65,22 @@ def test_engine_bot_refuses_a_budget_out_of_range(arguments: dict[str, Any], say
         bots.EngineBot(**arguments)
 
 
+@pytest.mark.parametrize(("arguments", "field", "says"), [
+    ({"level": 300}, "level", "levels are 1 to 8, not 300"), ({"level": 0}, "level", "not 0"),
+    ({"simulations": 2**40}, "simulations", "1099511627776 asked"), ({"think_ms": 2**33}, "think_ms", "8589934592 ms"),
+])
+def test_game_suggest_refuses_a_budget_past_any_bound_by_its_name(arguments: dict[str, Any], field: str,
+                                                                   says: str) -> None:
+    """A number past a bound, however wide, is `OverBudget` naming the bound (not an integer's overflow), in
+    the library as over HTTP; so is a handle's."""
+    game = referee.game("iago")
+    with pytest.raises(referee.OverBudget, match=says) as raised:
+        game.suggest(game.new(seed=1), **arguments)
+    assert raised.value.data["field"] == field
+    with pytest.raises(referee.OverBudget, match=says):
+        game.start(seed=1).suggest(**arguments)
+
+
 def test_the_engine_bot_plays_what_game_suggest_answers() -> None:
     """At a turn's start `Position.suggest` (the bot's call) answers `game.suggest`'s action for the same
     seed and simulations; a seeded bot repeats its decisions, and every decision is legal."""

@@ -261,9 +261,21 @@ def test_suggest_refuses_another_game_s_state_as_play_does(client) -> None:
             (played.status_code, played.json["code"], played.json["detail"]), (name, suggested.json)
 
 
+class Running:
+    """A search whose `run` first calls `before(the search's and the run's arguments)`."""
+
+    def __init__(self, search, asked, before) -> None:
+        self.search, self.asked, self.before = search, asked, before
+        self.simulations = search.simulations
+
+    def run(self, **kwargs):
+        self.before(self.asked | kwargs)
+        return self.search.run(**kwargs)
+
+
 class Recording:
-    """An engine whose `suggest` records what it is given, and what the request holds of the worker's memory
-    while it thinks; any other call is the real engine's."""
+    """An engine whose searches record, as they run, what they are given and what the request holds of the
+    worker's memory; any other call is the real engine's."""
 
     def __init__(self, engine, memory) -> None:
         self.engine, self.memory, self.calls = engine, memory, []
@@ -271,9 +283,9 @@ class Recording:
     def __getattr__(self, name: str):
         return getattr(self.engine, name)
 
-    def suggest(self, *args, **kwargs):
-        self.calls.append((kwargs, self.memory.held))
-        return self.engine.suggest(*args, **kwargs)
+    def search(self, *args, **kwargs):
+        return Running(self.engine.search(*args, **kwargs), kwargs,
+                       lambda asked: self.calls.append((asked, self.memory.held)))
 
 
 def test_a_suggest_the_engine_refuses_is_refused_before_it_waits_to_think() -> None:
@@ -337,11 +349,12 @@ def test_a_search_whose_client_must_pay_for_memory_stops_and_says_why() -> None:
         def __getattr__(self, name: str):
             return getattr(real, name)
 
-        def suggest(self, *args, **kwargs):
-            (hold,) = [hold for holds in memory.holds.values() for hold in holds]
-            hold.end(paid("request bodies and answers in memory"))  # a lighter client needed the bytes
-            seen["stopped"] = kwargs["stop"].is_set()
-            return real.suggest(*args, **kwargs)
+        def search(self, *args, **kwargs):
+            def end(asked):
+                (hold,) = [hold for holds in memory.holds.values() for hold in holds]
+                hold.end(paid("request bodies and answers in memory"))  # a lighter client needed the bytes
+                seen["stopped"] = asked["stop"].is_set()
+            return Running(real.search(*args, **kwargs), kwargs, end)
 
     app.config[ENGINES_KEY] = {**app.config[ENGINES_KEY], "iago": Ending()}
     answer = app.test_client().post("/v1/games/iago/suggest", data=orjson.dumps(

@@ -335,15 +335,15 @@ impl PyPosition {
     }
 
     /// The action id the engine's search suggests for the player to decide here (`level` or
-    /// `simulations`, `think_ms`, `seed`; see `Engine.suggest`), the GIL released while it thinks.
+    /// `simulations`, `think_ms`, `seed`; see `Engine.search`), the GIL released while it thinks.
     /// Raises ValueError at a chance node (chance decides: sample it) and once over.
     #[pyo3(signature = (*, level=None, simulations=None, think_ms=None, seed=None, memory=search::DEFAULT_MEMORY))]
     fn suggest(
         &self,
         py: Python<'_>,
-        level: Option<u8>,
-        simulations: Option<u32>,
-        think_ms: Option<u32>,
+        level: Option<u64>,
+        simulations: Option<u64>,
+        think_ms: Option<u64>,
         seed: Option<u64>,
         memory: usize,
     ) -> PyResult<usize> {

@@ -6,7 +6,7 @@
   stop, at most 16 simulations: its thread is given to the other as it is told to stop).
 - **Always a deadline**: a search thinks at most the request's `think_ms`, or the server's most
   (`REFEREE_MAX_THINK_MS`) when it gives none, and at most `REFEREE_MAX_SIMULATIONS` simulations; a request
-  asking for more is 422 `over-budget` naming the bound (the engine checks: `Engine.suggest`'s
+  asking for more is 422 `over-budget` naming the bound (the engine checks: `Engine.search`'s
   `max_simulations`, `max_think_ms`).
 - **The threads shared max-min, as the budgets are** (`referee.http.budget`): the searches thinking at once
   are a budget of `THINKERS`, each client's counted. When all are thinking, a request of a client that
@@ -29,7 +29,8 @@
 Each search that begins leaves a debug log line (its client, simulations, think time and tree's bytes).
 
 A search's refusals for its request itself (a state the game refuses, `not-your-turn`, `over-budget`, ...)
-come first, from the engine's check (`Engine.check_suggest`), before the request waits for a thread: a
+come first, from the engine's check (`Engine.search`, which reads and checks the request once and gives the search
+to run), before the request waits for a thread: a
 request that would be refused never ends another client's search."""
 
 from __future__ import annotations
@@ -178,12 +179,11 @@ def suggest(engine: _core.Engine, body: dict[str, Any], settings: Settings, thin
              "seed": body.get("seed"), "max_simulations": settings.max_simulations,
              "max_think_ms": settings.max_think_ms}
     # What the engine would refuse is refused here, before the request waits for a thread or ends another's.
-    check = lambda: engine.check_suggest(body["state"], body.get("player"), body.get("secret"), **asked)  # noqa: E731
-    simulations = offload.run(check, size=int(environ.get("CONTENT_LENGTH") or 0))  # a big state read off the loop
+    search = offload.run(lambda: engine.search(body["state"], body.get("player"), body.get("secret"), **asked),
+                         size=int(environ.get("CONTENT_LENGTH") or 0))  # a big state read off the loop
+    simulations = search.simulations
     tree = settings.tree_bytes(simulations)
     stop = _core.Stop()
-    call = lambda: engine.suggest(  # noqa: E731
-        body["state"], body.get("player"), body.get("secret"), **asked, memory=tree, stop=stop)
     slot, taken = None, 0
     try:
         with lifecycle.reading(environ.get("gunicorn.socket")), watched(environ, stop) as gone:
@@ -193,7 +193,7 @@ def suggest(engine: _core.Engine, body: dict[str, Any], settings: Settings, thin
             memory.ender = lambda problem: stop.set()
             log.debug("a search begins: %d simulations at most, %d ms", simulations, think, extra={"fields": {
                 "peer": memory.peer, "simulations": simulations, "think_ms": think, "tree_bytes": tree}})
-            suggestion = offload.run(call, size=0, costly=True)
+            suggestion = offload.run(lambda: search.run(memory=tree, stop=stop), size=0, costly=True)
     finally:
         stop.set()  # however it ended (a kill while it thinks), the search stops
         memory.ender = None
