@@ -137,6 +137,13 @@ pub trait Decisions: Rules + Sized {
         })
     }
 
+    /// The decision a search prefers at a player's node, a legal action id drawn from `chance`: its
+    /// playouts take it, and its tree tries it before the others. None where chance decides, or to
+    /// take one uniformly (the default: the game knows nothing better than chance).
+    fn preferred(_node: &Node<Self>, _chance: &mut Chance) -> Option<usize> {
+        None
+    }
+
     /// The players of the position's game, in player-number order (Hypnosia: its seated colours).
     fn players(_position: &Self::Position) -> Vec<&'static str> {
         Self::PLAYERS.to_vec()

@@ -5,8 +5,11 @@
 //! starts from a fresh determinization of the root drawn from the mover's view (`resample`), so the
 //! search sees exactly what its player sees; it descends one tree of decisions by UCB1, counting for
 //! each child the simulations in which it was available (a decision legal in one determinization
-//! may not be in another); chance nodes take their outcomes by their probabilities; a leaf is
-//! played out at random in Rust (`random_decision`) and its returns (`decisions::returns`, each
+//! may not be in another), and widening progressively: a node tries a new decision only while it
+//! has tried fewer than √visits (Coulom, 2007), the game's preferred one first (`preferred`), so a
+//! node of hundreds of decisions (Isaac's placements and removals) is searched deep, not only
+//! wide; chance nodes take their outcomes by their probabilities; a leaf is played out in Rust,
+//! each decision the game's preferred one or else uniformly at random, and its returns (`decisions::returns`, each
 //! player's in [−1, 1], discounted by 0.999 a decision from the root: a sooner win is worth more)
 //! are added along the path, each node keeping its chooser's.
 //!
@@ -28,6 +31,11 @@ const EXPLORATION: f64 = 1.4;
 /// Without it a player ahead where nothing forces the end (Hypnosia's optional crossings) sees no
 /// reason to end the game, and circles.
 const DISCOUNT: f64 = 0.999;
+/// A node tries a new decision while it has tried fewer than this times the square root of its
+/// visits. Against trying every decision once first, at 400 simulations a search over 200 games:
+/// Isaac 86% (with its preferred removals; 57% without them), Iago 50%, Caesar! 52%; a factor of 2
+/// gave Isaac 72%, 0.5 gave 78%.
+const WIDENING: f64 = 1.0;
 /// Simulations between two looks at the clock and the stop flag.
 const CHECK_EVERY: u32 = 16;
 /// The candidates an answer lists at most, the most visited first.
@@ -369,7 +377,9 @@ fn simulate<G: Decisions>(tree: &mut Tree, mut node: Node<G>, chance: &mut Chanc
         } else {
             let legal = G::legal_actions(&node);
             match decider::<G>(&node) {
-                Some(chooser) if !legal.is_empty() => (select(tree, at, &legal, chance), chooser),
+                Some(chooser) if !legal.is_empty() => {
+                    (select(tree, at, &node, &legal, chance), chooser)
+                }
                 _ => break, // over
             }
         };
@@ -406,9 +416,17 @@ fn decider<G: Decisions>(node: &Node<G>) -> Option<u8> {
     u8::try_from(number).ok()
 }
 
-/// The decision to take at tree node `at` among `legal` (ascending): one not tried yet, at random;
-/// else the best by UCB1 among the tried ones (each counted available).
-fn select(tree: &mut Tree, at: usize, legal: &[usize], chance: &mut Chance) -> usize {
+/// The decision to take at tree node `at` (whose node is `node`) among `legal` (ascending): while
+/// it has tried fewer than `WIDENING` √visits of them, one not tried yet (the game's preferred one
+/// if that is untried, else one at random); else the best by UCB1 among the tried ones (each
+/// counted available).
+fn select<G: Decisions>(
+    tree: &mut Tree,
+    at: usize,
+    node: &Node<G>,
+    legal: &[usize],
+    chance: &mut Chance,
+) -> usize {
     let mut tried: Vec<usize> = Vec::with_capacity(tree.nodes[at].children.len());
     let mut best: Option<(f64, usize)> = None;
     for index in 0..tree.nodes[at].children.len() {
@@ -425,21 +443,36 @@ fn select(tree: &mut Tree, at: usize, legal: &[usize], chance: &mut Chance) -> u
             best = Some((score, action));
         }
     }
-    if tried.len() < legal.len() {
-        tried.sort_unstable();
-        let untried: Vec<usize> = (legal.iter().copied())
-            .filter(|action| tried.binary_search(action).is_err())
-            .collect();
-        return untried[chance.below(untried.len() as u32) as usize];
+    let widened = WIDENING * f64::from(tree.nodes[at].visits.max(1)).sqrt();
+    match best {
+        Some((_, action)) if tried.len() == legal.len() || tried.len() as f64 >= widened => action,
+        _ => {
+            tried.sort_unstable();
+            let untried = |action: &usize| tried.binary_search(action).is_err();
+            if let Some(action) = G::preferred(node, chance).filter(untried) {
+                return action;
+            }
+            let untried: Vec<usize> = legal.iter().copied().filter(untried).collect();
+            untried[chance.below(untried.len() as u32) as usize]
+        }
     }
-    best.map_or(legal[0], |(_, action)| action)
 }
 
-/// Plays a node out at random, at most the game's longest length in decisions (an unfinished
-/// playout returns 0 for everyone): the returns, and the decisions taken.
+/// Plays a node out at random/// Plays a node out, each decision the game's preferred one or else at random, at most the game's
+/// longest length in decisions (an unfinished playout returns 0 for everyone): the returns, and
+/// the decisions taken.
 fn playout<G: Decisions>(mut node: Node<G>, chance: &mut Chance) -> (Vec<f64>, i32) {
     let mut played = 0;
-    while played < G::MAX_DECISIONS as i32 && G::random_decision(&mut node, chance) {
+    while played < G::MAX_DECISIONS as i32 {
+        let decided = match G::preferred(&node, chance) {
+            Some(action) => G::apply(&mut node, action)
+                .map(|_| true)
+                .expect("a legal decision"),
+            None => G::random_decision(&mut node, chance),
+        };
+        if !decided {
+            break;
+        }
         played += 1;
     }
     (returns::<G>(&node.position), played)
@@ -716,6 +749,26 @@ mod tests {
                 }
             );
         }
+    }
+
+    /// A node tries a new decision only while it has tried fewer than √visits: Isaac's first turn
+    /// (600 placements) is searched on ⌈√n⌉ of them, not on one simulation each.
+    #[test]
+    fn a_node_widens_with_its_visits() {
+        let node = along_a_game::<crate::isaac::Isaac>(1, 4).swap_remove(0);
+        assert_eq!(crate::isaac::Isaac::legal_actions(&node).len(), 600);
+        let mut tree = Tree::new(&limits(400), 0);
+        let mut chance = Chance::from_seed(2, None);
+        for _ in 0..400 {
+            simulate(&mut tree, node.clone(), &mut chance);
+        }
+        let root = &tree.nodes[0];
+        assert_eq!(root.visits, 400);
+        assert!(
+            (20..=21).contains(&root.children.len()),
+            "{}",
+            root.children.len()
+        );
     }
 
     /// A raised stop flag or a deadline ends the search at its next look (every 16 simulations).

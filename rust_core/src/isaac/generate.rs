@@ -181,6 +181,25 @@ impl Moves<'_> {
         Step::Pass
     }
 
+    /// In the scoring phase, a removable piece at random with its largest legal advance; None in the
+    /// placement phase, or when there is nothing to remove (a pass).
+    pub(super) fn greedy(&self, chance: &mut crate::chance::Chance) -> Option<Step> {
+        if self.position.phase != Phase::Scoring {
+            return None;
+        }
+        let mut groups = [None; PIECES_PER_PLAYER];
+        let mut count = 0;
+        for group in self.groups().filter(|g| g.len() > 0) {
+            groups[count] = Some(group);
+            count += 1;
+        }
+        if count == 0 {
+            return None;
+        }
+        let group = groups[chance.below(count as u32) as usize]?;
+        Some(group.nth(group.len() - 1))
+    }
+
     /// Calls `f` with the legal moves in list order.
     pub(super) fn for_each(&self, mut f: impl FnMut(Step)) {
         let mut any = false;
