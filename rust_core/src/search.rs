@@ -9,9 +9,9 @@
 //! has tried fewer than √visits (Coulom, 2007), the game's preferred one first (`preferred`), so a
 //! node of hundreds of decisions (Isaac's placements and removals) is searched deep, not only
 //! wide; chance nodes take their outcomes by their probabilities; a leaf is played out in Rust,
-//! each decision the game's preferred one or else uniformly at random, and its returns (`decisions::returns`, each
-//! player's in [−1, 1], discounted by 0.999 a decision from the root: a sooner win is worth more)
-//! are added along the path, each node keeping its chooser's.
+//! each decision the game's preferred one or else uniformly at random, and its returns
+//! (`decisions::returns`, each player's in [−1, 1], discounted by 0.999 a decision from the root:
+//! a sooner win is worth more) are added along the path, each node keeping its chooser's.
 //!
 //! It stops at a number of simulations, a deadline or a stop flag, whichever comes first; the tree
 //! grows by at most one node a simulation and never beyond a byte budget (then the simulations go on
@@ -129,9 +129,8 @@ impl Asked {
             return Err(over("simulations", limit, what));
         }
         let simulations = simulations as u32; // within max_simulations, a u32
-        let max_think_ms = u64::from(self.max_think_ms);
-        if let Some(think) = self.think_ms.filter(|&t| t == 0 || t > max_think_ms) {
-            let limit = u64::from(self.max_think_ms);
+        let limit = u64::from(self.max_think_ms);
+        if let Some(think) = self.think_ms.filter(|&t| t == 0 || t > limit) {
             let what = format!("{think} ms asked; this service thinks 1 to {limit} ms");
             return Err(over("think_ms", limit, what));
         }
@@ -458,7 +457,7 @@ fn select<G: Decisions>(
     }
 }
 
-/// Plays a node out at random/// Plays a node out, each decision the game's preferred one or else at random, at most the game's
+/// Plays a node out, each decision the game's preferred one or else at random, at most the game's
 /// longest length in decisions (an unfinished playout returns 0 for everyone): the returns, and
 /// the decisions taken.
 fn playout<G: Decisions>(mut node: Node<G>, chance: &mut Chance) -> (Vec<f64>, i32) {
