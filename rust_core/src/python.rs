@@ -544,11 +544,10 @@ impl Engine {
     /// The engine's search for the player to move (`player`, when given, must be it; `secret`, the
     /// mover's, for a committed state), checked and ready to `run`: `POST .../suggest` (see
     /// `search`). `level` (1 to 8) or `simulations`, `think_ms`, `seed`; the bounds of whoever asks
-    /// (`max_simulations`, `max_think_ms`, the tree's `memory` in bytes). Raises what the engine
+    /// (`max_simulations`, `max_think_ms`; the tree's bytes are `run`'s). Raises what the engine
     /// refuses of the request (the state, the player, a budget out of range) without thinking.
     #[pyo3(signature = (state, player=None, secret=None, *, level=None, simulations=None, think_ms=None,
-                        seed=None, max_simulations=u32::MAX, max_think_ms=u32::MAX,
-                        memory=search::DEFAULT_MEMORY))]
+                        seed=None, max_simulations=u32::MAX, max_think_ms=u32::MAX))]
     #[allow(clippy::too_many_arguments)]
     fn search(
         &self,
@@ -562,7 +561,6 @@ impl Engine {
         seed: Option<u64>,
         max_simulations: u32,
         max_think_ms: u32,
-        memory: usize,
     ) -> PyResult<Search> {
         let asked = search::Asked {
             level,
@@ -571,7 +569,7 @@ impl Engine {
             seed,
             max_simulations,
             max_think_ms,
-            memory,
+            ..search::Asked::default()
         };
         with_engine!(&self.0, G, engine => {
             let (position, form) = position_of(engine, state)?;
@@ -813,7 +811,7 @@ impl Search {
         crate::games!(match_enum AnySearch, &self.0, G, search => search.limits.simulations)
     }
 
-    /// Thinks, the GIL released, its tree within `memory` bytes when given (else as asked), until a
+    /// Thinks, the GIL released, its tree within `memory` bytes (64 MiB when not given), until a
     /// raised `stop`: the answer of `POST .../suggest`.
     #[pyo3(signature = (*, memory=None, stop=None))]
     fn run(

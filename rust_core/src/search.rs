@@ -364,8 +364,8 @@ pub fn suggest<G: Decisions>(
     })
 }
 
-/// One simulation from a determinization: select and expand down the tree, play out at random, and
-/// add the returns along the path.
+/// One simulation from a determinization: select and expand down the tree, play out (the game's
+/// preferred decisions, else at random), and add the returns along the path.
 fn simulate<G: Decisions>(tree: &mut Tree, mut node: Node<G>, chance: &mut Chance) {
     let mut path = vec![0usize];
     let mut at = 0;
@@ -448,7 +448,8 @@ fn select<G: Decisions>(
         _ => {
             tried.sort_unstable();
             let untried = |action: &usize| tried.binary_search(action).is_err();
-            if let Some(action) = G::preferred(node, chance).filter(untried) {
+            let playable = |action: &usize| legal.binary_search(action).is_ok() && untried(action);
+            if let Some(action) = G::preferred(node, chance).filter(playable) {
                 return action;
             }
             let untried: Vec<usize> = legal.iter().copied().filter(untried).collect();
@@ -464,10 +465,8 @@ fn playout<G: Decisions>(mut node: Node<G>, chance: &mut Chance) -> (Vec<f64>, i
     let mut played = 0;
     while played < G::MAX_DECISIONS as i32 {
         let decided = match G::preferred(&node, chance) {
-            Some(action) => G::apply(&mut node, action)
-                .map(|_| true)
-                .expect("a legal decision"),
-            None => G::random_decision(&mut node, chance),
+            Some(action) if G::apply(&mut node, action).is_ok() => true,
+            _ => G::random_decision(&mut node, chance),
         };
         if !decided {
             break;
@@ -750,24 +749,73 @@ mod tests {
         }
     }
 
-    /// A node tries a new decision only while it has tried fewer than √visits: Isaac's first turn
-    /// (600 placements) is searched on ⌈√n⌉ of them, not on one simulation each.
+    /// A node tries a new decision only while it has tried fewer than √visits (its visits before
+    /// the simulation, at least 1): Isaac's first turn (600 placements) is searched on 2 of them
+    /// after 5 simulations (the 1st, 3rd: 1 < √2; not the 5th: 2 = √4) and 20 after 400, not on
+    /// one simulation each.
     #[test]
     fn a_node_widens_with_its_visits() {
-        let node = along_a_game::<crate::isaac::Isaac>(1, 4).swap_remove(0);
-        assert_eq!(crate::isaac::Isaac::legal_actions(&node).len(), 600);
+        use crate::isaac::Isaac;
+        let node = along_a_game::<Isaac>(1, 4).swap_remove(0);
+        assert_eq!(Isaac::legal_actions(&node).len(), 600);
         let mut tree = Tree::new(&limits(400), 0);
         let mut chance = Chance::from_seed(2, None);
-        for _ in 0..400 {
+        for simulations in 1..=400 {
             simulate(&mut tree, node.clone(), &mut chance);
+            let tried = tree.nodes[0].children.len();
+            match simulations {
+                5 => assert_eq!(tried, 2),
+                400 => assert_eq!(tried, 20),
+                _ => {}
+            }
         }
-        let root = &tree.nodes[0];
-        assert_eq!(root.visits, 400);
-        assert!(
-            (20..=21).contains(&root.children.len()),
-            "{}",
-            root.children.len()
-        );
+    }
+
+    /// The tree tries a game's preferred decision first: at Isaac's removals, the first decision a
+    /// node tries is a piece's largest advance (of 1 + points each), at every scoring turn of 4 games.
+    #[test]
+    fn the_tree_tries_the_preferred_decision_first() {
+        use crate::isaac::Isaac;
+        let mut scoring = 0;
+        for node in (6..10).flat_map(turn_starts::<Isaac>) {
+            let legal = Isaac::legal_actions(&node);
+            let text = |action| Isaac::move_of(&node.position, action).unwrap();
+            if legal.len() < 2 || !text(legal[0]).starts_with('x') {
+                continue; // a placement, or a pass
+            }
+            let mut tree = Tree::new(&limits(1), 0);
+            simulate(
+                &mut tree,
+                node.clone(),
+                &mut Chance::from_seed(scoring, None),
+            );
+            let first = tree.nodes[tree.nodes[0].children[0] as usize].action as usize;
+            let piece = |action| text(action).split('+').next().unwrap().to_string();
+            let largest = legal.iter().filter(|&&a| piece(a) == piece(first)).max();
+            assert_eq!(largest, Some(&first), "{}", text(first));
+            scoring += 1;
+        }
+        assert!(scoring > 5, "{scoring}");
+    }
+
+    /// A search's tree keeps within the memory its run is given, whatever was asked before.
+    #[test]
+    fn a_run_s_memory_bounds_its_tree() {
+        let node = along_a_game::<crate::iago::Iago>(2, 4).swap_remove(1);
+        let asked = Asked {
+            simulations: Some(2000),
+            seed: Some(1),
+            ..Asked::default()
+        };
+        let search = Search::new(node, &asked).expect("asked within bounds");
+        let never = AtomicBool::new(false);
+        let whole = search.run(None, &never).expect("ongoing");
+        let small = search
+            .run(Some(300 * TREE_BYTES_PER_SIMULATION), &never)
+            .expect("ongoing");
+        assert!(whole.nodes > 1000, "{}", whole.nodes);
+        assert!(small.nodes <= 300, "{}", small.nodes);
+        assert_eq!((small.simulations, small.seed), (2000, 1));
     }
 
     /// A raised stop flag or a deadline ends the search at its next look (every 16 simulations).

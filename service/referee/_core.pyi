@@ -221,7 +221,7 @@ class Engine:
     def search(
         self, state: _State, player: str | None = None, secret: str | None = None, *, level: int | None = None,
         simulations: int | None = None, think_ms: int | None = None, seed: int | None = None,
-        max_simulations: int = ..., max_think_ms: int = ..., memory: int = ...,
+        max_simulations: int = ..., max_think_ms: int = ...,
     ) -> Search:
         """The engine's search for the player to move (``player`` must be it when given; ``secret``, the
         mover's, for a committed state), checked and ready to ``run``. ``level`` (1 to 8) or ``simulations``;
@@ -236,7 +236,7 @@ class Search:
     def simulations(self) -> int:
         """The simulations it runs at most."""
     def run(self, *, memory: int | None = None, stop: Stop | None = None) -> dict[str, Any]:
-        """Thinks, the GIL released, its tree within ``memory`` bytes when given, until a raised ``stop``:
+        """Thinks, the GIL released, its tree within ``memory`` bytes (64 MiB when not given), until a raised ``stop``:
         ``{"move", "action", "value", "simulations", "spent_ms", "seed", "candidates"}``."""
 
 

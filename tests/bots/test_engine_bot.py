@@ -71,8 +71,8 @@ def test_engine_bot_refuses_a_budget_out_of_range(arguments: dict[str, Any], say
 ])
 def test_game_suggest_refuses_a_budget_past_any_bound_by_its_name(arguments: dict[str, Any], field: str,
                                                                    says: str) -> None:
-    """A number past a bound, however wide, is `OverBudget` naming the bound (not an integer's overflow), in
-    the library as over HTTP; so is a handle's."""
+    """A number past a bound, up to 2^64 - 1, is `OverBudget` naming the bound (not an integer's overflow), in
+    the library and at a handle."""
     game = referee.game("iago")
     with pytest.raises(referee.OverBudget, match=says) as raised:
         game.suggest(game.new(seed=1), **arguments)

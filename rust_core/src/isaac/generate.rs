@@ -161,14 +161,8 @@ impl Moves<'_> {
     /// The move `pick` chooses by its index in list order, given the count: one walk of the
     /// groups, which are kept to find the chosen one (a rollout's step).
     pub(super) fn pick(&self, pick: impl FnOnce(u64) -> u64) -> Step {
-        // A group a placement length (5) or a removable piece (a player has 15): at most 15.
-        let mut groups = [None; PIECES_PER_PLAYER];
-        debug_assert!(self.groups().count() <= groups.len());
-        let mut total = 0;
-        for (slot, group) in groups.iter_mut().zip(self.groups()) {
-            total += group.len();
-            *slot = Some(group);
-        }
+        let groups = self.kept();
+        let total = groups.iter().flatten().map(Group::len).sum::<u64>();
         let mut k = pick(total.max(1));
         for group in groups.iter().flatten() {
             let n = group.len();
@@ -181,22 +175,27 @@ impl Moves<'_> {
         Step::Pass
     }
 
+    /// The groups in list order, kept (a group a placement length (5) or a removable piece (a
+    /// player has 15): at most 15).
+    fn kept(&self) -> [Option<Group>; PIECES_PER_PLAYER] {
+        let mut groups = [None; PIECES_PER_PLAYER];
+        debug_assert!(self.groups().count() <= groups.len());
+        for (slot, group) in groups.iter_mut().zip(self.groups()) {
+            *slot = Some(group);
+        }
+        groups
+    }
+
     /// In the scoring phase, a removable piece at random with its largest legal advance; None in the
     /// placement phase, or when there is nothing to remove (a pass).
     pub(super) fn greedy(&self, chance: &mut crate::chance::Chance) -> Option<Step> {
         if self.position.phase != Phase::Scoring {
             return None;
         }
-        let mut groups = [None; PIECES_PER_PLAYER];
-        let mut count = 0;
-        for group in self.groups().filter(|g| g.len() > 0) {
-            groups[count] = Some(group);
-            count += 1;
-        }
-        if count == 0 {
-            return None;
-        }
-        let group = groups[chance.below(count as u32) as usize]?;
+        let groups = self.kept();
+        let removable = || groups.iter().flatten().filter(|group| group.len() > 0);
+        let count = removable().count() as u32;
+        let group = removable().nth(chance.below(count.max(1)) as usize)?;
         Some(group.nth(group.len() - 1))
     }
 

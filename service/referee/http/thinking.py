@@ -29,9 +29,9 @@
 Each search that begins leaves a debug log line (its client, simulations, think time and tree's bytes).
 
 A search's refusals for its request itself (a state the game refuses, `not-your-turn`, `over-budget`, ...)
-come first, from the engine's check (`Engine.search`, which reads and checks the request once and gives the search
-to run), before the request waits for a thread: a
-request that would be refused never ends another client's search."""
+come first, from the engine's one read of the request (`Engine.search`, which checks it and gives the search
+to run), before the request waits for a thread: a request that would be refused never ends another client's
+search."""
 
 from __future__ import annotations
 
