@@ -13,7 +13,7 @@ __all__ = ["Engine", "Position", "SealKeys", "start", "load", "action_space", "g
            "Tally", "loads", "json_schemas", "__version__", "MIN_SECRET_CHARS", "MAX_SECRET_CHARS",
            "MAX_MOVE_CHARS", "MAX_PLAYER_CHARS", "MAX_COMMITMENTS", "MAX_SEED", "SCHEMA_MESSAGES", "SCHEMA_PREFIXES",
            "RESULT_FIELDS", "ERROR_CODES", "CLAIM_CODES", "unknown_game", "malformed_request", "set_board_cache_bytes",
-           "board_cache_bytes", "Stop", "LEVELS", "DEFAULT_LEVEL",
+           "board_cache_bytes", "Search", "Stop", "LEVELS", "DEFAULT_LEVEL",
            "TREE_BYTES_PER_SIMULATION"]
 __version__: str
 #: A player's secret's length bounds, in characters (the engine's, `opaque.rs`).
